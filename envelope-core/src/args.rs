@@ -1,0 +1,602 @@
+//! Reading arguments: JSON in, typed values out, every failure a [`Problem`].
+//!
+//! The lax policy (default) accepts lossless coercions only, and documents them:
+//! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
+//! - a whole float (`48.0`) for an integer parameter;
+//! - a JSON string holding a finite decimal number (`"0.5"`) for a number parameter;
+//! - the strings `"true"` and `"false"` for a boolean parameter.
+//!
+//! `#[tool(strict)]` refuses each of these, saying to send the JSON type itself.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::refusal::{Problem, Rejected};
+use crate::render;
+use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty};
+
+/// Where a value sits in the arguments: a parameter, an item of it, a field of it.
+#[derive(Clone, Copy, Debug)]
+pub enum Path<'a> {
+    /// A top-level parameter.
+    Param(&'a str),
+    /// `parent[i]`.
+    Index(&'a Path<'a>, usize),
+    /// `parent.field`.
+    Field(&'a Path<'a>, &'a str),
+}
+
+impl Path<'_> {
+    /// The top-level parameter this path is in.
+    pub fn parameter(&self) -> &str {
+        match self {
+            Path::Param(p) => p,
+            Path::Index(parent, _) | Path::Field(parent, _) => parent.parameter(),
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Param(p) => f.write_str(p),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            Path::Field(parent, name) => write!(f, "{parent}.{name}"),
+        }
+    }
+}
+
+/// What reading one value needs: its rules, the policy and where it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Cx<'a> {
+    /// Rules that apply to this value.
+    pub rules: &'a Rules,
+    /// `#[tool(strict)]`.
+    pub strict: bool,
+    /// Where the value is.
+    pub path: Path<'a>,
+}
+
+static SECRET: Rules = Rules { range: None, choices: None, secret: true };
+static NO_RULES: Rules = Rules { range: None, choices: None, secret: false };
+
+impl<'a> Cx<'a> {
+    /// The context of the `i`-th item of this (array) value: no rules of its own yet.
+    pub fn item<'b>(&'b self, path: &'b Path<'b>) -> Cx<'b> {
+        let rules = if self.rules.secret { &SECRET } else { &NO_RULES };
+        Cx { rules, strict: self.strict, path: *path }
+    }
+
+    /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
+    pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
+        let rejected = if self.rules.secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
+        let fix = if self.rules.secret { strip_example(fix) } else { fix };
+        Problem::new(self.path.parameter(), rejected, issue)
+            .accepted(accepted)
+            .fix(fix)
+            .at(self.path.to_string())
+    }
+}
+
+/// A fix for a secret value must not quote it back (`like "48"` would echo digits sent).
+fn strip_example(fix: String) -> String {
+    match fix.find(", like ") {
+        Some(i) => format!("{}.", &fix[..i]),
+        None => fix,
+    }
+}
+
+/// A Rust type a tool parameter can have: how it is read from JSON and which JSON shape it
+/// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
+/// `Vec<T>` and `serde_json::Value`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "use an integer, f64, bool, String, Vec<T>, Option<T> or serde_json::Value",
+    note = "a parameter's type decides the JSON it accepts and the schema it advertises"
+)]
+pub trait FromArg: Sized {
+    /// The JSON shape.
+    fn ty() -> Ty;
+    /// Reads `v` (never JSON `null` for a top-level parameter: that means absent).
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem>;
+    /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
+    /// (the parameter is required).
+    fn absent() -> Option<Self> {
+        None
+    }
+}
+
+fn int_accepted(cx: &Cx<'_>, lo: i128, hi: i128) -> (i128, i128, String) {
+    let (mut min, mut max) = (lo, hi);
+    if let Some(r) = &cx.rules.range {
+        match r.min {
+            Bound::Inclusive(Num::Int(a)) => min = min.max(a),
+            Bound::Exclusive(Num::Int(a)) => min = min.max(a.saturating_add(1)),
+            _ => {}
+        }
+        match r.max {
+            Bound::Inclusive(Num::Int(b)) => max = max.min(b),
+            Bound::Exclusive(Num::Int(b)) => max = max.min(b.saturating_sub(1)),
+            _ => {}
+        }
+    }
+    (min, max, format!("a whole number from {min} to {max}"))
+}
+
+fn example_int(min: i128, max: i128) -> i128 {
+    if (min..=max).contains(&10) { 10 } else if min > 10 { min } else { max }
+}
+
+/// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
+///
+/// Refusals: a fraction (`48.5 is not a whole number`), a non-number (`"ten" is a string`), a
+/// numeric string or whole float in strict mode, a value outside the range (both bounds
+/// stated), a value not among the integer choices (every choice listed).
+pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Problem> {
+    let choices = match cx.rules.choices {
+        Some(Choices::Int(c)) => Some(c),
+        _ => None,
+    };
+    let accepted = || match choices {
+        Some(c) => {
+            let list: Vec<String> = c.iter().map(i64::to_string).collect();
+            format!("one of {}", list.join(", "))
+        }
+        None => int_accepted(cx, lo, hi).2,
+    };
+    let example = || match choices {
+        Some(c) => c.first().map_or(0, |&x| i128::from(x)),
+        None => {
+            let (min, max, _) = int_accepted(cx, lo, hi);
+            example_int(min, max)
+        }
+    };
+    let n: i128 = match v {
+        Value::Number(num) => {
+            if let Some(i) = num.as_i64() {
+                i128::from(i)
+            } else if let Some(u) = num.as_u64() {
+                i128::from(u)
+            } else {
+                let f = num.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 || !f.is_finite() {
+                    return Err(cx.problem(v, "is not a whole number", accepted(),
+                        format!("Send a whole number, like {}.", example())));
+                }
+                if cx.strict {
+                    return Err(cx.problem(v, "is written as a fraction", accepted(),
+                        format!("Send it as a JSON whole number without a decimal point, like {}.", render::number(f))));
+                }
+                if f.abs() >= 1e38 {
+                    return Err(out_of_range(cx, v, accepted(), choices));
+                }
+                f as i128
+            }
+        }
+        Value::String(s) => match parse_decimal_int(s) {
+            Some(n) if !cx.strict => n,
+            Some(n) => {
+                return Err(cx.problem(v, "is a string", accepted(),
+                    format!("Send it as a JSON number, like {n}.")));
+            }
+            None => {
+                return Err(cx.problem(v, "is a string", accepted(),
+                    format!("Send it as a JSON number, like {}.", example())));
+            }
+        },
+        _ => {
+            return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(),
+                format!("Send a JSON number, like {}.", example())));
+        }
+    };
+    if let Some(c) = choices {
+        if !c.iter().any(|&x| i128::from(x) == n) {
+            return Err(cx.problem(v, "is not an accepted value", accepted(),
+                "Send one of the accepted values.".into()));
+        }
+        return Ok(n);
+    }
+    let (min, max, _) = int_accepted(cx, lo, hi);
+    if n < min || n > max {
+        return Err(out_of_range(cx, v, accepted(), choices));
+    }
+    Ok(n)
+}
+
+fn out_of_range(cx: &Cx<'_>, v: &Value, accepted: String, _choices: Option<&[i64]>) -> Problem {
+    let fix = accepted.strip_prefix("a whole number ").map_or_else(
+        || "Send a value in range.".to_owned(),
+        |r| format!("Send a value {r}."),
+    );
+    cx.problem(v, "is out of range", accepted, fix)
+}
+
+/// `"48"`, `"-3"`: optional minus, then ASCII digits only (no spaces, signs, exponents).
+fn parse_decimal_int(s: &str) -> Option<i128> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn float_accepted(r: Option<&Range>) -> (String, String) {
+    let (min, max) = r.map_or((Bound::Unbounded, Bound::Unbounded), |r| (r.min, r.max));
+    let n = |x: Num| render::number(x.as_f64());
+    let accepted = match (min, max) {
+        (Bound::Unbounded, Bound::Unbounded) => "a number".to_owned(),
+        (Bound::Inclusive(a), Bound::Inclusive(b)) => format!("a number from {} to {}", n(a), n(b)),
+        (Bound::Inclusive(a), Bound::Exclusive(b)) => format!("a number from {} up to but not including {}", n(a), n(b)),
+        (Bound::Exclusive(a), Bound::Inclusive(b)) => format!("a number greater than {} and at most {}", n(a), n(b)),
+        (Bound::Exclusive(a), Bound::Exclusive(b)) => format!("a number greater than {} and less than {}", n(a), n(b)),
+        (Bound::Inclusive(a), Bound::Unbounded) => format!("a number of at least {}", n(a)),
+        (Bound::Exclusive(a), Bound::Unbounded) => format!("a number greater than {}", n(a)),
+        (Bound::Unbounded, Bound::Inclusive(b)) => format!("a number of at most {}", n(b)),
+        (Bound::Unbounded, Bound::Exclusive(b)) => format!("a number less than {}", n(b)),
+    };
+    let example = match (min, max) {
+        (Bound::Inclusive(a), _) => n(a),
+        (Bound::Exclusive(a), Bound::Inclusive(b) | Bound::Exclusive(b)) => {
+            render::number((a.as_f64() + b.as_f64()) / 2.0)
+        }
+        (_, Bound::Inclusive(b)) => n(b),
+        (Bound::Exclusive(a), _) => render::number(a.as_f64() + 1.0),
+        (Bound::Unbounded, Bound::Exclusive(b)) => render::number(b.as_f64() - 1.0),
+        _ => "0.5".to_owned(),
+    };
+    (accepted, example)
+}
+
+fn in_float_range(f: f64, r: &Range) -> bool {
+    let lo = match r.min {
+        Bound::Unbounded => true,
+        Bound::Inclusive(a) => f >= a.as_f64(),
+        Bound::Exclusive(a) => f > a.as_f64(),
+    };
+    let hi = match r.max {
+        Bound::Unbounded => true,
+        Bound::Inclusive(b) => f <= b.as_f64(),
+        Bound::Exclusive(b) => f < b.as_f64(),
+    };
+    lo && hi
+}
+
+/// Reads a finite number within the value's `range`.
+///
+/// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
+/// bound stated with whether it is included).
+pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
+    let (accepted, example) = float_accepted(cx.rules.range.as_ref());
+    let f = match v {
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
+            Ok(f) if f.is_finite() && s.trim() == s => {
+                return Err(cx.problem(v, "is a string", accepted,
+                    format!("Send it as a JSON number, like {}.", render::number(f))));
+            }
+            _ => {
+                return Err(cx.problem(v, "is a string", accepted,
+                    format!("Send a JSON number, like {example}.")));
+            }
+        },
+        _ => {
+            return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted,
+                format!("Send a JSON number, like {example}.")));
+        }
+    };
+    if !f.is_finite() {
+        return Err(cx.problem(v, "is not a finite number", accepted, format!("Send a number, like {example}.")));
+    }
+    if let Some(r) = &cx.rules.range {
+        if !in_float_range(f, r) {
+            let fix = format!("Send {}.", accepted.replacen("a number", "a value", 1));
+            return Err(cx.problem(v, "is out of range", accepted, fix));
+        }
+    }
+    Ok(f)
+}
+
+/// Reads a string that meets the value's `choices`.
+///
+/// Refusals: a non-string; a value not among the choices (every choice listed, the closest
+/// offered — a case-only difference included).
+pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
+    let choices = match cx.rules.choices {
+        Some(Choices::Str(c)) => Some(c),
+        _ => None,
+    };
+    let accepted = || match choices {
+        Some(c) => format!("one of {}", render::quoted_list(c.iter().copied())),
+        None => "a string".to_owned(),
+    };
+    let Value::String(s) = v else {
+        let fix = match (choices, v) {
+            (Some(c), _) => format!("Send one of the accepted values as a JSON string, like {}.", render::quoted_list(c.first().copied())),
+            (None, Value::Number(n)) => format!("Send it as a JSON string, like \"{n}\"."),
+            (None, _) => "Send a JSON string.".to_owned(),
+        };
+        return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(), fix));
+    };
+    if let Some(c) = choices {
+        if !c.contains(&s.as_str()) {
+            let sugg = render::closest(s, c.iter().copied());
+            let fix = match sugg {
+                Some(x) => format!("Send {}.", render::quoted_list([x])),
+                None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
+            };
+            return Err(cx.problem(v, "is not an accepted value", accepted(), fix).suggestion(sugg));
+        }
+    }
+    Ok(s)
+}
+
+/// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
+pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if !cx.strict && (s == "true" || s == "false") => Ok(s == "true"),
+        Value::String(s) if s == "true" || s == "false" => Err(cx.problem(v, "is a string", "true or false".into(),
+            format!("Send it as a JSON boolean, {s}, without quotes."))),
+        _ => Err(cx.problem(v, format!("is {}", render::json_type(v)), "true or false".into(),
+            "Send a JSON boolean, true or false.".into())),
+    }
+}
+
+macro_rules! int_from_arg {
+    ($($t:ty),*) => {$(
+        impl FromArg for $t {
+            fn ty() -> Ty {
+                Ty::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
+            }
+            fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+                // In range of the type by construction of `read_int`'s bounds.
+                read_int(v, cx, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
+            }
+        }
+    )*};
+}
+int_from_arg!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl FromArg for f64 {
+    fn ty() -> Ty {
+        Ty::Number
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_f64(v, cx)
+    }
+}
+
+impl FromArg for f32 {
+    fn ty() -> Ty {
+        Ty::Number
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_f64(v, cx).map(|f| f as f32)
+    }
+}
+
+impl FromArg for bool {
+    fn ty() -> Ty {
+        Ty::Boolean
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_bool(v, cx)
+    }
+}
+
+impl FromArg for String {
+    fn ty() -> Ty {
+        Ty::String
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_str(v, cx).map(str::to_owned)
+    }
+}
+
+impl FromArg for Value {
+    fn ty() -> Ty {
+        Ty::Any
+    }
+    fn from_arg(v: &Value, _cx: &Cx<'_>) -> Result<Self, Problem> {
+        Ok(v.clone())
+    }
+}
+
+impl<T: FromArg> FromArg for Option<T> {
+    fn ty() -> Ty {
+        T::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        if v.is_null() { Ok(None) } else { T::from_arg(v, cx).map(Some) }
+    }
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+}
+
+/// Items are read with the item rules; the first few failing items are reported with a count.
+impl<T: FromArg> FromArg for Vec<T> {
+    fn ty() -> Ty {
+        Ty::Array(Box::new(T::ty()))
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        let Value::Array(items) = v else {
+            let words = Self::ty().words();
+            return Err(cx.problem(v, format!("is {}", render::json_type(v)), words,
+                "Send a JSON array, like [].".into()));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let path = Path::Index(&cx.path, i);
+            let item_cx = cx.item(&path);
+            out.push(T::from_arg(item, &item_cx)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads a tool's arguments object parameter by parameter, collecting every problem so one
+/// reply names them all. Used by the code `#[tool]` generates.
+pub struct Args<'a> {
+    spec: &'a ToolSpec,
+    obj: Option<&'a Map<String, Value>>,
+    problems: Vec<Problem>,
+}
+
+impl<'a> Args<'a> {
+    /// Starts reading `obj` (`None`: no arguments were sent). Names that are not parameters are
+    /// refused here, each with the list of parameters and the closest name.
+    pub fn new(spec: &'a ToolSpec, obj: Option<&'a Map<String, Value>>) -> Self {
+        let mut problems = Vec::new();
+        if let Some(obj) = obj {
+            if obj.len() > spec.params.len() || obj.keys().any(|k| !spec.params.iter().any(|p| p.name == k)) {
+                problems = unknown_names(spec, obj);
+            }
+        }
+        Args { spec, obj, problems }
+    }
+
+    /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
+    pub fn take<T: FromArg>(&mut self, i: usize) -> Option<T> {
+        let p = &self.spec.params[i];
+        match self.obj.and_then(|o| o.get(p.name)) {
+            None | Some(Value::Null) => {
+                if let Some(v) = T::absent() {
+                    return Some(v);
+                }
+                let sent_null = self.obj.and_then(|o| o.get(p.name)).is_some();
+                self.problems.push(missing(p, &T::ty(), sent_null));
+                None
+            }
+            Some(v) => self.read(p, v),
+        }
+    }
+
+    /// Reads parameter `i`, or `default()` when it is absent or `null`.
+    pub fn take_or<T: FromArg>(&mut self, i: usize, default: impl FnOnce() -> T) -> Option<T> {
+        let p = &self.spec.params[i];
+        match self.obj.and_then(|o| o.get(p.name)) {
+            None | Some(Value::Null) => Some(default()),
+            Some(v) => self.read(p, v),
+        }
+    }
+
+    fn read<T: FromArg>(&mut self, p: &ParamSpec, v: &Value) -> Option<T> {
+        let cx = Cx { rules: &p.rules, strict: self.spec.strict, path: Path::Param(p.name) };
+        match T::from_arg(v, &cx) {
+            Ok(x) => Some(x),
+            Err(problem) => {
+                self.problems.push(problem);
+                None
+            }
+        }
+    }
+
+    /// The refusal of every problem found (called when a parameter could not be read).
+    pub fn refuse(self) -> crate::toolbox::Outcome<'static> {
+        let envelope = if self.problems.is_empty() {
+            crate::Fault::backend("reading the arguments").into()
+        } else {
+            crate::Refusal::from_problems(self.problems).into()
+        };
+        crate::toolbox::Outcome::Ready(envelope)
+    }
+
+    /// The refusal of names that are not parameters, when every parameter was read.
+    pub fn unknown(self) -> Option<crate::toolbox::Outcome<'static>> {
+        if self.problems.is_empty() { None } else { Some(self.refuse()) }
+    }
+
+    /// Every problem found, or `Ok` when all parameters were read.
+    pub fn finish(self) -> Result<(), crate::Refusal> {
+        if self.problems.is_empty() { Ok(()) } else { Err(crate::Refusal::from_problems(self.problems)) }
+    }
+}
+
+/// The accepted set of a parameter in words, with its rules.
+pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
+    match (&p.rules.choices, ty) {
+        (Some(Choices::Str(c)), _) => format!("one of {}", render::quoted_list(c.iter().copied())),
+        (Some(Choices::Int(c)), _) => {
+            let list: Vec<String> = c.iter().map(i64::to_string).collect();
+            format!("one of {}", list.join(", "))
+        }
+        (None, Ty::Integer { min, max }) => {
+            let cx = Cx { rules: &p.rules, strict: false, path: Path::Param(p.name) };
+            int_accepted(&cx, *min, *max).2
+        }
+        (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).0,
+        (None, ty) => ty.words(),
+    }
+}
+
+fn example_json(p: &ParamSpec, ty: &Ty) -> String {
+    match (&p.rules.choices, ty) {
+        (Some(Choices::Str(c)), _) => render::quoted_list(c.first().copied()),
+        (Some(Choices::Int(c)), _) => c.first().map_or_else(String::new, i64::to_string),
+        (None, Ty::Integer { min, max }) => {
+            let cx = Cx { rules: &p.rules, strict: false, path: Path::Param(p.name) };
+            let (a, b, _) = int_accepted(&cx, *min, *max);
+            example_int(a, b).to_string()
+        }
+        (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).1,
+        (None, Ty::String) => "\"…\"".into(),
+        (None, Ty::Boolean) => "true".into(),
+        (None, Ty::Array(_)) => "[…]".into(),
+        (None, Ty::Any) => "…".into(),
+    }
+}
+
+fn missing(p: &ParamSpec, ty: &Ty, sent_null: bool) -> Problem {
+    let (rejected, issue) = if sent_null {
+        (Rejected::Shown("null".into()), "is not accepted: this parameter is required")
+    } else {
+        (Rejected::Missing, "is required but was not sent")
+    };
+    Problem::new(p.name, rejected, issue)
+        .accepted(accepted_words(p, ty))
+        .fix(format!("Add \"{}\" to the arguments, like \"{}\": {}.", p.name, p.name, example_json(p, ty)))
+}
+
+fn unknown_names(spec: &ToolSpec, obj: &Map<String, Value>) -> Vec<Problem> {
+    let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+    let accepted = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
+    obj.keys()
+        .filter(|k| !names.contains(&k.as_str()))
+        .take(8)
+        .map(|k| {
+            let shown_name = render::shown(&Value::String(k.clone()));
+            // Offer only a name the caller did not send already.
+            let sugg = render::closest(k, names.iter().copied().filter(|n| !obj.contains_key(*n)));
+            let fix = match sugg {
+                Some(s) => format!("Rename {shown_name} to \"{s}\"."),
+                None => format!("Remove {shown_name}."),
+            };
+            Problem::new(k, Rejected::Shown(shown_name), format!("is not a parameter of {}", spec.name))
+                .accepted(accepted.clone())
+                .fix(fix)
+                .suggestion(sugg)
+        })
+        .collect()
+}
+
+/// Refusal of arguments that are not a JSON object (an array, a string, a number).
+pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
+    let names: Vec<String> = spec.params.iter().map(|p| format!("\"{}\"", p.name)).collect();
+    let like = spec.params.iter().find(|p| p.required).or(spec.params.first())
+        .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)))
+        .unwrap_or_else(|| "{}".into());
+    Problem::new("arguments", Rejected::Shown(render::shown(v)), format!("is {}, not an object", render::json_type(v)))
+        .accepted(if names.is_empty() { "an empty object, {}".to_owned() } else { format!("an object with the keys {}", names.join(", ")) })
+        .fix(format!("Send the arguments as a JSON object, like {like}."))
+}
+
+/// Refusal of a parameter nested deeper than JSON parsing allows (128 levels).
+pub(crate) fn too_deep(p: Option<&ParamSpec>, name: &str) -> Problem {
+    let accepted = p.map_or_else(|| "a value nested less than 128 levels deep".to_owned(), |p| accepted_words(p, &p.ty));
+    Problem::new(name, Rejected::Missing, "is nested more than 128 levels deep (not shown)")
+        .accepted(accepted)
+        .fix(format!("Send {name} as the schema describes, without the extra nesting."))
+}

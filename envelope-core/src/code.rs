@@ -1,0 +1,220 @@
+//! Error codes: the machine-readable `error_code` of every envelope that is not `ok`.
+
+use std::fmt;
+
+use crate::envelope::Status;
+
+/// A machine-readable error code, as it appears in `error_code` on the wire (UPPER_SNAKE).
+///
+/// Each code carries everything a client needs to branch without reading prose: the status word
+/// it is sent with (`invalid` for a request the caller must change, `error` for a fault), what it
+/// means, what the client should do next, whether the same call unchanged can succeed later, and
+/// the HTTP status it maps to (RFC 9110 §15).
+///
+/// The standard set lives in [`codes`](crate::codes). A domain code is declared the same way:
+///
+/// ```
+/// use envelope_core::{Code, Status};
+///
+/// const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
+///     .meaning("the domain is registered to someone else")
+///     .action("choose another domain name")
+///     .http_status(409);
+/// assert_eq!(DOMAIN_TAKEN.name(), "DOMAIN_TAKEN");
+/// assert!(!DOMAIN_TAKEN.retryable());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Code {
+    name: &'static str,
+    status: Status,
+    meaning: &'static str,
+    action: &'static str,
+    retryable: bool,
+    http_status: u16,
+}
+
+impl Code {
+    /// A code sent with `status`. Defaults: not retryable; HTTP 400 for `invalid`, 500 for `error`,
+    /// 202 for `needs_confirmation`, 200 for `ok`.
+    ///
+    /// # Panics
+    /// At compile time (in a `const`) when `name` is not UPPER_SNAKE (`A-Z`, `0-9`, `_`, starting
+    /// with a letter).
+    pub const fn new(name: &'static str, status: Status) -> Self {
+        assert!(is_upper_snake(name), "an error code is UPPER_SNAKE, like NOT_FOUND");
+        let http_status = match status {
+            Status::Ok => 200,
+            Status::Invalid => 400,
+            Status::Error => 500,
+            Status::NeedsConfirmation => 202,
+        };
+        Code { name, status, meaning: "", action: "", retryable: false, http_status }
+    }
+
+    /// What the code means, in one clause (`"the request is not valid for this tool"`).
+    pub const fn meaning(mut self, meaning: &'static str) -> Self {
+        self.meaning = meaning;
+        self
+    }
+
+    /// The client's next move (`"fix the named parameter and call again"`).
+    pub const fn action(mut self, action: &'static str) -> Self {
+        self.action = action;
+        self
+    }
+
+    /// Marks the code as one where the same call, unchanged, can succeed later.
+    pub const fn retryable_unchanged(mut self) -> Self {
+        self.retryable = true;
+        self
+    }
+
+    /// The HTTP status (RFC 9110 §15) this code answers with on the HTTP surface.
+    pub const fn http_status(mut self, status: u16) -> Self {
+        self.http_status = status;
+        self
+    }
+
+    /// The wire spelling, e.g. `"VALIDATION_ERROR"`.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The status word an envelope carrying this code has.
+    pub const fn status(&self) -> Status {
+        self.status
+    }
+
+    /// What the code means.
+    pub const fn describe(&self) -> &'static str {
+        self.meaning
+    }
+
+    /// What the client should do next.
+    pub const fn next_action(&self) -> &'static str {
+        self.action
+    }
+
+    /// Whether the same call, unchanged, can succeed later.
+    pub const fn retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// The HTTP status code this code maps to.
+    pub const fn http(&self) -> u16 {
+        self.http_status
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+const fn is_upper_snake(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.is_empty() || !b[0].is_ascii_uppercase() {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_uppercase() || b[i].is_ascii_digit() || b[i] == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The standard codes. `invalid` codes ask the caller to change the request; `error` codes are
+/// faults of the server.
+pub mod codes {
+    use super::Code;
+    use crate::envelope::Status::{Error, Invalid, NeedsConfirmation};
+
+    /// `invalid`, 400: an argument is missing, unknown, of the wrong JSON type, out of range or
+    /// not an accepted value, or the combination is not served. Fix the named parameter.
+    pub const VALIDATION_ERROR: Code = Code::new("VALIDATION_ERROR", Invalid)
+        .meaning("an argument is missing, unknown, of the wrong type, or outside its accepted set")
+        .action("fix the parameter named in hints.parameter as hints.fix says, then call again");
+    /// `invalid`, 404: the thing named does not exist.
+    pub const NOT_FOUND: Code = Code::new("NOT_FOUND", Invalid)
+        .meaning("the thing the request names does not exist")
+        .action("check the identifier, or list what exists first")
+        .http_status(404);
+    /// `invalid`, 409: the request conflicts with the current state.
+    pub const CONFLICT: Code = Code::new("CONFLICT", Invalid)
+        .meaning("the request conflicts with the current state")
+        .action("read the current state and send a request that fits it")
+        .http_status(409);
+    /// `invalid`, 401: no valid credentials were presented.
+    pub const UNAUTHORIZED: Code = Code::new("UNAUTHORIZED", Invalid)
+        .meaning("no valid credentials were presented")
+        .action("authenticate, then call again")
+        .http_status(401);
+    /// `invalid`, 403: the credentials do not allow this.
+    pub const FORBIDDEN: Code = Code::new("FORBIDDEN", Invalid)
+        .meaning("the credentials presented do not allow this request")
+        .action("do not retry; ask for access or choose another action")
+        .http_status(403);
+    /// `invalid`, 429, retryable: too many calls; the same call succeeds after waiting.
+    pub const RATE_LIMITED: Code = Code::new("RATE_LIMITED", Invalid)
+        .meaning("too many calls in a short time")
+        .action("wait, then send the same call again")
+        .retryable_unchanged()
+        .http_status(429);
+    /// `invalid`, 429: a quota is used up; waiting a short while does not help.
+    pub const QUOTA_EXCEEDED: Code = Code::new("QUOTA_EXCEEDED", Invalid)
+        .meaning("a usage quota is used up")
+        .action("do not retry until the quota resets or is raised")
+        .http_status(429);
+    /// `invalid`, 409: the version the caller based its change on is no longer current.
+    pub const VERSION_CONFLICT: Code = Code::new("VERSION_CONFLICT", Invalid)
+        .meaning("the version the change was based on is no longer current")
+        .action("read the current version and apply the change to it")
+        .http_status(409);
+    /// `invalid`, 409: an idempotency key was reused with a different request.
+    pub const IDEMPOTENCY_CONFLICT: Code = Code::new("IDEMPOTENCY_CONFLICT", Invalid)
+        .meaning("the idempotency key was already used with a different request")
+        .action("send a new idempotency key, or resend the original request unchanged")
+        .http_status(409);
+    /// `needs_confirmation`, 202: nothing happened yet; the action waits for approval.
+    pub const CONFIRMATION_REQUIRED: Code = Code::new("CONFIRMATION_REQUIRED", NeedsConfirmation)
+        .meaning("the action is queued and waits for approval; nothing has happened yet")
+        .action("show the preview to the user and confirm with pending_action_id")
+        .http_status(202);
+    /// `error`, 501: the tool does not implement this yet.
+    pub const NOT_IMPLEMENTED: Code = Code::new("NOT_IMPLEMENTED", Error)
+        .meaning("the server does not implement this request")
+        .action("do not retry; use another tool or request")
+        .http_status(501);
+    /// `error`, 504, retryable: the server did not finish in time.
+    pub const TIMEOUT: Code = Code::new("TIMEOUT", Error)
+        .meaning("the server did not finish in time")
+        .action("retry later if the tool is idempotent; otherwise check whether it took effect")
+        .retryable_unchanged()
+        .http_status(504);
+    /// `error`, 500, retryable: the server failed while serving a valid request.
+    pub const BACKEND_ERROR: Code = Code::new("BACKEND_ERROR", Error)
+        .meaning("the server failed while serving a valid request")
+        .action("retry later if the tool is idempotent; otherwise check whether it took effect")
+        .retryable_unchanged();
+
+    /// Every standard code, in a fixed order.
+    pub const ALL: &[Code] = &[
+        VALIDATION_ERROR,
+        NOT_FOUND,
+        CONFLICT,
+        UNAUTHORIZED,
+        FORBIDDEN,
+        RATE_LIMITED,
+        QUOTA_EXCEEDED,
+        VERSION_CONFLICT,
+        IDEMPOTENCY_CONFLICT,
+        CONFIRMATION_REQUIRED,
+        NOT_IMPLEMENTED,
+        TIMEOUT,
+        BACKEND_ERROR,
+    ];
+}

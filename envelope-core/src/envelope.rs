@@ -1,0 +1,266 @@
+//! The wire contract: every outcome is one JSON object of one shape.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+use crate::code::{Code, codes};
+use crate::fault::Fault;
+use crate::refusal::Refusal;
+
+/// The first key of every envelope (DESIGN "Status words").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// `ok`: served; `data` holds the answer (an empty answer is still `ok`).
+    Ok,
+    /// `invalid`: refused; fix the named parameter, retrying unchanged will not help.
+    Invalid,
+    /// `error`: a fault; the request was valid and the server failed.
+    Error,
+    /// `needs_confirmation`: nothing has happened yet; the action waits for approval.
+    NeedsConfirmation,
+}
+
+impl Status {
+    /// The wire word: `ok`, `invalid`, `error`, `needs_confirmation`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Invalid => "invalid",
+            Status::Error => "error",
+            Status::NeedsConfirmation => "needs_confirmation",
+        }
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One outcome of one tool call, serialized as the wire contract says.
+///
+/// Keys, in this order, each absent where it does not apply:
+///
+/// | status | keys |
+/// |---|---|
+/// | `ok` | `status`, `success: true`, `data` |
+/// | `invalid` | `status`, `success: false`, `error_code`, `message`, `hints` (`parameter`, `rejected`, `accepted`, `fix`, `suggestion`, `others`), `retryable: false` |
+/// | `error` | `status`, `success: false`, `error_code`, `message`, `hints` (`operation`), `retryable` |
+/// | `needs_confirmation` | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false`, `pending_action_id`, `preview`, `preview_hash` |
+///
+/// ```
+/// use envelope_core::Envelope;
+///
+/// let ok = Envelope::ok(serde_json::json!({"rows": []}));
+/// assert_eq!(ok.to_json(), r#"{"status":"ok","success":true,"data":{"rows":[]}}"#);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    inner: Inner,
+    prefix: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Inner {
+    Ok(Value),
+    Invalid { code: Code, message: String, hints: Value },
+    Error { code: Code, message: String, operation: Option<String>, retryable: bool },
+    NeedsConfirmation(Confirmation),
+}
+
+/// An action that waits for approval: its id, what it would do, and a hash of that preview.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Confirmation {
+    pending_action_id: String,
+    message: String,
+    preview: Value,
+    preview_hash: String,
+}
+
+impl Confirmation {
+    /// A queued action. `preview` is the JSON of what it would do; `preview_hash` is computed
+    /// from it (FNV-1a 64 of its JSON text, 16 hex digits: it detects a changed preview, it is
+    /// not a signature). `message` tells the model what to ask the user.
+    pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
+        let text = serde_json::to_string(&preview).unwrap_or_default();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        Confirmation {
+            pending_action_id: pending_action_id.into(),
+            message: message.into(),
+            preview,
+            preview_hash: format!("{hash:016x}"),
+        }
+    }
+}
+
+impl Envelope {
+    /// `ok` with `data`.
+    pub fn ok(data: Value) -> Self {
+        Envelope { inner: Inner::Ok(data), prefix: None }
+    }
+
+    /// `needs_confirmation` for a queued action.
+    pub fn needs_confirmation(confirmation: Confirmation) -> Self {
+        Envelope { inner: Inner::NeedsConfirmation(confirmation), prefix: None }
+    }
+
+    /// Prefixes `error_code` on the wire (`ACME_` + `NOT_FOUND`); `None` removes it.
+    #[must_use]
+    pub fn with_code_prefix(mut self, prefix: Option<&'static str>) -> Self {
+        self.prefix = prefix;
+        self
+    }
+
+    /// The status word.
+    pub fn status(&self) -> Status {
+        match self.inner {
+            Inner::Ok(_) => Status::Ok,
+            Inner::Invalid { .. } => Status::Invalid,
+            Inner::Error { .. } => Status::Error,
+            Inner::NeedsConfirmation(_) => Status::NeedsConfirmation,
+        }
+    }
+
+    /// True for `invalid` and `error`: MCP's `isError`.
+    pub fn is_error(&self) -> bool {
+        matches!(self.status(), Status::Invalid | Status::Error)
+    }
+
+    /// The code, for every status but `ok`.
+    pub fn code(&self) -> Option<Code> {
+        match &self.inner {
+            Inner::Ok(_) => None,
+            Inner::Invalid { code, .. } | Inner::Error { code, .. } => Some(*code),
+            Inner::NeedsConfirmation(_) => Some(codes::CONFIRMATION_REQUIRED),
+        }
+    }
+
+    /// `data` of an `ok` envelope.
+    pub fn data(&self) -> Option<&Value> {
+        match &self.inner {
+            Inner::Ok(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `message`, for every status but `ok`.
+    pub fn message(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Ok(_) => None,
+            Inner::Invalid { message, .. } | Inner::Error { message, .. } => Some(message),
+            Inner::NeedsConfirmation(c) => Some(&c.message),
+        }
+    }
+
+    /// `retryable`: whether the same call, unchanged, can succeed later (`None` for `ok`).
+    pub fn retryable(&self) -> Option<bool> {
+        match &self.inner {
+            Inner::Ok(_) => None,
+            Inner::Invalid { .. } | Inner::NeedsConfirmation(_) => Some(false),
+            Inner::Error { retryable, .. } => Some(*retryable),
+        }
+    }
+
+    /// The envelope as a JSON value (MCP `structuredContent`).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The envelope as JSON text, keys in wire order (MCP text content, HTTP body).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
+    /// twice).
+    pub(crate) fn not_retryable(mut self) -> Self {
+        if let Inner::Error { retryable, .. } = &mut self.inner {
+            *retryable = false;
+        }
+        self
+    }
+}
+
+impl From<Refusal> for Envelope {
+    fn from(r: Refusal) -> Self {
+        Envelope {
+            inner: Inner::Invalid { code: r.code(), message: r.message(), hints: r.hints() },
+            prefix: None,
+        }
+    }
+}
+
+impl From<Fault> for Envelope {
+    fn from(f: Fault) -> Self {
+        let code = f.code();
+        Envelope {
+            inner: Inner::Error {
+                code,
+                message: f.message(),
+                operation: f.operation().map(str::to_owned),
+                retryable: code.retryable(),
+            },
+            prefix: None,
+        }
+    }
+}
+
+struct CodeName<'a>(Option<&'a str>, Code);
+
+impl Serialize for CodeName<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(p) => s.collect_str(&format_args!("{p}{}", self.1.name())),
+            None => s.serialize_str(self.1.name()),
+        }
+    }
+}
+
+impl Serialize for Envelope {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("status", self.status().as_str())?;
+        m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;
+        match &self.inner {
+            Inner::Ok(data) => m.serialize_entry("data", data)?,
+            Inner::Invalid { code, message, hints } => {
+                m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;
+                m.serialize_entry("message", message)?;
+                m.serialize_entry("hints", hints)?;
+                m.serialize_entry("retryable", &false)?;
+            }
+            Inner::Error { code, message, operation, retryable } => {
+                m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;
+                m.serialize_entry("message", message)?;
+                if let Some(op) = operation {
+                    m.serialize_entry("hints", &OperationHint(op))?;
+                }
+                m.serialize_entry("retryable", retryable)?;
+            }
+            Inner::NeedsConfirmation(c) => {
+                m.serialize_entry("error_code", &CodeName(self.prefix, codes::CONFIRMATION_REQUIRED))?;
+                m.serialize_entry("message", &c.message)?;
+                m.serialize_entry("retryable", &false)?;
+                m.serialize_entry("pending_action_id", &c.pending_action_id)?;
+                m.serialize_entry("preview", &c.preview)?;
+                m.serialize_entry("preview_hash", &c.preview_hash)?;
+            }
+        }
+        m.end()
+    }
+}
+
+struct OperationHint<'a>(&'a str);
+
+impl Serialize for OperationHint<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry("operation", self.0)?;
+        m.end()
+    }
+}

@@ -1,0 +1,69 @@
+//! Faults: the `error` outcome. The request was valid and the server failed.
+
+use crate::code::{Code, codes};
+
+/// A failure of the server while serving a valid request (status `error`).
+///
+/// Its message says what failed in the caller's terms (the operation) and what to do; it never
+/// carries internals (stack traces, SQL, type names) — those belong in the server's log.
+///
+/// ```
+/// use envelope_core::{Envelope, Fault, codes};
+///
+/// let env = Envelope::from(Fault::new(codes::TIMEOUT, "reading query statistics"));
+/// assert_eq!(
+///     env.to_json(),
+///     r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"reading query statistics failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"reading query statistics"},"retryable":true}"#
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    code: Code,
+    operation: Option<String>,
+}
+
+impl Fault {
+    /// A fault with `code` (an `error` code: `BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED`, or a
+    /// domain one) while doing `operation` (`"reading query statistics"`).
+    ///
+    /// # Panics
+    /// If `code` is not an `error` code.
+    pub fn new(code: Code, operation: impl Into<String>) -> Self {
+        assert_eq!(code.status(), crate::Status::Error, "a fault carries an `error` code");
+        Fault { code, operation: Some(operation.into()) }
+    }
+
+    /// `BACKEND_ERROR` while doing `operation`.
+    pub fn backend(operation: impl Into<String>) -> Self {
+        Fault::new(codes::BACKEND_ERROR, operation)
+    }
+
+    /// The code.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The operation that failed, if named.
+    pub fn operation(&self) -> Option<&str> {
+        self.operation.as_deref()
+    }
+
+    /// `<operation> failed: <meaning>. <Action>.`
+    pub fn message(&self) -> String {
+        let action = self.code.next_action();
+        let mut first = action.chars();
+        let action: String = first.next().map(|c| c.to_uppercase().chain(first).collect()).unwrap_or_default();
+        match &self.operation {
+            Some(op) => format!("{op} failed: {}. {action}.", self.code.describe()),
+            None => format!("The call failed: {}. {action}.", self.code.describe()),
+        }
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Fault {}

@@ -1,0 +1,99 @@
+//! # envelope
+//!
+//! Declare the tools language models call as plain Rust functions. From one declaration —
+//! `#[tool]` on the function, `#[validate(...)]` on its parameters — envelope generates the
+//! argument reading, the `inputSchema`, and a wire contract in which every outcome is one JSON
+//! [`Envelope`]:
+//!
+//! ```
+//! use envelope_core::{tool, Toolbox};
+//! use serde_json::json;
+//!
+//! /// Lists the most expensive queries of the last hours.
+//! #[tool(read_only)]
+//! fn get_top_queries(
+//!     /// How far back to look, in hours.
+//!     #[validate(range = 1..=720)]
+//!     hours_back: u32,
+//!     #[validate(choices = ["query_hash", "database", "application"])]
+//!     group_by: String,
+//!     /// How many rows to return.
+//!     #[validate(range = 1..=100, default = 10)]
+//!     top: u32,
+//! ) -> Vec<String> {
+//!     vec![format!("{group_by} over {hours_back}h, top {top}")]
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let toolbox = Toolbox::new().with(get_top_queries::tool());
+//! let env = toolbox
+//!     .call("get_top_queries", Some(&json!({"hours_back": 0, "group_by": "databse"})))
+//!     .await
+//!     .unwrap();
+//! assert_eq!(env.message().unwrap(),
+//!     "hours_back: 0 is out of range; accepted: a whole number from 1 to 720. \
+//!      Send a value from 1 to 720.\n\
+//!      group_by: \"databse\" is not an accepted value; accepted: one of \"query_hash\", \
+//!      \"database\", \"application\". Did you mean \"database\"? Send \"database\".");
+//! # });
+//! ```
+//!
+//! ## Reading arguments
+//! Arguments absent or `null` read as `{}`. Every problem becomes part of one refusal (status
+//! `invalid`, code `VALIDATION_ERROR`): a missing required parameter, a name that is not a
+//! parameter (with the closest name), a wrong JSON type, a value out of range (both bounds and
+//! whether each is included), a value not among the choices (every choice, the closest
+//! offered). JSON `null` for a parameter means the same as leaving it out.
+//!
+//! Lax by default, for lossless coercions only: `"48"` and `48.0` for an integer, `"0.5"` for a
+//! number, `"true"`/`"false"` for a boolean. `#[tool(strict)]` refuses them instead, saying to
+//! send the JSON type itself.
+#![warn(missing_docs)]
+
+mod args;
+mod code;
+mod envelope;
+mod fault;
+mod refusal;
+mod render;
+mod schema;
+mod spec;
+mod toolbox;
+
+#[cfg(feature = "rmcp")]
+pub mod mcp;
+
+pub use args::{Cx, FromArg, Path};
+pub use code::{Code, codes};
+pub use envelope::{Confirmation, Envelope, Status};
+pub use envelope_macros::tool;
+pub use fault::Fault;
+pub use refusal::{No, Problem, Refusal, RefusalBuilder, Yes};
+pub use spec::{Annotations, Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty};
+pub use toolbox::{Tool, Toolbox, UnknownTool};
+
+/// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
+/// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolFailure {
+    /// The request as given cannot be served.
+    Refused(Refusal),
+    /// The request was valid and the server failed.
+    Failed(Fault),
+}
+
+impl From<Refusal> for ToolFailure {
+    fn from(r: Refusal) -> Self {
+        ToolFailure::Refused(r)
+    }
+}
+
+impl From<Fault> for ToolFailure {
+    fn from(f: Fault) -> Self {
+        ToolFailure::Failed(f)
+    }
+}
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;

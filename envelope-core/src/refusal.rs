@@ -1,0 +1,325 @@
+//! Refusals: the `invalid` outcome, one problem per refused parameter, each with its three parts.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::code::{Code, codes};
+use crate::render;
+
+/// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
+/// envelope with `status: "invalid"`.
+///
+/// A refusal cannot be made from a bare sentence. Argument reading builds it from the parts it
+/// checked; a custom check builds it with [`Refusal::parameter`], whose `build` does not compile
+/// until the rejected value, the accepted set and the fix are given:
+///
+/// ```
+/// use envelope_core::Refusal;
+///
+/// let title = "x".repeat(130);
+/// let refusal = Refusal::parameter("title")
+///     .rejected(&title)
+///     .reason(format!("is {} characters long", title.chars().count()))
+///     .accepted("a string of 1 to 120 characters")
+///     .fix("Shorten the title to 120 characters.")
+///     .build();
+/// assert!(refusal.message().starts_with("title: \"xxxx"));
+/// assert!(refusal.message().ends_with(
+///     "is 130 characters long; accepted: a string of 1 to 120 characters. \
+///      Shorten the title to 120 characters."));
+/// ```
+///
+/// ```compile_fail
+/// // No accepted set and no fix: `build` is not available.
+/// let r = envelope_core::Refusal::parameter("title").rejected(&"x").build();
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    code: Code,
+    problems: Vec<Problem>,
+}
+
+/// One refused parameter: where, what was sent, what is accepted, and how to fix the call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub(crate) parameter: String,
+    pub(crate) path: Option<String>,
+    pub(crate) rejected: Rejected,
+    pub(crate) issue: String,
+    pub(crate) accepted: String,
+    pub(crate) fix: String,
+    pub(crate) suggestion: Option<String>,
+}
+
+/// How the rejected value appears.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Rejected {
+    /// JSON text, cut when long (see `render::shown`).
+    Shown(String),
+    /// The parameter was not sent (or was `null` where that means absent).
+    Missing,
+    /// The parameter is secret: its value is never echoed.
+    Hidden,
+}
+
+impl Problem {
+    pub(crate) fn new(parameter: &str, rejected: Rejected, issue: impl Into<String>) -> Self {
+        Problem {
+            parameter: parameter.to_owned(),
+            path: None,
+            rejected,
+            issue: issue.into(),
+            accepted: String::new(),
+            fix: String::new(),
+            suggestion: None,
+        }
+    }
+
+    pub(crate) fn accepted(mut self, accepted: impl Into<String>) -> Self {
+        self.accepted = accepted.into();
+        self
+    }
+
+    pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = fix.into();
+        self
+    }
+
+    pub(crate) fn suggestion(mut self, suggestion: Option<&str>) -> Self {
+        self.suggestion = suggestion.map(str::to_owned);
+        self
+    }
+
+    pub(crate) fn at(mut self, path: String) -> Self {
+        if path != self.parameter {
+            self.path = Some(path);
+        }
+        self
+    }
+
+    /// The parameter as the caller spells it (the top-level argument name).
+    pub fn parameter(&self) -> &str {
+        &self.parameter
+    }
+
+    /// Where inside the parameter, when deeper than its top level: `tags[1]`, `filter.since`.
+    pub fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// The rejected value as JSON text, as the message quotes it (`"databse"`, `0`); `None` when
+    /// the parameter was missing or is secret.
+    pub fn rejected(&self) -> Option<&str> {
+        match &self.rejected {
+            Rejected::Shown(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The accepted set, in words (`a whole number from 1 to 720`).
+    pub fn accepted_set(&self) -> &str {
+        &self.accepted
+    }
+
+    /// The move that fixes the call (`Send a value from 1 to 720.`).
+    pub fn fix_text(&self) -> &str {
+        &self.fix
+    }
+
+    /// The closest accepted value or name, when one is close.
+    pub fn suggested(&self) -> Option<&str> {
+        self.suggestion.as_deref()
+    }
+
+    /// The problem's sentence: `hours_back: 0 is out of range; accepted: a whole number from 1
+    /// to 720. Send a value from 1 to 720.`
+    pub fn sentence(&self) -> String {
+        let mut s = String::with_capacity(128);
+        s.push_str(self.path.as_deref().unwrap_or(&self.parameter));
+        s.push_str(": ");
+        match &self.rejected {
+            Rejected::Shown(v) => {
+                s.push_str(v);
+                s.push(' ');
+            }
+            Rejected::Hidden => s.push_str("the value sent (secret, not shown) "),
+            Rejected::Missing => {}
+        }
+        s.push_str(&self.issue);
+        s.push_str("; accepted: ");
+        s.push_str(&self.accepted);
+        s.push_str(". ");
+        if let Some(sugg) = &self.suggestion {
+            s.push_str("Did you mean ");
+            s.push_str(&render::quoted_list([sugg.as_str()]));
+            s.push_str("? ");
+        }
+        s.push_str(&self.fix);
+        s
+    }
+
+    fn hints(&self) -> Map<String, Value> {
+        let mut h = Map::new();
+        h.insert("parameter".into(), Value::String(self.parameter.clone()));
+        if let Some(p) = &self.path {
+            h.insert("path".into(), Value::String(p.clone()));
+        }
+        if let Rejected::Shown(v) = &self.rejected {
+            h.insert("rejected".into(), Value::String(v.clone()));
+        }
+        h.insert("accepted".into(), Value::String(self.accepted.clone()));
+        h.insert("fix".into(), Value::String(self.fix.clone()));
+        if let Some(s) = &self.suggestion {
+            h.insert("suggestion".into(), Value::String(s.clone()));
+        }
+        h
+    }
+}
+
+impl Refusal {
+    pub(crate) fn from_problems(problems: Vec<Problem>) -> Self {
+        debug_assert!(!problems.is_empty());
+        Refusal { code: codes::VALIDATION_ERROR, problems }
+    }
+
+    /// Starts a refusal of `parameter` (as the caller spells it; a path such as `tags[1]` is
+    /// kept as the path, its first segment as the parameter). See the type's example.
+    pub fn parameter(parameter: impl Into<String>) -> RefusalBuilder<No, No, No> {
+        let path: String = parameter.into();
+        let end = path.find(['[', '.']).unwrap_or(path.len());
+        let problem = Problem::new(&path[..end], Rejected::Missing, "is not accepted").at(path.clone());
+        RefusalBuilder { problem, code: codes::VALIDATION_ERROR, _state: PhantomData }
+    }
+
+    /// Adds the problems of `other`, so one reply names every refused parameter.
+    #[must_use]
+    pub fn and(mut self, other: Refusal) -> Self {
+        self.problems.extend(other.problems);
+        self
+    }
+
+    /// The `error_code` (an `invalid` code: `VALIDATION_ERROR` unless the builder set another).
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The refused parameters, in the order they are reported.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The envelope's `message`: one sentence per problem, one per line.
+    pub fn message(&self) -> String {
+        let sentences: Vec<String> = self.problems.iter().map(Problem::sentence).collect();
+        sentences.join("\n")
+    }
+
+    /// The envelope's `hints`: the first problem's `parameter`, `path` (when deeper),
+    /// `rejected` (JSON text; absent when missing or secret), `accepted`, `fix`, `suggestion`;
+    /// and, when more than one parameter was refused, `others`: the same object for each of
+    /// the rest.
+    pub(crate) fn hints(&self) -> Value {
+        let mut first = self.problems[0].hints();
+        if self.problems.len() > 1 {
+            let others = self.problems[1..].iter().map(|p| Value::Object(p.hints())).collect();
+            first.insert("others".into(), Value::Array(others));
+        }
+        Value::Object(first)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// Typestate marker: a part the builder has been given.
+#[derive(Debug)]
+pub struct Yes;
+/// Typestate marker: a part the builder still needs.
+#[derive(Debug)]
+pub struct No;
+
+/// Builds a [`Refusal`] for a custom check. `build` exists only once `rejected` (or
+/// `rejected_secret`), `accepted` and `fix` have been called.
+#[derive(Debug)]
+#[must_use = "call .build() to get the Refusal"]
+pub struct RefusalBuilder<R, A, F> {
+    problem: Problem,
+    code: Code,
+    _state: PhantomData<(R, A, F)>,
+}
+
+impl<R, A, F> RefusalBuilder<R, A, F> {
+    fn to<R2, A2, F2>(self) -> RefusalBuilder<R2, A2, F2> {
+        RefusalBuilder { problem: self.problem, code: self.code, _state: PhantomData }
+    }
+
+    /// The value as sent; shown as JSON, cut when long.
+    pub fn rejected<T: Serialize + ?Sized>(mut self, value: &T) -> RefusalBuilder<Yes, A, F> {
+        let v = serde_json::to_value(value).unwrap_or(Value::Null);
+        self.problem.rejected = Rejected::Shown(render::shown(&v));
+        self.to()
+    }
+
+    /// The value was secret: the refusal says what was wrong without showing it.
+    pub fn rejected_secret(mut self) -> RefusalBuilder<Yes, A, F> {
+        self.problem.rejected = Rejected::Hidden;
+        self.to()
+    }
+
+    /// The parameter was not sent, and had to be.
+    pub fn missing(mut self) -> RefusalBuilder<Yes, A, F> {
+        self.problem.rejected = Rejected::Missing;
+        self.problem.issue = "is missing".into();
+        self.to()
+    }
+
+    /// The accepted set in words: every choice, both bounds, the unit.
+    pub fn accepted(mut self, accepted: impl Into<String>) -> RefusalBuilder<R, Yes, F> {
+        self.problem.accepted = accepted.into();
+        self.to()
+    }
+
+    /// The move that fixes the call, as a sentence (`Send data_state "HOURLY_ALL".`).
+    pub fn fix(mut self, fix: impl Into<String>) -> RefusalBuilder<R, A, Yes> {
+        self.problem.fix = fix.into();
+        self.to()
+    }
+
+    /// What is wrong with the value, as a clause after it (`is 130 characters long`); default
+    /// `is not accepted`.
+    pub fn reason(mut self, reason: impl Into<String>) -> Self {
+        self.problem.issue = reason.into();
+        self
+    }
+
+    /// The closest accepted value, offered as `Did you mean "…"?`.
+    pub fn suggestion(mut self, suggestion: impl Into<String>) -> Self {
+        self.problem.suggestion = Some(suggestion.into());
+        self
+    }
+
+    /// An `invalid` code other than `VALIDATION_ERROR` (e.g. `NOT_FOUND`, `CONFLICT`).
+    ///
+    /// # Panics
+    /// If `code` is not an `invalid` code.
+    pub fn code(mut self, code: Code) -> Self {
+        assert_eq!(code.status(), crate::Status::Invalid, "a refusal carries an `invalid` code");
+        self.code = code;
+        self
+    }
+}
+
+impl RefusalBuilder<Yes, Yes, Yes> {
+    /// The refusal.
+    pub fn build(self) -> Refusal {
+        Refusal { code: self.code, problems: vec![self.problem] }
+    }
+}

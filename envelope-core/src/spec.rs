@@ -1,0 +1,170 @@
+//! What a tool declares: its parameters, their JSON types and their rules. The `#[tool]` macro
+//! builds these; the argument reader, the schema and the manifest all read the same values, so
+//! they cannot disagree.
+
+/// The JSON shape a parameter takes, as JSON Schema's `type` names it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// `integer`, within the Rust type's own bounds.
+    Integer {
+        /// Smallest value the type holds.
+        min: i128,
+        /// Largest value the type holds.
+        max: i128,
+    },
+    /// `number` (finite).
+    Number,
+    /// `string`.
+    String,
+    /// `boolean`.
+    Boolean,
+    /// `array` of items of one shape.
+    Array(Box<Ty>),
+    /// Any JSON value (a `serde_json::Value` parameter).
+    Any,
+}
+
+impl Ty {
+    /// The JSON Schema `type` keyword's value, if one applies.
+    pub fn schema_type(&self) -> Option<&'static str> {
+        Some(match self {
+            Ty::Integer { .. } => "integer",
+            Ty::Number => "number",
+            Ty::String => "string",
+            Ty::Boolean => "boolean",
+            Ty::Array(_) => "array",
+            Ty::Any => return None,
+        })
+    }
+
+    /// The shape in words, with its article: `a whole number`, `an array of strings`.
+    pub fn words(&self) -> String {
+        match self {
+            Ty::Integer { .. } => "a whole number".into(),
+            Ty::Number => "a number".into(),
+            Ty::String => "a string".into(),
+            Ty::Boolean => "true or false".into(),
+            Ty::Array(item) => format!("an array of {}", item.plural()),
+            Ty::Any => "any JSON value".into(),
+        }
+    }
+
+    fn plural(&self) -> String {
+        match self {
+            Ty::Integer { .. } => "whole numbers".into(),
+            Ty::Number => "numbers".into(),
+            Ty::String => "strings".into(),
+            Ty::Boolean => "booleans".into(),
+            Ty::Array(item) => format!("arrays of {}", item.plural()),
+            Ty::Any => "JSON values".into(),
+        }
+    }
+}
+
+/// A bound of a `range` rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// No bound on this side (the type's own bound still holds).
+    Unbounded,
+    /// `A..` / `..=B`: the value may equal it.
+    Inclusive(Num),
+    /// `..B`: the value must stay below it.
+    Exclusive(Num),
+}
+
+/// A number in a rule: integers exactly, floats as written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// A whole number (any integer type's value fits).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+impl Num {
+    /// As a float (for comparing with a float parameter).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+/// `range = A..=B` and its forms: JSON Schema `minimum`/`maximum`/`exclusiveMinimum`/
+/// `exclusiveMaximum`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    /// Lower bound.
+    pub min: Bound,
+    /// Upper bound.
+    pub max: Bound,
+}
+
+/// `choices = [...]`: JSON Schema `enum`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Choices {
+    /// Accepted strings, in declared order.
+    Str(&'static [&'static str]),
+    /// Accepted integers, in declared order.
+    Int(&'static [i64]),
+}
+
+/// The rules on one value (a parameter, or each item of an array parameter).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rules {
+    /// `range`.
+    pub range: Option<Range>,
+    /// `choices`.
+    pub choices: Option<Choices>,
+    /// `secret`: the value is never echoed (in the envelope or a log line).
+    pub secret: bool,
+}
+
+/// One parameter of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// The name as the caller spells it.
+    pub name: &'static str,
+    /// From the parameter's doc comment or `desc = "..."`; may be empty.
+    pub description: &'static str,
+    /// The JSON shape (from the Rust type).
+    pub ty: Ty,
+    /// Whether the caller must send it (not `Option`, no `default`).
+    pub required: bool,
+    /// The default as JSON (`10`, `"ALL"`), for the schema's `default`.
+    pub default: Option<serde_json::Value>,
+    /// The rules on the value.
+    pub rules: Rules,
+}
+
+/// MCP tool annotations (MCP 2025-11-25 `ToolAnnotations`), from `#[tool(...)]` flags. Absent
+/// flags are absent hints (`None`), not `false`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool reaches outside entities (the web, other systems).
+    pub open_world: Option<bool>,
+}
+
+/// What `#[tool]` declares about a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name (the function's name unless `#[tool(name = "...")]`).
+    pub name: &'static str,
+    /// `#[tool(title = "...")]`.
+    pub title: Option<&'static str>,
+    /// From the function's doc comment.
+    pub description: &'static str,
+    /// Parameters in declared order.
+    pub params: Vec<ParamSpec>,
+    /// `#[tool(strict)]`: no lax coercions.
+    pub strict: bool,
+    /// MCP annotations.
+    pub annotations: Annotations,
+}

@@ -1,0 +1,431 @@
+//! Check: rules that look at the parameter's type or across attributes. Turns what the user
+//! wrote into a model that expansion can trust.
+
+use darling::Error;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, GenericArgument, Lit, PathArguments, RangeLimits, ReturnType, Type, UnOp};
+
+use crate::attr::{RawParam, RawTool, join_docs};
+
+/// The JSON shape a Rust parameter type reads as.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Int { min: i128, max: i128, name: &'static str },
+    Float,
+    Bool,
+    Str,
+    Array,
+    Other,
+}
+
+impl Kind {
+    fn words(self) -> &'static str {
+        match self {
+            Kind::Int { .. } => "an integer",
+            Kind::Float => "a float",
+            Kind::Bool => "a bool",
+            Kind::Str => "a string",
+            Kind::Array => "a Vec",
+            Kind::Other => "this type",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum NumV {
+    Int(i128),
+    Float(f64),
+}
+
+impl NumV {
+    fn f(self) -> f64 {
+        match self {
+            NumV::Int(i) => i as f64,
+            NumV::Float(f) => f,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum BoundV {
+    Unbounded,
+    Incl(NumV),
+    Excl(NumV),
+}
+
+pub enum ChoicesV {
+    Str(Vec<String>),
+    Int(Vec<i64>),
+}
+
+/// A default value, checked against the parameter's type and rules.
+pub struct DefaultV {
+    pub expr: Expr,
+    pub span: Span,
+}
+
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    pub kind: Kind,
+    pub description: String,
+    pub range: Option<(BoundV, BoundV)>,
+    pub choices: Option<ChoicesV>,
+    pub default: Option<DefaultV>,
+    pub optional: bool,
+    pub secret: bool,
+}
+
+pub enum Ret {
+    /// `T: Serialize`.
+    Plain,
+    /// `Result<T, E>` with `E` a tool error type.
+    Result,
+}
+
+pub struct Tool {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub strict: bool,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub params: Vec<Param>,
+    pub ret: Ret,
+    pub ret_span: Span,
+}
+
+pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
+    let sig = &raw.item.sig;
+    if !sig.generics.params.is_empty() {
+        errors.push(Error::custom("a `#[tool]` function cannot be generic: its parameters are read from JSON by their concrete types").with_span(&sig.generics));
+    }
+    if sig.variadic.is_some() || sig.abi.is_some() {
+        errors.push(Error::custom("a `#[tool]` function is a plain Rust function").with_span(&sig.ident));
+    }
+    let params = raw.params.iter().map(|p| check_param(p, errors)).collect();
+    let (ret, ret_span) = check_return(&sig.output, errors);
+    Tool {
+        name: raw.args.name.as_ref().map_or_else(|| sig.ident.to_string(), syn::LitStr::value),
+        title: raw.args.title.as_ref().map(syn::LitStr::value),
+        description: join_docs(&raw.docs),
+        strict: raw.args.strict.is_present(),
+        read_only: raw.args.read_only.is_present(),
+        destructive: raw.args.destructive.is_present(),
+        idempotent: raw.args.idempotent.is_present(),
+        open_world: raw.args.open_world.is_present(),
+        params,
+        ret,
+        ret_span,
+    }
+}
+
+/// `Option<T>` → `Some(T)`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    if seg.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    match args.args.first()? {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    }
+}
+
+fn kind_of(ty: &Type) -> Kind {
+    let Type::Path(tp) = ty else { return Kind::Other };
+    let Some(seg) = tp.path.segments.last() else { return Kind::Other };
+    let name = seg.ident.to_string();
+    macro_rules! int {
+        ($($t:ident),*) => {
+            match name.as_str() {
+                $(stringify!($t) => return Kind::Int { min: $t::MIN as i128, max: $t::MAX as i128, name: stringify!($t) },)*
+                _ => {}
+            }
+        };
+    }
+    int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+    match name.as_str() {
+        "f32" | "f64" => Kind::Float,
+        "bool" => Kind::Bool,
+        "String" => Kind::Str,
+        "Vec" => Kind::Array,
+        _ => Kind::Other,
+    }
+}
+
+fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Param {
+    let (optional, inner) = match option_inner(&raw.ty) {
+        Some(t) => (true, t),
+        None => (false, &raw.ty),
+    };
+    if let Type::Reference(r) = inner {
+        errors.push(Error::custom("a tool parameter owns its value: write `String` instead of `&str`, `Vec<T>` instead of `&[T]`").with_span(r));
+    }
+    let kind = kind_of(inner);
+    let v = &raw.validate;
+    let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
+    let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
+    let mut description = join_docs(&raw.docs);
+    if let Some(d) = &v.desc {
+        if !description.is_empty() {
+            errors.push(Error::custom("this parameter has a doc comment already; keep one description: the doc comment or `desc`").with_span(d));
+        }
+        description = d.value();
+    }
+    let default = v.default.as_ref().and_then(|d| {
+        let span = d.span();
+        if optional {
+            errors.push(Error::custom(format!(
+                "a default makes `{}` optional already: declare it as `{}` without `Option`",
+                raw.ident,
+                quote::ToTokens::to_token_stream(inner)
+            )).with_span(&span));
+            return None;
+        }
+        check_default(&d.0, kind, range, choices.as_ref(), errors);
+        Some(DefaultV { expr: d.0.clone(), span })
+    });
+    let name = raw.ident.to_string();
+    let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
+    let secret = v.secret.is_present();
+    if secret && choices.is_some() {
+        errors.push(Error::custom("`secret` with `choices` would list the secret's possible values in the schema and in every refusal: drop one of them").with_span(&v.secret.span()));
+    }
+    Param { name, ty: raw.ty.clone(), kind, description, range, choices, default, optional, secret }
+}
+
+/// A numeric literal, possibly negated.
+fn number(e: &Expr) -> Option<NumV> {
+    match e {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<i128>().ok().map(NumV::Int),
+        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok().map(NumV::Float),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match number(&u.expr)? {
+            NumV::Int(i) => Some(NumV::Int(-i)),
+            NumV::Float(f) => Some(NumV::Float(-f)),
+        },
+        Expr::Group(g) => number(&g.expr),
+        Expr::Paren(p) => number(&p.expr),
+        _ => None,
+    }
+}
+
+fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<NumV> {
+    let Some(n) = number(e) else {
+        errors.push(Error::custom("a range bound is a number literal, like `1` or `0.5`").with_span(e));
+        return None;
+    };
+    match (kind, n) {
+        (Kind::Int { min, max, name }, NumV::Int(i)) => {
+            if i < min || i > max {
+                errors.push(Error::custom(format!("{i} is not a `{name}`: a `{name}` holds {min} to {max}; use a bound in that span or a wider type")).with_span(e));
+                return None;
+            }
+            Some(n)
+        }
+        (Kind::Int { .. }, NumV::Float(f)) => {
+            errors.push(Error::custom(format!("{f} is not a whole number, and this parameter is an integer: use a whole bound, or make the parameter `f64`")).with_span(e));
+            None
+        }
+        (Kind::Float, NumV::Float(f)) if !f.is_finite() => {
+            errors.push(Error::custom("a range bound is finite").with_span(e));
+            None
+        }
+        (Kind::Float, NumV::Int(i)) => Some(NumV::Float(i as f64)),
+        _ => Some(n),
+    }
+}
+
+fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
+        errors.push(Error::custom(format!(
+            "`range` applies to integer and float parameters, and this one is {}; for a string's length use `length = 1..=120`",
+            kind.words()
+        )).with_span(r));
+        return None;
+    }
+    let lo = match &r.start {
+        Some(e) => BoundV::Incl(check_bound(e, kind, errors)?),
+        None => BoundV::Unbounded,
+    };
+    let hi = match (&r.end, &r.limits) {
+        (Some(e), RangeLimits::Closed(_)) => BoundV::Incl(check_bound(e, kind, errors)?),
+        (Some(e), RangeLimits::HalfOpen(_)) => BoundV::Excl(check_bound(e, kind, errors)?),
+        (None, _) => BoundV::Unbounded,
+    };
+    let empty = match (lo, hi) {
+        (BoundV::Unbounded, BoundV::Unbounded) => {
+            errors.push(Error::custom("`range = ..` has no bound: write `range = 1..=720`, `1..`, or `..=720`").with_span(r));
+            return None;
+        }
+        (BoundV::Incl(a), BoundV::Incl(b)) => a.f() > b.f(),
+        (BoundV::Incl(a), BoundV::Excl(b)) => a.f() >= b.f(),
+        _ => false,
+    };
+    if empty {
+        errors.push(Error::custom(format!(
+            "this range holds no value: write the lower bound first, like `{}`",
+            match (lo, hi) {
+                (BoundV::Incl(a), BoundV::Incl(b)) => format!("{}..={}", show(b), show(a)),
+                (BoundV::Incl(a), _) => format!("{}..={}", show(a), show(a)),
+                _ => String::new(),
+            }
+        )).with_span(r));
+        return None;
+    }
+    Some((lo, hi))
+}
+
+fn show(n: NumV) -> String {
+    match n {
+        NumV::Int(i) => i.to_string(),
+        NumV::Float(f) => format!("{f:?}"),
+    }
+}
+
+fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<ChoicesV> {
+    if c.elems.is_empty() {
+        errors.push(Error::custom("`choices` is empty: list the accepted values, like `choices = [\"a\", \"b\"]`").with_span(c));
+        return None;
+    }
+    match kind {
+        Kind::Str => {
+            let mut out: Vec<String> = Vec::new();
+            for e in &c.elems {
+                match e {
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+                        if out.contains(&s.value()) {
+                            errors.push(Error::custom(format!("{:?} is listed twice in `choices`", s.value())).with_span(e));
+                        }
+                        out.push(s.value());
+                    }
+                    _ => errors.push(Error::custom("this parameter is a string: each choice is a string literal, like \"database\"").with_span(e)),
+                }
+            }
+            Some(ChoicesV::Str(out))
+        }
+        Kind::Int { min, max, name } => {
+            let mut out: Vec<i64> = Vec::new();
+            for e in &c.elems {
+                match number(e) {
+                    Some(NumV::Int(i)) if i >= min && i <= max && i64::try_from(i).is_ok() => {
+                        let i = i as i64;
+                        if out.contains(&i) {
+                            errors.push(Error::custom(format!("{i} is listed twice in `choices`")).with_span(e));
+                        }
+                        out.push(i);
+                    }
+                    Some(NumV::Int(i)) => errors.push(Error::custom(format!("{i} is not a `{name}`")).with_span(e)),
+                    _ => errors.push(Error::custom("this parameter is an integer: each choice is an integer literal").with_span(e)),
+                }
+            }
+            Some(ChoicesV::Int(out))
+        }
+        _ => {
+            errors.push(Error::custom(format!(
+                "`choices` applies to string and integer parameters, and this one is {}",
+                kind.words()
+            )).with_span(c));
+            None
+        }
+    }
+}
+
+fn check_default(d: &Expr, kind: Kind, range: Option<(BoundV, BoundV)>, choices: Option<&ChoicesV>, errors: &mut darling::error::Accumulator) {
+    let lit_ok = match (kind, d) {
+        (Kind::Int { .. } | Kind::Float, e) => number(e).is_some(),
+        (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
+        (Kind::Bool, Expr::Lit(ExprLit { lit: Lit::Bool(_), .. })) => true,
+        (Kind::Other | Kind::Array, _) => {
+            errors.push(Error::custom("`default` applies to integer, float, bool and string parameters").with_span(d));
+            return;
+        }
+        _ => false,
+    };
+    if !lit_ok {
+        errors.push(Error::custom(format!("this parameter is {}: the default is a literal of that type", kind.words())).with_span(d));
+        return;
+    }
+    if let (Some(n), Some((lo, hi))) = (number(d), range) {
+        if let (Kind::Int { .. }, NumV::Float(_)) = (kind, n) {
+            errors.push(Error::custom("the default is not a whole number, and this parameter is an integer").with_span(d));
+            return;
+        }
+        let x = n.f();
+        let ok_lo = match lo { BoundV::Unbounded => true, BoundV::Incl(a) => x >= a.f(), BoundV::Excl(a) => x > a.f() };
+        let ok_hi = match hi { BoundV::Unbounded => true, BoundV::Incl(b) => x <= b.f(), BoundV::Excl(b) => x < b.f() };
+        if !(ok_lo && ok_hi) {
+            errors.push(Error::custom(format!("the default {} is outside this parameter's `range`: a caller who leaves it out would get a value the tool refuses", show(n))).with_span(d));
+        }
+    }
+    match (choices, d) {
+        (Some(ChoicesV::Str(c)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) if !c.contains(&s.value()) => {
+            errors.push(Error::custom(format!("the default {:?} is not one of the `choices`", s.value())).with_span(d));
+        }
+        (Some(ChoicesV::Int(c)), e) => {
+            if let Some(NumV::Int(i)) = number(e) {
+                if !c.iter().any(|&x| i128::from(x) == i) {
+                    errors.push(Error::custom(format!("the default {i} is not one of the `choices`")).with_span(d));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -> (Ret, Span) {
+    let ReturnType::Type(_, ty) = output else { return (Ret::Plain, Span::call_site()) };
+    let span = ty.span();
+    const INSTEAD: &str = "return `Result<T, Refusal>` (a refusal names the parameter, the rejected value, the accepted set and the fix), `Result<T, Fault>`, or `Result<T, ToolFailure>`";
+    if let Type::Reference(r) = &**ty {
+        if is_named(&r.elem, "str") {
+            errors.push(Error::custom(format!("a tool answers JSON data, and a bare `&str` reads as prose: return a type that implements `Serialize` for the answer, and for a failure {INSTEAD}")).with_span(ty));
+        }
+        return (Ret::Plain, span);
+    }
+    let Type::Path(tp) = &**ty else { return (Ret::Plain, span) };
+    let Some(seg) = tp.path.segments.last() else { return (Ret::Plain, span) };
+    let anyhow = tp.path.segments.iter().any(|s| s.ident == "anyhow" || s.ident == "eyre");
+    if anyhow {
+        errors.push(Error::custom(format!("an `anyhow` error is a free-form string to the model: {INSTEAD}")).with_span(ty));
+        return (Ret::Plain, span);
+    }
+    if seg.ident != "Result" {
+        return (Ret::Plain, span);
+    }
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return (Ret::Plain, span) };
+    let types: Vec<&Type> = args.args.iter().filter_map(|a| match a { GenericArgument::Type(t) => Some(t), _ => None }).collect();
+    match types.as_slice() {
+        [_, err] => {
+            let free_form = is_named(err, "String")
+                || matches!(err, Type::Reference(r) if is_named(&r.elem, "str"))
+                || is_boxed_dyn(err);
+            if free_form {
+                errors.push(Error::custom(format!("a free-form error reaches the model as a bare sentence: {INSTEAD}")).with_span(err));
+            }
+            (Ret::Result, err.span())
+        }
+        _ => {
+            errors.push(Error::custom(format!("name the error type of the `Result`: {INSTEAD}")).with_span(ty));
+            (Ret::Plain, span)
+        }
+    }
+}
+
+fn is_named(ty: &Type, name: &str) -> bool {
+    matches!(ty, Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == name))
+}
+
+fn is_boxed_dyn(ty: &Type) -> bool {
+    let Type::Path(tp) = ty else { return false };
+    let Some(seg) = tp.path.segments.last() else { return false };
+    if seg.ident != "Box" {
+        return false;
+    }
+    matches!(&seg.arguments, PathArguments::AngleBracketed(a) if a.args.iter().any(|g| matches!(g, GenericArgument::Type(Type::TraitObject(_)))))
+}

@@ -1,0 +1,185 @@
+//! Expand: generate the tool declaration from a checked model.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
+
+use crate::attr;
+use crate::check::{self, BoundV, ChoicesV, Kind, NumV, Param, Ret};
+
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let err = syn::Error::new(e.span(), "`#[tool]` goes on a function");
+            let mut out = err.to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let mut errors = darling::Error::accumulator();
+    let raw = attr::parse(args, item, &mut errors);
+    let checked = check::check(&raw, &mut errors);
+    match errors.finish() {
+        Ok(()) => emit(&raw.item, &checked),
+        Err(e) => {
+            // Still emit the function (without our attributes), so the user sees these errors
+            // and not a cascade of "cannot find function".
+            let item = &raw.item;
+            let mut out = e.write_errors();
+            out.extend(quote!(#item));
+            out
+        }
+    }
+}
+
+fn num(n: NumV) -> TokenStream {
+    match n {
+        NumV::Int(i) => quote!(::envelope_core::__private::Num::Int(#i)),
+        NumV::Float(f) => quote!(::envelope_core::__private::Num::Float(#f)),
+    }
+}
+
+fn bound(b: BoundV) -> TokenStream {
+    match b {
+        BoundV::Unbounded => quote!(::envelope_core::__private::Bound::Unbounded),
+        BoundV::Incl(n) => {
+            let n = num(n);
+            quote!(::envelope_core::__private::Bound::Inclusive(#n))
+        }
+        BoundV::Excl(n) => {
+            let n = num(n);
+            quote!(::envelope_core::__private::Bound::Exclusive(#n))
+        }
+    }
+}
+
+fn opt(t: Option<TokenStream>) -> TokenStream {
+    match t {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn param_spec(p: &Param) -> TokenStream {
+    let name = &p.name;
+    let desc = &p.description;
+    let ty = &p.ty;
+    let required = !p.optional && p.default.is_none();
+    let secret = p.secret;
+    let range = opt(p.range.map(|(lo, hi)| {
+        let (lo, hi) = (bound(lo), bound(hi));
+        quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
+    }));
+    let choices = opt(p.choices.as_ref().map(|c| match c {
+        ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
+        ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
+    }));
+    let default = opt(p.default.as_ref().map(|d| {
+        let e = &d.expr;
+        quote_spanned!(d.span=> ::envelope_core::__private::json(#e))
+    }));
+    quote! {
+        ::envelope_core::__private::ParamSpec {
+            name: #name,
+            description: #desc,
+            ty: <#ty as ::envelope_core::__private::FromArg>::ty(),
+            required: #required,
+            default: #default,
+            rules: ::envelope_core::__private::Rules { range: #range, choices: #choices, secret: #secret },
+        }
+    }
+}
+
+fn hint(on: bool) -> TokenStream {
+    if on { quote!(::core::option::Option::Some(true)) } else { quote!(::core::option::Option::None) }
+}
+
+fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
+    let fn_ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = &t.name;
+    let title = opt(t.title.as_ref().map(|s| quote!(#s)));
+    let description = &t.description;
+    let strict = t.strict;
+    let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
+    let specs = t.params.iter().map(param_spec);
+    let locals: Vec<_> = (0..t.params.len()).map(|i| format_ident!("__envelope_{}", i)).collect();
+    let takes = t.params.iter().enumerate().map(|(i, p)| {
+        let ty = &p.ty;
+        let local = &locals[i];
+        match &p.default {
+            Some(d) => {
+                let e = &d.expr;
+                let value = if p.kind == Kind::Str {
+                    quote_spanned!(d.span=> ::std::string::String::from(#e))
+                } else {
+                    quote_spanned!(d.span=> #e)
+                };
+                quote!(let #local = __envelope_args.take_or::<#ty>(#i, || #value);)
+            }
+            None => quote!(let #local = __envelope_args.take::<#ty>(#i);),
+        }
+    });
+    let bind = if locals.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let (#(::core::option::Option::Some(#locals),)*) = (#(#locals,)*) else {
+                return __envelope_args.refuse();
+            };
+        }
+    };
+    let call = quote!(#fn_ident(#(#locals),*));
+    let finish = match t.ret {
+        Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
+        Ret::Result => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
+    };
+    let body = if item.sig.asyncness.is_some() {
+        quote!(::envelope_core::__private::pending(async move { #finish(#call.await) }))
+    } else {
+        quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
+    };
+    let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
+    quote! {
+        #item
+
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #fn_ident {}
+
+        #[automatically_derived]
+        impl #fn_ident {
+            /// The tool's declaration: name, description, parameters and rules, and the code that
+            /// reads its arguments and calls it.
+            #[must_use]
+            #vis fn tool() -> ::envelope_core::Tool {
+                fn __envelope_call<'a>(
+                    __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
+                    __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
+                ) -> ::envelope_core::__private::Outcome<'a> {
+                    let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
+                    #(#takes)*
+                    #bind
+                    if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
+                        return __envelope_refusal;
+                    }
+                    #body
+                }
+                ::envelope_core::__private::Tool::__new(
+                    ::envelope_core::__private::ToolSpec {
+                        name: #name,
+                        title: #title,
+                        description: #description,
+                        params: ::std::vec![#(#specs),*],
+                        strict: #strict,
+                        annotations: ::envelope_core::__private::Annotations {
+                            read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
+                        },
+                    },
+                    __envelope_call,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The four example tools of the project (`get_top_queries`, `search_analytics`, `create_note`,
+//! `set_threshold`), answering from small in-memory data. Shared by the example server and the
+//! tests.
+
+use envelope_core::{Refusal, tool};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct QueryRow {
+    key: &'static str,
+    calls: u64,
+    total_ms: u64,
+}
+
+const QUERY_STATS: &[(&str, &str, &str, u64, u64)] = &[
+    // (query_hash, database, application, calls, total_ms)
+    ("9f2c1a", "orders", "checkout", 1200, 84_000),
+    ("41be07", "orders", "backoffice", 90, 61_000),
+    ("c3d4e5", "users", "checkout", 5400, 27_000),
+    ("77aa10", "analytics", "reports", 12, 240_000),
+];
+
+/// Lists the queries that spent the most time, grouped by query hash, database or application.
+#[tool(read_only, idempotent)]
+fn get_top_queries(
+    /// How far back to look, in hours.
+    #[validate(range = 1..=720)]
+    hours_back: u32,
+    /// What to group the statistics by.
+    #[validate(choices = ["query_hash", "database", "application"])]
+    group_by: String,
+    /// How many rows to return.
+    #[validate(range = 1..=100, default = 10)]
+    top: u32,
+) -> Vec<QueryRow> {
+    let _ = hours_back;
+    let mut rows: Vec<QueryRow> = Vec::new();
+    for &(hash, db, app, calls, total_ms) in QUERY_STATS {
+        let key = match group_by.as_str() {
+            "query_hash" => hash,
+            "database" => db,
+            _ => app,
+        };
+        match rows.iter_mut().find(|r| r.key == key) {
+            Some(r) => {
+                r.calls += calls;
+                r.total_ms += total_ms;
+            }
+            None => rows.push(QueryRow { key, calls, total_ms }),
+        }
+    }
+    rows.sort_by(|a, b| b.total_ms.cmp(&a.total_ms));
+    rows.truncate(top as usize);
+    rows
+}
+
+#[derive(Serialize)]
+struct AnalyticsRow {
+    key: String,
+    clicks: u32,
+}
+
+/// Reports search clicks by one dimension. Hour rows exist only with data_state HOURLY_ALL.
+#[tool(read_only, idempotent)]
+fn search_analytics(
+    /// The dimension to group rows by.
+    #[validate(choices = ["query", "page", "country", "device", "date", "searchAppearance", "hour"])]
+    dimension: String,
+    /// Which data to include: final data only (ALL) or also fresh hourly data (HOURLY_ALL).
+    #[validate(choices = ["ALL", "HOURLY_ALL"], default = "ALL")]
+    data_state: String,
+    /// The most rows to return.
+    #[validate(range = 1..=25000)]
+    row_limit: Option<u32>,
+) -> Result<Vec<AnalyticsRow>, Refusal> {
+    if dimension == "hour" && data_state != "HOURLY_ALL" {
+        return Err(Refusal::parameter("data_state")
+            .rejected(&data_state)
+            .reason("does not serve dimension \"hour\"")
+            .accepted("\"HOURLY_ALL\" when dimension is \"hour\"")
+            .fix("Send data_state \"HOURLY_ALL\" with dimension \"hour\", or choose another dimension.")
+            .build());
+    }
+    if data_state == "HOURLY_ALL" && dimension != "hour" {
+        return Err(Refusal::parameter("dimension")
+            .rejected(&dimension)
+            .reason("does not serve data_state \"HOURLY_ALL\"")
+            .accepted("\"hour\" when data_state is \"HOURLY_ALL\"")
+            .fix("Send dimension \"hour\" with data_state \"HOURLY_ALL\", or send data_state \"ALL\".")
+            .build());
+    }
+    let keys: &[&str] = match dimension.as_str() {
+        "country" => &["usa", "deu", "fra"],
+        "device" => &["DESKTOP", "MOBILE", "TABLET"],
+        "hour" => &["2026-11-29T10:00:00Z", "2026-11-29T11:00:00Z"],
+        _ => &["a", "b"],
+    };
+    let limit = row_limit.unwrap_or(1000) as usize;
+    Ok(keys.iter().take(limit).enumerate().map(|(i, k)| AnalyticsRow { key: (*k).to_owned(), clicks: 100 / (i as u32 + 1) }).collect())
+}
+
+#[derive(Serialize)]
+struct Note {
+    id: u32,
+    title: String,
+    tags: Vec<String>,
+    pinned: bool,
+}
+
+fn check_title(title: &str) -> Result<(), Refusal> {
+    let n = title.chars().count();
+    if (1..=120).contains(&n) {
+        return Ok(());
+    }
+    Err(Refusal::parameter("title")
+        .rejected(title)
+        .reason(format!("is {n} characters long"))
+        .accepted("a string of 1 to 120 characters (Unicode scalar values, not bytes)")
+        .fix(if n == 0 { "Send a title of at least 1 character." } else { "Shorten the title to at most 120 characters." })
+        .build())
+}
+
+fn check_tags(tags: &[String]) -> Result<(), Refusal> {
+    if tags.len() > 10 {
+        return Err(Refusal::parameter("tags")
+            .rejected(tags)
+            .reason(format!("has {} items", tags.len()))
+            .accepted("an array of at most 10 items")
+            .fix("Send at most 10 tags.")
+            .build());
+    }
+    let ok = |t: &str| (1..=32).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let mut refusal: Option<Refusal> = None;
+    for (i, t) in tags.iter().enumerate().filter(|(_, t)| !ok(t)) {
+        let r = Refusal::parameter(format!("tags[{i}]"))
+            .rejected(t)
+            .reason("does not match ^[a-z0-9-]{1,32}$")
+            .accepted("1 to 32 characters, each a lowercase letter a-z, a digit or '-'")
+            .fix("Lowercase the tag and replace other characters with '-'.")
+            .build();
+        refusal = Some(match refusal {
+            Some(prev) => prev.and(r),
+            None => r,
+        });
+    }
+    refusal.map_or(Ok(()), Err)
+}
+
+/// Creates a note with a title and optional tags.
+#[tool(destructive)]
+fn create_note(
+    /// The note's title: 1 to 120 characters.
+    title: String,
+    /// Up to 10 tags, each of lowercase letters, digits and '-'.
+    tags: Option<Vec<String>>,
+    /// Whether to pin the note.
+    #[validate(default = false)]
+    pinned: bool,
+) -> Result<Note, Refusal> {
+    let tags = tags.unwrap_or_default();
+    match (check_title(&title), check_tags(&tags)) {
+        (Err(a), Err(b)) => return Err(a.and(b)),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+        _ => {}
+    }
+    Ok(Note { id: 1, title, tags, pinned })
+}
+
+/// Sets the alerting threshold, authorised by an API key.
+#[tool(idempotent)]
+fn set_threshold(
+    /// The share of failed calls that raises an alert.
+    #[validate(range = 0.0..1.0)]
+    ratio: f64,
+    /// The API key: "sk-" then 16 to 64 letters or digits.
+    #[validate(secret)]
+    api_key: String,
+) -> Result<serde_json::Value, Refusal> {
+    let body = api_key.strip_prefix("sk-").unwrap_or("");
+    if !api_key.starts_with("sk-") || !(16..=64).contains(&body.len()) || !body.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(Refusal::parameter("api_key")
+            .rejected_secret()
+            .reason("does not have the form of an API key")
+            .accepted("\"sk-\" followed by 16 to 64 letters or digits")
+            .fix("Send the API key exactly as issued, starting with \"sk-\".")
+            .build());
+    }
+    Ok(serde_json::json!({ "ratio": ratio }))
+}
+
+/// The four example tools.
+pub fn toolbox() -> envelope_core::Toolbox {
+    envelope_core::Toolbox::new()
+        .with(get_top_queries::tool())
+        .with(search_analytics::tool())
+        .with(create_note::tool())
+        .with(set_threshold::tool())
+}
+

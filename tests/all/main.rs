@@ -1,0 +1,21 @@
+//! The integration tests, in one binary so they link once.
+
+#[path = "../../examples/tools/mod.rs"]
+#[allow(dead_code)]
+mod tools;
+
+mod cases;
+mod reading;
+mod wire;
+mod ui;
+
+/// Runs a future to completion on a fresh current-thread runtime.
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+}
+
+/// Calls an example tool through the toolbox and returns the envelope as JSON.
+fn call(tool: &str, args: serde_json::Value) -> serde_json::Value {
+    let toolbox = tools::toolbox();
+    block_on(toolbox.call(tool, Some(&args))).expect("a known tool").to_value()
+}

@@ -1,0 +1,126 @@
+//! Argument reading through the toolbox: each kind of problem, with the message a user sees.
+
+use serde_json::json;
+
+use crate::call;
+
+fn message(tool: &str, args: serde_json::Value) -> String {
+    let env = call(tool, args);
+    assert_eq!(env["status"], "invalid", "{env:#}");
+    env["message"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn wrong_type_says_send_a_json_number() {
+    assert_eq!(
+        message("get_top_queries", json!({"hours_back": 24, "group_by": "database", "top": "ten"})),
+        "top: \"ten\" is a string; accepted: a whole number from 1 to 100. Send it as a JSON number, like 10."
+    );
+}
+
+#[test]
+fn missing_parameters_are_all_named() {
+    assert_eq!(
+        message("get_top_queries", json!({})),
+        "hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
+         group_by: is required but was not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\"."
+    );
+}
+
+#[test]
+fn unknown_parameter_is_refused_with_the_closest_name() {
+    assert_eq!(
+        message("get_top_queries", json!({"hours": 48, "group_by": "database"})),
+        "hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\".\n\
+         hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10."
+    );
+}
+
+#[test]
+fn float_range_states_the_excluded_bound() {
+    assert_eq!(
+        message("set_threshold", json!({"ratio": 1.0, "api_key": "sk-abcdefghijklmnop1234"})),
+        "ratio: 1.0 is out of range; accepted: a number from 0 up to but not including 1. Send a value from 0 up to but not including 1."
+    );
+}
+
+#[test]
+fn secret_is_never_echoed() {
+    let env = call("set_threshold", json!({"ratio": 0.5, "api_key": 123456789}));
+    let text = env.to_string();
+    assert!(!text.contains("123456789"), "{text}");
+    assert_eq!(
+        env["message"],
+        "api_key: the value sent (secret, not shown) is a number; accepted: a string. Send it as a JSON string."
+    );
+    let env = call("set_threshold", json!({"ratio": 0.5, "api_key": "sk-short"}));
+    assert!(!env.to_string().contains("sk-short"));
+    assert!(env["hints"].get("rejected").is_none());
+}
+
+#[test]
+fn non_object_arguments_are_refused() {
+    assert_eq!(
+        message("get_top_queries", json!([1, 2])),
+        "arguments: [1,2] is an array, not an object; accepted: an object with the keys \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
+    );
+}
+
+#[test]
+fn double_encoded_object_is_decoded_when_lax() {
+    let env = call("get_top_queries", json!("{\"hours_back\": 24, \"group_by\": \"database\", \"top\": 1}"));
+    assert_eq!(env["status"], "ok", "{env:#}");
+}
+
+#[test]
+fn cross_field_combination_is_refused() {
+    assert_eq!(
+        message("search_analytics", json!({"dimension": "query", "data_state": "HOURLY_ALL"})),
+        "dimension: \"query\" does not serve data_state \"HOURLY_ALL\"; accepted: \"hour\" when data_state is \"HOURLY_ALL\". Send dimension \"hour\" with data_state \"HOURLY_ALL\", or send data_state \"ALL\"."
+    );
+}
+
+#[test]
+fn null_for_a_required_parameter_is_named() {
+    assert_eq!(
+        message("get_top_queries", json!({"hours_back": null, "group_by": "database"})),
+        "hours_back: null is not accepted: this parameter is required; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10."
+    );
+}
+
+#[test]
+fn a_panic_is_a_fault_without_internals() {
+    use envelope_core::{Toolbox, tool};
+    /// Always panics.
+    #[tool]
+    fn boom() -> u32 {
+        panic!("secret internal detail: SELECT * FROM users")
+    }
+    let env = crate::block_on(Toolbox::new().with(boom::tool()).call("boom", None)).unwrap();
+    assert_eq!(
+        env.to_json(),
+        r#"{"status":"error","success":false,"error_code":"BACKEND_ERROR","message":"boom failed: the server failed while serving a valid request. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"boom"},"retryable":false}"#
+    );
+}
+
+#[test]
+fn schema_carries_the_rules() {
+    let toolbox = crate::tools::toolbox();
+    let schema = serde_json::Value::Object(toolbox.get("get_top_queries").unwrap().input_schema());
+    assert_eq!(
+        schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "hours_back": {"type": "integer", "description": "How far back to look, in hours.", "minimum": 1, "maximum": 720},
+                "group_by": {"type": "string", "description": "What to group the statistics by.", "enum": ["query_hash", "database", "application"]},
+                "top": {"type": "integer", "description": "How many rows to return.", "minimum": 1, "maximum": 100, "default": 10}
+            },
+            "required": ["hours_back", "group_by"],
+            "additionalProperties": false
+        })
+    );
+    let schema = serde_json::Value::Object(toolbox.get("set_threshold").unwrap().input_schema());
+    assert_eq!(schema["properties"]["ratio"], json!({"type": "number", "description": "The share of failed calls that raises an alert.", "minimum": 0.0, "exclusiveMaximum": 1.0}));
+    assert_eq!(schema["properties"]["api_key"]["writeOnly"], true);
+}
