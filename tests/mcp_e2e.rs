@@ -6,12 +6,7 @@
 //! Every read has a 20 s timeout, so a request the server drops fails its test instead of
 //! hanging it.
 
-use std::{
-    path::PathBuf,
-    process::Stdio,
-    sync::OnceLock,
-    time::Duration,
-};
+use std::{path::PathBuf, process::Stdio, sync::OnceLock, time::Duration};
 
 use rmcp::{
     ServiceError, ServiceExt,

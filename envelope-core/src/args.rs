@@ -72,10 +72,7 @@ impl<'a> Cx<'a> {
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
         let rejected = if self.rules.secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
         let fix = if self.rules.secret { strip_example(fix) } else { fix };
-        Problem::new(self.path.parameter(), rejected, issue)
-            .accepted(accepted)
-            .fix(fix)
-            .at(self.path.to_string())
+        Problem::new(self.path.parameter(), rejected, issue).accepted(accepted).fix(fix).at(self.path.to_string())
     }
 }
 
@@ -125,7 +122,13 @@ fn int_accepted(cx: &Cx<'_>, lo: i128, hi: i128) -> (i128, i128, String) {
 }
 
 fn example_int(min: i128, max: i128) -> i128 {
-    if (min..=max).contains(&10) { 10 } else if min > 10 { min } else { max }
+    if (min..=max).contains(&10) {
+        10
+    } else if min > 10 {
+        min
+    } else {
+        max
+    }
 }
 
 /// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
@@ -161,12 +164,20 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             } else {
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
-                    return Err(cx.problem(v, "is not a whole number", accepted(),
-                        format!("Send a whole number, like {}.", example())));
+                    return Err(cx.problem(
+                        v,
+                        "is not a whole number",
+                        accepted(),
+                        format!("Send a whole number, like {}.", example()),
+                    ));
                 }
                 if cx.strict {
-                    return Err(cx.problem(v, "is written as a fraction", accepted(),
-                        format!("Send it as a JSON whole number without a decimal point, like {}.", render::number(f))));
+                    return Err(cx.problem(
+                        v,
+                        "is written as a fraction",
+                        accepted(),
+                        format!("Send it as a JSON whole number without a decimal point, like {}.", render::number(f)),
+                    ));
                 }
                 if f.abs() >= 1e38 {
                     return Err(out_of_range(cx, v, accepted(), choices));
@@ -177,23 +188,34 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         Value::String(s) => match parse_decimal_int(s) {
             Some(n) if !cx.strict => n,
             Some(n) => {
-                return Err(cx.problem(v, "is a string", accepted(),
-                    format!("Send it as a JSON number, like {n}.")));
+                return Err(cx.problem(v, "is a string", accepted(), format!("Send it as a JSON number, like {n}.")));
             }
             None => {
-                return Err(cx.problem(v, "is a string", accepted(),
-                    format!("Send it as a JSON number, like {}.", example())));
+                return Err(cx.problem(
+                    v,
+                    "is a string",
+                    accepted(),
+                    format!("Send it as a JSON number, like {}.", example()),
+                ));
             }
         },
         _ => {
-            return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(),
-                format!("Send a JSON number, like {}.", example())));
+            return Err(cx.problem(
+                v,
+                format!("is {}", render::json_type(v)),
+                accepted(),
+                format!("Send a JSON number, like {}.", example()),
+            ));
         }
     };
     if let Some(c) = choices {
         if !c.iter().any(|&x| i128::from(x) == n) {
-            return Err(cx.problem(v, "is not an accepted value", accepted(),
-                "Send one of the accepted values.".into()));
+            return Err(cx.problem(
+                v,
+                "is not an accepted value",
+                accepted(),
+                "Send one of the accepted values.".into(),
+            ));
         }
         return Ok(n);
     }
@@ -205,10 +227,9 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
 }
 
 fn out_of_range(cx: &Cx<'_>, v: &Value, accepted: String, _choices: Option<&[i64]>) -> Problem {
-    let fix = accepted.strip_prefix("a whole number ").map_or_else(
-        || "Send a value in range.".to_owned(),
-        |r| format!("Send a value {r}."),
-    );
+    let fix = accepted
+        .strip_prefix("a whole number ")
+        .map_or_else(|| "Send a value in range.".to_owned(), |r| format!("Send a value {r}."));
     cx.problem(v, "is out of range", accepted, fix)
 }
 
@@ -227,7 +248,9 @@ fn float_accepted(r: Option<&Range>) -> (String, String) {
     let accepted = match (min, max) {
         (Bound::Unbounded, Bound::Unbounded) => "a number".to_owned(),
         (Bound::Inclusive(a), Bound::Inclusive(b)) => format!("a number from {} to {}", n(a), n(b)),
-        (Bound::Inclusive(a), Bound::Exclusive(b)) => format!("a number from {} up to but not including {}", n(a), n(b)),
+        (Bound::Inclusive(a), Bound::Exclusive(b)) => {
+            format!("a number from {} up to but not including {}", n(a), n(b))
+        }
         (Bound::Exclusive(a), Bound::Inclusive(b)) => format!("a number greater than {} and at most {}", n(a), n(b)),
         (Bound::Exclusive(a), Bound::Exclusive(b)) => format!("a number greater than {} and less than {}", n(a), n(b)),
         (Bound::Inclusive(a), Bound::Unbounded) => format!("a number of at least {}", n(a)),
@@ -273,17 +296,24 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
         Value::String(s) => match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
-                return Err(cx.problem(v, "is a string", accepted,
-                    format!("Send it as a JSON number, like {}.", render::number(f))));
+                return Err(cx.problem(
+                    v,
+                    "is a string",
+                    accepted,
+                    format!("Send it as a JSON number, like {}.", render::number(f)),
+                ));
             }
             _ => {
-                return Err(cx.problem(v, "is a string", accepted,
-                    format!("Send a JSON number, like {example}.")));
+                return Err(cx.problem(v, "is a string", accepted, format!("Send a JSON number, like {example}.")));
             }
         },
         _ => {
-            return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted,
-                format!("Send a JSON number, like {example}.")));
+            return Err(cx.problem(
+                v,
+                format!("is {}", render::json_type(v)),
+                accepted,
+                format!("Send a JSON number, like {example}."),
+            ));
         }
     };
     if !f.is_finite() {
@@ -313,7 +343,10 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
     };
     let Value::String(s) = v else {
         let fix = match (choices, v) {
-            (Some(c), _) => format!("Send one of the accepted values as a JSON string, like {}.", render::quoted_list(c.first().copied())),
+            (Some(c), _) => format!(
+                "Send one of the accepted values as a JSON string, like {}.",
+                render::quoted_list(c.first().copied())
+            ),
             (None, Value::Number(n)) => format!("Send it as a JSON string, like \"{n}\"."),
             (None, _) => "Send a JSON string.".to_owned(),
         };
@@ -337,10 +370,18 @@ pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
     match v {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if !cx.strict && (s == "true" || s == "false") => Ok(s == "true"),
-        Value::String(s) if s == "true" || s == "false" => Err(cx.problem(v, "is a string", "true or false".into(),
-            format!("Send it as a JSON boolean, {s}, without quotes."))),
-        _ => Err(cx.problem(v, format!("is {}", render::json_type(v)), "true or false".into(),
-            "Send a JSON boolean, true or false.".into())),
+        Value::String(s) if s == "true" || s == "false" => Err(cx.problem(
+            v,
+            "is a string",
+            "true or false".into(),
+            format!("Send it as a JSON boolean, {s}, without quotes."),
+        )),
+        _ => Err(cx.problem(
+            v,
+            format!("is {}", render::json_type(v)),
+            "true or false".into(),
+            "Send a JSON boolean, true or false.".into(),
+        )),
     }
 }
 
@@ -424,8 +465,12 @@ impl<T: FromArg> FromArg for Vec<T> {
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
             let words = Self::ty().words();
-            return Err(cx.problem(v, format!("is {}", render::json_type(v)), words,
-                "Send a JSON array, like [].".into()));
+            return Err(cx.problem(
+                v,
+                format!("is {}", render::json_type(v)),
+                words,
+                "Send a JSON array, like [].".into(),
+            ));
         };
         let mut out = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
@@ -555,9 +600,12 @@ fn missing(p: &ParamSpec, ty: &Ty, sent_null: bool) -> Problem {
     } else {
         (Rejected::Missing, "is required but was not sent")
     };
-    Problem::new(p.name, rejected, issue)
-        .accepted(accepted_words(p, ty))
-        .fix(format!("Add \"{}\" to the arguments, like \"{}\": {}.", p.name, p.name, example_json(p, ty)))
+    Problem::new(p.name, rejected, issue).accepted(accepted_words(p, ty)).fix(format!(
+        "Add \"{}\" to the arguments, like \"{}\": {}.",
+        p.name,
+        p.name,
+        example_json(p, ty)
+    ))
 }
 
 fn unknown_names(spec: &ToolSpec, obj: &Map<String, Value>) -> Vec<Problem> {
@@ -585,17 +633,26 @@ fn unknown_names(spec: &ToolSpec, obj: &Map<String, Value>) -> Vec<Problem> {
 /// Refusal of arguments that are not a JSON object (an array, a string, a number).
 pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
     let names: Vec<String> = spec.params.iter().map(|p| format!("\"{}\"", p.name)).collect();
-    let like = spec.params.iter().find(|p| p.required).or(spec.params.first())
+    let like = spec
+        .params
+        .iter()
+        .find(|p| p.required)
+        .or(spec.params.first())
         .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)))
         .unwrap_or_else(|| "{}".into());
     Problem::new("arguments", Rejected::Shown(render::shown(v)), format!("is {}, not an object", render::json_type(v)))
-        .accepted(if names.is_empty() { "an empty object, {}".to_owned() } else { format!("an object with the keys {}", names.join(", ")) })
+        .accepted(if names.is_empty() {
+            "an empty object, {}".to_owned()
+        } else {
+            format!("an object with the keys {}", names.join(", "))
+        })
         .fix(format!("Send the arguments as a JSON object, like {like}."))
 }
 
 /// Refusal of a parameter nested deeper than JSON parsing allows (128 levels).
 pub(crate) fn too_deep(p: Option<&ParamSpec>, name: &str) -> Problem {
-    let accepted = p.map_or_else(|| "a value nested less than 128 levels deep".to_owned(), |p| accepted_words(p, &p.ty));
+    let accepted =
+        p.map_or_else(|| "a value nested less than 128 levels deep".to_owned(), |p| accepted_words(p, &p.ty));
     Problem::new(name, Rejected::Missing, "is nested more than 128 levels deep (not shown)")
         .accepted(accepted)
         .fix(format!("Send {name} as the schema describes, without the extra nesting."))

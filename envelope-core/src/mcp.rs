@@ -37,9 +37,8 @@ use std::{borrow::Cow, io, sync::Arc};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-        CustomResult, ErrorCode, Implementation, ListToolsResult,
-        PaginatedRequestParams, RequestId, ServerCapabilities, ServerConfig,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+        Implementation, ListToolsResult, PaginatedRequestParams, RequestId, ServerCapabilities, ServerConfig,
         ServerJsonRpcMessage, ServerResult,
     },
     service::{RequestContext, ServerInitializeError},
@@ -194,8 +193,7 @@ fn refused(call: Result<Envelope, UnknownTool>) -> Result<CallToolResult, ErrorD
 fn decoded_object(string_json: &str) -> Option<String> {
     let text: String = serde_json::from_str(string_json).ok()?;
     // `IgnoredAny` checks the syntax without building a value, so a deep object is no problem.
-    let is_object = text.trim_start().starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+    let is_object = text.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
     is_object.then_some(text)
 }
 

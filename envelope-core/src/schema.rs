@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Ty, ToolSpec};
+use crate::spec::{Bound, Choices, Num, ParamSpec, Range, ToolSpec, Ty};
 
 /// JSON Schema 2020-12 for a tool's arguments object.
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
@@ -33,10 +33,13 @@ fn property(p: &ParamSpec) -> Map<String, Value> {
         range(&mut m, r, &p.ty);
     }
     if let Some(c) = &p.rules.choices {
-        m.insert("enum".into(), match c {
-            Choices::Str(c) => json!(c),
-            Choices::Int(c) => json!(c),
-        });
+        m.insert(
+            "enum".into(),
+            match c {
+                Choices::Str(c) => json!(c),
+                Choices::Int(c) => json!(c),
+            },
+        );
     }
     if p.rules.secret {
         // JSON Schema 2020-12 (Validation §9.4): sent by the caller, never returned.

@@ -6,8 +6,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use serde_json::{Map, Value};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::args;
 use crate::envelope::Envelope;
@@ -100,7 +100,10 @@ impl Tool {
                     decoded = o;
                     Some(&decoded)
                 }
-                _ => return Refusal::from_problems(vec![args::not_an_object(&self.spec, &Value::String(s.clone()))]).into(),
+                _ => {
+                    return Refusal::from_problems(vec![args::not_an_object(&self.spec, &Value::String(s.clone()))])
+                        .into();
+                }
             },
             Some(other) => return Refusal::from_problems(vec![args::not_an_object(&self.spec, other)]).into(),
         };
@@ -130,10 +133,13 @@ impl Tool {
             Ok(v) => self.call(Some(&v)).await,
             Err(e) if e.to_string().starts_with("recursion limit exceeded") => self.refuse_deep(arguments),
             Err(e) => {
-                let p = crate::refusal::Problem::new("arguments", crate::refusal::Rejected::Missing,
-                    format!("is not valid JSON (at character {})", e.column()))
-                    .accepted("a JSON object of the parameters".to_owned())
-                    .fix("Send the arguments as one valid JSON object.".to_owned());
+                let p = crate::refusal::Problem::new(
+                    "arguments",
+                    crate::refusal::Rejected::Missing,
+                    format!("is not valid JSON (at character {})", e.column()),
+                )
+                .accepted("a JSON object of the parameters".to_owned())
+                .fix("Send the arguments as one valid JSON object.".to_owned());
                 Refusal::from_problems(vec![p]).into()
             }
         }

@@ -73,8 +73,7 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
     for input in &mut item.sig.inputs {
         let FnArg::Typed(pt) = input else {
             errors.push(
-                darling::Error::custom("a `#[tool]` function takes no `self`; write a free function")
-                    .with_span(input),
+                darling::Error::custom("a `#[tool]` function takes no `self`; write a free function").with_span(input),
             );
             continue;
         };
@@ -101,8 +100,10 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
             Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
             other => {
                 errors.push(
-                    darling::Error::custom("a tool parameter is a plain name, like `hours_back: u32`; its name is the argument's name")
-                        .with_span(other),
+                    darling::Error::custom(
+                        "a tool parameter is a plain name, like `hours_back: u32`; its name is the argument's name",
+                    )
+                    .with_span(other),
                 );
                 continue;
             }

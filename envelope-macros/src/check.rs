@@ -101,7 +101,12 @@ pub struct Tool {
 pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
     let sig = &raw.item.sig;
     if !sig.generics.params.is_empty() {
-        errors.push(Error::custom("a `#[tool]` function cannot be generic: its parameters are read from JSON by their concrete types").with_span(&sig.generics));
+        errors.push(
+            Error::custom(
+                "a `#[tool]` function cannot be generic: its parameters are read from JSON by their concrete types",
+            )
+            .with_span(&sig.generics),
+        );
     }
     if sig.variadic.is_some() || sig.abi.is_some() {
         errors.push(Error::custom("a `#[tool]` function is a plain Rust function").with_span(&sig.ident));
@@ -165,7 +170,12 @@ fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Para
         None => (false, &raw.ty),
     };
     if let Type::Reference(r) = inner {
-        errors.push(Error::custom("a tool parameter owns its value: write `String` instead of `&str`, `Vec<T>` instead of `&[T]`").with_span(r));
+        errors.push(
+            Error::custom(
+                "a tool parameter owns its value: write `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+            )
+            .with_span(r),
+        );
     }
     let kind = kind_of(inner);
     let v = &raw.validate;
@@ -174,18 +184,26 @@ fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Para
     let mut description = join_docs(&raw.docs);
     if let Some(d) = &v.desc {
         if !description.is_empty() {
-            errors.push(Error::custom("this parameter has a doc comment already; keep one description: the doc comment or `desc`").with_span(d));
+            errors.push(
+                Error::custom(
+                    "this parameter has a doc comment already; keep one description: the doc comment or `desc`",
+                )
+                .with_span(d),
+            );
         }
         description = d.value();
     }
     let default = v.default.as_ref().and_then(|d| {
         let span = d.span();
         if optional {
-            errors.push(Error::custom(format!(
-                "a default makes `{}` optional already: declare it as `{}` without `Option`",
-                raw.ident,
-                quote::ToTokens::to_token_stream(inner)
-            )).with_span(&span));
+            errors.push(
+                Error::custom(format!(
+                    "a default makes `{}` optional already: declare it as `{}` without `Option`",
+                    raw.ident,
+                    quote::ToTokens::to_token_stream(inner)
+                ))
+                .with_span(&span),
+            );
             return None;
         }
         check_default(&d.0, kind, range, choices.as_ref(), errors);
@@ -260,7 +278,9 @@ fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accu
     };
     let empty = match (lo, hi) {
         (BoundV::Unbounded, BoundV::Unbounded) => {
-            errors.push(Error::custom("`range = ..` has no bound: write `range = 1..=720`, `1..`, or `..=720`").with_span(r));
+            errors.push(
+                Error::custom("`range = ..` has no bound: write `range = 1..=720`, `1..`, or `..=720`").with_span(r),
+            );
             return None;
         }
         (BoundV::Incl(a), BoundV::Incl(b)) => a.f() > b.f(),
@@ -268,14 +288,17 @@ fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accu
         _ => false,
     };
     if empty {
-        errors.push(Error::custom(format!(
-            "this range holds no value: write the lower bound first, like `{}`",
-            match (lo, hi) {
-                (BoundV::Incl(a), BoundV::Incl(b)) => format!("{}..={}", show(b), show(a)),
-                (BoundV::Incl(a), _) => format!("{}..={}", show(a), show(a)),
-                _ => String::new(),
-            }
-        )).with_span(r));
+        errors.push(
+            Error::custom(format!(
+                "this range holds no value: write the lower bound first, like `{}`",
+                match (lo, hi) {
+                    (BoundV::Incl(a), BoundV::Incl(b)) => format!("{}..={}", show(b), show(a)),
+                    (BoundV::Incl(a), _) => format!("{}..={}", show(a), show(a)),
+                    _ => String::new(),
+                }
+            ))
+            .with_span(r),
+        );
         return None;
     }
     Some((lo, hi))
@@ -290,7 +313,9 @@ fn show(n: NumV) -> String {
 
 fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<ChoicesV> {
     if c.elems.is_empty() {
-        errors.push(Error::custom("`choices` is empty: list the accepted values, like `choices = [\"a\", \"b\"]`").with_span(c));
+        errors.push(
+            Error::custom("`choices` is empty: list the accepted values, like `choices = [\"a\", \"b\"]`").with_span(c),
+        );
         return None;
     }
     match kind {
@@ -300,11 +325,16 @@ fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Ac
                 match e {
                     Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
                         if out.contains(&s.value()) {
-                            errors.push(Error::custom(format!("{:?} is listed twice in `choices`", s.value())).with_span(e));
+                            errors.push(
+                                Error::custom(format!("{:?} is listed twice in `choices`", s.value())).with_span(e),
+                            );
                         }
                         out.push(s.value());
                     }
-                    _ => errors.push(Error::custom("this parameter is a string: each choice is a string literal, like \"database\"").with_span(e)),
+                    _ => errors.push(
+                        Error::custom("this parameter is a string: each choice is a string literal, like \"database\"")
+                            .with_span(e),
+                    ),
                 }
             }
             Some(ChoicesV::Str(out))
@@ -321,22 +351,33 @@ fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Ac
                         out.push(i);
                     }
                     Some(NumV::Int(i)) => errors.push(Error::custom(format!("{i} is not a `{name}`")).with_span(e)),
-                    _ => errors.push(Error::custom("this parameter is an integer: each choice is an integer literal").with_span(e)),
+                    _ => errors.push(
+                        Error::custom("this parameter is an integer: each choice is an integer literal").with_span(e),
+                    ),
                 }
             }
             Some(ChoicesV::Int(out))
         }
         _ => {
-            errors.push(Error::custom(format!(
-                "`choices` applies to string and integer parameters, and this one is {}",
-                kind.words()
-            )).with_span(c));
+            errors.push(
+                Error::custom(format!(
+                    "`choices` applies to string and integer parameters, and this one is {}",
+                    kind.words()
+                ))
+                .with_span(c),
+            );
             None
         }
     }
 }
 
-fn check_default(d: &Expr, kind: Kind, range: Option<(BoundV, BoundV)>, choices: Option<&ChoicesV>, errors: &mut darling::error::Accumulator) {
+fn check_default(
+    d: &Expr,
+    kind: Kind,
+    range: Option<(BoundV, BoundV)>,
+    choices: Option<&ChoicesV>,
+    errors: &mut darling::error::Accumulator,
+) {
     let lit_ok = match (kind, d) {
         (Kind::Int { .. } | Kind::Float, e) => number(e).is_some(),
         (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
@@ -348,17 +389,30 @@ fn check_default(d: &Expr, kind: Kind, range: Option<(BoundV, BoundV)>, choices:
         _ => false,
     };
     if !lit_ok {
-        errors.push(Error::custom(format!("this parameter is {}: the default is a literal of that type", kind.words())).with_span(d));
+        errors.push(
+            Error::custom(format!("this parameter is {}: the default is a literal of that type", kind.words()))
+                .with_span(d),
+        );
         return;
     }
     if let (Some(n), Some((lo, hi))) = (number(d), range) {
         if let (Kind::Int { .. }, NumV::Float(_)) = (kind, n) {
-            errors.push(Error::custom("the default is not a whole number, and this parameter is an integer").with_span(d));
+            errors.push(
+                Error::custom("the default is not a whole number, and this parameter is an integer").with_span(d),
+            );
             return;
         }
         let x = n.f();
-        let ok_lo = match lo { BoundV::Unbounded => true, BoundV::Incl(a) => x >= a.f(), BoundV::Excl(a) => x > a.f() };
-        let ok_hi = match hi { BoundV::Unbounded => true, BoundV::Incl(b) => x <= b.f(), BoundV::Excl(b) => x < b.f() };
+        let ok_lo = match lo {
+            BoundV::Unbounded => true,
+            BoundV::Incl(a) => x >= a.f(),
+            BoundV::Excl(a) => x > a.f(),
+        };
+        let ok_hi = match hi {
+            BoundV::Unbounded => true,
+            BoundV::Incl(b) => x <= b.f(),
+            BoundV::Excl(b) => x < b.f(),
+        };
         if !(ok_lo && ok_hi) {
             errors.push(Error::custom(format!("the default {} is outside this parameter's `range`: a caller who leaves it out would get a value the tool refuses", show(n))).with_span(d));
         }
@@ -392,21 +446,33 @@ fn check_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -
     let Some(seg) = tp.path.segments.last() else { return (Ret::Plain, span) };
     let anyhow = tp.path.segments.iter().any(|s| s.ident == "anyhow" || s.ident == "eyre");
     if anyhow {
-        errors.push(Error::custom(format!("an `anyhow` error is a free-form string to the model: {INSTEAD}")).with_span(ty));
+        errors.push(
+            Error::custom(format!("an `anyhow` error is a free-form string to the model: {INSTEAD}")).with_span(ty),
+        );
         return (Ret::Plain, span);
     }
     if seg.ident != "Result" {
         return (Ret::Plain, span);
     }
     let PathArguments::AngleBracketed(args) = &seg.arguments else { return (Ret::Plain, span) };
-    let types: Vec<&Type> = args.args.iter().filter_map(|a| match a { GenericArgument::Type(t) => Some(t), _ => None }).collect();
+    let types: Vec<&Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
     match types.as_slice() {
         [_, err] => {
             let free_form = is_named(err, "String")
                 || matches!(err, Type::Reference(r) if is_named(&r.elem, "str"))
                 || is_boxed_dyn(err);
             if free_form {
-                errors.push(Error::custom(format!("a free-form error reaches the model as a bare sentence: {INSTEAD}")).with_span(err));
+                errors.push(
+                    Error::custom(format!("a free-form error reaches the model as a bare sentence: {INSTEAD}"))
+                        .with_span(err),
+                );
             }
             (Ret::Result, err.span())
         }

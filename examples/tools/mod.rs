@@ -96,7 +96,12 @@ fn search_analytics(
         _ => &["a", "b"],
     };
     let limit = row_limit.unwrap_or(1000) as usize;
-    Ok(keys.iter().take(limit).enumerate().map(|(i, k)| AnalyticsRow { key: (*k).to_owned(), clicks: 100 / (i as u32 + 1) }).collect())
+    Ok(keys
+        .iter()
+        .take(limit)
+        .enumerate()
+        .map(|(i, k)| AnalyticsRow { key: (*k).to_owned(), clicks: 100 / (i as u32 + 1) })
+        .collect())
 }
 
 #[derive(Serialize)]
@@ -116,7 +121,11 @@ fn check_title(title: &str) -> Result<(), Refusal> {
         .rejected(title)
         .reason(format!("is {n} characters long"))
         .accepted("a string of 1 to 120 characters (Unicode scalar values, not bytes)")
-        .fix(if n == 0 { "Send a title of at least 1 character." } else { "Shorten the title to at most 120 characters." })
+        .fix(if n == 0 {
+            "Send a title of at least 1 character."
+        } else {
+            "Shorten the title to at most 120 characters."
+        })
         .build())
 }
 
@@ -129,7 +138,9 @@ fn check_tags(tags: &[String]) -> Result<(), Refusal> {
             .fix("Send at most 10 tags.")
             .build());
     }
-    let ok = |t: &str| (1..=32).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let ok = |t: &str| {
+        (1..=32).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
     let mut refusal: Option<Refusal> = None;
     for (i, t) in tags.iter().enumerate().filter(|(_, t)| !ok(t)) {
         let r = Refusal::parameter(format!("tags[{i}]"))
@@ -177,7 +188,10 @@ fn set_threshold(
     api_key: String,
 ) -> Result<serde_json::Value, Refusal> {
     let body = api_key.strip_prefix("sk-").unwrap_or("");
-    if !api_key.starts_with("sk-") || !(16..=64).contains(&body.len()) || !body.bytes().all(|b| b.is_ascii_alphanumeric()) {
+    if !api_key.starts_with("sk-")
+        || !(16..=64).contains(&body.len())
+        || !body.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
         return Err(Refusal::parameter("api_key")
             .rejected_secret()
             .reason("does not have the form of an API key")
@@ -196,4 +210,3 @@ pub fn toolbox() -> envelope_core::Toolbox {
         .with(create_note::tool())
         .with(set_threshold::tool())
 }
-

@@ -6,8 +6,8 @@ mod tools;
 
 mod cases;
 mod reading;
-mod wire;
 mod ui;
+mod wire;
 
 /// Runs a future to completion on a fresh current-thread runtime.
 fn block_on<F: std::future::Future>(f: F) -> F::Output {

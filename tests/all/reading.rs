@@ -121,6 +121,9 @@ fn schema_carries_the_rules() {
         })
     );
     let schema = serde_json::Value::Object(toolbox.get("set_threshold").unwrap().input_schema());
-    assert_eq!(schema["properties"]["ratio"], json!({"type": "number", "description": "The share of failed calls that raises an alert.", "minimum": 0.0, "exclusiveMaximum": 1.0}));
+    assert_eq!(
+        schema["properties"]["ratio"],
+        json!({"type": "number", "description": "The share of failed calls that raises an alert.", "minimum": 0.0, "exclusiveMaximum": 1.0})
+    );
     assert_eq!(schema["properties"]["api_key"]["writeOnly"], true);
 }

@@ -7,8 +7,10 @@ use crate::call;
 
 #[test]
 fn ok_bytes() {
-    assert_eq!(Envelope::ok(json!({"rows": [], "count": 0})).to_json(),
-        r#"{"status":"ok","success":true,"data":{"rows":[],"count":0}}"#);
+    assert_eq!(
+        Envelope::ok(json!({"rows": [], "count": 0})).to_json(),
+        r#"{"status":"ok","success":true,"data":{"rows":[],"count":0}}"#
+    );
 }
 
 #[test]
