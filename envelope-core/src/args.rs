@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::refusal::{Problem, Rejected};
 use crate::render;
-use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty};
+use crate::spec::{Bound, Choices, Length, Num, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
@@ -58,13 +58,17 @@ pub struct Cx<'a> {
     pub path: Path<'a>,
 }
 
-static SECRET: Rules = Rules { range: None, choices: None, secret: true };
-static NO_RULES: Rules = Rules { range: None, choices: None, secret: false };
+static SECRET: Rules = Rules { range: None, choices: None, secret: true, length: None, pattern: None, items: None };
+static NO_RULES: Rules = Rules { range: None, choices: None, secret: false, length: None, pattern: None, items: None };
 
 impl<'a> Cx<'a> {
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
     pub fn item<'b>(&'b self, path: &'b Path<'b>) -> Cx<'b> {
-        let rules = if self.rules.secret { &SECRET } else { &NO_RULES };
+        let rules = match &self.rules.items {
+            Some(items) => items,
+            None if self.rules.secret => &SECRET,
+            None => &NO_RULES,
+        };
         Cx { rules, strict: self.strict, path: *path }
     }
 
@@ -352,6 +356,27 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         };
         return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(), fix));
     };
+    if let Some(len) = &cx.rules.length {
+        let n = if len.unit == Unit::Bytes { s.len() } else { s.chars().count() };
+        if n < len.min || n > len.max {
+            let fix = if n > len.max {
+                format!("Shorten it to at most {} {}.", len.max, len.unit.word())
+            } else {
+                format!("Send at least {} {}.", len.min, len.unit.word())
+            };
+            return Err(cx.problem(v, format!("is {n} {} long", len.unit.word()), length_words("a string", len), fix));
+        }
+    }
+    if let Some(p) = &cx.rules.pattern {
+        if !p.regex.is_match(s) {
+            let accepted = format!("a string matching the pattern {}", p.source);
+            let fix = match p.example {
+                Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
+                None => format!("Send a string that matches {} in full.", p.source),
+            };
+            return Err(cx.problem(v, "does not match the pattern", accepted, fix));
+        }
+    }
     if let Some(c) = choices {
         if !c.contains(&s.as_str()) {
             let sugg = render::closest(s, c.iter().copied());
@@ -363,6 +388,18 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         }
     }
     Ok(s)
+}
+
+/// `a string of 1 to 120 characters`, `an array of at most 10 items`.
+pub(crate) fn length_words(what: &str, len: &Length) -> String {
+    let unit = len.unit.word();
+    match (len.min, len.max) {
+        (0, usize::MAX) => what.to_owned(),
+        (0, b) => format!("{what} of at most {b} {unit}"),
+        (a, usize::MAX) => format!("{what} of at least {a} {unit}"),
+        (a, b) if a == b => format!("{what} of exactly {a} {unit}"),
+        (a, b) => format!("{what} of {a} to {b} {unit}"),
+    }
 }
 
 /// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
@@ -472,15 +509,55 @@ impl<T: FromArg> FromArg for Vec<T> {
                 "Send a JSON array, like [].".into(),
             ));
         };
-        let mut out = Vec::with_capacity(items.len());
+        if let Some(len) = &cx.rules.length {
+            let n = items.len();
+            if n < len.min || n > len.max {
+                let what = format!("an array of {}", T::ty().plural());
+                let fix = if n > len.max {
+                    format!("Send at most {} items.", len.max)
+                } else {
+                    format!("Send at least {} items.", len.min)
+                };
+                let issue = if n == 1 { "has 1 item".to_owned() } else { format!("has {n} items") };
+                return Err(cx.problem(v, issue, length_words(&what, len), fix));
+            }
+        }
+        let mut out = Vec::with_capacity(items.len().min(1024));
+        let mut refused: Vec<Problem> = Vec::new();
+        let mut more: Vec<usize> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let path = Path::Index(&cx.path, i);
             let item_cx = cx.item(&path);
-            out.push(T::from_arg(item, &item_cx)?);
+            match T::from_arg(item, &item_cx) {
+                Ok(x) if refused.is_empty() => out.push(x),
+                Ok(_) => {}
+                Err(p) if refused.len() < SHOWN_ITEMS => refused.push(p),
+                Err(_) => more.push(i),
+            }
         }
-        Ok(out)
+        if refused.is_empty() {
+            return Ok(out);
+        }
+        if !more.is_empty() {
+            let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", cx.path)).collect();
+            let etc = if more.len() > 5 { ", …" } else { "" };
+            let issue = format!("has {} more refused items ({}{etc})", more.len(), list.join(", "));
+            let accepted = refused[0].accepted.clone();
+            refused.push(
+                Problem::new(cx.path.parameter(), Rejected::Missing, issue)
+                    .accepted(accepted)
+                    .fix("Fix those items the same way.")
+                    .at(cx.path.to_string()),
+            );
+        }
+        let mut first = refused.remove(0);
+        first.also = refused;
+        Err(first)
     }
 }
+
+/// How many failing items of one array are described one by one; the rest are counted.
+const SHOWN_ITEMS: usize = 3;
 
 /// Reads a tool's arguments object parameter by parameter, collecting every problem so one
 /// reply names them all. Used by the code `#[tool]` generates.
@@ -573,6 +650,17 @@ pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
             int_accepted(&cx, *min, *max).2
         }
         (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).0,
+        (None, Ty::String) if p.rules.pattern.is_some() => {
+            format!("a string matching the pattern {}", p.rules.pattern.as_ref().map_or("", |x| x.source))
+        }
+        (None, Ty::String) => {
+            p.rules.length.as_ref().map_or_else(|| "a string".to_owned(), |l| length_words("a string", l))
+        }
+        (None, ty @ Ty::Array(item)) => p
+            .rules
+            .length
+            .as_ref()
+            .map_or_else(|| ty.words(), |l| length_words(&format!("an array of {}", item.plural()), l)),
         (None, ty) => ty.words(),
     }
 }
@@ -653,7 +741,7 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
 pub(crate) fn too_deep(p: Option<&ParamSpec>, name: &str) -> Problem {
     let accepted =
         p.map_or_else(|| "a value nested less than 128 levels deep".to_owned(), |p| accepted_words(p, &p.ty));
-    Problem::new(name, Rejected::Missing, "is nested more than 128 levels deep (not shown)")
+    Problem::new(name, Rejected::Missing, "the value sent is nested more than 128 levels deep (not shown)")
         .accepted(accepted)
         .fix(format!("Send {name} as the schema describes, without the extra nesting."))
 }

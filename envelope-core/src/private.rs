@@ -4,7 +4,7 @@
 pub use serde_json::{Map, Value};
 
 pub use crate::args::{Args, FromArg};
-pub use crate::spec::{Annotations, Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty};
+pub use crate::spec::{Annotations, Bound, Choices, Length, Num, ParamSpec, Pattern, Range, Rules, ToolSpec, Ty, Unit};
 pub use crate::toolbox::{Outcome, Tool};
 
 use crate::envelope::Envelope;

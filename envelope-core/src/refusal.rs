@@ -52,6 +52,8 @@ pub struct Problem {
     pub(crate) accepted: String,
     pub(crate) fix: String,
     pub(crate) suggestion: Option<String>,
+    /// Further problems found in the same value (other items of an array), reported after it.
+    pub(crate) also: Vec<Problem>,
 }
 
 /// How the rejected value appears.
@@ -75,6 +77,7 @@ impl Problem {
             accepted: String::new(),
             fix: String::new(),
             suggestion: None,
+            also: Vec::new(),
         }
     }
 
@@ -182,7 +185,13 @@ impl Problem {
 impl Refusal {
     pub(crate) fn from_problems(problems: Vec<Problem>) -> Self {
         debug_assert!(!problems.is_empty());
-        Refusal { code: codes::VALIDATION_ERROR, problems }
+        let mut flat = Vec::with_capacity(problems.len());
+        for mut p in problems {
+            let also = std::mem::take(&mut p.also);
+            flat.push(p);
+            flat.extend(also);
+        }
+        Refusal { code: codes::VALIDATION_ERROR, problems: flat }
     }
 
     /// Starts a refusal of `parameter` (as the caller spells it; a path such as `tags[1]` is

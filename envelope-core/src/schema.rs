@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::spec::{Bound, Choices, Num, ParamSpec, Range, ToolSpec, Ty};
+use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
 
 /// JSON Schema 2020-12 for a tool's arguments object.
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
@@ -25,14 +25,40 @@ pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
 }
 
 fn property(p: &ParamSpec) -> Map<String, Value> {
-    let mut m = shape(&p.ty);
+    let mut m = value_schema(&p.ty, Some(&p.rules));
     if !p.description.is_empty() {
-        m.insert("description".into(), json!(p.description));
+        let d = match m.remove("description") {
+            Some(Value::String(note)) => format!("{} ({note})", p.description),
+            _ => p.description.to_owned(),
+        };
+        m.insert("description".into(), json!(d));
     }
-    if let Some(r) = &p.rules.range {
-        range(&mut m, r, &p.ty);
+    if let Some(d) = &p.default {
+        m.insert("default".into(), d.clone());
     }
-    if let Some(c) = &p.rules.choices {
+    m
+}
+
+/// The schema of one value of shape `ty` under `rules`.
+fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
+    let mut m = Map::new();
+    if let Some(t) = ty.schema_type() {
+        m.insert("type".into(), json!(t));
+    }
+    if let Ty::Integer { min, max } = ty {
+        // The type's own bounds are part of what the reader accepts; a rule narrows them.
+        if let (Ok(min), Ok(max)) = (i64::try_from(*min), i64::try_from(*max)) {
+            m.insert("minimum".into(), json!(min));
+            m.insert("maximum".into(), json!(max));
+        } else if let (Ok(min), Ok(max)) = (u64::try_from(*min), u64::try_from(*max)) {
+            m.insert("minimum".into(), json!(min));
+            m.insert("maximum".into(), json!(max));
+        }
+    }
+    if let Some(r) = rules.and_then(|r| r.range.as_ref()) {
+        range(&mut m, r, ty);
+    }
+    if let Some(c) = rules.and_then(|r| r.choices.as_ref()) {
         m.insert(
             "enum".into(),
             match c {
@@ -41,36 +67,36 @@ fn property(p: &ParamSpec) -> Map<String, Value> {
             },
         );
     }
-    if p.rules.secret {
+    if let Some(l) = rules.and_then(|r| r.length.as_ref()) {
+        // JSON Schema counts string length in characters (2020-12 Validation §6.3) and has no
+        // byte length: a `byte_length` rule is stated in the description instead.
+        let (lo, hi) = match (l.unit, ty) {
+            (Unit::Items, _) | (_, Ty::Array(_)) => ("minItems", "maxItems"),
+            (Unit::Characters, _) => ("minLength", "maxLength"),
+            (Unit::Bytes, _) => ("", ""),
+        };
+        if lo.is_empty() {
+            let note = crate::args::length_words("a string", l).replacen("a string of", "UTF-8 length:", 1);
+            m.insert("description".into(), json!(note));
+        } else {
+            if l.min > 0 {
+                m.insert(lo.into(), json!(l.min));
+            }
+            if l.max != usize::MAX {
+                m.insert(hi.into(), json!(l.max));
+            }
+        }
+    }
+    if let Some(pat) = rules.and_then(|r| r.pattern.as_ref()) {
+        m.insert("pattern".into(), json!(pat.source));
+    }
+    if rules.is_some_and(|r| r.secret) {
         // JSON Schema 2020-12 (Validation §9.4): sent by the caller, never returned.
         m.insert("writeOnly".into(), json!(true));
     }
-    if let Some(d) = &p.default {
-        m.insert("default".into(), d.clone());
-    }
-    m
-}
-
-fn shape(ty: &Ty) -> Map<String, Value> {
-    let mut m = Map::new();
-    if let Some(t) = ty.schema_type() {
-        m.insert("type".into(), json!(t));
-    }
-    match ty {
-        Ty::Integer { min, max } => {
-            // The type's own bounds are part of what the reader accepts; a rule narrows them.
-            if let (Ok(min), Ok(max)) = (i64::try_from(*min), i64::try_from(*max)) {
-                m.insert("minimum".into(), json!(min));
-                m.insert("maximum".into(), json!(max));
-            } else if let (Ok(min), Ok(max)) = (u64::try_from(*min), u64::try_from(*max)) {
-                m.insert("minimum".into(), json!(min));
-                m.insert("maximum".into(), json!(max));
-            }
-        }
-        Ty::Array(item) => {
-            m.insert("items".into(), Value::Object(shape(item)));
-        }
-        _ => {}
+    if let Ty::Array(item) = ty {
+        let item_rules = rules.and_then(|r| r.items.as_deref());
+        m.insert("items".into(), Value::Object(value_schema(item, item_rules)));
     }
     m
 }

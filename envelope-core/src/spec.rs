@@ -49,7 +49,8 @@ impl Ty {
         }
     }
 
-    fn plural(&self) -> String {
+    /// The shape in words, plural: `whole numbers`, `strings`.
+    pub fn plural(&self) -> String {
         match self {
             Ty::Integer { .. } => "whole numbers".into(),
             Ty::Number => "numbers".into(),
@@ -110,6 +111,65 @@ pub enum Choices {
     Int(&'static [i64]),
 }
 
+/// What a `length` rule counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Unicode scalar values (Rust `char`s; what JSON Schema `maxLength` counts).
+    Characters,
+    /// UTF-8 bytes (`byte_length`).
+    Bytes,
+    /// Array items.
+    Items,
+}
+
+impl Unit {
+    /// The unit's word, plural.
+    pub fn word(self) -> &'static str {
+        match self {
+            Unit::Characters => "characters",
+            Unit::Bytes => "bytes",
+            Unit::Items => "items",
+        }
+    }
+}
+
+/// `length = A..=B` (characters or items) or `byte_length = A..=B`, as an inclusive span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Length {
+    /// Least length.
+    pub min: usize,
+    /// Greatest length (`usize::MAX`: no upper bound).
+    pub max: usize,
+    /// What is counted.
+    pub unit: Unit,
+}
+
+/// `pattern = "regex"`: the whole value must match (the regex is anchored by the author).
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    /// The regex as written (also the schema's `pattern`).
+    pub source: &'static str,
+    /// An example of a matching value, shown in the refusal instead of the regex.
+    pub example: Option<&'static str>,
+    /// Compiled once, when the tool is declared.
+    pub regex: regex::Regex,
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source && self.example == other.example
+    }
+}
+
+impl Pattern {
+    /// Compiles `source`. The macro checked it at compile time, so this cannot fail for a
+    /// declared tool; a hand-built spec with a bad regex gets a pattern that matches nothing.
+    pub fn new(source: &'static str, example: Option<&'static str>) -> Self {
+        let regex = regex::Regex::new(source).unwrap_or_else(|_| regex::Regex::new("[^\\s\\S]").expect("valid"));
+        Pattern { source, example, regex }
+    }
+}
+
 /// The rules on one value (a parameter, or each item of an array parameter).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rules {
@@ -119,6 +179,12 @@ pub struct Rules {
     pub choices: Option<Choices>,
     /// `secret`: the value is never echoed (in the envelope or a log line).
     pub secret: bool,
+    /// `length` / `byte_length`.
+    pub length: Option<Length>,
+    /// `pattern`.
+    pub pattern: Option<Pattern>,
+    /// `each(...)`: the rules on every item of an array.
+    pub items: Option<Box<Rules>>,
 }
 
 /// One parameter of a tool.

@@ -31,6 +31,11 @@ pub struct ValidateArgs {
     pub default: Option<SpannedValue<Verbatim>>,
     pub desc: Option<LitStr>,
     pub secret: Flag,
+    pub length: Option<ExprRange>,
+    pub byte_length: Option<ExprRange>,
+    pub pattern: Option<LitStr>,
+    pub example: Option<LitStr>,
+    pub each: Option<SpannedValue<Box<ValidateArgs>>>,
 }
 
 /// An expression kept as written (darling would read a string literal as code).

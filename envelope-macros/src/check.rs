@@ -4,9 +4,9 @@
 use darling::Error;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, GenericArgument, Lit, PathArguments, RangeLimits, ReturnType, Type, UnOp};
+use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
 
-use crate::attr::{RawParam, RawTool, join_docs};
+use crate::attr::{RawParam, RawTool, ValidateArgs, join_docs};
 
 /// The JSON shape a Rust parameter type reads as.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,16 +65,25 @@ pub struct DefaultV {
     pub span: Span,
 }
 
+/// The checked rules of one value.
+pub struct RulesV {
+    pub range: Option<(BoundV, BoundV)>,
+    pub choices: Option<ChoicesV>,
+    pub secret: bool,
+    /// (min, max (None: unbounded), unit: "Characters" | "Bytes" | "Items").
+    pub length: Option<(usize, Option<usize>, &'static str)>,
+    pub pattern: Option<(String, Option<String>)>,
+    pub items: Option<Box<RulesV>>,
+}
+
 pub struct Param {
     pub name: String,
     pub ty: Type,
     pub kind: Kind,
     pub description: String,
-    pub range: Option<(BoundV, BoundV)>,
-    pub choices: Option<ChoicesV>,
+    pub rules: RulesV,
     pub default: Option<DefaultV>,
     pub optional: bool,
-    pub secret: bool,
 }
 
 pub enum Ret {
@@ -179,8 +188,7 @@ fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Para
     }
     let kind = kind_of(inner);
     let v = &raw.validate;
-    let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
-    let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
+    let rules = check_rules(v, inner, errors);
     let mut description = join_docs(&raw.docs);
     if let Some(d) = &v.desc {
         if !description.is_empty() {
@@ -206,16 +214,149 @@ fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Para
             );
             return None;
         }
-        check_default(&d.0, kind, range, choices.as_ref(), errors);
+        check_default(&d.0, kind, rules.range, rules.choices.as_ref(), errors);
         Some(DefaultV { expr: d.0.clone(), span })
     });
     let name = raw.ident.to_string();
     let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
+    Param { name, ty: raw.ty.clone(), kind, description, rules, default, optional }
+}
+
+/// The `Vec<T>` item type.
+fn vec_item(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    match args.args.first()? {
+        GenericArgument::Type(t) if seg.ident == "Vec" => Some(option_inner(t).unwrap_or(t)),
+        _ => None,
+    }
+}
+
+/// The rules of one value of type `ty` (a parameter without its `Option`, or an item).
+fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumulator) -> RulesV {
+    let kind = kind_of(ty);
+    let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
+    let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
     let secret = v.secret.is_present();
     if secret && choices.is_some() {
         errors.push(Error::custom("`secret` with `choices` would list the secret's possible values in the schema and in every refusal: drop one of them").with_span(&v.secret.span()));
     }
-    Param { name, ty: raw.ty.clone(), kind, description, range, choices, default, optional, secret }
+    let length = match (&v.length, &v.byte_length) {
+        (Some(_), Some(b)) => {
+            errors.push(Error::custom("give one of `length` (characters) and `byte_length` (bytes)").with_span(b));
+            None
+        }
+        (Some(l), None) => match kind {
+            Kind::Str => check_length(l, "Characters", errors),
+            Kind::Array => check_length(l, "Items", errors),
+            _ => {
+                errors.push(Error::custom(format!(
+                    "`length` applies to string and Vec parameters, and this one is {}; for a number use `range = 1..=10`",
+                    kind.words()
+                )).with_span(l));
+                None
+            }
+        },
+        (None, Some(b)) => match kind {
+            Kind::Str => check_length(b, "Bytes", errors),
+            _ => {
+                errors.push(
+                    Error::custom(format!(
+                        "`byte_length` applies to string parameters, and this one is {}",
+                        kind.words()
+                    ))
+                    .with_span(b),
+                );
+                None
+            }
+        },
+        (None, None) => None,
+    };
+    let pattern = v.pattern.as_ref().and_then(|p| {
+        if kind != Kind::Str {
+            errors.push(Error::custom(format!("`pattern` applies to string parameters, and this one is {}; for the items of a Vec write `each(pattern = \"...\")`", kind.words())).with_span(p));
+            return None;
+        }
+        if let Err(e) = regex_syntax::Parser::new().parse(&p.value()) {
+            let detail = e.to_string();
+            let last = detail.lines().last().unwrap_or("").trim().trim_start_matches("error: ");
+            errors.push(Error::custom(format!("this regex does not compile: {last}")).with_span(p));
+            return None;
+        }
+        Some((p.value(), v.example.as_ref().map(LitStr::value)))
+    });
+    if let (Some(e), None) = (&v.example, &v.pattern) {
+        errors.push(
+            Error::custom("`example` shows the form a `pattern` wants: add `pattern = \"...\"` or remove `example`")
+                .with_span(e),
+        );
+    }
+    let items = v.each.as_ref().and_then(|each| {
+        let Some(item) = vec_item(ty) else {
+            errors.push(
+                Error::custom(format!("`each(...)` applies to Vec parameters, and this one is {}", kind.words()))
+                    .with_span(&each.span()),
+            );
+            return None;
+        };
+        if let Some(d) = &each.default {
+            errors
+                .push(Error::custom("an item has no default: put `default` outside `each(...)`").with_span(&d.span()));
+        }
+        if let Some(d) = &each.desc {
+            errors.push(Error::custom("describe the parameter outside `each(...)`").with_span(d));
+        }
+        Some(Box::new(check_rules(each, item, errors)))
+    });
+    RulesV { range, choices, secret, length, pattern, items }
+}
+
+fn check_length(
+    r: &syn::ExprRange,
+    unit: &'static str,
+    errors: &mut darling::error::Accumulator,
+) -> Option<(usize, Option<usize>, &'static str)> {
+    let bound = |e: &Expr, errors: &mut darling::error::Accumulator| match number(e) {
+        Some(NumV::Int(i)) if i >= 0 && usize::try_from(i).is_ok() => Some(i as usize),
+        _ => {
+            errors.push(Error::custom("a length bound is a whole number of 0 or more").with_span(e));
+            None
+        }
+    };
+    let min = match &r.start {
+        Some(e) => bound(e, errors)?,
+        None => 0,
+    };
+    let max = match (&r.end, &r.limits) {
+        (Some(e), RangeLimits::Closed(_)) => Some(bound(e, errors)?),
+        (Some(e), RangeLimits::HalfOpen(_)) => match bound(e, errors)? {
+            0 => {
+                errors.push(Error::custom("this length range holds no value").with_span(r));
+                return None;
+            }
+            b => Some(b - 1),
+        },
+        (None, _) => None,
+    };
+    if r.start.is_none() && r.end.is_none() {
+        errors.push(
+            Error::custom("`length = ..` has no bound: write `length = 1..=120`, `1..`, or `..=120`").with_span(r),
+        );
+        return None;
+    }
+    if let Some(b) = max {
+        if min > b {
+            errors.push(
+                Error::custom(format!(
+                    "this length range holds no value: write the lower bound first, like `{b}..={min}`"
+                ))
+                .with_span(r),
+            );
+            return None;
+        }
+    }
+    Some((min, max, unit))
 }
 
 /// A numeric literal, possibly negated.

@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 
 use crate::attr;
-use crate::check::{self, BoundV, ChoicesV, Kind, NumV, Param, Ret};
+use crate::check::{self, BoundV, ChoicesV, Kind, NumV, Param, Ret, RulesV};
 
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
@@ -61,20 +61,42 @@ fn opt(t: Option<TokenStream>) -> TokenStream {
     }
 }
 
+fn rules(r: &RulesV) -> TokenStream {
+    let range = opt(r.range.map(|(lo, hi)| {
+        let (lo, hi) = (bound(lo), bound(hi));
+        quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
+    }));
+    let choices = opt(r.choices.as_ref().map(|c| match c {
+        ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
+        ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
+    }));
+    let length = opt(r.length.map(|(min, max, unit)| {
+        let max = max.map_or_else(|| quote!(::core::primitive::usize::MAX), |m| quote!(#m));
+        let unit = format_ident!("{}", unit);
+        quote!(::envelope_core::__private::Length { min: #min, max: #max, unit: ::envelope_core::__private::Unit::#unit })
+    }));
+    let pattern = opt(r.pattern.as_ref().map(|(src, example)| {
+        let example = opt(example.as_ref().map(|e| quote!(#e)));
+        quote!(::envelope_core::__private::Pattern::new(#src, #example))
+    }));
+    let items = opt(r.items.as_ref().map(|i| {
+        let i = rules(i);
+        quote!(::std::boxed::Box::new(#i))
+    }));
+    let secret = r.secret;
+    quote! {
+        ::envelope_core::__private::Rules {
+            range: #range, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
+        }
+    }
+}
+
 fn param_spec(p: &Param) -> TokenStream {
     let name = &p.name;
     let desc = &p.description;
     let ty = &p.ty;
     let required = !p.optional && p.default.is_none();
-    let secret = p.secret;
-    let range = opt(p.range.map(|(lo, hi)| {
-        let (lo, hi) = (bound(lo), bound(hi));
-        quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
-    }));
-    let choices = opt(p.choices.as_ref().map(|c| match c {
-        ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
-        ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
-    }));
+    let rules = rules(&p.rules);
     let default = opt(p.default.as_ref().map(|d| {
         let e = &d.expr;
         quote_spanned!(d.span=> ::envelope_core::__private::json(#e))
@@ -86,7 +108,7 @@ fn param_spec(p: &Param) -> TokenStream {
             ty: <#ty as ::envelope_core::__private::FromArg>::ty(),
             required: #required,
             default: #default,
-            rules: ::envelope_core::__private::Rules { range: #range, choices: #choices, secret: #secret },
+            rules: #rules,
         }
     }
 }

@@ -112,69 +112,20 @@ struct Note {
     pinned: bool,
 }
 
-fn check_title(title: &str) -> Result<(), Refusal> {
-    let n = title.chars().count();
-    if (1..=120).contains(&n) {
-        return Ok(());
-    }
-    Err(Refusal::parameter("title")
-        .rejected(title)
-        .reason(format!("is {n} characters long"))
-        .accepted("a string of 1 to 120 characters (Unicode scalar values, not bytes)")
-        .fix(if n == 0 {
-            "Send a title of at least 1 character."
-        } else {
-            "Shorten the title to at most 120 characters."
-        })
-        .build())
-}
-
-fn check_tags(tags: &[String]) -> Result<(), Refusal> {
-    if tags.len() > 10 {
-        return Err(Refusal::parameter("tags")
-            .rejected(tags)
-            .reason(format!("has {} items", tags.len()))
-            .accepted("an array of at most 10 items")
-            .fix("Send at most 10 tags.")
-            .build());
-    }
-    let ok = |t: &str| {
-        (1..=32).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    };
-    let mut refusal: Option<Refusal> = None;
-    for (i, t) in tags.iter().enumerate().filter(|(_, t)| !ok(t)) {
-        let r = Refusal::parameter(format!("tags[{i}]"))
-            .rejected(t)
-            .reason("does not match ^[a-z0-9-]{1,32}$")
-            .accepted("1 to 32 characters, each a lowercase letter a-z, a digit or '-'")
-            .fix("Lowercase the tag and replace other characters with '-'.")
-            .build();
-        refusal = Some(match refusal {
-            Some(prev) => prev.and(r),
-            None => r,
-        });
-    }
-    refusal.map_or(Ok(()), Err)
-}
-
 /// Creates a note with a title and optional tags.
 #[tool(destructive)]
 fn create_note(
-    /// The note's title: 1 to 120 characters.
+    /// The note's title.
+    #[validate(length = 1..=120)]
     title: String,
-    /// Up to 10 tags, each of lowercase letters, digits and '-'.
+    /// Tags for finding the note later.
+    #[validate(length = ..=10, each(pattern = "^[a-z0-9-]{1,32}$", example = "release-notes"))]
     tags: Option<Vec<String>>,
-    /// Whether to pin the note.
+    /// Whether to pin the note to the top.
     #[validate(default = false)]
     pinned: bool,
-) -> Result<Note, Refusal> {
-    let tags = tags.unwrap_or_default();
-    match (check_title(&title), check_tags(&tags)) {
-        (Err(a), Err(b)) => return Err(a.and(b)),
-        (Err(e), _) | (_, Err(e)) => return Err(e),
-        _ => {}
-    }
-    Ok(Note { id: 1, title, tags, pinned })
+) -> Note {
+    Note { id: 1, title, tags: tags.unwrap_or_default(), pinned }
 }
 
 /// Sets the alerting threshold, authorised by an API key.
@@ -184,22 +135,11 @@ fn set_threshold(
     #[validate(range = 0.0..1.0)]
     ratio: f64,
     /// The API key: "sk-" then 16 to 64 letters or digits.
-    #[validate(secret)]
+    #[validate(secret, pattern = "^sk-[A-Za-z0-9]{16,64}$")]
     api_key: String,
-) -> Result<serde_json::Value, Refusal> {
-    let body = api_key.strip_prefix("sk-").unwrap_or("");
-    if !api_key.starts_with("sk-")
-        || !(16..=64).contains(&body.len())
-        || !body.bytes().all(|b| b.is_ascii_alphanumeric())
-    {
-        return Err(Refusal::parameter("api_key")
-            .rejected_secret()
-            .reason("does not have the form of an API key")
-            .accepted("\"sk-\" followed by 16 to 64 letters or digits")
-            .fix("Send the API key exactly as issued, starting with \"sk-\".")
-            .build());
-    }
-    Ok(serde_json::json!({ "ratio": ratio }))
+) -> serde_json::Value {
+    let _ = api_key;
+    serde_json::json!({ "ratio": ratio })
 }
 
 /// The four example tools.

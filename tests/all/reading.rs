@@ -127,3 +127,53 @@ fn schema_carries_the_rules() {
     );
     assert_eq!(schema["properties"]["api_key"]["writeOnly"], true);
 }
+
+#[test]
+fn length_is_counted_in_characters_and_names_the_unit() {
+    let title = "ü".repeat(121);
+    assert_eq!(
+        message("create_note", json!({ "title": title })),
+        format!(
+            "title: \"{}…\" (121 characters) is 121 characters long; accepted: a string of 1 to 120 characters. Shorten it to at most 120 characters.",
+            "ü".repeat(32)
+        )
+    );
+    assert_eq!(call("create_note", json!({ "title": "ü".repeat(120) }))["status"], "ok");
+    assert_eq!(
+        message("create_note", json!({ "title": "" })),
+        "title: \"\" is 0 characters long; accepted: a string of 1 to 120 characters. Send at least 1 characters."
+    );
+}
+
+#[test]
+fn every_failing_item_is_named_by_path_capped() {
+    let tags = json!(["ok", "Bad Tag", "fine", "UPPER", "x y", "a_b", "c!d", "also-ok"]);
+    assert_eq!(
+        message("create_note", json!({ "title": "t", "tags": tags })),
+        "tags[1]: \"Bad Tag\" does not match the pattern; accepted: a string matching the pattern ^[a-z0-9-]{1,32}$. Send a value of the same form as \"release-notes\".\n\
+         tags[3]: \"UPPER\" does not match the pattern; accepted: a string matching the pattern ^[a-z0-9-]{1,32}$. Send a value of the same form as \"release-notes\".\n\
+         tags[4]: \"x y\" does not match the pattern; accepted: a string matching the pattern ^[a-z0-9-]{1,32}$. Send a value of the same form as \"release-notes\".\n\
+         tags: has 2 more refused items (tags[5], tags[6]); accepted: a string matching the pattern ^[a-z0-9-]{1,32}$. Fix those items the same way."
+    );
+    let env = call("create_note", json!({ "title": "t", "tags": tags }));
+    assert_eq!(env["hints"]["parameter"], "tags");
+    assert_eq!(env["hints"]["path"], "tags[1]");
+}
+
+#[test]
+fn array_length_is_counted_in_items() {
+    let tags: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
+    assert_eq!(
+        message("create_note", json!({ "title": "t", "tags": tags })),
+        "tags: [\"t0\",\"t1\",\"t2\",\"t3\",\"t4\",\"t5\",\"… (cut; 11 items) has 11 items; accepted: an array of strings of at most 10 items. Send at most 10 items."
+    );
+}
+
+#[test]
+fn secret_pattern_refusal_does_not_echo() {
+    let env = call("set_threshold", json!({"ratio": 0.5, "api_key": "sk-short"}));
+    assert_eq!(
+        env["message"],
+        "api_key: the value sent (secret, not shown) does not match the pattern; accepted: a string matching the pattern ^sk-[A-Za-z0-9]{16,64}$. Send a string that matches ^sk-[A-Za-z0-9]{16,64}$ in full."
+    );
+}
