@@ -8,9 +8,9 @@ use crate::code::{Code, codes};
 /// carries internals (stack traces, SQL, type names) — those belong in the server's log.
 ///
 /// ```
-/// use envelope_core::{Envelope, Fault, codes};
+/// use envelope_core::{Envelope, Fault};
 ///
-/// let env = Envelope::from(Fault::new(codes::TIMEOUT, "reading query statistics"));
+/// let env = Envelope::from(Fault::timeout("reading query statistics"));
 /// assert_eq!(
 ///     env.to_json(),
 ///     r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"reading query statistics failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"reading query statistics"},"retryable":true}"#
@@ -23,19 +23,28 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// A fault with `code` (an `error` code: `BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED`, or a
-    /// domain one) while doing `operation` (`"reading query statistics"`).
-    ///
-    /// # Panics
-    /// If `code` is not an `error` code.
-    pub fn new(code: Code, operation: impl Into<String>) -> Self {
-        assert_eq!(code.status(), crate::Status::Error, "a fault carries an `error` code");
+    /// A fault with an `error` code while doing `operation`. Public constructors are limited to
+    /// the standard fault codes so a tool's manifest can list every code it emits; a domain
+    /// fault code comes from a declared error enum.
+    pub(crate) fn new(code: Code, operation: impl Into<String>) -> Self {
+        debug_assert_eq!(code.status(), crate::Status::Error, "a fault carries an `error` code");
         Fault { code, operation: Some(operation.into()) }
     }
 
-    /// `BACKEND_ERROR` while doing `operation`.
+    /// `BACKEND_ERROR` while doing `operation` (`"reading query statistics"`): a store, a
+    /// network call or a dependency failed.
     pub fn backend(operation: impl Into<String>) -> Self {
         Fault::new(codes::BACKEND_ERROR, operation)
+    }
+
+    /// `TIMEOUT` while doing `operation`: it did not finish in time.
+    pub fn timeout(operation: impl Into<String>) -> Self {
+        Fault::new(codes::TIMEOUT, operation)
+    }
+
+    /// `NOT_IMPLEMENTED`: the server does not do `operation` (yet).
+    pub fn not_implemented(operation: impl Into<String>) -> Self {
+        Fault::new(codes::NOT_IMPLEMENTED, operation)
     }
 
     /// The code.

@@ -94,6 +94,47 @@ impl From<Fault> for ToolFailure {
     }
 }
 
+/// An error type a tool may return: each failure is a refusal or a fault built from parts, never
+/// a free-form sentence, and the type declares every code it can produce (they go into the
+/// tool's `error_codes`). Implemented by [`Refusal`] (`VALIDATION_ERROR`), [`Fault`]
+/// (`BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED`) and [`ToolFailure`] (both).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool error type",
+    label = "a tool returns `Result<T, Refusal>`, `Result<T, Fault>` or `Result<T, ToolFailure>`",
+    note = "a free-form error string would reach the model without the rejected value, the accepted set and the fix"
+)]
+pub trait ToolError {
+    /// Every code `into_envelope` can produce.
+    const CODES: &'static [Code];
+    /// The envelope for this failure.
+    fn into_envelope(self) -> Envelope;
+}
+
+impl ToolError for Refusal {
+    const CODES: &'static [Code] = &[codes::VALIDATION_ERROR];
+    fn into_envelope(self) -> Envelope {
+        self.into()
+    }
+}
+
+impl ToolError for Fault {
+    const CODES: &'static [Code] = &[codes::BACKEND_ERROR, codes::TIMEOUT, codes::NOT_IMPLEMENTED];
+    fn into_envelope(self) -> Envelope {
+        self.into()
+    }
+}
+
+impl ToolError for ToolFailure {
+    const CODES: &'static [Code] =
+        &[codes::VALIDATION_ERROR, codes::BACKEND_ERROR, codes::TIMEOUT, codes::NOT_IMPLEMENTED];
+    fn into_envelope(self) -> Envelope {
+        match self {
+            ToolFailure::Refused(r) => r.into(),
+            ToolFailure::Failed(f) => f.into(),
+        }
+    }
+}
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

@@ -7,7 +7,9 @@ pub use crate::args::{Args, FromArg};
 pub use crate::spec::{Annotations, Bound, Choices, Length, Num, ParamSpec, Pattern, Range, Rules, ToolSpec, Ty, Unit};
 pub use crate::toolbox::{Outcome, Tool};
 
+pub use crate::ToolError;
 use crate::envelope::Envelope;
+
 use crate::fault::Fault;
 use crate::refusal::Refusal;
 
@@ -28,37 +30,29 @@ pub fn result<T: serde::Serialize, E: ToolError>(r: Result<T, E>) -> Envelope {
     }
 }
 
-/// An error type a tool may return: its failures are refusals or faults built from parts, never
-/// a free-form sentence.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tool error type",
-    label = "a tool returns `Result<T, Refusal>`, `Result<T, Fault>` or `Result<T, ToolFailure>`",
-    note = "a free-form error string would reach the model without the rejected value, the accepted set and the fix"
-)]
-pub trait ToolError {
-    /// The envelope for this failure.
-    fn into_envelope(self) -> Envelope;
+/// A refusal under a declared `invalid` code.
+pub fn refusal_with_code(refusal: Refusal, code: crate::Code) -> Refusal {
+    refusal.with_code(code)
 }
 
-impl ToolError for Refusal {
-    fn into_envelope(self) -> Envelope {
-        self.into()
+/// A fault under a declared `error` code.
+pub fn fault_with_code(code: crate::Code, operation: &str) -> Fault {
+    Fault::new(code, operation)
+}
+
+/// The codes a tool can emit, in a fixed order without repeats: `VALIDATION_ERROR` when it has
+/// parameters, its error type's codes, then `BACKEND_ERROR` (a panic is always possible).
+pub fn error_codes(has_params: bool, declared: &[crate::Code]) -> Vec<crate::Code> {
+    let mut out = Vec::with_capacity(declared.len() + 2);
+    if has_params {
+        out.push(crate::codes::VALIDATION_ERROR);
     }
-}
-
-impl ToolError for Fault {
-    fn into_envelope(self) -> Envelope {
-        self.into()
-    }
-}
-
-impl ToolError for crate::ToolFailure {
-    fn into_envelope(self) -> Envelope {
-        match self {
-            crate::ToolFailure::Refused(r) => r.into(),
-            crate::ToolFailure::Failed(f) => f.into(),
+    for c in declared.iter().chain([&crate::codes::BACKEND_ERROR]) {
+        if !out.contains(c) {
+            out.push(*c);
         }
     }
+    out
 }
 
 /// Boxes an async tool's future.

@@ -183,6 +183,14 @@ impl Problem {
 }
 
 impl Refusal {
+    /// The same refusal under another `invalid` code: for a declared error enum, whose codes
+    /// are listed in the manifest.
+    pub(crate) fn with_code(mut self, code: Code) -> Self {
+        debug_assert_eq!(code.status(), crate::Status::Invalid);
+        self.code = code;
+        self
+    }
+
     pub(crate) fn from_problems(problems: Vec<Problem>) -> Self {
         debug_assert!(!problems.is_empty());
         let mut flat = Vec::with_capacity(problems.len());
@@ -210,7 +218,7 @@ impl Refusal {
         self
     }
 
-    /// The `error_code` (an `invalid` code: `VALIDATION_ERROR` unless the builder set another).
+    /// The `error_code`: `VALIDATION_ERROR`, or a declared error enum's `invalid` code.
     pub fn code(&self) -> Code {
         self.code
     }
@@ -312,16 +320,6 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
     /// The closest accepted value, offered as `Did you mean "…"?`.
     pub fn suggestion(mut self, suggestion: impl Into<String>) -> Self {
         self.problem.suggestion = Some(suggestion.into());
-        self
-    }
-
-    /// An `invalid` code other than `VALIDATION_ERROR` (e.g. `NOT_FOUND`, `CONFLICT`).
-    ///
-    /// # Panics
-    /// If `code` is not an `invalid` code.
-    pub fn code(mut self, code: Code) -> Self {
-        assert_eq!(code.status(), crate::Status::Invalid, "a refusal carries an `invalid` code");
-        self.code = code;
         self
     }
 }

@@ -233,4 +233,6 @@ pub struct ToolSpec {
     pub strict: bool,
     /// MCP annotations.
     pub annotations: Annotations,
+    /// Every `error_code` the tool can emit (computed by `#[tool]`, in a fixed order).
+    pub error_codes: Vec<crate::Code>,
 }

@@ -105,6 +105,8 @@ pub struct Tool {
     pub params: Vec<Param>,
     pub ret: Ret,
     pub ret_span: Span,
+    /// `E` of a `Result<T, E>` return.
+    pub error_type: Option<Type>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
@@ -122,6 +124,10 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
     }
     let params = raw.params.iter().map(|p| check_param(p, errors)).collect();
     let (ret, ret_span) = check_return(&sig.output, errors);
+    let error_type = match (&ret, &sig.output) {
+        (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
+        _ => None,
+    };
     Tool {
         name: raw.args.name.as_ref().map_or_else(|| sig.ident.to_string(), syn::LitStr::value),
         title: raw.args.title.as_ref().map(syn::LitStr::value),
@@ -134,6 +140,7 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         params,
         ret,
         ret_span,
+        error_type,
     }
 }
 
@@ -622,6 +629,20 @@ fn check_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -
             (Ret::Plain, span)
         }
     }
+}
+
+/// `E` of `Result<T, E>`.
+fn result_error(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    args.args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1)
 }
 
 fn is_named(ty: &Type, name: &str) -> bool {

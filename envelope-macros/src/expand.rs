@@ -162,6 +162,11 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
     } else {
         quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
     };
+    let has_params = !t.params.is_empty();
+    let declared = match &t.error_type {
+        Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
+        None => quote!(&[]),
+    };
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
     quote! {
         #item
@@ -198,6 +203,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                         annotations: ::envelope_core::__private::Annotations {
                             read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
                         },
+                        error_codes: ::envelope_core::__private::error_codes(#has_params, #declared),
                     },
                     __envelope_call,
                 )

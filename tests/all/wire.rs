@@ -1,6 +1,6 @@
 //! Golden tests: the exact bytes of each status's envelope.
 
-use envelope_core::{Confirmation, Envelope, Fault, Refusal, codes};
+use envelope_core::{Confirmation, Envelope, Fault, Refusal};
 use serde_json::json;
 
 use crate::call;
@@ -41,11 +41,10 @@ fn invalid_bytes_from_the_builder() {
         .reason("is registered already")
         .accepted("a domain nobody holds")
         .fix("Choose another domain.")
-        .code(codes::CONFLICT)
         .build();
     assert_eq!(
         Envelope::from(r).to_json(),
-        r#"{"status":"invalid","success":false,"error_code":"CONFLICT","message":"domain: \"example.com\" is registered already; accepted: a domain nobody holds. Choose another domain.","hints":{"parameter":"domain","rejected":"\"example.com\"","accepted":"a domain nobody holds","fix":"Choose another domain."},"retryable":false}"#
+        r#"{"status":"invalid","success":false,"error_code":"VALIDATION_ERROR","message":"domain: \"example.com\" is registered already; accepted: a domain nobody holds. Choose another domain.","hints":{"parameter":"domain","rejected":"\"example.com\"","accepted":"a domain nobody holds","fix":"Choose another domain."},"retryable":false}"#
     );
 }
 
@@ -68,6 +67,6 @@ fn needs_confirmation_bytes() {
 
 #[test]
 fn code_prefix_applies_on_the_wire() {
-    let env = Envelope::from(Fault::new(codes::TIMEOUT, "x")).with_code_prefix(Some("ACME_"));
+    let env = Envelope::from(Fault::timeout("x")).with_code_prefix(Some("ACME_"));
     assert_eq!(env.to_value()["error_code"], "ACME_TIMEOUT");
 }
