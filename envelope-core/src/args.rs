@@ -58,8 +58,8 @@ pub struct Cx<'a> {
     pub path: Path<'a>,
 }
 
-static SECRET: Rules = Rules { range: None, choices: None, secret: true, length: None, pattern: None, items: None };
-static NO_RULES: Rules = Rules { range: None, choices: None, secret: false, length: None, pattern: None, items: None };
+static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
+static NO_RULES: Rules = Rules::NONE;
 
 impl<'a> Cx<'a> {
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
@@ -75,7 +75,15 @@ impl<'a> Cx<'a> {
     /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
         let rejected = if self.rules.secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
-        let fix = if self.rules.secret { strip_example(fix) } else { fix };
+        let fix = match self.rules.fix {
+            Some(f) => f.to_owned(),
+            None if self.rules.secret => strip_example(fix),
+            None => fix,
+        };
+        let issue = match self.rules.reason {
+            Some(r) => format!("{} ({r})", issue.into()),
+            None => issue.into(),
+        };
         Problem::new(self.path.parameter(), rejected, issue).accepted(accepted).fix(fix).at(self.path.to_string())
     }
 }
@@ -367,6 +375,12 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
             return Err(cx.problem(v, format!("is {n} {} long", len.unit.word()), length_words("a string", len), fix));
         }
     }
+    if let Some(f) = cx.rules.format {
+        if !f.accepts(s) {
+            let fix = format!("Send {}.", f.words());
+            return Err(cx.problem(v, format!("is not {}", article(f.keyword())), f.words().to_owned(), fix));
+        }
+    }
     if let Some(p) = &cx.rules.pattern {
         if !p.regex.is_match(s) {
             let accepted = format!("a string matching the pattern {}", p.source);
@@ -378,6 +392,13 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         }
     }
     if let Some(c) = choices {
+        if cx.rules.ignore_case {
+            if let Some(canonical) =
+                c.iter().find(|x| x.eq_ignore_ascii_case(s) || x.to_lowercase() == s.to_lowercase())
+            {
+                return Ok(canonical);
+            }
+        }
         if !c.contains(&s.as_str()) {
             let sugg = render::closest(s, c.iter().copied());
             let fix = match sugg {
@@ -388,6 +409,15 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         }
     }
     Ok(s)
+}
+
+fn article(keyword: &str) -> String {
+    match keyword {
+        "uuid" | "uri" => format!("a valid {keyword}"),
+        "email" => "a valid email address".to_owned(),
+        "date-time" => "a valid date-time".to_owned(),
+        other => format!("a valid {other}"),
+    }
 }
 
 /// `a string of 1 to 120 characters`, `an array of at most 10 items`.
@@ -556,6 +586,50 @@ impl<T: FromArg> FromArg for Vec<T> {
     }
 }
 
+/// JSON equality, with numbers compared by value and strings optionally without case.
+fn same(a: &Value, b: &Value, ignore_case: bool) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::String(x), Value::String(y)) if ignore_case => x.to_lowercase() == y.to_lowercase(),
+        _ => a == b,
+    }
+}
+
+/// What triggered a `requires`: `dimension "hour"` / `dimension is "hour"`.
+struct Cause {
+    noun: String,
+    when: String,
+}
+
+/// A broken `requires`: `other` must be `want` (or sent) because of `cause`.
+fn cross_problem(
+    other: &ParamSpec,
+    sent: Option<&Value>,
+    value: Option<&Value>,
+    want: Option<&Value>,
+    by: &ParamSpec,
+    cause: &Cause,
+) -> Problem {
+    let when = &cause.when;
+    let noun = &cause.noun;
+    let accepted = match want {
+        Some(w) => format!("{} when {when}", render::shown(w)),
+        None => format!("{} (required when {when})", accepted_words(other, &other.ty)),
+    };
+    let fix = match want {
+        Some(w) => format!("Send {} {}, or change {}.", other.name, render::shown(w), by.name),
+        None => format!("Add \"{}\" to the arguments, or change {}.", other.name, by.name),
+    };
+    let (rejected, issue) = match (sent, value) {
+        (Some(v), _) => (Rejected::Shown(render::shown(v)), format!("does not go with {noun}")),
+        (None, Some(d)) => {
+            (Rejected::Missing, format!("was not sent, and its default {} does not go with {noun}", render::shown(d)))
+        }
+        (None, None) => (Rejected::Missing, format!("is required when {when}")),
+    };
+    Problem::new(other.name, rejected, issue).accepted(accepted).fix(fix)
+}
+
 /// How many failing items of one array are described one by one; the rest are counted.
 const SHOWN_ITEMS: usize = 3;
 
@@ -614,6 +688,77 @@ impl<'a> Args<'a> {
                 None
             }
         }
+    }
+
+    /// The parameter's value for cross-field rules: as sent (not `null`), else its default.
+    fn effective<'s>(&'s self, p: &'s ParamSpec) -> Option<&'s Value> {
+        self.sent(p).or(p.default.as_ref())
+    }
+
+    fn sent(&self, p: &ParamSpec) -> Option<&'a Value> {
+        self.obj.and_then(|o| o.get(p.name)).filter(|v| !v.is_null())
+    }
+
+    /// Checks the cross-field rules (`requires`, `excludes`) of parameters that were read
+    /// without a problem; each broken rule is a problem of the parameter to change.
+    pub fn cross(&mut self) {
+        let mut found = Vec::new();
+        let failed = |name: &str, problems: &[Problem]| problems.iter().any(|p| p.parameter == name);
+        for p in &self.spec.params {
+            if failed(p.name, &self.problems) {
+                continue;
+            }
+            let this = self.effective(p);
+            for rule in &p.requires {
+                let triggered = match (&rule.when, this) {
+                    (None, _) => self.sent(p).is_some(),
+                    (Some(w), Some(v)) => same(v, w, p.rules.ignore_case),
+                    (Some(_), None) => false,
+                };
+                if !triggered {
+                    continue;
+                }
+                let cause = match &rule.when {
+                    Some(w) => Cause {
+                        noun: format!("{} {}", p.name, render::shown(w)),
+                        when: format!("{} is {}", p.name, render::shown(w)),
+                    },
+                    None => Cause { noun: p.name.to_owned(), when: format!("{} is sent", p.name) },
+                };
+                for (other_name, want) in &rule.then {
+                    let Some(other) = self.spec.params.iter().find(|o| o.name == *other_name) else { continue };
+                    if failed(other.name, &self.problems) {
+                        continue;
+                    }
+                    let value = self.effective(other);
+                    let ok = match (want, value) {
+                        (None, v) => v.is_some(),
+                        (Some(w), Some(v)) => same(v, w, other.rules.ignore_case),
+                        (Some(_), None) => false,
+                    };
+                    if !ok {
+                        found.push(cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause));
+                    }
+                }
+            }
+            for other_name in &p.excludes {
+                let Some(other) = self.spec.params.iter().find(|o| o.name == *other_name) else { continue };
+                if let (Some(v), Some(_)) = (self.sent(p), self.sent(other)) {
+                    if !failed(other.name, &self.problems) {
+                        found.push(
+                            Problem::new(
+                                p.name,
+                                Rejected::Shown(render::shown(v)),
+                                format!("cannot be sent together with {}", other.name),
+                            )
+                            .accepted(format!("{} or {}, not both", p.name, other.name))
+                            .fix(format!("Remove {} or {}.", p.name, other.name)),
+                        );
+                    }
+                }
+            }
+        }
+        self.problems.extend(found);
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).

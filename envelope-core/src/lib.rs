@@ -69,7 +69,9 @@ pub use envelope::{Confirmation, Envelope, Status};
 pub use envelope_macros::tool;
 pub use fault::Fault;
 pub use refusal::{No, Problem, Refusal, RefusalBuilder, Yes};
-pub use spec::{Annotations, Bound, Choices, Length, Num, ParamSpec, Pattern, Range, Rules, ToolSpec, Ty, Unit};
+pub use spec::{
+    Annotations, Bound, Choices, Format, Length, Num, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec, Ty, Unit,
+};
 pub use toolbox::{Tool, Toolbox, UnknownTool};
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return

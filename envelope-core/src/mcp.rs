@@ -30,7 +30,22 @@
 //!   is not strict, since some clients double-encode `arguments`.
 //!
 //! [`serve_stdio`] serves over stdin/stdout (2025-11-25, "Transports / stdio": one JSON-RPC
-//! message per line).
+//! message per line):
+//!
+//! ```no_run
+//! use envelope_core::{Toolbox, tool};
+//!
+//! /// Adds two small numbers.
+//! #[tool]
+//! fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> std::io::Result<()> {
+//!     envelope_core::mcp::serve_stdio(Toolbox::new().with(add::tool())).await
+//! }
+//! ```
 
 use std::{borrow::Cow, io, sync::Arc};
 
@@ -66,11 +81,13 @@ pub struct McpServer {
 
 impl McpServer {
     /// Wraps `toolbox`; the server identifies itself as `envelope` with this crate's version.
+    #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         Self { toolbox: Arc::new(toolbox) }
     }
 
     /// The toolbox this server answers from.
+    #[must_use]
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
     }
@@ -208,8 +225,10 @@ fn decoded_object(string_json: &str) -> Option<String> {
 /// toolbox refuses the too-deep parameter), any other request `-32600` (invalid request). All
 /// of stdout, rmcp's lines and the filter's, goes through one writer, so lines never interleave.
 ///
-/// Returns when stdin reaches end of file and every answer has been written. An error is an
-/// I/O failure on stdin or stdout, or an MCP session that could not start (the first message
+/// Returns when stdin reaches end of file and every answer has been written.
+///
+/// # Errors
+/// An I/O failure on stdin or stdout, or an MCP session that could not start (the first message
 /// was not `initialize` or `server/discover`).
 pub async fn serve_stdio(toolbox: Toolbox) -> io::Result<()> {
     let server = McpServer::new(toolbox);
@@ -290,9 +309,29 @@ fn closed_stdout() -> io::Error {
 }
 
 /// `serde_json` refuses a value nested this deep or deeper: its parser starts with 128 levels
-/// and fails when none is left (`remaining_depth` in serde_json's `de.rs`). rmcp parses each line
-/// with `serde_json::from_slice`, so this is the first depth at which rmcp drops a line.
+/// and fails when none is left (`remaining_depth` in `serde_json/src/de.rs`). rmcp parses each
+/// line with `serde_json::from_slice`, so this is the first depth at which rmcp drops a line.
 const RMCP_UNREADABLE_DEPTH: usize = 128;
+
+/// The parts of a request the filter reads. `RawValue`, and the skipping of the other fields, are
+/// iterative in `serde_json`: this parse has no depth limit.
+#[derive(Deserialize)]
+struct DeepRequest<'a> {
+    id: RequestId,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}
+
+/// The `params` of a `tools/call`, read the same way.
+#[derive(Deserialize)]
+struct DeepCallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
 
 /// The JSON-RPC reply (one line, `\n`-terminated) to a request that rmcp cannot read because it
 /// nests too deep; `None` for every other line, which goes to rmcp unchanged.
@@ -305,32 +344,14 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_end();
 
-    /// The parts of a request this filter reads. `RawValue` and the skipping of other fields
-    /// are iterative in serde_json, so this parse has no depth limit.
-    #[derive(Deserialize)]
-    struct Request<'a> {
-        id: RequestId,
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-        #[serde(borrow)]
-        params: Option<&'a RawValue>,
-    }
-    #[derive(Deserialize)]
-    struct CallParams<'a> {
-        #[serde(borrow)]
-        name: Cow<'a, str>,
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-    }
-
     // A notification, or a line that is not a request: it has no reply. rmcp drops it.
-    let request: Request<'_> = serde_json::from_str(text).ok()?;
+    let request: DeepRequest<'_> = serde_json::from_str(text).ok()?;
     let reply = if request.method == "tools/call" {
-        match request.params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok()) {
-            Some(params) => {
-                let arguments = params.arguments.map(RawValue::get);
-                call_with_raw_arguments(toolbox, &params.name, arguments).await
-            }
+        let params = request.params.and_then(|p| serde_json::from_str::<DeepCallParams<'_>>(p.get()).ok());
+        match params {
+            // Awaited in line, not spawned: lines this deep are rare, and when the depth is in
+            // `arguments` the toolbox refuses it without running the tool.
+            Some(params) => call_with_raw_arguments(toolbox, &params.name, params.arguments.map(RawValue::get)).await,
             None => Err(missing_name()),
         }
     } else {

@@ -4,7 +4,9 @@
 pub use serde_json::{Map, Value};
 
 pub use crate::args::{Args, FromArg};
-pub use crate::spec::{Annotations, Bound, Choices, Length, Num, ParamSpec, Pattern, Range, Rules, ToolSpec, Ty, Unit};
+pub use crate::spec::{
+    Annotations, Bound, Choices, Format, Length, Num, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec, Ty, Unit,
+};
 pub use crate::toolbox::{Outcome, Tool};
 
 pub use crate::ToolError;

@@ -21,7 +21,61 @@ pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
         s.insert("required".into(), Value::Array(required));
     }
     s.insert("additionalProperties".into(), json!(false));
+    let all_of = cross_rules(spec);
+    if !all_of.is_empty() {
+        s.insert("allOf".into(), Value::Array(all_of));
+    }
     s
+}
+
+/// `requires` and `excludes` as JSON Schema: each an `if`/`then` (or a `not`) in `allOf`.
+/// A parameter whose default meets the condition needs no `required`: the reader uses the
+/// default when it is absent, and the schema must accept the same.
+fn cross_rules(spec: &ToolSpec) -> Vec<Value> {
+    let mut out = Vec::new();
+    for p in &spec.params {
+        for r in &p.requires {
+            let mut cond = Map::new();
+            match &r.when {
+                Some(w) => {
+                    cond.insert("properties".into(), json!({ p.name: { "const": w } }));
+                    if p.default.as_ref() != Some(w) {
+                        cond.insert("required".into(), json!([p.name]));
+                    }
+                }
+                None => {
+                    cond.insert("required".into(), json!([p.name]));
+                }
+            }
+            let mut then = Map::new();
+            let mut props = Map::new();
+            let mut required = Vec::new();
+            for (name, want) in &r.then {
+                let default = spec.params.iter().find(|o| o.name == *name).and_then(|o| o.default.as_ref());
+                match want {
+                    Some(w) => {
+                        props.insert((*name).to_owned(), json!({ "const": w }));
+                        if default != Some(w) {
+                            required.push(json!(name));
+                        }
+                    }
+                    None if default.is_none() => required.push(json!(name)),
+                    None => {}
+                }
+            }
+            if !props.is_empty() {
+                then.insert("properties".into(), Value::Object(props));
+            }
+            if !required.is_empty() {
+                then.insert("required".into(), Value::Array(required));
+            }
+            out.push(json!({ "if": cond, "then": then }));
+        }
+        for other in &p.excludes {
+            out.push(json!({ "not": { "required": [p.name, other] } }));
+        }
+    }
+    out
 }
 
 fn property(p: &ParamSpec) -> Map<String, Value> {
@@ -86,6 +140,9 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
                 m.insert(hi.into(), json!(l.max));
             }
         }
+    }
+    if let Some(f) = rules.and_then(|r| r.format) {
+        m.insert("format".into(), json!(f.keyword()));
     }
     if let Some(pat) = rules.and_then(|r| r.pattern.as_ref()) {
         m.insert("pattern".into(), json!(pat.source));

@@ -170,6 +170,69 @@ impl Pattern {
     }
 }
 
+/// `format = "..."`: a string of a standard form (JSON Schema 2020-12 Validation §7.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `date`: an RFC 3339 full-date, `2026-11-30` (checked with chrono).
+    Date,
+    /// `date-time`: an RFC 3339 date-time with offset, `2026-11-30T14:05:00Z` (chrono).
+    DateTime,
+    /// `uuid`: RFC 9562 hyphenated, `67e55044-10b1-426f-9247-bb680e5fe0c8` (uuid).
+    Uuid,
+    /// `email`: an address of RFC 5321/5322 form, `ada@example.com` (email_address).
+    Email,
+    /// `uri`: an absolute URI, `https://example.com/path` (url).
+    Uri,
+}
+
+impl Format {
+    /// The JSON Schema `format` keyword's value.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Uuid => "uuid",
+            Format::Email => "email",
+            Format::Uri => "uri",
+        }
+    }
+
+    /// The form in words, with an example.
+    pub fn words(self) -> &'static str {
+        match self {
+            Format::Date => "a date as YYYY-MM-DD, like \"2026-11-30\"",
+            Format::DateTime => "a date and time with offset (RFC 3339), like \"2026-11-30T14:05:00Z\"",
+            Format::Uuid => "a UUID, like \"67e55044-10b1-426f-9247-bb680e5fe0c8\"",
+            Format::Email => "an email address, like \"ada@example.com\"",
+            Format::Uri => "an absolute URI with a scheme, like \"https://example.com/path\"",
+        }
+    }
+
+    /// Whether `s` is of this form.
+    pub fn accepts(self, s: &str) -> bool {
+        match self {
+            Format::Date => s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok(),
+            Format::DateTime => chrono::DateTime::parse_from_rfc3339(s).is_ok(),
+            Format::Uuid => s.len() == 36 && uuid::Uuid::try_parse(s).is_ok(),
+            Format::Email => {
+                email_address::EmailAddress::parse_with_options(s, email_address::Options::default()).is_ok()
+            }
+            Format::Uri => url::Url::parse(s).is_ok(),
+        }
+    }
+}
+
+/// A cross-field rule: when this parameter has a value (or any value), other parameters must
+/// have given values (or be sent). JSON Schema: `dependentRequired` / `if`-`then`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requires {
+    /// The value of this parameter that triggers the rule; `None`: whenever it is sent.
+    pub when: Option<serde_json::Value>,
+    /// Other parameters (as the caller spells them), each with the value it must then have
+    /// (`None`: it must be sent).
+    pub then: Vec<(&'static str, Option<serde_json::Value>)>,
+}
+
 /// The rules on one value (a parameter, or each item of an array parameter).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rules {
@@ -185,6 +248,31 @@ pub struct Rules {
     pub pattern: Option<Pattern>,
     /// `each(...)`: the rules on every item of an array.
     pub items: Option<Box<Rules>>,
+    /// `ignore_case` (with string `choices`): a case-only difference is accepted and the
+    /// canonical spelling is passed on.
+    pub ignore_case: bool,
+    /// `format`.
+    pub format: Option<Format>,
+    /// `fix = "..."`: the move that fixes the call, replacing the generated one.
+    pub fix: Option<&'static str>,
+    /// `reason = "..."`: a short reason, shown after what is wrong.
+    pub reason: Option<&'static str>,
+}
+
+impl Rules {
+    /// No rules.
+    pub const NONE: Rules = Rules {
+        range: None,
+        choices: None,
+        secret: false,
+        length: None,
+        pattern: None,
+        items: None,
+        ignore_case: false,
+        format: None,
+        fix: None,
+        reason: None,
+    };
 }
 
 /// One parameter of a tool.
@@ -202,6 +290,10 @@ pub struct ParamSpec {
     pub default: Option<serde_json::Value>,
     /// The rules on the value.
     pub rules: Rules,
+    /// `requires`: cross-field rules triggered by this parameter.
+    pub requires: Vec<Requires>,
+    /// `excludes`: parameters that cannot be sent together with this one.
+    pub excludes: Vec<&'static str>,
 }
 
 /// MCP tool annotations (MCP 2025-11-25 `ToolAnnotations`), from `#[tool(...)]` flags. Absent

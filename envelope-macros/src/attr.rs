@@ -20,6 +20,8 @@ pub struct ToolArgs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub open_world: Flag,
+    /// Spell every parameter this way on the wire (`camelCase`, `snake_case`, ... as serde).
+    pub rename_all: Option<SpannedValue<String>>,
 }
 
 /// `#[validate(...)]` on a parameter.
@@ -36,6 +38,79 @@ pub struct ValidateArgs {
     pub pattern: Option<LitStr>,
     pub example: Option<LitStr>,
     pub each: Option<SpannedValue<Box<ValidateArgs>>>,
+    /// The name callers use, when not the Rust name.
+    pub rename: Option<LitStr>,
+    /// `choices` accept a case-only difference and pass the canonical spelling.
+    pub ignore_case: Flag,
+    /// `format = "date" | "date-time" | "uuid" | "email" | "uri"`.
+    pub format: Option<LitStr>,
+    /// `requires = "other"` or `requires(other = VALUE, when = VALUE)`.
+    #[darling(multiple)]
+    pub requires: Vec<SpannedValue<Requires>>,
+    /// `excludes = "other"`.
+    #[darling(multiple)]
+    pub excludes: Vec<LitStr>,
+    /// The move that fixes the call, replacing the generated one (`fix = "Ask the user for
+    /// their region."`).
+    pub fix: Option<LitStr>,
+    /// A short reason, added where it changes the move (`reason = "older data is archived"`).
+    pub reason: Option<LitStr>,
+    /// Not allowed: the message is generated. Kept to say so at the token.
+    pub message: Option<SpannedValue<Verbatim>>,
+    /// Not allowed either, for the same reason.
+    pub error: Option<SpannedValue<Verbatim>>,
+}
+
+/// `requires = "other"` / `requires(other, other2 = VALUE, when = VALUE)`.
+#[derive(Debug, Default)]
+pub struct Requires {
+    /// The value of this parameter that triggers the rule; `None`: whenever it is sent.
+    pub when: Option<Expr>,
+    /// Other parameters (as the caller spells them), each with the value it must then have
+    /// (`None`: it must be sent).
+    pub then: Vec<(LitStr, Option<Expr>)>,
+}
+
+impl FromMeta for Requires {
+    fn from_string(value: &str) -> darling::Result<Self> {
+        let lit = LitStr::new(value, proc_macro2::Span::call_site());
+        Ok(Requires { when: None, then: vec![(lit, None)] })
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => {
+                Ok(Requires { when: None, then: vec![(s.clone(), None)] })
+            }
+            _ => Err(darling::Error::custom("write `requires = \"other\"` or `requires(other = VALUE, when = VALUE)`")
+                .with_span(expr)),
+        }
+    }
+
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let mut out = Requires::default();
+        let mut errors = darling::Error::accumulator();
+        for item in items {
+            match item {
+                NestedMeta::Meta(syn::Meta::Path(p)) => match p.get_ident() {
+                    Some(id) => out.then.push((LitStr::new(&id.to_string(), id.span()), None)),
+                    None => errors.push(darling::Error::custom("name a parameter of this tool").with_span(p)),
+                },
+                NestedMeta::Meta(syn::Meta::NameValue(nv)) => match nv.path.get_ident() {
+                    Some(id) if id == "when" => out.when = Some(nv.value.clone()),
+                    Some(id) => out.then.push((LitStr::new(&id.to_string(), id.span()), Some(nv.value.clone()))),
+                    None => errors.push(darling::Error::custom("name a parameter of this tool").with_span(&nv.path)),
+                },
+                other => errors.push(
+                    darling::Error::custom("write `requires(other = VALUE, when = VALUE)`: a parameter name, its required value, and optionally `when` with this parameter's value").with_span(other),
+                ),
+            }
+        }
+        if out.then.is_empty() {
+            errors.push(darling::Error::custom("`requires(...)` names at least one other parameter"));
+        }
+        errors.finish_with(out)
+    }
 }
 
 /// An expression kept as written (darling would read a string literal as code).

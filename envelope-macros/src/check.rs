@@ -65,8 +65,18 @@ pub struct DefaultV {
     pub span: Span,
 }
 
+/// A checked `requires`.
+pub struct RequiresV {
+    pub when: Option<Expr>,
+    pub then: Vec<(String, Option<Expr>)>,
+}
+
 /// The checked rules of one value.
 pub struct RulesV {
+    pub ignore_case: bool,
+    pub format: Option<&'static str>,
+    pub fix: Option<String>,
+    pub reason: Option<String>,
     pub range: Option<(BoundV, BoundV)>,
     pub choices: Option<ChoicesV>,
     pub secret: bool,
@@ -78,6 +88,8 @@ pub struct RulesV {
 
 pub struct Param {
     pub name: String,
+    pub requires: Vec<RequiresV>,
+    pub excludes: Vec<String>,
     pub ty: Type,
     pub kind: Kind,
     pub description: String,
@@ -122,7 +134,15 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
     if sig.variadic.is_some() || sig.abi.is_some() {
         errors.push(Error::custom("a `#[tool]` function is a plain Rust function").with_span(&sig.ident));
     }
-    let params = raw.params.iter().map(|p| check_param(p, errors)).collect();
+    let rename_all = raw.args.rename_all.as_ref().and_then(|r| match rename_rule(r) {
+        Ok(rule) => Some(rule),
+        Err(msg) => {
+            errors.push(Error::custom(msg).with_span(&r.span()));
+            None
+        }
+    });
+    let params: Vec<Param> = raw.params.iter().map(|p| check_param(p, rename_all, errors)).collect();
+    check_cross(&params, raw, errors);
     let (ret, ret_span) = check_return(&sig.output, errors);
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
@@ -180,7 +200,115 @@ fn kind_of(ty: &Type) -> Kind {
     }
 }
 
-fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Param {
+const RENAME_RULES: &[(&str, ident_case::RenameRule)] = &[
+    ("lowercase", ident_case::RenameRule::LowerCase),
+    ("PascalCase", ident_case::RenameRule::PascalCase),
+    ("camelCase", ident_case::RenameRule::CamelCase),
+    ("snake_case", ident_case::RenameRule::SnakeCase),
+    ("SCREAMING_SNAKE_CASE", ident_case::RenameRule::ScreamingSnakeCase),
+    ("kebab-case", ident_case::RenameRule::KebabCase),
+];
+
+/// serde's `rename_all` words.
+pub fn rename_rule(value: &str) -> Result<ident_case::RenameRule, String> {
+    RENAME_RULES.iter().find(|(name, _)| *name == value).map(|(_, r)| *r).ok_or_else(|| {
+        let names: Vec<&str> = RENAME_RULES.iter().map(|(n, _)| *n).collect();
+        let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &value.to_lowercase()) > 0.85);
+        let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+        format!(
+            "`rename_all` takes one of {}{hint}",
+            names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// The wire name of a parameter, with `rename` or the tool's `rename_all`.
+fn wire_name(ident: &syn::Ident, rename: Option<&LitStr>, rule: Option<ident_case::RenameRule>) -> String {
+    if let Some(r) = rename {
+        return r.value();
+    }
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
+    match rule {
+        Some(rule) => rule.apply_to_field(&name),
+        None => name,
+    }
+}
+
+/// The literal's JSON kind matches the parameter's.
+fn literal_fits(e: &Expr, kind: Kind) -> bool {
+    match (kind, e) {
+        (Kind::Int { .. }, e) => matches!(number(e), Some(NumV::Int(_))),
+        (Kind::Float, e) => number(e).is_some(),
+        (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
+        (Kind::Bool, Expr::Lit(ExprLit { lit: Lit::Bool(_), .. })) => true,
+        _ => false,
+    }
+}
+
+fn check_cross(params: &[Param], raw: &RawTool, errors: &mut darling::error::Accumulator) {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let unknown = |lit: &LitStr, this: &str, errors: &mut darling::error::Accumulator| -> Option<usize> {
+        let v = lit.value();
+        if v == this {
+            errors.push(
+                Error::custom("a parameter cannot require or exclude itself: name another parameter").with_span(lit),
+            );
+            return None;
+        }
+        match names.iter().position(|n| *n == v) {
+            Some(i) => Some(i),
+            None => {
+                let close = names.iter().find(|n| strsim::jaro_winkler(n, &v) > 0.8);
+                let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+                errors.push(
+                    Error::custom(format!(
+                        "`{v}` is not a parameter of this tool (parameters: {}){hint}",
+                        names.join(", ")
+                    ))
+                    .with_span(lit),
+                );
+                None
+            }
+        }
+    };
+    for (p, rp) in params.iter().zip(&raw.params) {
+        for (req, checked) in rp.validate.requires.iter().zip(&p.requires) {
+            let _ = checked;
+            if let Some(w) = &req.when {
+                if !literal_fits(w, p.kind) {
+                    errors.push(
+                        Error::custom(format!("`when` is a value of `{}`, which is {}", p.name, p.kind.words()))
+                            .with_span(w),
+                    );
+                }
+            }
+            for (lit, value) in &req.then {
+                if let (Some(i), Some(v)) = (unknown(lit, &p.name, errors), value) {
+                    if !literal_fits(v, params[i].kind) {
+                        errors.push(
+                            Error::custom(format!(
+                                "`{}` is {}: the required value is a literal of that type",
+                                params[i].name,
+                                params[i].kind.words()
+                            ))
+                            .with_span(v),
+                        );
+                    }
+                }
+            }
+        }
+        for lit in &rp.validate.excludes {
+            unknown(lit, &p.name, errors);
+        }
+    }
+}
+
+fn check_param(
+    raw: &RawParam,
+    rename_all: Option<ident_case::RenameRule>,
+    errors: &mut darling::error::Accumulator,
+) -> Param {
     let (optional, inner) = match option_inner(&raw.ty) {
         Some(t) => (true, t),
         None => (false, &raw.ty),
@@ -224,9 +352,14 @@ fn check_param(raw: &RawParam, errors: &mut darling::error::Accumulator) -> Para
         check_default(&d.0, kind, rules.range, rules.choices.as_ref(), errors);
         Some(DefaultV { expr: d.0.clone(), span })
     });
-    let name = raw.ident.to_string();
-    let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
-    Param { name, ty: raw.ty.clone(), kind, description, rules, default, optional }
+    let name = wire_name(&raw.ident, v.rename.as_ref(), rename_all);
+    let requires = v
+        .requires
+        .iter()
+        .map(|r| RequiresV { when: r.when.clone(), then: r.then.iter().map(|(n, e)| (n.value(), e.clone())).collect() })
+        .collect();
+    let excludes = v.excludes.iter().map(LitStr::value).collect();
+    Param { name, requires, excludes, ty: raw.ty.clone(), kind, description, rules, default, optional }
 }
 
 /// The `Vec<T>` item type.
@@ -316,7 +449,52 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         }
         Some(Box::new(check_rules(each, item, errors)))
     });
-    RulesV { range, choices, secret, length, pattern, items }
+    if v.ignore_case.is_present() && !matches!(choices, Some(ChoicesV::Str(_))) {
+        errors.push(
+            Error::custom("`ignore_case` goes with string `choices`: add `choices = [\"...\"]` or remove it")
+                .with_span(&v.ignore_case.span()),
+        );
+    }
+    let format = v.format.as_ref().and_then(|f| {
+        const FORMATS: &[&str] = &["date", "date-time", "uuid", "email", "uri"];
+        let value = f.value();
+        if kind != Kind::Str {
+            errors.push(
+                Error::custom(format!("`format` applies to string parameters, and this one is {}", kind.words()))
+                    .with_span(f),
+            );
+            return None;
+        }
+        match FORMATS.iter().find(|x| **x == value) {
+            Some(x) => Some(*x),
+            None => {
+                let close = FORMATS.iter().find(|x| strsim::jaro_winkler(x, &value) > 0.8);
+                let hint = close.map(|x| format!("; did you mean \"{x}\"?")).unwrap_or_default();
+                errors.push(
+                    Error::custom(format!(
+                        "`format` takes one of \"date\", \"date-time\", \"uuid\", \"email\", \"uri\"{hint}"
+                    ))
+                    .with_span(f),
+                );
+                None
+            }
+        }
+    });
+    for bad in [&v.message, &v.error].into_iter().flatten() {
+        errors.push(Error::custom("a refusal's message is generated so it always quotes the rejected value, lists the accepted set and names the fix: write `fix = \"...\"` for the move that fixes the call, or `reason = \"...\"` for a short reason").with_span(&bad.span()));
+    }
+    RulesV {
+        range,
+        choices,
+        secret,
+        length,
+        pattern,
+        items,
+        ignore_case: v.ignore_case.is_present(),
+        format,
+        fix: v.fix.as_ref().map(LitStr::value),
+        reason: v.reason.as_ref().map(LitStr::value),
+    }
 }
 
 fn check_length(

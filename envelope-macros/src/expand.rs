@@ -84,9 +84,26 @@ fn rules(r: &RulesV) -> TokenStream {
         quote!(::std::boxed::Box::new(#i))
     }));
     let secret = r.secret;
+    let ignore_case = r.ignore_case;
+    let format = opt(r.format.map(|f| {
+        let variant = format_ident!(
+            "{}",
+            match f {
+                "date" => "Date",
+                "date-time" => "DateTime",
+                "uuid" => "Uuid",
+                "email" => "Email",
+                _ => "Uri",
+            }
+        );
+        quote!(::envelope_core::__private::Format::#variant)
+    }));
+    let fix = opt(r.fix.as_ref().map(|f| quote!(#f)));
+    let reason = opt(r.reason.as_ref().map(|f| quote!(#f)));
     quote! {
         ::envelope_core::__private::Rules {
             range: #range, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
+            ignore_case: #ignore_case, format: #format, fix: #fix, reason: #reason,
         }
     }
 }
@@ -101,6 +118,15 @@ fn param_spec(p: &Param) -> TokenStream {
         let e = &d.expr;
         quote_spanned!(d.span=> ::envelope_core::__private::json(#e))
     }));
+    let requires = p.requires.iter().map(|r| {
+        let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
+        let then = r.then.iter().map(|(n, v)| {
+            let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
+            quote!((#n, #v))
+        });
+        quote!(::envelope_core::__private::Requires { when: #when, then: ::std::vec![#(#then),*] })
+    });
+    let excludes = &p.excludes;
     quote! {
         ::envelope_core::__private::ParamSpec {
             name: #name,
@@ -109,6 +135,8 @@ fn param_spec(p: &Param) -> TokenStream {
             required: #required,
             default: #default,
             rules: #rules,
+            requires: ::std::vec![#(#requires),*],
+            excludes: ::std::vec![#(#excludes),*],
         }
     }
 }
@@ -143,6 +171,11 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
             None => quote!(let #local = __envelope_args.take::<#ty>(#i);),
         }
     });
+    let cross = if t.params.iter().any(|p| !p.requires.is_empty() || !p.excludes.is_empty()) {
+        quote!(__envelope_args.cross();)
+    } else {
+        quote!()
+    };
     let bind = if locals.is_empty() {
         quote!()
     } else {
@@ -187,6 +220,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                 ) -> ::envelope_core::__private::Outcome<'a> {
                     let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
                     #(#takes)*
+                    #cross
                     #bind
                     if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
                         return __envelope_refusal;

@@ -2,7 +2,7 @@
 //! `set_threshold`), answering from small in-memory data. Shared by the example server and the
 //! tests.
 
-use envelope_core::{Refusal, tool};
+use envelope_core::tool;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -64,31 +64,19 @@ struct AnalyticsRow {
 #[tool(read_only, idempotent)]
 fn search_analytics(
     /// The dimension to group rows by.
-    #[validate(choices = ["query", "page", "country", "device", "date", "searchAppearance", "hour"])]
+    #[validate(
+        choices = ["query", "page", "country", "device", "date", "searchAppearance", "hour"],
+        requires(data_state = "HOURLY_ALL", when = "hour")
+    )]
     dimension: String,
     /// Which data to include: final data only (ALL) or also fresh hourly data (HOURLY_ALL).
-    #[validate(choices = ["ALL", "HOURLY_ALL"], default = "ALL")]
+    #[validate(choices = ["ALL", "HOURLY_ALL"], default = "ALL", requires(dimension = "hour", when = "HOURLY_ALL"))]
     data_state: String,
     /// The most rows to return.
     #[validate(range = 1..=25000)]
     row_limit: Option<u32>,
-) -> Result<Vec<AnalyticsRow>, Refusal> {
-    if dimension == "hour" && data_state != "HOURLY_ALL" {
-        return Err(Refusal::parameter("data_state")
-            .rejected(&data_state)
-            .reason("does not serve dimension \"hour\"")
-            .accepted("\"HOURLY_ALL\" when dimension is \"hour\"")
-            .fix("Send data_state \"HOURLY_ALL\" with dimension \"hour\", or choose another dimension.")
-            .build());
-    }
-    if data_state == "HOURLY_ALL" && dimension != "hour" {
-        return Err(Refusal::parameter("dimension")
-            .rejected(&dimension)
-            .reason("does not serve data_state \"HOURLY_ALL\"")
-            .accepted("\"hour\" when data_state is \"HOURLY_ALL\"")
-            .fix("Send dimension \"hour\" with data_state \"HOURLY_ALL\", or send data_state \"ALL\".")
-            .build());
-    }
+) -> Vec<AnalyticsRow> {
+    let _ = data_state;
     let keys: &[&str] = match dimension.as_str() {
         "country" => &["usa", "deu", "fra"],
         "device" => &["DESKTOP", "MOBILE", "TABLET"],
@@ -96,12 +84,11 @@ fn search_analytics(
         _ => &["a", "b"],
     };
     let limit = row_limit.unwrap_or(1000) as usize;
-    Ok(keys
-        .iter()
+    keys.iter()
         .take(limit)
         .enumerate()
         .map(|(i, k)| AnalyticsRow { key: (*k).to_owned(), clicks: 100 / (i as u32 + 1) })
-        .collect())
+        .collect()
 }
 
 #[derive(Serialize)]

@@ -76,7 +76,16 @@ fn double_encoded_object_is_decoded_when_lax() {
 fn cross_field_combination_is_refused() {
     assert_eq!(
         message("search_analytics", json!({"dimension": "query", "data_state": "HOURLY_ALL"})),
-        "dimension: \"query\" does not serve data_state \"HOURLY_ALL\"; accepted: \"hour\" when data_state is \"HOURLY_ALL\". Send dimension \"hour\" with data_state \"HOURLY_ALL\", or send data_state \"ALL\"."
+        "dimension: \"query\" does not go with data_state \"HOURLY_ALL\"; accepted: \"hour\" when data_state is \"HOURLY_ALL\". Send dimension \"hour\", or change data_state."
+    );
+    // Absent, the default "ALL" applies: the same rule holds.
+    assert_eq!(
+        message("search_analytics", json!({"dimension": "hour"})),
+        "data_state: was not sent, and its default \"ALL\" does not go with dimension \"hour\"; accepted: \"HOURLY_ALL\" when dimension is \"hour\". Send data_state \"HOURLY_ALL\", or change dimension."
+    );
+    assert_eq!(
+        crate::call("search_analytics", json!({"dimension": "hour", "data_state": "HOURLY_ALL"}))["status"],
+        "ok"
     );
 }
 
