@@ -639,19 +639,21 @@ pub struct Args<'a> {
     spec: &'a ToolSpec,
     obj: Option<&'a Map<String, Value>>,
     problems: Vec<Problem>,
+    /// Names that are not parameters: reported after the parameters' own problems.
+    unknown: Vec<Problem>,
 }
 
 impl<'a> Args<'a> {
     /// Starts reading `obj` (`None`: no arguments were sent). Names that are not parameters are
     /// refused here, each with the list of parameters and the closest name.
     pub fn new(spec: &'a ToolSpec, obj: Option<&'a Map<String, Value>>) -> Self {
-        let mut problems = Vec::new();
+        let mut unknown = Vec::new();
         if let Some(obj) = obj {
             if obj.len() > spec.params.len() || obj.keys().any(|k| !spec.params.iter().any(|p| p.name == k)) {
-                problems = unknown_names(spec, obj);
+                unknown = unknown_names(spec, obj);
             }
         }
-        Args { spec, obj, problems }
+        Args { spec, obj, problems: Vec::new(), unknown }
     }
 
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
@@ -763,21 +765,22 @@ impl<'a> Args<'a> {
 
     /// The refusal of every problem found (called when a parameter could not be read).
     pub fn refuse(self) -> crate::toolbox::Outcome<'static> {
-        let envelope = if self.problems.is_empty() {
-            crate::Fault::backend("reading the arguments").into()
-        } else {
-            crate::Refusal::from_problems(self.problems).into()
+        let envelope = match self.finish() {
+            Err(refusal) => refusal.into(),
+            Ok(()) => crate::Fault::backend("reading the arguments").into(),
         };
         crate::toolbox::Outcome::Ready(envelope)
     }
 
     /// The refusal of names that are not parameters, when every parameter was read.
     pub fn unknown(self) -> Option<crate::toolbox::Outcome<'static>> {
-        if self.problems.is_empty() { None } else { Some(self.refuse()) }
+        if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 
-    /// Every problem found, or `Ok` when all parameters were read.
-    pub fn finish(self) -> Result<(), crate::Refusal> {
+    /// Every problem found (the parameters' own, then names that are not parameters), or `Ok`
+    /// when all parameters were read.
+    pub fn finish(mut self) -> Result<(), crate::Refusal> {
+        self.problems.append(&mut self.unknown);
         if self.problems.is_empty() { Ok(()) } else { Err(crate::Refusal::from_problems(self.problems)) }
     }
 }
@@ -844,23 +847,41 @@ fn missing(p: &ParamSpec, ty: &Ty, sent_null: bool) -> Problem {
 fn unknown_names(spec: &ToolSpec, obj: &Map<String, Value>) -> Vec<Problem> {
     let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
     let accepted = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
-    obj.keys()
-        .filter(|k| !names.contains(&k.as_str()))
-        .take(8)
+    let unknown: Vec<&String> = obj.keys().filter(|k| !names.contains(&k.as_str())).collect();
+    let mut out: Vec<Problem> = unknown
+        .iter()
+        .take(SHOWN_ITEMS)
         .map(|k| {
-            let shown_name = render::shown(&Value::String(k.clone()));
+            let shown_name = render::shown(&Value::String((*k).clone()));
             // Offer only a name the caller did not send already.
             let sugg = render::closest(k, names.iter().copied().filter(|n| !obj.contains_key(*n)));
             let fix = match sugg {
                 Some(s) => format!("Rename {shown_name} to \"{s}\"."),
-                None => format!("Remove {shown_name}."),
+                None => "Remove it.".to_owned(),
             };
-            Problem::new(k, Rejected::Shown(shown_name), format!("is not a parameter of {}", spec.name))
+            let parameter: String = k.chars().take(render::SHOWN_CHARS).collect();
+            Problem::new(&parameter, Rejected::Shown(shown_name), format!("is not a parameter of {}", spec.name))
                 .accepted(accepted.clone())
                 .fix(fix)
                 .suggestion(sugg)
         })
-        .collect()
+        .collect();
+    if unknown.len() > SHOWN_ITEMS {
+        let rest = unknown.len() - SHOWN_ITEMS;
+        let listed: Vec<String> =
+            unknown[SHOWN_ITEMS..].iter().take(3).map(|k| render::shown(&Value::String((*k).clone()))).collect();
+        let etc = if rest > 3 { ", …" } else { "" };
+        out.push(
+            Problem::new(
+                "arguments",
+                Rejected::Missing,
+                format!("hold {rest} more names that are not parameters of {} ({}{etc})", spec.name, listed.join(", ")),
+            )
+            .accepted(accepted)
+            .fix("Remove every name that is not listed as accepted."),
+        );
+    }
+    out
 }
 
 /// Refusal of arguments that are not a JSON object (an array, a string, a number).

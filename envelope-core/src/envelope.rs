@@ -188,6 +188,7 @@ impl Envelope {
 
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
+        let r = r.fitted();
         Envelope { inner: Inner::Invalid { code: r.code(), message: r.message(), hints: r.hints() }, prefix: None }
     }
 }

@@ -234,6 +234,48 @@ impl Refusal {
         sentences.join("\n")
     }
 
+    /// The problems that fit a reply of at most 2 KB: in order, while their sentences and hints
+    /// fit the budget; the rest become one problem that names their parameters. What a caller
+    /// sends cannot make a reply grow past the budget, since each problem's size is bounded by
+    /// the cut of rejected values and names.
+    pub(crate) fn fitted(mut self) -> Self {
+        const BUDGET: usize = 1600;
+        let mut used = 0;
+        let mut keep = 0;
+        for p in &self.problems {
+            let cost = json_len(&p.sentence()) + json_len(&Value::Object(p.hints()).to_string());
+            if used + cost > BUDGET && keep > 0 {
+                break;
+            }
+            used += cost;
+            keep += 1;
+        }
+        if keep < self.problems.len() {
+            let rest = self.problems.split_off(keep);
+            let mut names: Vec<&str> = Vec::new();
+            for p in &rest {
+                if !names.contains(&p.parameter.as_str()) {
+                    names.push(&p.parameter);
+                }
+            }
+            let listed: Vec<String> = names.iter().take(4).map(|n| n.chars().take(24).collect()).collect();
+            let etc = if names.len() > 4 { ", …" } else { "" };
+            let summary = Problem::new(
+                "arguments",
+                Rejected::Missing,
+                format!(
+                    "have {} more refused parameters ({}{etc}), not described to keep this reply short",
+                    rest.len(),
+                    listed.join(", ")
+                ),
+            )
+            .accepted("each parameter as the schema describes it")
+            .fix("Fix the problems above, then call again to see the rest.");
+            self.problems.push(summary);
+        }
+        self
+    }
+
     /// The envelope's `hints`: the first problem's `parameter`, `path` (when deeper),
     /// `rejected` (JSON text; absent when missing or secret), `accepted`, `fix`, `suggestion`;
     /// and, when more than one parameter was refused, `others`: the same object for each of
@@ -246,6 +288,10 @@ impl Refusal {
         }
         Value::Object(first)
     }
+}
+
+fn json_len(s: &str) -> usize {
+    serde_json::to_string(s).map_or(s.len(), |j| j.len())
 }
 
 impl fmt::Display for Refusal {

@@ -31,8 +31,8 @@ fn missing_parameters_are_all_named() {
 fn unknown_parameter_is_refused_with_the_closest_name() {
     assert_eq!(
         message("get_top_queries", json!({"hours": 48, "group_by": "database"})),
-        "hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\".\n\
-         hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10."
+        "hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
+         hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\"."
     );
 }
 
@@ -184,5 +184,45 @@ fn secret_pattern_refusal_does_not_echo() {
     assert_eq!(
         env["message"],
         "api_key: the value sent (secret, not shown) does not match the pattern; accepted: a string matching the pattern ^sk-[A-Za-z0-9]{16,64}$. Send a string that matches ^sk-[A-Za-z0-9]{16,64}$ in full."
+    );
+}
+
+#[test]
+fn no_reply_exceeds_2_kb_however_large_the_input() {
+    let huge = "x".repeat(100_000);
+    let mut args = serde_json::Map::new();
+    for i in 0..200 {
+        args.insert(format!("{huge}{i}"), json!(huge));
+    }
+    let mut deep = json!([huge]);
+    for _ in 0..100 {
+        deep = json!([deep, huge]);
+    }
+    for (tool, extra) in [
+        ("get_top_queries", json!({"hours_back": huge, "group_by": huge, "top": [huge]})),
+        ("search_analytics", json!({"dimension": huge, "data_state": {"k": huge}, "row_limit": huge})),
+        ("create_note", json!({"title": huge, "tags": vec![huge.clone(); 20], "pinned": huge})),
+        ("create_note", json!({"title": "t", "tags": (0..10).map(|i| format!("{huge}{i}")).collect::<Vec<_>>()})),
+        ("create_note", json!({"title": "t", "tags": deep})),
+        ("set_threshold", json!({"ratio": huge, "api_key": huge})),
+    ] {
+        let mut all = args.clone();
+        all.extend(extra.as_object().unwrap().clone());
+        let env = call(tool, serde_json::Value::Object(all));
+        let text = env.to_string();
+        assert_eq!(env["status"], "invalid");
+        assert!(text.len() <= 2048, "{tool}: {} bytes: {text}", text.len());
+    }
+}
+
+#[test]
+fn many_unknown_names_are_counted_not_listed() {
+    let msg = message(
+        "get_top_queries",
+        json!({"hours_back": 1, "group_by": "database", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5}),
+    );
+    assert_eq!(
+        msg.lines().last().unwrap(),
+        "arguments: hold 2 more names that are not parameters of get_top_queries (\"d\", \"e\"); accepted: hours_back, group_by, top. Remove every name that is not listed as accepted."
     );
 }
