@@ -432,6 +432,21 @@ pub(crate) fn length_words(what: &str, len: &Length) -> String {
     }
 }
 
+/// Reads one of `names` (a `#[derive(Choice)]` enum's variants) and gives its index. No
+/// allocation: the string is compared in place.
+pub fn read_choice(v: &Value, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
+    if let Value::String(s) = v {
+        if let Some(i) = names.iter().position(|n| *n == s) {
+            return Ok(i);
+        }
+    }
+    let rules = Rules { choices: Some(Choices::Str(names)), ..cx.rules.clone() };
+    let with_choices = Cx { rules: &rules, strict: cx.strict, path: cx.path };
+    let s = read_str(v, &with_choices)?;
+    // Only a case-only difference under `ignore_case` gets here.
+    Ok(names.iter().position(|n| *n == s).unwrap_or(0))
+}
+
 /// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
 pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
     match v {
@@ -636,7 +651,12 @@ const SHOWN_ITEMS: usize = 3;
 /// Reads a tool's arguments object parameter by parameter, collecting every problem so one
 /// reply names them all. Used by the code `#[tool]` generates.
 pub struct Args<'a> {
-    spec: &'a ToolSpec,
+    params: &'a [ParamSpec],
+    strict: bool,
+    /// `get_top_queries` (a tool) or the path of a nested object (`filter`).
+    owner: &'a str,
+    /// The object's own path, for a nested object; `None` for a tool's arguments.
+    parent: Option<Path<'a>>,
     obj: Option<&'a Map<String, Value>>,
     problems: Vec<Problem>,
     /// Names that are not parameters: reported after the parameters' own problems.
@@ -647,25 +667,54 @@ impl<'a> Args<'a> {
     /// Starts reading `obj` (`None`: no arguments were sent). Names that are not parameters are
     /// refused here, each with the list of parameters and the closest name.
     pub fn new(spec: &'a ToolSpec, obj: Option<&'a Map<String, Value>>) -> Self {
-        let mut unknown = Vec::new();
+        Args::scoped(&spec.params, spec.strict, spec.name, None, obj)
+    }
+
+    /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `cx.path`.
+    pub fn nested(params: &'a [ParamSpec], cx: &Cx<'a>, owner: &'a str, obj: &'a Map<String, Value>) -> Self {
+        Args::scoped(params, cx.strict, owner, Some(cx.path), Some(obj))
+    }
+
+    fn scoped(
+        params: &'a [ParamSpec],
+        strict: bool,
+        owner: &'a str,
+        parent: Option<Path<'a>>,
+        obj: Option<&'a Map<String, Value>>,
+    ) -> Self {
+        let mut args = Args { params, strict, owner, parent, obj, problems: Vec::new(), unknown: Vec::new() };
         if let Some(obj) = obj {
-            if obj.len() > spec.params.len() || obj.keys().any(|k| !spec.params.iter().any(|p| p.name == k)) {
-                unknown = unknown_names(spec, obj);
+            if obj.len() > params.len() || obj.keys().any(|k| !params.iter().any(|p| p.name == k)) {
+                args.unknown = args.unknown_names(obj);
             }
         }
-        Args { spec, obj, problems: Vec::new(), unknown }
+        args
+    }
+
+    /// The path of field `name` in this scope.
+    fn path_of(&self, name: &str) -> String {
+        match &self.parent {
+            Some(parent) => Path::Field(parent, name).to_string(),
+            None => name.to_owned(),
+        }
+    }
+
+    /// The top-level parameter this scope is in (for a nested object) or `name` itself.
+    fn parameter_of<'n>(&'n self, name: &'n str) -> &'n str {
+        self.parent.as_ref().map_or(name, Path::parameter)
     }
 
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
     pub fn take<T: FromArg>(&mut self, i: usize) -> Option<T> {
-        let p = &self.spec.params[i];
+        let p = &self.params[i];
         match self.obj.and_then(|o| o.get(p.name)) {
             None | Some(Value::Null) => {
                 if let Some(v) = T::absent() {
                     return Some(v);
                 }
                 let sent_null = self.obj.and_then(|o| o.get(p.name)).is_some();
-                self.problems.push(missing(p, &T::ty(), sent_null));
+                let problem = self.missing(p, &T::ty(), sent_null);
+                self.problems.push(problem);
                 None
             }
             Some(v) => self.read(p, v),
@@ -674,7 +723,7 @@ impl<'a> Args<'a> {
 
     /// Reads parameter `i`, or `default()` when it is absent or `null`.
     pub fn take_or<T: FromArg>(&mut self, i: usize, default: impl FnOnce() -> T) -> Option<T> {
-        let p = &self.spec.params[i];
+        let p = &self.params[i];
         match self.obj.and_then(|o| o.get(p.name)) {
             None | Some(Value::Null) => Some(default()),
             Some(v) => self.read(p, v),
@@ -682,7 +731,12 @@ impl<'a> Args<'a> {
     }
 
     fn read<T: FromArg>(&mut self, p: &ParamSpec, v: &Value) -> Option<T> {
-        let cx = Cx { rules: &p.rules, strict: self.spec.strict, path: Path::Param(p.name) };
+        let parent = self.parent;
+        let path = match &parent {
+            Some(parent) => Path::Field(parent, p.name),
+            None => Path::Param(p.name),
+        };
+        let cx = Cx { rules: &p.rules, strict: self.strict, path };
         match T::from_arg(v, &cx) {
             Ok(x) => Some(x),
             Err(problem) => {
@@ -690,6 +744,69 @@ impl<'a> Args<'a> {
                 None
             }
         }
+    }
+
+    fn missing(&self, p: &ParamSpec, ty: &Ty, sent_null: bool) -> Problem {
+        let (rejected, issue) = if sent_null {
+            (Rejected::Shown("null".into()), "is not accepted: this parameter is required")
+        } else {
+            (Rejected::Missing, "is required but was not sent")
+        };
+        let into = match &self.parent {
+            Some(parent) => parent.to_string(),
+            None => "the arguments".to_owned(),
+        };
+        Problem::new(self.parameter_of(p.name), rejected, issue)
+            .accepted(accepted_words(p, ty))
+            .fix(format!("Add \"{}\" to {into}, like \"{}\": {}.", p.name, p.name, example_json(p, ty)))
+            .at(self.path_of(p.name))
+    }
+
+    fn unknown_names(&self, obj: &Map<String, Value>) -> Vec<Problem> {
+        let names: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+        let accepted = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
+        let (what, of) = match &self.parent {
+            Some(_) => ("field", self.owner),
+            None => ("parameter", self.owner),
+        };
+        let unknown: Vec<&String> = obj.keys().filter(|k| !names.contains(&k.as_str())).collect();
+        let mut out: Vec<Problem> = unknown
+            .iter()
+            .take(SHOWN_ITEMS)
+            .map(|k| {
+                let shown_name = render::shown(&Value::String((*k).clone()));
+                // Offer only a name the caller did not send already.
+                let sugg = render::closest(k, names.iter().copied().filter(|n| !obj.contains_key(*n)));
+                let fix = match sugg {
+                    Some(s) => format!("Rename {shown_name} to \"{s}\"."),
+                    None => "Remove it.".to_owned(),
+                };
+                let name: String = k.chars().take(render::SHOWN_CHARS).collect();
+                Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
+                    .accepted(accepted.clone())
+                    .fix(fix)
+                    .suggestion(sugg)
+                    .at(self.path_of(&name))
+            })
+            .collect();
+        if unknown.len() > SHOWN_ITEMS {
+            let rest = unknown.len() - SHOWN_ITEMS;
+            let listed: Vec<String> =
+                unknown[SHOWN_ITEMS..].iter().take(3).map(|k| render::shown(&Value::String((*k).clone()))).collect();
+            let etc = if rest > 3 { ", …" } else { "" };
+            let at = self.parent.map_or_else(|| "arguments".to_owned(), |p| p.to_string());
+            out.push(
+                Problem::new(
+                    self.parameter_of("arguments"),
+                    Rejected::Missing,
+                    format!("hold {rest} more names that are not {what}s of {of} ({}{etc})", listed.join(", ")),
+                )
+                .accepted(accepted)
+                .fix("Remove every name that is not listed as accepted.")
+                .at(at),
+            );
+        }
+        out
     }
 
     /// The parameter's value for cross-field rules: as sent (not `null`), else its default.
@@ -705,8 +822,11 @@ impl<'a> Args<'a> {
     /// without a problem; each broken rule is a problem of the parameter to change.
     pub fn cross(&mut self) {
         let mut found = Vec::new();
-        let failed = |name: &str, problems: &[Problem]| problems.iter().any(|p| p.parameter == name);
-        for p in &self.spec.params {
+        let failed = |name: &str, problems: &[Problem]| {
+            let at = self.path_of(name);
+            problems.iter().any(|p| p.path.as_deref().unwrap_or(&p.parameter) == at)
+        };
+        for p in self.params {
             if failed(p.name, &self.problems) {
                 continue;
             }
@@ -728,7 +848,7 @@ impl<'a> Args<'a> {
                     None => Cause { noun: p.name.to_owned(), when: format!("{} is sent", p.name) },
                 };
                 for (other_name, want) in &rule.then {
-                    let Some(other) = self.spec.params.iter().find(|o| o.name == *other_name) else { continue };
+                    let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
                     if failed(other.name, &self.problems) {
                         continue;
                     }
@@ -739,12 +859,13 @@ impl<'a> Args<'a> {
                         (Some(_), None) => false,
                     };
                     if !ok {
-                        found.push(cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause));
+                        let problem = cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause);
+                        found.push(problem.at(self.path_of(other.name)).under(self.parameter_of(other.name)));
                     }
                 }
             }
             for other_name in &p.excludes {
-                let Some(other) = self.spec.params.iter().find(|o| o.name == *other_name) else { continue };
+                let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
                 if let (Some(v), Some(_)) = (self.sent(p), self.sent(other)) {
                     if !failed(other.name, &self.problems) {
                         found.push(
@@ -777,6 +898,18 @@ impl<'a> Args<'a> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 
+    /// For a nested object: every problem found, as one problem (the first) carrying the rest.
+    pub fn into_problem(self) -> Result<(), Problem> {
+        let mut all = self.problems;
+        all.extend(self.unknown);
+        if all.is_empty() {
+            return Ok(());
+        }
+        let mut first = all.remove(0);
+        first.also.extend(all);
+        Err(first)
+    }
+
     /// Every problem found (the parameters' own, then names that are not parameters), or `Ok`
     /// when all parameters were read.
     pub fn finish(mut self) -> Result<(), crate::Refusal> {
@@ -798,6 +931,7 @@ pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
             int_accepted(&cx, *min, *max).2
         }
         (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).0,
+        (None, Ty::Enum(names)) => format!("one of {}", render::quoted_list(names.iter().copied())),
         (None, Ty::String) if p.rules.pattern.is_some() => {
             format!("a string matching the pattern {}", p.rules.pattern.as_ref().map_or("", |x| x.source))
         }
@@ -825,63 +959,10 @@ fn example_json(p: &ParamSpec, ty: &Ty) -> String {
         (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).1,
         (None, Ty::String) => "\"…\"".into(),
         (None, Ty::Boolean) => "true".into(),
+        (None, Ty::Enum(names)) => render::quoted_list(names.first().copied()),
         (None, Ty::Array(_)) => "[…]".into(),
         (None, Ty::Any) => "…".into(),
     }
-}
-
-fn missing(p: &ParamSpec, ty: &Ty, sent_null: bool) -> Problem {
-    let (rejected, issue) = if sent_null {
-        (Rejected::Shown("null".into()), "is not accepted: this parameter is required")
-    } else {
-        (Rejected::Missing, "is required but was not sent")
-    };
-    Problem::new(p.name, rejected, issue).accepted(accepted_words(p, ty)).fix(format!(
-        "Add \"{}\" to the arguments, like \"{}\": {}.",
-        p.name,
-        p.name,
-        example_json(p, ty)
-    ))
-}
-
-fn unknown_names(spec: &ToolSpec, obj: &Map<String, Value>) -> Vec<Problem> {
-    let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
-    let accepted = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
-    let unknown: Vec<&String> = obj.keys().filter(|k| !names.contains(&k.as_str())).collect();
-    let mut out: Vec<Problem> = unknown
-        .iter()
-        .take(SHOWN_ITEMS)
-        .map(|k| {
-            let shown_name = render::shown(&Value::String((*k).clone()));
-            // Offer only a name the caller did not send already.
-            let sugg = render::closest(k, names.iter().copied().filter(|n| !obj.contains_key(*n)));
-            let fix = match sugg {
-                Some(s) => format!("Rename {shown_name} to \"{s}\"."),
-                None => "Remove it.".to_owned(),
-            };
-            let parameter: String = k.chars().take(render::SHOWN_CHARS).collect();
-            Problem::new(&parameter, Rejected::Shown(shown_name), format!("is not a parameter of {}", spec.name))
-                .accepted(accepted.clone())
-                .fix(fix)
-                .suggestion(sugg)
-        })
-        .collect();
-    if unknown.len() > SHOWN_ITEMS {
-        let rest = unknown.len() - SHOWN_ITEMS;
-        let listed: Vec<String> =
-            unknown[SHOWN_ITEMS..].iter().take(3).map(|k| render::shown(&Value::String((*k).clone()))).collect();
-        let etc = if rest > 3 { ", …" } else { "" };
-        out.push(
-            Problem::new(
-                "arguments",
-                Rejected::Missing,
-                format!("hold {rest} more names that are not parameters of {} ({}{etc})", spec.name, listed.join(", ")),
-            )
-            .accepted(accepted)
-            .fix("Remove every name that is not listed as accepted."),
-        );
-    }
-    out
 }
 
 /// Refusal of arguments that are not a JSON object (an array, a string, a number).

@@ -54,6 +54,7 @@ mod args;
 mod code;
 mod envelope;
 mod fault;
+mod manifest;
 mod refusal;
 mod render;
 mod schema;
@@ -66,7 +67,57 @@ pub mod mcp;
 pub use args::{Cx, FromArg, Path};
 pub use code::{Code, codes};
 pub use envelope::{Confirmation, Envelope, Status};
-pub use envelope_macros::tool;
+/// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
+/// or a fault, built from parts: there is still no free-form failure string.
+///
+/// - `#[refuse(code = C, parameter = "...", reason = "...", accepted = "...", fix = "...")]`: the
+///   caller must change the request (`C`'s status is `invalid`). The variant has a field
+///   `rejected` holding the value as sent (any `Serialize`; the refusal quotes it), unless the
+///   refusal is marked `secret` (the value is then never shown). `reason` is optional (default
+///   `is not accepted`); a field named `suggestion` (any `Display`) becomes the refusal's
+///   `Did you mean "…"?` and `hints.suggestion`.
+/// - `#[fault(code = C, operation = "...")]`: the server failed while doing `operation`
+///   (`C`'s status is `error`); the sentence is `<operation> failed: <meaning>. <Action>.`
+///
+/// The texts may interpolate the variant's own fields by name, `{field}` (any `Display`), and
+/// nothing else. `CODES` is the variants' codes, without repeats, in declaration order: they
+/// become the tool's `error_codes` in the manifest. It is a compile error to leave a variant
+/// without `#[refuse]` or `#[fault]`, to give a refusal no `rejected` field, to write a
+/// `message = "..."`, to name an unknown `{field}`, or to use a code of the wrong status or
+/// without a meaning and an action.
+///
+/// ```
+/// use envelope_core::{Code, Status, ToolError, codes};
+///
+/// const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
+///     .meaning("the domain is registered to someone else")
+///     .action("choose another domain name")
+///     .http_status(409);
+///
+/// #[derive(ToolError)]
+/// enum RegisterError {
+///     #[refuse(code = DOMAIN_TAKEN, parameter = "domain", reason = "is registered already",
+///              accepted = "a domain nobody holds", fix = "Choose another domain, like {free}.")]
+///     Taken { rejected: String, free: String },
+///     #[fault(code = codes::BACKEND_ERROR, operation = "reading the registry of {zone}")]
+///     Registry { zone: &'static str },
+/// }
+///
+/// assert_eq!(RegisterError::CODES, [DOMAIN_TAKEN, codes::BACKEND_ERROR]);
+/// let taken = RegisterError::Taken { rejected: "example.com".into(), free: "example.org".into() };
+/// assert_eq!(
+///     taken.into_envelope().message().unwrap(),
+///     "domain: \"example.com\" is registered already; accepted: a domain nobody holds. \
+///      Choose another domain, like example.org."
+/// );
+/// let down = RegisterError::Registry { zone: ".com" }.into_envelope();
+/// assert_eq!(down.code(), Some(codes::BACKEND_ERROR));
+/// assert!(down.message().unwrap().starts_with("reading the registry of .com failed: "));
+/// ```
+///
+/// A `#[tool]` returns `Result<T, RegisterError>` like any other tool error type.
+pub use envelope_macros::ToolError;
+pub use envelope_macros::{Choice, tool};
 pub use fault::Fault;
 pub use refusal::{No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{

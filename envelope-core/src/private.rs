@@ -3,7 +3,7 @@
 
 pub use serde_json::{Map, Value};
 
-pub use crate::args::{Args, FromArg};
+pub use crate::args::{Args, FromArg, read_choice};
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec, Ty, Unit,
 };
@@ -65,4 +65,80 @@ pub fn pending<'a>(f: impl core::future::Future<Output = Envelope> + Send + 'a) 
 /// A default value as JSON, for the schema.
 pub fn json<T: serde::Serialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// `a == b` for strings, in a `const fn`.
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `a == b` for codes (every field), in a `const fn`.
+const fn same_code(a: &crate::Code, b: &crate::Code) -> bool {
+    same_str(a.name(), b.name())
+        && a.status() as u8 == b.status() as u8
+        && same_str(a.describe(), b.describe())
+        && same_str(a.next_action(), b.next_action())
+        && a.retryable() == b.retryable()
+        && a.http() == b.http()
+}
+
+/// How many distinct codes `all` holds (for `#[derive(ToolError)]`'s `CODES`).
+///
+/// # Panics
+/// At compile time, when two different codes share one name: the manifest could not say which
+/// one the wire's `error_code` means.
+pub const fn distinct_count(all: &[crate::Code]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut seen = false;
+        let mut j = 0;
+        while j < i {
+            if same_code(&all[i], &all[j]) {
+                seen = true;
+            } else if same_str(all[i].name(), all[j].name()) {
+                panic!("two different codes of this error type share one name: give each code its own name");
+            }
+            j += 1;
+        }
+        if !seen {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The distinct codes of `all`, in first-seen order; `N` is `distinct_count(all)`.
+pub const fn distinct<const N: usize>(all: &[crate::Code]) -> [crate::Code; N] {
+    let mut out = [crate::codes::BACKEND_ERROR; N];
+    let mut n = 0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut seen = false;
+        let mut j = 0;
+        while j < n {
+            if same_code(&all[i], &out[j]) {
+                seen = true;
+            }
+            j += 1;
+        }
+        if !seen {
+            out[n] = all[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    out
 }

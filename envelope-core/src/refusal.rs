@@ -96,6 +96,12 @@ impl Problem {
         self
     }
 
+    /// Puts the problem under top-level `parameter` (for one found inside it).
+    pub(crate) fn under(mut self, parameter: &str) -> Self {
+        parameter.clone_into(&mut self.parameter);
+        self
+    }
+
     pub(crate) fn at(mut self, path: String) -> Self {
         if path != self.parameter {
             self.path = Some(path);

@@ -109,6 +109,9 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
             m.insert("maximum".into(), json!(max));
         }
     }
+    if let Ty::Enum(names) = ty {
+        m.insert("enum".into(), json!(names));
+    }
     if let Some(r) = rules.and_then(|r| r.range.as_ref()) {
         range(&mut m, r, ty);
     }

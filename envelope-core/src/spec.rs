@@ -18,6 +18,8 @@ pub enum Ty {
     String,
     /// `boolean`.
     Boolean,
+    /// `string` with an `enum`: a `#[derive(Choice)]` enum's wire names.
+    Enum(&'static [&'static str]),
     /// `array` of items of one shape.
     Array(Box<Ty>),
     /// Any JSON value (a `serde_json::Value` parameter).
@@ -32,6 +34,7 @@ impl Ty {
             Ty::Number => "number",
             Ty::String => "string",
             Ty::Boolean => "boolean",
+            Ty::Enum(_) => "string",
             Ty::Array(_) => "array",
             Ty::Any => return None,
         })
@@ -44,6 +47,7 @@ impl Ty {
             Ty::Number => "a number".into(),
             Ty::String => "a string".into(),
             Ty::Boolean => "true or false".into(),
+            Ty::Enum(names) => format!("one of {}", crate::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("an array of {}", item.plural()),
             Ty::Any => "any JSON value".into(),
         }
@@ -56,6 +60,7 @@ impl Ty {
             Ty::Number => "numbers".into(),
             Ty::String => "strings".into(),
             Ty::Boolean => "booleans".into(),
+            Ty::Enum(names) => format!("strings, each one of {}", crate::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("arrays of {}", item.plural()),
             Ty::Any => "JSON values".into(),
         }

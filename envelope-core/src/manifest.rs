@@ -1,0 +1,156 @@
+//! The manifest: every tool's declaration and the exact codes it can emit, as one JSON document.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::code::Code;
+use crate::envelope::Status;
+use crate::toolbox::{Tool, Toolbox};
+
+impl Toolbox {
+    /// The manifest: what each tool takes, what it is, and every `error_code` it can emit, with
+    /// a table of what each code means. Tools are in registration order and the code table is
+    /// sorted by name, so the document diffs cleanly; code names carry the toolbox's prefix
+    /// ([`Toolbox::with_code_prefix`]), as on the wire.
+    ///
+    /// ```json
+    /// {
+    ///   "tools": [{
+    ///     "name": "get_top_queries",
+    ///     "title": "...",                 // when declared
+    ///     "description": "...",
+    ///     "inputSchema": {"type": "object", ...},
+    ///     "annotations": {"readOnlyHint": true, "idempotentHint": true},
+    ///     "error_codes": [
+    ///       {"code": "VALIDATION_ERROR", "retryable": false},
+    ///       {"code": "BACKEND_ERROR", "retryable": true}
+    ///     ]
+    ///   }],
+    ///   "error_codes": {
+    ///     "BACKEND_ERROR": {"status": "error", "meaning": "...", "action": "...",
+    ///                       "retryable": true, "http_status": 500},
+    ///     "VALIDATION_ERROR": {...}
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// - `inputSchema` is [`Tool::input_schema`], the schema `tools/list` sends.
+    /// - `annotations` holds the MCP hints (MCP 2025-11-25 `ToolAnnotations`) the tool declares
+    ///   with `#[tool(read_only, destructive, idempotent, open_world)]`; an undeclared hint is
+    ///   absent, not `false`.
+    /// - A tool's `error_codes` lists every code its envelopes can carry and no other
+    ///   ([`ToolSpec::error_codes`](crate::ToolSpec::error_codes)), each with the `retryable`
+    ///   its envelopes carry: a fault is retryable only when its code is and the tool is
+    ///   `idempotent` (a retry of a call that may have acted could act twice); a refusal never is.
+    /// - The top-level `error_codes` table describes each code once: its `status` word, its
+    ///   `meaning`, the client's next `action`, its own `retryable` (on a tool where a retry is
+    ///   safe) and its `http_status` (RFC 9110 §15).
+    ///
+    /// ```
+    /// use envelope_core::{tool, Toolbox};
+    ///
+    /// /// Adds two small numbers.
+    /// #[tool(read_only, idempotent)]
+    /// fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+    ///     a + b
+    /// }
+    ///
+    /// let manifest = Toolbox::new().with(add::tool()).with_code_prefix("CALC_").manifest();
+    /// assert_eq!(manifest["tools"][0]["annotations"],
+    ///            serde_json::json!({"readOnlyHint": true, "idempotentHint": true}));
+    /// assert_eq!(manifest["tools"][0]["error_codes"], serde_json::json!([
+    ///     {"code": "CALC_VALIDATION_ERROR", "retryable": false},
+    ///     {"code": "CALC_BACKEND_ERROR", "retryable": true},
+    /// ]));
+    /// assert_eq!(manifest["error_codes"]["CALC_BACKEND_ERROR"]["http_status"], 500);
+    /// ```
+    ///
+    /// # Panics
+    /// When two different codes share one name (the wire's `error_code` would not say which one
+    /// was meant): a programming error, like two tools of one name.
+    pub fn manifest(&self) -> Value {
+        let prefix = self.probe_code_prefix();
+        let prefix = prefix.as_deref().unwrap_or("");
+        let mut table: BTreeMap<String, Code> = BTreeMap::new();
+        let mut tools = Vec::with_capacity(self.tools().len());
+        for tool in self.tools() {
+            for code in &tool.spec().error_codes {
+                let name = format!("{prefix}{}", code.name());
+                if let Some(seen) = table.get(&name) {
+                    assert!(seen == code, "two different codes are named {name}: give each code its own name");
+                }
+                table.insert(name, *code);
+            }
+            tools.push(tool_entry(tool, prefix));
+        }
+        let table: Map<String, Value> = table.into_iter().map(|(name, code)| (name, code_entry(&code))).collect();
+        json!({ "tools": tools, "error_codes": table })
+    }
+
+    /// The code prefix the toolbox puts on the wire, read back from an envelope it answers.
+    ///
+    /// A stopgap until `Toolbox` exposes its prefix: a call with arguments that are not an object
+    /// is refused before any tool code runs and before the first `.await`, so one poll answers.
+    fn probe_code_prefix(&self) -> Option<String> {
+        use std::future::Future;
+        use std::task::{Context, Poll, Waker};
+        let tool = self.tools().first()?;
+        let call = self.call(tool.name(), Some(&Value::Bool(false)));
+        let mut call = std::pin::pin!(call);
+        let Poll::Ready(Ok(envelope)) = call.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+            return None;
+        };
+        let wire = envelope.to_value();
+        let sent = wire.get("error_code")?.as_str()?;
+        sent.strip_suffix(envelope.code()?.name()).filter(|p| !p.is_empty()).map(str::to_owned)
+    }
+}
+
+/// Whether an envelope of `tool` carrying `code` says `retryable: true`: a fault when its code
+/// is retryable and the tool is idempotent; never a refusal or a confirmation. `Tool::call`
+/// applies the same rule; the `codes` integration test holds them together.
+pub(crate) fn retryable_on(tool: &Tool, code: &Code) -> bool {
+    code.status() == Status::Error && code.retryable() && tool.spec().annotations.idempotent == Some(true)
+}
+
+fn tool_entry(tool: &Tool, prefix: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(tool.name()));
+    if let Some(title) = tool.title() {
+        m.insert("title".into(), json!(title));
+    }
+    m.insert("description".into(), json!(tool.description()));
+    m.insert("inputSchema".into(), Value::Object(tool.input_schema()));
+    let a = tool.spec().annotations;
+    let mut hints = Map::new();
+    for (key, hint) in [
+        ("readOnlyHint", a.read_only),
+        ("destructiveHint", a.destructive),
+        ("idempotentHint", a.idempotent),
+        ("openWorldHint", a.open_world),
+    ] {
+        if let Some(on) = hint {
+            hints.insert(key.into(), json!(on));
+        }
+    }
+    m.insert("annotations".into(), Value::Object(hints));
+    let codes: Vec<Value> = tool
+        .spec()
+        .error_codes
+        .iter()
+        .map(|c| json!({ "code": format!("{prefix}{}", c.name()), "retryable": retryable_on(tool, c) }))
+        .collect();
+    m.insert("error_codes".into(), Value::Array(codes));
+    Value::Object(m)
+}
+
+fn code_entry(code: &Code) -> Value {
+    json!({
+        "status": code.status().as_str(),
+        "meaning": code.describe(),
+        "action": code.next_action(),
+        "retryable": code.retryable(),
+        "http_status": code.http(),
+    })
+}
