@@ -1,5 +1,5 @@
 //! End to end over MCP stdio: the example server (`examples/mcp_server.rs`, the four tools of
-//! EXAMPLE_TOOLS.md) runs as a child process. The first test talks to it through rmcp's client;
+//! `EXAMPLE_TOOLS.md`) runs as a child process. The first test talks to it through rmcp's client;
 //! the others write JSON-RPC lines rmcp's client cannot send (arguments nested 300 levels deep,
 //! arguments that are not an object) and read the reply lines.
 //!

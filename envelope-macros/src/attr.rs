@@ -157,25 +157,7 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
             );
             continue;
         };
-        let mut validate = ValidateArgs::default();
-        let mut seen_validate = false;
-        for attr in &pt.attrs {
-            if attr.path().is_ident("validate") {
-                if seen_validate {
-                    errors.push(
-                        darling::Error::custom("put all rules in one `#[validate(...)]`, separated by commas")
-                            .with_span(attr),
-                    );
-                    continue;
-                }
-                seen_validate = true;
-                if let Some(v) = errors.handle(ValidateArgs::from_meta(&attr.meta)) {
-                    validate = v;
-                }
-            }
-        }
-        let docs = doc_lines(&pt.attrs);
-        pt.attrs.retain(|a| !a.path().is_ident("validate") && !a.path().is_ident("doc"));
+        let (validate, docs) = take_validate(&mut pt.attrs, errors);
         let ident = match &*pt.pat {
             Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
             other => {
@@ -191,6 +173,30 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
         params.push(RawParam { ident, ty: (*pt.ty).clone(), docs, validate });
     }
     RawTool { args: tool_args, docs, params, item }
+}
+
+/// Reads and removes `#[validate(...)]` and doc comments from a parameter's or field's
+/// attributes.
+pub fn take_validate(attrs: &mut Vec<Attribute>, errors: &mut darling::error::Accumulator) -> (ValidateArgs, Vec<String>) {
+    let mut validate = ValidateArgs::default();
+    let mut seen_validate = false;
+    for attr in attrs.iter() {
+        if attr.path().is_ident("validate") {
+            if seen_validate {
+                errors.push(
+                    darling::Error::custom("put all rules in one `#[validate(...)]`, separated by commas").with_span(attr),
+                );
+                continue;
+            }
+            seen_validate = true;
+            if let Some(v) = errors.handle(ValidateArgs::from_meta(&attr.meta)) {
+                validate = v;
+            }
+        }
+    }
+    let docs = doc_lines(attrs);
+    attrs.retain(|a| !a.path().is_ident("validate") && !a.path().is_ident("doc"));
+    (validate, docs)
 }
 
 /// The text of `///` comments (`#[doc = "..."]`), one entry per line.

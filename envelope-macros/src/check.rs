@@ -142,7 +142,7 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         }
     });
     let params: Vec<Param> = raw.params.iter().map(|p| check_param(p, rename_all, errors)).collect();
-    check_cross(&params, raw, errors);
+    check_cross(&params, &raw.params, errors);
     let (ret, ret_span) = check_return(&sig.output, errors);
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
@@ -246,7 +246,7 @@ fn literal_fits(e: &Expr, kind: Kind) -> bool {
     }
 }
 
-fn check_cross(params: &[Param], raw: &RawTool, errors: &mut darling::error::Accumulator) {
+pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::error::Accumulator) {
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     let unknown = |lit: &LitStr, this: &str, errors: &mut darling::error::Accumulator| -> Option<usize> {
         let v = lit.value();
@@ -272,7 +272,7 @@ fn check_cross(params: &[Param], raw: &RawTool, errors: &mut darling::error::Acc
             }
         }
     };
-    for (p, rp) in params.iter().zip(&raw.params) {
+    for (p, rp) in params.iter().zip(raws) {
         for (req, checked) in rp.validate.requires.iter().zip(&p.requires) {
             let _ = checked;
             if let Some(w) = &req.when {

@@ -141,21 +141,22 @@ fn param_spec(p: &Param) -> TokenStream {
     }
 }
 
-fn hint(on: bool) -> TokenStream {
-    if on { quote!(::core::option::Option::Some(true)) } else { quote!(::core::option::Option::None) }
+/// The code that reads a parameter list with `__envelope_args` into `__envelope_0..n`.
+pub struct Reader {
+    /// `ParamSpec` expressions, in order.
+    pub specs: Vec<TokenStream>,
+    /// `let __envelope_i = __envelope_args.take::<T>(i);` for each, then cross-field checks.
+    pub takes: TokenStream,
+    /// The locals holding the values once read.
+    pub locals: Vec<proc_macro2::Ident>,
+    /// Binds the locals, running `refuse` when one could not be read.
+    pub refuse_with: TokenStream,
 }
 
-fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
-    let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
-    let name = &t.name;
-    let title = opt(t.title.as_ref().map(|s| quote!(#s)));
-    let description = &t.description;
-    let strict = t.strict;
-    let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
-    let specs = t.params.iter().map(param_spec);
-    let locals: Vec<_> = (0..t.params.len()).map(|i| format_ident!("__envelope_{}", i)).collect();
-    let takes = t.params.iter().enumerate().map(|(i, p)| {
+pub fn reader(params: &[Param], refuse: TokenStream) -> Reader {
+    let specs = params.iter().map(param_spec).collect();
+    let locals: Vec<_> = (0..params.len()).map(|i| format_ident!("__envelope_{}", i)).collect();
+    let takes = params.iter().enumerate().map(|(i, p)| {
         let ty = &p.ty;
         let local = &locals[i];
         match &p.default {
@@ -171,20 +172,36 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
             None => quote!(let #local = __envelope_args.take::<#ty>(#i);),
         }
     });
-    let cross = if t.params.iter().any(|p| !p.requires.is_empty() || !p.excludes.is_empty()) {
+    let cross = if params.iter().any(|p| !p.requires.is_empty() || !p.excludes.is_empty()) {
         quote!(__envelope_args.cross();)
     } else {
         quote!()
     };
-    let bind = if locals.is_empty() {
+    let refuse_with = if locals.is_empty() {
         quote!()
     } else {
         quote! {
             let (#(::core::option::Option::Some(#locals),)*) = (#(#locals,)*) else {
-                return __envelope_args.refuse();
+                #refuse;
             };
         }
     };
+    Reader { specs, takes: quote!(#(#takes)* #cross), locals, refuse_with }
+}
+
+fn hint(on: bool) -> TokenStream {
+    if on { quote!(::core::option::Option::Some(true)) } else { quote!(::core::option::Option::None) }
+}
+
+fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
+    let fn_ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = &t.name;
+    let title = opt(t.title.as_ref().map(|s| quote!(#s)));
+    let description = &t.description;
+    let strict = t.strict;
+    let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
+    let Reader { specs, takes, locals, refuse_with } = reader(&t.params, quote!(return __envelope_args.refuse()));
     let call = quote!(#fn_ident(#(#locals),*));
     let finish = match t.ret {
         Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
@@ -219,9 +236,8 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                     __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
                 ) -> ::envelope_core::__private::Outcome<'a> {
                     let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
-                    #(#takes)*
-                    #cross
-                    #bind
+                    #takes
+                    #refuse_with
                     if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
                         return __envelope_refusal;
                     }
