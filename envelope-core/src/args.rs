@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::refusal::{Problem, Rejected};
 use crate::render;
-use crate::spec::{Bound, Choices, Length, Num, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
+use crate::spec::{Bound, Choices, Length, Num, ObjectSpec, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
@@ -377,8 +377,12 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
     }
     if let Some(f) = cx.rules.format {
         if !f.accepts(s) {
-            let fix = format!("Send {}.", f.words());
-            return Err(cx.problem(v, format!("is not {}", article(f.keyword())), f.words().to_owned(), fix));
+            return Err(cx.problem(
+                v,
+                format!("is not {}", article(f.keyword())),
+                f.words().to_owned(),
+                f.fix().to_owned(),
+            ));
         }
     }
     if let Some(p) = &cx.rules.pattern {
@@ -413,9 +417,9 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
 
 fn article(keyword: &str) -> String {
     match keyword {
-        "uuid" | "uri" => format!("a valid {keyword}"),
         "email" => "a valid email address".to_owned(),
-        "date-time" => "a valid date-time".to_owned(),
+        "uri" => "a valid absolute URI".to_owned(),
+        "uuid" => "a valid UUID".to_owned(),
         other => format!("a valid {other}"),
     }
 }
@@ -601,6 +605,27 @@ impl<T: FromArg> FromArg for Vec<T> {
     }
 }
 
+/// The object a `#[derive(Object)]` value is read from, or the refusal of a non-object.
+pub fn object_of<'v>(v: &'v Value, cx: &Cx<'_>, spec: &ObjectSpec) -> Result<&'v Map<String, Value>, Problem> {
+    match v {
+        Value::Object(o) => Ok(o),
+        _ => {
+            let like = spec
+                .params
+                .iter()
+                .find(|p| p.required)
+                .or(spec.params.first())
+                .map_or_else(|| "{}".to_owned(), |p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)));
+            Err(cx.problem(
+                v,
+                format!("is {}", render::json_type(v)),
+                format!("an object with the keys {}", spec.keys()),
+                format!("Send a JSON object, like {like}."),
+            ))
+        }
+    }
+}
+
 /// JSON equality, with numbers compared by value and strings optionally without case.
 fn same(a: &Value, b: &Value, ignore_case: bool) -> bool {
     match (a, b) {
@@ -671,8 +696,8 @@ impl<'a> Args<'a> {
     }
 
     /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `cx.path`.
-    pub fn nested(params: &'a [ParamSpec], cx: &Cx<'a>, owner: &'a str, obj: &'a Map<String, Value>) -> Self {
-        Args::scoped(params, cx.strict, owner, Some(cx.path), Some(obj))
+    pub fn nested(params: &'a [ParamSpec], cx: &Cx<'a>, obj: &'a Map<String, Value>) -> Self {
+        Args::scoped(params, cx.strict, "", Some(cx.path), Some(obj))
     }
 
     fn scoped(
@@ -766,8 +791,8 @@ impl<'a> Args<'a> {
         let names: Vec<&str> = self.params.iter().map(|p| p.name).collect();
         let accepted = if names.is_empty() { "no parameters".to_owned() } else { names.join(", ") };
         let (what, of) = match &self.parent {
-            Some(_) => ("field", self.owner),
-            None => ("parameter", self.owner),
+            Some(parent) => ("field", parent.to_string()),
+            None => ("parameter", self.owner.to_owned()),
         };
         let unknown: Vec<&String> = obj.keys().filter(|k| !names.contains(&k.as_str())).collect();
         let mut out: Vec<Problem> = unknown
@@ -898,6 +923,19 @@ impl<'a> Args<'a> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 
+    /// For a nested object whose field could not be read: its problems as one (never empty:
+    /// a field that could not be read left one).
+    pub fn into_problem_or(self, cx: &Cx<'_>) -> Problem {
+        let at = cx.path.to_string();
+        match self.into_problem() {
+            Err(p) => p,
+            Ok(()) => Problem::new(cx.path.parameter(), Rejected::Missing, "could not be read")
+                .accepted("an object as the schema describes")
+                .fix("Send it as the schema describes.")
+                .at(at),
+        }
+    }
+
     /// For a nested object: every problem found, as one problem (the first) carrying the rest.
     pub fn into_problem(self) -> Result<(), Problem> {
         let mut all = self.problems;
@@ -961,6 +999,7 @@ fn example_json(p: &ParamSpec, ty: &Ty) -> String {
         (None, Ty::Boolean) => "true".into(),
         (None, Ty::Enum(names)) => render::quoted_list(names.first().copied()),
         (None, Ty::Array(_)) => "[…]".into(),
+        (None, Ty::Object(_)) => "{…}".into(),
         (None, Ty::Any) => "…".into(),
     }
 }

@@ -117,13 +117,161 @@ pub use envelope::{Confirmation, Envelope, Status};
 ///
 /// A `#[tool]` returns `Result<T, RegisterError>` like any other tool error type.
 pub use envelope_macros::ToolError;
-pub use envelope_macros::{Choice, tool};
+/// Declares a tool from a function: `#[tool]` on a free function (sync or `async`) whose
+/// parameters carry `#[validate(...)]` rules. It keeps the function as written and adds a
+/// type of the same name whose `tool()` gives the declaration for a [`Toolbox`].
+///
+/// The function's doc comment is the tool's `description`; a parameter's doc comment (or
+/// `desc = "..."`) is its schema `description`. The name callers use is the parameter's name
+/// (or `rename = "..."`, or the tool's `rename_all = "camelCase"`).
+///
+/// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
+/// `rename_all = "..."` (serde's words), and the MCP annotations `read_only`, `destructive`,
+/// `idempotent`, `open_world`.
+///
+/// Rules in `#[validate(...)]`, comma-separated:
+///
+/// | rule | applies to | JSON Schema |
+/// |---|---|---|
+/// | `range = 1..=720` (`1..721`, `1..`, `..=720`, floats `0.0..1.0`) | integers, floats | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` |
+/// | `choices = ["a", "b"]`, `ignore_case` | strings, integers | `enum` |
+/// | `length = 1..=120` | strings (characters), `Vec` (items) | `minLength`/`maxLength`, `minItems`/`maxItems` |
+/// | `byte_length = ..=64` | strings (UTF-8 bytes) | stated in `description` |
+/// | `pattern = "^[a-z]+$"`, `example = "abc"` | strings | `pattern` |
+/// | `format = "date"` (`date-time`, `uuid`, `email`, `uri`) | strings | `format` |
+/// | `each(...)` | `Vec` items | `items` |
+/// | `default = 10` | non-`Option` integer, float, bool, string | `default`, not `required` |
+/// | `secret` | any | `writeOnly` |
+/// | `requires = "other"`, `requires(other = "V", when = "W")`, `excludes = "other"` | any | `allOf` of `if`/`then`, `not` |
+/// | `fix = "..."`, `reason = "..."` | any | — |
+///
+/// A rule that cannot hold, a rule on a type it does not apply to, an unknown rule, a default
+/// that breaks its own rules, an invalid regex, and a free-form `message = "..."` are compile
+/// errors at the offending token.
+///
+/// The function returns `T: Serialize` or `Result<T, E>` with `E` a [`ToolError`] ([`Refusal`],
+/// [`Fault`], [`ToolFailure`], or a `#[derive(ToolError)]` enum). A free-form error type
+/// (`String`, `&str`, `Box<dyn Error>`, `anyhow`) is a compile error.
+///
+/// ```
+/// use envelope_core::{tool, Toolbox};
+///
+/// /// Says hello.
+/// #[tool(read_only, rename_all = "camelCase")]
+/// fn greet(
+///     /// Who to greet.
+///     #[validate(length = 1..=40)]
+///     person_name: String,
+///     #[validate(choices = ["en", "fr"], ignore_case, default = "en")]
+///     language: String,
+/// ) -> String {
+///     match language.as_str() {
+///         "fr" => format!("Bonjour, {person_name}"),
+///         _ => format!("Hello, {person_name}"),
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(greet::tool());
+/// let env = toolbox.call("greet", Some(&serde_json::json!({"personName": "Ada", "language": "FR"}))).await.unwrap();
+/// assert_eq!(env.data().unwrap(), "Bonjour, Ada");
+/// # });
+/// ```
+pub use envelope_macros::tool;
+
+/// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes
+/// `&self`, and the toolbox holds the state in an `Arc`. Implements [`ToolSet`].
+///
+/// ```
+/// use std::sync::{Arc, atomic::{AtomicU64, Ordering}};
+/// use envelope_core::{tools, Toolbox};
+///
+/// #[derive(Default)]
+/// struct Counter(AtomicU64);
+///
+/// #[tools]
+/// impl Counter {
+///     /// Adds to the counter and returns the new total.
+///     #[tool]
+///     fn add(&self, #[validate(range = 1..=100)] by: u64) -> u64 {
+///         self.0.fetch_add(by, Ordering::Relaxed) + by
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with_state(Arc::new(Counter::default()));
+/// let env = toolbox.call("add", Some(&serde_json::json!({"by": 5}))).await.unwrap();
+/// assert_eq!(env.data().unwrap(), 5);
+/// # });
+/// ```
+pub use envelope_macros::tools;
+
+/// A parameter type whose accepted values are a unit enum's variants: read without allocating,
+/// advertised as `enum` in the schema. Variants are spelled as written, or per
+/// `#[choice(rename_all = "snake_case")]` on the enum and `#[choice(rename = "...")]` on a
+/// variant. Gives `as_str()` too.
+///
+/// ```
+/// use envelope_core::{tool, Choice, Toolbox};
+///
+/// #[derive(Choice, Clone, Copy, Debug, PartialEq)]
+/// #[choice(rename_all = "snake_case")]
+/// enum GroupBy { QueryHash, Database, Application }
+///
+/// /// Groups.
+/// #[tool]
+/// fn group(group_by: GroupBy) -> String {
+///     group_by.as_str().to_owned()
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(group::tool());
+/// let env = toolbox.call("group", Some(&serde_json::json!({"group_by": "databse"}))).await.unwrap();
+/// assert_eq!(env.message().unwrap(),
+///     "group_by: \"databse\" is not an accepted value; accepted: one of \"query_hash\", \"database\", \
+///      \"application\". Did you mean \"database\"? Send \"database\".");
+/// # });
+/// ```
+pub use envelope_macros::Choice;
+
+/// A parameter type read from a JSON object: each named field is a key, with the same
+/// `#[validate(...)]` rules as a tool's parameters; refusals name the field by path
+/// (`filter.since`). `#[object(rename_all = "camelCase")]` on the struct.
+///
+/// ```
+/// use envelope_core::{tool, Object, Toolbox};
+///
+/// #[derive(Object)]
+/// struct Filter {
+///     /// First day, inclusive.
+///     #[validate(format = "date")]
+///     since: String,
+///     #[validate(range = 1..=50, default = 10)]
+///     limit: u32,
+/// }
+///
+/// /// Searches.
+/// #[tool]
+/// fn search(filter: Filter) -> u32 {
+///     filter.limit
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(search::tool());
+/// let env = toolbox.call("search", Some(&serde_json::json!({"filter": {"since": "yesterday"}}))).await.unwrap();
+/// assert_eq!(env.message().unwrap(),
+///     "filter.since: \"yesterday\" is not a valid date; accepted: a date as YYYY-MM-DD. \
+///      Send a date like \"2026-11-30\".");
+/// # });
+/// ```
+pub use envelope_macros::Object;
 pub use fault::Fault;
 pub use refusal::{No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
-    Annotations, Bound, Choices, Format, Length, Num, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec, Ty, Unit,
+    Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
+    Ty, Unit,
 };
-pub use toolbox::{Tool, Toolbox, UnknownTool};
+pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

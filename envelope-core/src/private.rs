@@ -3,9 +3,10 @@
 
 pub use serde_json::{Map, Value};
 
-pub use crate::args::{Args, FromArg, read_choice};
+pub use crate::args::{Args, FromArg, object_of, read_choice};
 pub use crate::spec::{
-    Annotations, Bound, Choices, Format, Length, Num, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec, Ty, Unit,
+    Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
+    Ty, Unit,
 };
 pub use crate::toolbox::{Outcome, Tool};
 
@@ -42,13 +43,13 @@ pub fn fault_with_code(code: crate::Code, operation: &str) -> Fault {
     Fault::new(code, operation)
 }
 
-/// The codes a tool can emit, in a fixed order without repeats: `VALIDATION_ERROR` when it has
-/// parameters, its error type's codes, then `BACKEND_ERROR` (a panic is always possible).
-pub fn error_codes(has_params: bool, declared: &[crate::Code]) -> Vec<crate::Code> {
+/// The codes a tool can emit, in a fixed order without repeats: `VALIDATION_ERROR`, its error
+/// type's codes, then `BACKEND_ERROR` (a panic is always possible). `VALIDATION_ERROR` even
+/// without parameters: a name the tool does not take, or arguments that are not an object, are
+/// refused with it. (`_has_params` is kept for the expansion's call.)
+pub fn error_codes(_has_params: bool, declared: &[crate::Code]) -> Vec<crate::Code> {
     let mut out = Vec::with_capacity(declared.len() + 2);
-    if has_params {
-        out.push(crate::codes::VALIDATION_ERROR);
-    }
+    out.push(crate::codes::VALIDATION_ERROR);
     for c in declared.iter().chain([&crate::codes::BACKEND_ERROR]) {
         if !out.contains(c) {
             out.push(*c);
@@ -141,4 +142,13 @@ pub const fn distinct<const N: usize>(all: &[crate::Code]) -> [crate::Code; N] {
         i += 1;
     }
     out
+}
+
+/// A tool from a `#[tools]` method bound to its state.
+pub fn method_tool<S: Send + Sync + 'static>(
+    spec: ToolSpec,
+    state: std::sync::Arc<S>,
+    call: for<'a> fn(&std::sync::Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>,
+) -> Tool {
+    Tool::__method(spec, state, call)
 }

@@ -6,9 +6,14 @@ use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty, Un
 
 /// JSON Schema 2020-12 for a tool's arguments object.
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
+    object_schema(&spec.params)
+}
+
+/// An object of named parameters (a tool's arguments, or a `#[derive(Object)]` value).
+fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
     let mut props = Map::new();
     let mut required = Vec::new();
-    for p in &spec.params {
+    for p in params {
         props.insert(p.name.to_owned(), Value::Object(property(p)));
         if p.required {
             required.push(Value::String(p.name.to_owned()));
@@ -21,7 +26,7 @@ pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
         s.insert("required".into(), Value::Array(required));
     }
     s.insert("additionalProperties".into(), json!(false));
-    let all_of = cross_rules(spec);
+    let all_of = cross_rules(params);
     if !all_of.is_empty() {
         s.insert("allOf".into(), Value::Array(all_of));
     }
@@ -31,9 +36,9 @@ pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
 /// `requires` and `excludes` as JSON Schema: each an `if`/`then` (or a `not`) in `allOf`.
 /// A parameter whose default meets the condition needs no `required`: the reader uses the
 /// default when it is absent, and the schema must accept the same.
-fn cross_rules(spec: &ToolSpec) -> Vec<Value> {
+fn cross_rules(params: &[ParamSpec]) -> Vec<Value> {
     let mut out = Vec::new();
-    for p in &spec.params {
+    for p in params {
         for r in &p.requires {
             let mut cond = Map::new();
             match &r.when {
@@ -51,7 +56,7 @@ fn cross_rules(spec: &ToolSpec) -> Vec<Value> {
             let mut props = Map::new();
             let mut required = Vec::new();
             for (name, want) in &r.then {
-                let default = spec.params.iter().find(|o| o.name == *name).and_then(|o| o.default.as_ref());
+                let default = params.iter().find(|o| o.name == *name).and_then(|o| o.default.as_ref());
                 match want {
                     Some(w) => {
                         props.insert((*name).to_owned(), json!({ "const": w }));
@@ -95,6 +100,9 @@ fn property(p: &ParamSpec) -> Map<String, Value> {
 
 /// The schema of one value of shape `ty` under `rules`.
 fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
+    if let Ty::Object(o) = ty {
+        return object_schema(&o.params);
+    }
     let mut m = Map::new();
     if let Some(t) = ty.schema_type() {
         m.insert("type".into(), json!(t));

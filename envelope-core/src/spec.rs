@@ -4,6 +4,7 @@
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Ty {
     /// `integer`, within the Rust type's own bounds.
     Integer {
@@ -22,6 +23,8 @@ pub enum Ty {
     Enum(&'static [&'static str]),
     /// `array` of items of one shape.
     Array(Box<Ty>),
+    /// `object` with named fields: a `#[derive(Object)]` struct.
+    Object(&'static ObjectSpec),
     /// Any JSON value (a `serde_json::Value` parameter).
     Any,
 }
@@ -36,6 +39,7 @@ impl Ty {
             Ty::Boolean => "boolean",
             Ty::Enum(_) => "string",
             Ty::Array(_) => "array",
+            Ty::Object(_) => "object",
             Ty::Any => return None,
         })
     }
@@ -49,6 +53,7 @@ impl Ty {
             Ty::Boolean => "true or false".into(),
             Ty::Enum(names) => format!("one of {}", crate::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("an array of {}", item.plural()),
+            Ty::Object(o) => format!("an object with the keys {}", o.keys()),
             Ty::Any => "any JSON value".into(),
         }
     }
@@ -62,8 +67,25 @@ impl Ty {
             Ty::Boolean => "booleans".into(),
             Ty::Enum(names) => format!("strings, each one of {}", crate::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("arrays of {}", item.plural()),
+            Ty::Object(o) => format!("objects with the keys {}", o.keys()),
             Ty::Any => "JSON values".into(),
         }
+    }
+}
+
+/// The fields of a `#[derive(Object)]` struct, built once per type.
+#[derive(Debug, PartialEq)]
+pub struct ObjectSpec {
+    /// The Rust type's name (for messages about the object as a whole).
+    pub name: &'static str,
+    /// Fields in declared order, with their rules (as a tool's parameters).
+    pub params: Vec<ParamSpec>,
+}
+
+impl ObjectSpec {
+    /// `"since", "limit"`.
+    pub fn keys(&self) -> String {
+        crate::render::quoted_list(self.params.iter().map(|p| p.name))
     }
 }
 
@@ -202,14 +224,25 @@ impl Format {
         }
     }
 
-    /// The form in words, with an example.
+    /// The form in words (the accepted set).
     pub fn words(self) -> &'static str {
         match self {
-            Format::Date => "a date as YYYY-MM-DD, like \"2026-11-30\"",
-            Format::DateTime => "a date and time with offset (RFC 3339), like \"2026-11-30T14:05:00Z\"",
-            Format::Uuid => "a UUID, like \"67e55044-10b1-426f-9247-bb680e5fe0c8\"",
-            Format::Email => "an email address, like \"ada@example.com\"",
-            Format::Uri => "an absolute URI with a scheme, like \"https://example.com/path\"",
+            Format::Date => "a date as YYYY-MM-DD",
+            Format::DateTime => "an RFC 3339 date-time with offset",
+            Format::Uuid => "a hyphenated UUID",
+            Format::Email => "an email address",
+            Format::Uri => "an absolute URI with a scheme",
+        }
+    }
+
+    /// The move that fixes the call, with an example of the form.
+    pub fn fix(self) -> &'static str {
+        match self {
+            Format::Date => "Send a date like \"2026-11-30\".",
+            Format::DateTime => "Send a date-time like \"2026-11-30T14:05:00Z\".",
+            Format::Uuid => "Send a UUID like \"67e55044-10b1-426f-9247-bb680e5fe0c8\".",
+            Format::Email => "Send an address like \"ada@example.com\".",
+            Format::Uri => "Send a URI like \"https://example.com/path\".",
         }
     }
 

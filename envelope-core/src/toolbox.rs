@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::value::RawValue;
@@ -31,12 +32,29 @@ pub enum Outcome<'a> {
 /// The function `#[tool]` generates: reads the arguments object and calls the tool.
 pub type CallFn = for<'a> fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
 
+/// A call function with state (a `#[tools]` method bound to its `Arc<S>`).
+type DynCall = Arc<dyn for<'a> Fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a> + Send + Sync>;
+
+fn dyn_call<F>(f: F) -> DynCall
+where
+    F: for<'a> Fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a> + Send + Sync + 'static,
+{
+    Arc::new(f)
+}
+
+/// The tools of a state type: what `#[tools]` on its impl block generates. Register them with
+/// [`Toolbox::with_state`].
+pub trait ToolSet: Send + Sync + 'static {
+    /// One tool per `#[tool]` method, each holding a clone of `state`.
+    fn tools(state: Arc<Self>) -> Vec<Tool>;
+}
+
 /// One declared tool: what `#[tool]` generated for a function. Get it with
 /// `<function name>::tool()` and register it in a [`Toolbox`].
 #[derive(Clone)]
 pub struct Tool {
     spec: ToolSpec,
-    call: CallFn,
+    call: DynCall,
     schema: Map<String, Value>,
 }
 
@@ -49,6 +67,20 @@ impl fmt::Debug for Tool {
 impl Tool {
     #[doc(hidden)]
     pub fn __new(spec: ToolSpec, call: CallFn) -> Self {
+        Tool::with_call(spec, dyn_call(call))
+    }
+
+    /// A tool whose call function holds `state`.
+    #[doc(hidden)]
+    pub fn __method<S: Send + Sync + 'static>(
+        spec: ToolSpec,
+        state: Arc<S>,
+        call: for<'a> fn(&Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>,
+    ) -> Self {
+        Tool::with_call(spec, dyn_call(move |spec, obj| call(&state, spec, obj)))
+    }
+
+    fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
         Tool { spec, call, schema }
     }
@@ -229,6 +261,18 @@ impl Toolbox {
     pub fn with(mut self, tool: Tool) -> Self {
         assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
         self.tools.push(tool);
+        self
+    }
+
+    /// Adds every `#[tool]` method of a `#[tools]` impl block, each calling `state`.
+    ///
+    /// # Panics
+    /// As [`with`](Self::with), on a name already registered.
+    #[must_use]
+    pub fn with_state<S: ToolSet>(mut self, state: Arc<S>) -> Self {
+        for tool in S::tools(state) {
+            self = self.with(tool);
+        }
         self
     }
 

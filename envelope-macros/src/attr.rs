@@ -140,7 +140,9 @@ pub struct RawTool {
     pub item: ItemFn,
 }
 
-pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::Accumulator) -> RawTool {
+/// Parses `#[tool(args)]` on `item`. `method`: the function is in a `#[tools]` impl block and
+/// takes `&self` first.
+pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut darling::error::Accumulator) -> RawTool {
     let tool_args = match NestedMeta::parse_meta_list(args) {
         Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
         Err(e) => {
@@ -150,11 +152,20 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
     };
     let docs = doc_lines(&item.attrs);
     let mut params = Vec::new();
+    let mut saw_receiver = false;
     for input in &mut item.sig.inputs {
         let FnArg::Typed(pt) = input else {
-            errors.push(
-                darling::Error::custom("a `#[tool]` function takes no `self`; write a free function").with_span(input),
-            );
+            let FnArg::Receiver(r) = &*input else { continue };
+            saw_receiver = true;
+            if !method {
+                errors.push(
+                    darling::Error::custom("a `#[tool]` method needs `#[tools]` on its impl block, which registers the methods of a shared state: `toolbox.with_state(Arc::new(state))`").with_span(input),
+                );
+            } else if !matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)) {
+                errors.push(
+                    darling::Error::custom("a tool method takes `&self`: the state is shared between calls; keep what changes behind a Mutex").with_span(input),
+                );
+            }
             continue;
         };
         let (validate, docs) = take_validate(&mut pt.attrs, errors);
@@ -172,19 +183,26 @@ pub fn parse(args: TokenStream, mut item: ItemFn, errors: &mut darling::error::A
         };
         params.push(RawParam { ident, ty: (*pt.ty).clone(), docs, validate });
     }
+    if method && !saw_receiver {
+        errors.push(darling::Error::custom("a tool in a `#[tools]` impl block takes `&self`; move a function without state out of the impl and mark it `#[tool]`").with_span(&item.sig.ident));
+    }
     RawTool { args: tool_args, docs, params, item }
 }
 
 /// Reads and removes `#[validate(...)]` and doc comments from a parameter's or field's
 /// attributes.
-pub fn take_validate(attrs: &mut Vec<Attribute>, errors: &mut darling::error::Accumulator) -> (ValidateArgs, Vec<String>) {
+pub fn take_validate(
+    attrs: &mut Vec<Attribute>,
+    errors: &mut darling::error::Accumulator,
+) -> (ValidateArgs, Vec<String>) {
     let mut validate = ValidateArgs::default();
     let mut seen_validate = false;
     for attr in attrs.iter() {
         if attr.path().is_ident("validate") {
             if seen_validate {
                 errors.push(
-                    darling::Error::custom("put all rules in one `#[validate(...)]`, separated by commas").with_span(attr),
+                    darling::Error::custom("put all rules in one `#[validate(...)]`, separated by commas")
+                        .with_span(attr),
                 );
                 continue;
             }

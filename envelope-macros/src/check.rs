@@ -304,7 +304,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
     }
 }
 
-fn check_param(
+pub fn check_param(
     raw: &RawParam,
     rename_all: Option<ident_case::RenameRule>,
     errors: &mut darling::error::Accumulator,

@@ -18,16 +18,28 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let mut errors = darling::Error::accumulator();
-    let raw = attr::parse(args, item, &mut errors);
+    let raw = attr::parse(args, item, false, &mut errors);
     let checked = check::check(&raw, &mut errors);
     match errors.finish() {
         Ok(()) => emit(&raw.item, &checked),
         Err(e) => {
-            // Still emit the function (without our attributes), so the user sees these errors
-            // and not a cascade of "cannot find function".
+            // Still emit the function (without our attributes) and the `tool()` it would have,
+            // so the user sees these errors and not a cascade of "cannot find".
             let item = &raw.item;
+            let ident = &item.sig.ident;
+            let vis = &item.vis;
             let mut out = e.write_errors();
-            out.extend(quote!(#item));
+            out.extend(quote! {
+                #item
+                #[allow(non_camel_case_types)]
+                #vis struct #ident {}
+                impl #ident {
+                    #[allow(dead_code)]
+                    #vis fn tool() -> ::envelope_core::Tool {
+                        ::core::unimplemented!()
+                    }
+                }
+            });
             out
         }
     }
@@ -193,30 +205,70 @@ fn hint(on: bool) -> TokenStream {
     if on { quote!(::core::option::Option::Some(true)) } else { quote!(::core::option::Option::None) }
 }
 
-fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
-    let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
+/// The `ToolSpec` expression of a checked tool.
+fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
     let name = &t.name;
     let title = opt(t.title.as_ref().map(|s| quote!(#s)));
     let description = &t.description;
     let strict = t.strict;
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
-    let Reader { specs, takes, locals, refuse_with } = reader(&t.params, quote!(return __envelope_args.refuse()));
-    let call = quote!(#fn_ident(#(#locals),*));
-    let finish = match t.ret {
-        Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
-        Ret::Result => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
-    };
-    let body = if item.sig.asyncness.is_some() {
-        quote!(::envelope_core::__private::pending(async move { #finish(#call.await) }))
-    } else {
-        quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
-    };
     let has_params = !t.params.is_empty();
     let declared = match &t.error_type {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
     };
+    quote! {
+        ::envelope_core::__private::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            params: ::std::vec![#(#specs),*],
+            strict: #strict,
+            annotations: ::envelope_core::__private::Annotations {
+                read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
+            },
+            error_codes: ::envelope_core::__private::error_codes(#has_params, #declared),
+        }
+    }
+}
+
+/// The body of the generated call function: read the arguments, call `callee(locals)`.
+/// `prelude` runs before an async call is boxed (to clone the state into the future).
+fn call_body(
+    t: &check::Tool,
+    asyncness: bool,
+    callee: TokenStream,
+    prelude: TokenStream,
+) -> (Vec<TokenStream>, TokenStream) {
+    let Reader { specs, takes, locals, refuse_with } = reader(&t.params, quote!(return __envelope_args.refuse()));
+    let call = quote!(#callee(#(#locals),*));
+    let finish = match t.ret {
+        Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
+        Ret::Result => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
+    };
+    let run = if asyncness {
+        quote!(#prelude ::envelope_core::__private::pending(async move { #finish(#call.await) }))
+    } else {
+        quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
+    };
+    let body = quote! {
+        let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
+        #takes
+        #refuse_with
+        if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
+            return __envelope_refusal;
+        }
+        #run
+    };
+    (specs, body)
+}
+
+fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
+    let fn_ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = &t.name;
+    let (specs, body) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!());
+    let spec = spec_expr(t, &specs);
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
     quote! {
         #item
@@ -235,28 +287,96 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                     __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
                     __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
                 ) -> ::envelope_core::__private::Outcome<'a> {
-                    let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
-                    #takes
-                    #refuse_with
-                    if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
-                        return __envelope_refusal;
-                    }
                     #body
                 }
-                ::envelope_core::__private::Tool::__new(
-                    ::envelope_core::__private::ToolSpec {
-                        name: #name,
-                        title: #title,
-                        description: #description,
-                        params: ::std::vec![#(#specs),*],
-                        strict: #strict,
-                        annotations: ::envelope_core::__private::Annotations {
-                            read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
-                        },
-                        error_codes: ::envelope_core::__private::error_codes(#has_params, #declared),
-                    },
-                    __envelope_call,
-                )
+                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)
+            }
+        }
+    }
+}
+
+/// `#[tools]` on an impl block: each `#[tool]` method with `&self` becomes a tool of a shared
+/// state, registered with `Toolbox::with_state(Arc::new(state))`.
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let mut out =
+                syn::Error::new(e.span(), "`#[tools]` goes on an impl block whose `#[tool]` methods take `&self`")
+                    .to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let mut errors = darling::Error::accumulator();
+    if !args.is_empty() {
+        errors.push(
+            darling::Error::custom("`#[tools]` takes no arguments; put flags on each `#[tool(...)]`").with_span(&args),
+        );
+    }
+    if !item.generics.params.is_empty() || item.trait_.is_some() {
+        errors.push(
+            darling::Error::custom("`#[tools]` goes on an inherent impl block of a concrete type")
+                .with_span(&item.self_ty),
+        );
+    }
+    let self_ty = item.self_ty.clone();
+    let mut tools = Vec::new();
+    for impl_item in &mut item.items {
+        let syn::ImplItem::Fn(f) = impl_item else { continue };
+        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("tool")) else { continue };
+        let attr = f.attrs.remove(pos);
+        let tool_args = match &attr.meta {
+            syn::Meta::Path(_) => TokenStream::new(),
+            syn::Meta::List(l) => l.tokens.clone(),
+            syn::Meta::NameValue(nv) => {
+                errors.push(darling::Error::custom("write `#[tool]` or `#[tool(flags)]`").with_span(nv));
+                continue;
+            }
+        };
+        let as_fn = ItemFn {
+            attrs: f.attrs.clone(),
+            vis: f.vis.clone(),
+            modifiers: f.modifiers.clone(),
+            sig: f.sig.clone(),
+            block: Box::new(f.block.clone()),
+        };
+        let raw = attr::parse(tool_args, as_fn, true, &mut errors);
+        let checked = check::check(&raw, &mut errors);
+        f.sig = raw.item.sig.clone();
+        let method = &f.sig.ident;
+        let (specs, body) = call_body(
+            &checked,
+            f.sig.asyncness.is_some(),
+            quote!(__envelope_this.#method),
+            quote!(let __envelope_this = ::std::sync::Arc::clone(__envelope_this);),
+        );
+        let spec = spec_expr(&checked, &specs);
+        tools.push(quote! {
+            {
+                fn __envelope_call<'a>(
+                    __envelope_this: &::std::sync::Arc<#self_ty>,
+                    __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
+                    __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
+                ) -> ::envelope_core::__private::Outcome<'a> {
+                    #body
+                }
+                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)
+            }
+        });
+    }
+    if let Err(e) = errors.finish() {
+        let mut out = e.write_errors();
+        out.extend(quote!(#item));
+        return out;
+    }
+    quote! {
+        #item
+
+        #[automatically_derived]
+        impl ::envelope_core::ToolSet for #self_ty {
+            fn tools(__envelope_state: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::envelope_core::Tool> {
+                ::std::vec![#(#tools),*]
             }
         }
     }

@@ -6,6 +6,7 @@ mod check;
 mod choice;
 mod error;
 mod expand;
+mod object;
 
 use proc_macro::TokenStream;
 
@@ -13,6 +14,13 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+/// Registers the `#[tool]` methods (taking `&self`) of an impl block as tools of a shared
+/// state. Documented on `envelope_core::tools`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::tools(args.into(), input.into()).into()
 }
 
 /// Implements `ToolError` for an error enum of refusals and faults. Documented on
@@ -27,4 +35,11 @@ pub fn derive_tool_error(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Choice, attributes(choice))]
 pub fn derive_choice(input: TokenStream) -> TokenStream {
     choice::derive(input.into()).into()
+}
+
+/// Reads a struct from a JSON object whose keys are its fields, each with `#[validate(...)]`
+/// rules (paths like `filter.since` in refusals). Documented on `envelope_core::Object`.
+#[proc_macro_derive(Object, attributes(object, validate))]
+pub fn derive_object(input: TokenStream) -> TokenStream {
+    object::derive(input.into()).into()
 }

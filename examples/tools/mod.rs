@@ -2,7 +2,9 @@
 //! `set_threshold`), answering from small in-memory data. Shared by the example server and the
 //! tests.
 
-use envelope_core::tool;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use envelope_core::{tool, tools};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -91,7 +93,7 @@ fn search_analytics(
         .collect()
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct Note {
     id: u32,
     title: String,
@@ -99,20 +101,33 @@ struct Note {
     pinned: bool,
 }
 
-/// Creates a note with a title and optional tags.
-#[tool(destructive)]
-fn create_note(
-    /// The note's title.
-    #[validate(length = 1..=120)]
-    title: String,
-    /// Tags for finding the note later.
-    #[validate(length = ..=10, each(pattern = "^[a-z0-9-]{1,32}$", example = "release-notes"))]
-    tags: Option<Vec<String>>,
-    /// Whether to pin the note to the top.
-    #[validate(default = false)]
-    pinned: bool,
-) -> Note {
-    Note { id: 1, title, tags: tags.unwrap_or_default(), pinned }
+/// The notes written so far: the state behind `create_note`.
+#[derive(Default)]
+pub struct NoteStore {
+    notes: Mutex<Vec<Note>>,
+}
+
+#[tools]
+impl NoteStore {
+    /// Creates a note with a title and optional tags.
+    #[tool(destructive)]
+    fn create_note(
+        &self,
+        /// The note's title.
+        #[validate(length = 1..=120)]
+        title: String,
+        /// Tags for finding the note later.
+        #[validate(length = ..=10, each(pattern = "^[a-z0-9-]{1,32}$", example = "release-notes"))]
+        tags: Option<Vec<String>>,
+        /// Whether to pin the note to the top.
+        #[validate(default = false)]
+        pinned: bool,
+    ) -> Note {
+        let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        let note = Note { id: notes.len() as u32 + 1, title, tags: tags.unwrap_or_default(), pinned };
+        notes.push(note.clone());
+        note
+    }
 }
 
 /// Sets the alerting threshold, authorised by an API key.
@@ -134,6 +149,6 @@ pub fn toolbox() -> envelope_core::Toolbox {
     envelope_core::Toolbox::new()
         .with(get_top_queries::tool())
         .with(search_analytics::tool())
-        .with(create_note::tool())
+        .with_state(Arc::new(NoteStore::default()))
         .with(set_threshold::tool())
 }

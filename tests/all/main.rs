@@ -5,6 +5,7 @@
 mod tools;
 
 mod cases;
+mod features;
 mod reading;
 mod ui;
 mod wire;

@@ -1,0 +1,116 @@
+//! `#[derive(Object)]`: a struct read from a JSON object, its fields with the same rules as a
+//! tool's parameters.
+
+use darling::FromMeta;
+use darling::util::SpannedValue;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields};
+
+use crate::attr::{RawParam, take_validate};
+use crate::check::{check_cross, check_param, rename_rule};
+use crate::expand::{Reader, reader};
+
+#[derive(Default, FromMeta)]
+#[darling(default)]
+struct ObjectArgs {
+    rename_all: Option<SpannedValue<String>>,
+}
+
+pub fn derive(input: TokenStream) -> TokenStream {
+    let mut input: DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = darling::Error::accumulator();
+    let mut args = ObjectArgs::default();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("object")) {
+        if let Some(a) = errors.handle(ObjectArgs::from_meta(&attr.meta)) {
+            args = a;
+        }
+    }
+    let rename_all = args.rename_all.as_ref().and_then(|r| match rename_rule(r) {
+        Ok(rule) => Some(rule),
+        Err(msg) => {
+            errors.push(darling::Error::custom(msg).with_span(&r.span()));
+            None
+        }
+    });
+    if !input.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "an `Object` struct cannot be generic: its fields are read from JSON by their concrete types",
+            )
+            .with_span(&input.generics),
+        );
+    }
+    let ident = input.ident.clone();
+    let Data::Struct(data) = &mut input.data else {
+        errors.push(
+            darling::Error::custom(
+                "`#[derive(Object)]` goes on a struct with named fields; for an enum of names use `#[derive(Choice)]`",
+            )
+            .with_span(&ident),
+        );
+        return errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
+    };
+    let Fields::Named(fields) = &mut data.fields else {
+        errors.push(
+            darling::Error::custom("`#[derive(Object)]` needs named fields: each is a key of the JSON object")
+                .with_span(&ident),
+        );
+        return errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
+    };
+    let mut raws = Vec::new();
+    for f in &mut fields.named {
+        let (validate, docs) = take_validate(&mut f.attrs, &mut errors);
+        if let Some(id) = &f.ident {
+            raws.push(RawParam { ident: id.clone(), ty: f.ty.clone(), docs, validate });
+        }
+    }
+    let params: Vec<_> = raws.iter().map(|r| check_param(r, rename_all, &mut errors)).collect();
+    check_cross(&params, &raws, &mut errors);
+    if let Err(e) = errors.finish() {
+        return e.write_errors();
+    }
+    let name = ident.to_string();
+    let field_idents: Vec<&syn::Ident> = raws.iter().map(|r| &r.ident).collect();
+    let Reader { specs, takes, locals, refuse_with } =
+        reader(&params, quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_cx))));
+    quote! {
+        #[automatically_derived]
+        impl ::envelope_core::FromArg for #ident {
+            fn ty() -> ::envelope_core::Ty {
+                ::envelope_core::Ty::Object(#ident::__envelope_object())
+            }
+
+            fn from_arg(
+                __envelope_v: &::envelope_core::__private::Value,
+                __envelope_cx: &::envelope_core::Cx<'_>,
+            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
+                let __envelope_spec = #ident::__envelope_object();
+                let __envelope_obj = ::envelope_core::__private::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
+                let mut __envelope_args =
+                    ::envelope_core::__private::Args::nested(&__envelope_spec.params, __envelope_cx, __envelope_obj);
+                #takes
+                #refuse_with
+                __envelope_args.into_problem()?;
+                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+            }
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            /// The object's fields and rules, built once.
+            #[doc(hidden)]
+            fn __envelope_object() -> &'static ::envelope_core::__private::ObjectSpec {
+                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private::ObjectSpec> =
+                    ::std::sync::OnceLock::new();
+                __ENVELOPE_SPEC.get_or_init(|| ::envelope_core::__private::ObjectSpec {
+                    name: #name,
+                    params: ::std::vec![#(#specs),*],
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The rule language beyond the example tools: enums, nested objects, state, renames, formats,
+//! presence rules — each through the toolbox, asserting what a caller sees.
+
+use envelope_core::{Choice, Object, Toolbox, tool, tools};
+use serde_json::{Value, json};
+
+use crate::block_on;
+
+fn run(toolbox: &Toolbox, tool: &str, args: Value) -> Value {
+    block_on(toolbox.call(tool, Some(&args))).unwrap().to_value()
+}
+
+#[derive(Choice, Clone, Copy, Debug, PartialEq)]
+#[choice(rename_all = "snake_case")]
+enum GroupBy {
+    QueryHash,
+    Database,
+    #[choice(rename = "app")]
+    Application,
+}
+
+/// Groups by an enum.
+#[tool]
+fn grouped(group_by: GroupBy, also: Option<Vec<GroupBy>>) -> String {
+    let also: Vec<&str> = also.unwrap_or_default().iter().map(GroupBy::as_str).collect();
+    format!("{}+{}", group_by.as_str(), also.join(","))
+}
+
+#[test]
+fn choice_enum_reads_its_wire_names_and_advertises_them() {
+    let tb = Toolbox::new().with(grouped::tool());
+    assert_eq!(run(&tb, "grouped", json!({"group_by": "app", "also": ["query_hash"]}))["data"], "app+query_hash");
+    assert_eq!(
+        run(&tb, "grouped", json!({"group_by": "Database"}))["message"],
+        "group_by: \"Database\" is not an accepted value; accepted: one of \"query_hash\", \"database\", \"app\". Did you mean \"database\"? Send \"database\"."
+    );
+    assert_eq!(
+        run(&tb, "grouped", json!({"group_by": "app", "also": ["app", "x"]}))["message"],
+        "also[1]: \"x\" is not an accepted value; accepted: one of \"query_hash\", \"database\", \"app\". Send one of the accepted values, spelled exactly as listed."
+    );
+    let schema = Value::Object(tb.get("grouped").unwrap().input_schema());
+    assert_eq!(schema["properties"]["group_by"], json!({"type": "string", "enum": ["query_hash", "database", "app"]}));
+    assert_eq!(
+        schema["properties"]["also"]["items"],
+        json!({"type": "string", "enum": ["query_hash", "database", "app"]})
+    );
+}
+
+#[derive(Object, Debug)]
+#[object(rename_all = "camelCase")]
+struct Filter {
+    /// First day, inclusive.
+    #[validate(format = "date")]
+    since_day: String,
+    #[validate(range = 1..=50, default = 10)]
+    limit: u32,
+}
+
+/// Searches with a nested filter.
+#[tool]
+fn search(filter: Filter, #[validate(length = 1..=3)] terms: Vec<String>) -> String {
+    format!("{} {} {}", filter.since_day, filter.limit, terms.join(" "))
+}
+
+#[test]
+fn nested_object_fields_are_refused_by_path() {
+    let tb = Toolbox::new().with(search::tool());
+    assert_eq!(
+        run(&tb, "search", json!({"filter": {"sinceDay": "2026-11-30"}, "terms": ["a"]}))["data"],
+        "2026-11-30 10 a"
+    );
+    let env = run(&tb, "search", json!({"filter": {"sinceDay": "2026-13-01", "limit": 0, "lmit": 3}, "terms": []}));
+    assert_eq!(
+        env["message"],
+        "filter.sinceDay: \"2026-13-01\" is not a valid date; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\".\n\
+         filter.limit: 0 is out of range; accepted: a whole number from 1 to 50. Send a value from 1 to 50.\n\
+         filter.lmit: \"lmit\" is not a field of filter; accepted: sinceDay, limit. Remove it.\n\
+         terms: [] has 0 items; accepted: an array of strings of 1 to 3 items. Send at least 1 items."
+    );
+    assert_eq!(env["hints"]["parameter"], "filter");
+    assert_eq!(env["hints"]["path"], "filter.sinceDay");
+    assert_eq!(
+        run(&tb, "search", json!({"filter": "2026-11-30", "terms": ["a"]}))["message"],
+        "filter: \"2026-11-30\" is a string; accepted: an object with the keys \"sinceDay\", \"limit\". Send a JSON object, like {\"sinceDay\": \"…\"}."
+    );
+    let schema = Value::Object(tb.get("search").unwrap().input_schema());
+    assert_eq!(
+        schema["properties"]["filter"],
+        json!({
+            "type": "object",
+            "properties": {
+                "sinceDay": {"type": "string", "format": "date", "description": "First day, inclusive."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+            },
+            "required": ["sinceDay"],
+            "additionalProperties": false
+        })
+    );
+}
+
+#[test]
+fn stateful_tool_keeps_its_state_between_calls() {
+    let tb = crate::tools::toolbox();
+    let first = run(&tb, "create_note", json!({"title": "one"}));
+    let second = run(&tb, "create_note", json!({"title": "two", "tags": ["a"], "pinned": true}));
+    assert_eq!(first["data"], json!({"id": 1, "title": "one", "tags": [], "pinned": false}));
+    assert_eq!(second["data"], json!({"id": 2, "title": "two", "tags": ["a"], "pinned": true}));
+}
+
+struct Clock(u64);
+
+#[tools]
+impl Clock {
+    /// Adds seconds to the clock (async).
+    #[tool(read_only)]
+    async fn later(&self, #[validate(range = 1..=60)] seconds: u64) -> u64 {
+        self.0 + seconds
+    }
+}
+
+#[test]
+fn async_method_tools_borrow_their_state() {
+    let tb = Toolbox::new().with_state(std::sync::Arc::new(Clock(100)));
+    assert_eq!(run(&tb, "later", json!({"seconds": 5}))["data"], 105);
+    assert_eq!(run(&tb, "later", json!({"seconds": 61}))["hints"]["accepted"], "a whole number from 1 to 60");
+}
+
+/// Renames and case-insensitive choices.
+#[tool(rename_all = "camelCase")]
+fn renamed(
+    row_limit: u32,
+    #[validate(rename = "kind", choices = ["Alpha", "Beta"], ignore_case)] the_kind: String,
+) -> String {
+    format!("{row_limit} {the_kind}")
+}
+
+#[test]
+fn renames_are_used_everywhere_and_ignore_case_passes_the_canonical_spelling() {
+    let tb = Toolbox::new().with(renamed::tool());
+    assert_eq!(run(&tb, "renamed", json!({"rowLimit": 3, "kind": "BETA"}))["data"], "3 Beta");
+    let env = run(&tb, "renamed", json!({"row_limit": 3, "kind": "Gamma"}));
+    assert_eq!(
+        env["message"],
+        "rowLimit: is required but was not sent; accepted: a whole number from 0 to 4294967295. Add \"rowLimit\" to the arguments, like \"rowLimit\": 10.\n\
+         kind: \"Gamma\" is not an accepted value; accepted: one of \"Alpha\", \"Beta\". Send one of the accepted values, spelled exactly as listed.\n\
+         row_limit: \"row_limit\" is not a parameter of renamed; accepted: rowLimit, kind. Did you mean \"rowLimit\"? Rename \"row_limit\" to \"rowLimit\"."
+    );
+    let schema = Value::Object(tb.get("renamed").unwrap().input_schema());
+    assert_eq!(schema["required"], json!(["rowLimit", "kind"]));
+}
+
+/// Every format.
+#[tool]
+fn formats(
+    #[validate(format = "date")] date: Option<String>,
+    #[validate(format = "date-time")] date_time: Option<String>,
+    #[validate(format = "uuid")] uuid: Option<String>,
+    #[validate(format = "email")] email: Option<String>,
+    #[validate(format = "uri")] uri: Option<String>,
+) -> bool {
+    let _ = (date, date_time, uuid, email, uri);
+    true
+}
+
+#[test]
+fn formats_accept_their_form_and_refuse_with_an_example() {
+    let tb = Toolbox::new().with(formats::tool());
+    let good = json!({
+        "date": "2026-02-28", "date_time": "2026-11-30T14:05:00+01:00",
+        "uuid": "67e55044-10b1-426f-9247-bb680e5fe0c8", "email": "ada@example.com", "uri": "https://example.com/a?b=c"
+    });
+    assert_eq!(run(&tb, "formats", good)["status"], "ok");
+    let bad = json!({"date": "2026-02-30", "date_time": "2026-11-30 14:05", "uuid": "67e55044", "email": "ada.example.com", "uri": "example.com"});
+    assert_eq!(
+        run(&tb, "formats", bad)["message"],
+        "date: \"2026-02-30\" is not a valid date; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\".\n\
+         date_time: \"2026-11-30 14:05\" is not a valid date-time; accepted: an RFC 3339 date-time with offset. Send a date-time like \"2026-11-30T14:05:00Z\".\n\
+         uuid: \"67e55044\" is not a valid UUID; accepted: a hyphenated UUID. Send a UUID like \"67e55044-10b1-426f-9247-bb680e5fe0c8\".\n\
+         email: \"ada.example.com\" is not a valid email address; accepted: an email address. Send an address like \"ada@example.com\".\n\
+         uri: \"example.com\" is not a valid absolute URI; accepted: an absolute URI with a scheme. Send a URI like \"https://example.com/path\"."
+    );
+}
+
+/// Presence rules.
+#[tool]
+fn window(
+    #[validate(requires = "until", excludes = "last_hours")] since: Option<String>,
+    until: Option<String>,
+    last_hours: Option<u32>,
+) -> bool {
+    let _ = (since, until, last_hours);
+    true
+}
+
+#[test]
+fn requires_and_excludes_name_the_parameter_to_change() {
+    let tb = Toolbox::new().with(window::tool());
+    assert_eq!(run(&tb, "window", json!({"since": "a", "until": "b"}))["status"], "ok");
+    assert_eq!(
+        run(&tb, "window", json!({"since": "a"}))["message"],
+        "until: is required when since is sent; accepted: a string (required when since is sent). Add \"until\" to the arguments, or change since."
+    );
+    assert_eq!(
+        run(&tb, "window", json!({"since": "a", "until": "b", "last_hours": 3}))["message"],
+        "since: \"a\" cannot be sent together with last_hours; accepted: since or last_hours, not both. Remove since or last_hours."
+    );
+    let schema = Value::Object(tb.get("window").unwrap().input_schema());
+    assert_eq!(
+        schema["allOf"],
+        json!([{"if": {"required": ["since"]}, "then": {"required": ["until"]}}, {"not": {"required": ["since", "last_hours"]}}])
+    );
+}
