@@ -484,7 +484,17 @@ macro_rules! int_from_arg {
         }
     )*};
 }
-int_from_arg!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+int_from_arg!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
+
+impl FromArg for u128 {
+    fn ty() -> Ty {
+        // Read within i128: JSON numbers past that are refused as out of range.
+        Ty::Integer { min: 0, max: i128::MAX }
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_int(v, cx, 0, i128::MAX).map(|n| n as u128)
+    }
+}
 
 impl FromArg for f64 {
     fn ty() -> Ty {

@@ -34,6 +34,11 @@ pub(crate) fn shown(value: &Value) -> String {
             };
             format!("{prefix}… (cut; {what})")
         }
+        // A whole number too large for 64 bits arrives as a float: show all its digits, not
+        // an exponent (`18446744073709551616`, not `1.8446744073709552e19`).
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e15 && f.abs() < 1e30) => {
+            format!("{:.0}", n.as_f64().unwrap_or_default())
+        }
         _ => json_text(value),
     }
 }

@@ -190,7 +190,10 @@ fn kind_of(ty: &Type) -> Kind {
             }
         };
     }
-    int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+    int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
+    if name == "u128" {
+        return Kind::Int { min: 0, max: i128::MAX, name: "u128" };
+    }
     match name.as_str() {
         "f32" | "f64" => Kind::Float,
         "bool" => Kind::Bool,

@@ -210,3 +210,24 @@ fn requires_and_excludes_name_the_parameter_to_change() {
         json!([{"if": {"required": ["since"]}, "then": {"required": ["until"]}}, {"not": {"required": ["since", "last_hours"]}}])
     );
 }
+
+/// Wide integers.
+#[tool]
+fn wide(#[validate(range = 1..)] n: u64, small: Option<u8>, big: Option<i128>) -> String {
+    format!("{n} {small:?} {big:?}")
+}
+
+#[test]
+fn integers_beyond_the_type_are_refused_with_their_digits() {
+    let tb = Toolbox::new().with(wide::tool());
+    assert_eq!(
+        run(&tb, "wide", json!({"n": 18446744073709551615_u64, "big": i64::MIN}))["data"],
+        "18446744073709551615 None Some(-9223372036854775808)"
+    );
+    let env = run(&tb, "wide", serde_json::from_str(r#"{"n": 18446744073709551616, "small": 256}"#).unwrap());
+    assert_eq!(
+        env["message"],
+        "n: 18446744073709551616 is out of range; accepted: a whole number from 1 to 18446744073709551615. Send a value from 1 to 18446744073709551615.\n\
+         small: 256 is out of range; accepted: a whole number from 0 to 255. Send a value from 0 to 255."
+    );
+}
