@@ -47,15 +47,58 @@ pub fn fault_with_code(code: crate::Code, operation: &str) -> Fault {
 /// type's codes, then `BACKEND_ERROR` (a panic is always possible). `VALIDATION_ERROR` even
 /// without parameters: a name the tool does not take, or arguments that are not an object, are
 /// refused with it. (`_has_params` is kept for the expansion's call.)
-pub fn error_codes(_has_params: bool, declared: &[crate::Code]) -> Vec<crate::Code> {
-    let mut out = Vec::with_capacity(declared.len() + 2);
+pub fn error_codes(_has_params: bool, declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> {
+    let mut out = Vec::with_capacity(declared.len() + 3);
     out.push(crate::codes::VALIDATION_ERROR);
-    for c in declared.iter().chain([&crate::codes::BACKEND_ERROR]) {
+    let timeout = if timeout { Some(&crate::codes::TIMEOUT) } else { None };
+    for c in declared.iter().chain(timeout).chain([&crate::codes::BACKEND_ERROR]) {
         if !out.contains(c) {
             out.push(*c);
         }
     }
     out
+}
+
+/// `#[tool(timeout_ms = N)]` needs a timer: the `tokio` feature of envelope-core (on with
+/// `rmcp`).
+#[diagnostic::on_unimplemented(
+    message = "`timeout_ms` needs the `tokio` feature of envelope-core",
+    label = "enable the `tokio` (or `rmcp`) feature of envelope-core in Cargo.toml"
+)]
+pub trait TimeoutNeedsTokio {}
+
+#[cfg(feature = "tokio")]
+impl TimeoutNeedsTokio for () {}
+
+/// Runs an async tool's future for at most `ms` milliseconds; past that, a `TIMEOUT` fault
+/// for `operation` (the tool's name). Needs a tokio runtime (the MCP adapter runs one).
+pub fn with_timeout<'a, F>(
+    ms: u64,
+    operation: &'static str,
+    f: F,
+) -> impl core::future::Future<Output = Envelope> + Send + 'a
+where
+    F: core::future::Future<Output = Envelope> + Send + 'a,
+    (): TimeoutNeedsTokio,
+{
+    timeout_impl(ms, operation, f)
+}
+
+#[cfg(feature = "tokio")]
+async fn timeout_impl<F: core::future::Future<Output = Envelope>>(ms: u64, operation: &'static str, f: F) -> Envelope {
+    match tokio::time::timeout(std::time::Duration::from_millis(ms), f).await {
+        Ok(e) => e,
+        Err(_) => Fault::timeout(operation).into(),
+    }
+}
+
+#[cfg(not(feature = "tokio"))]
+async fn timeout_impl<F: core::future::Future<Output = Envelope>>(
+    _ms: u64,
+    _operation: &'static str,
+    f: F,
+) -> Envelope {
+    f.await
 }
 
 /// Boxes an async tool's future.

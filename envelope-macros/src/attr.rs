@@ -20,6 +20,8 @@ pub struct ToolArgs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub open_world: Flag,
+    /// For an async tool: past this many milliseconds the call answers a `TIMEOUT` fault.
+    pub timeout_ms: Option<syn::LitInt>,
     /// Spell every parameter this way on the wire (`camelCase`, `snake_case`, ... as serde).
     pub rename_all: Option<SpannedValue<String>>,
 }

@@ -119,6 +119,8 @@ pub struct Tool {
     pub ret_span: Span,
     /// `E` of a `Result<T, E>` return.
     pub error_type: Option<Type>,
+    /// `timeout_ms`, with its literal's span.
+    pub timeout_ms: Option<(u64, Span)>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
@@ -144,6 +146,23 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
     let params: Vec<Param> = raw.params.iter().map(|p| check_param(p, rename_all, errors)).collect();
     check_cross(&params, &raw.params, errors);
     let (ret, ret_span) = check_return(&sig.output, errors);
+    let timeout_ms = raw.args.timeout_ms.as_ref().and_then(|lit| match lit.base10_parse::<u64>() {
+        Ok(0) | Err(_) => {
+            errors.push(
+                Error::custom("`timeout_ms` is a whole number of milliseconds above 0, like `timeout_ms = 5000`")
+                    .with_span(lit),
+            );
+            None
+        }
+        Ok(_) if sig.asyncness.is_none() => {
+            errors.push(
+                Error::custom("`timeout_ms` applies to an `async fn` tool: a sync tool cannot be stopped midway")
+                    .with_span(lit),
+            );
+            None
+        }
+        Ok(ms) => Some((ms, lit.span())),
+    });
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -161,6 +180,7 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         ret,
         ret_span,
         error_type,
+        timeout_ms,
     }
 }
 

@@ -213,6 +213,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
     let strict = t.strict;
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
     let has_params = !t.params.is_empty();
+    let timeout = t.timeout_ms.is_some();
     let declared = match &t.error_type {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
@@ -227,7 +228,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
             annotations: ::envelope_core::__private::Annotations {
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
             },
-            error_codes: ::envelope_core::__private::error_codes(#has_params, #declared),
+            error_codes: ::envelope_core::__private::error_codes(#has_params, #declared, #timeout),
         }
     }
 }
@@ -246,7 +247,11 @@ fn call_body(
         Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
         Ret::Result => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
     };
-    let run = if asyncness {
+    let name = &t.name;
+    let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
+        let timed = quote_spanned!(span=> ::envelope_core::__private::with_timeout(#ms, #name, async move { #finish(#call.await) }));
+        quote!(#prelude ::envelope_core::__private::pending(#timed))
+    } else if asyncness {
         quote!(#prelude ::envelope_core::__private::pending(async move { #finish(#call.await) }))
     } else {
         quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))

@@ -231,3 +231,26 @@ fn integers_beyond_the_type_are_refused_with_their_digits() {
          small: 256 is out of range; accepted: a whole number from 0 to 255. Send a value from 0 to 255."
     );
 }
+
+/// Sleeps longer than its timeout.
+#[tool(timeout_ms = 50, idempotent)]
+async fn slow(#[validate(range = 0..=1000)] ms: u64) -> u64 {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    ms
+}
+
+#[test]
+fn an_async_tool_past_its_timeout_answers_a_timeout_fault_listed_in_its_codes() {
+    let tb = Toolbox::new().with(slow::tool());
+    assert_eq!(run(&tb, "slow", json!({"ms": 0}))["data"], 0);
+    assert_eq!(
+        run(&tb, "slow", json!({"ms": 1000})),
+        json!({
+            "status": "error", "success": false, "error_code": "TIMEOUT",
+            "message": "slow failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.",
+            "hints": {"operation": "slow"}, "retryable": true
+        })
+    );
+    let codes: Vec<&str> = tb.get("slow").unwrap().spec().error_codes.iter().map(|c| c.name()).collect();
+    assert_eq!(codes, ["VALIDATION_ERROR", "TIMEOUT", "BACKEND_ERROR"]);
+}
