@@ -183,15 +183,12 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                         format!("Send a whole number, like {}.", example()),
                     ));
                 }
-                if cx.strict {
-                    return Err(cx.problem(
-                        v,
-                        "is written as a fraction",
-                        accepted(),
-                        format!("Send it as a JSON whole number without a decimal point, like {}.", render::number(f)),
-                    ));
-                }
-                if f.abs() >= 1e38 {
+                // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
+                // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
+                // that fits 64 bits as an integer: a float at or past 2^63 came from a literal
+                // too large for the 64-bit types, and has lost digits; it is out of their range.
+                let beyond_64_bits = f.abs() >= 9.223_372_036_854_775_808e18;
+                if f.abs() >= 1e38 || (beyond_64_bits && lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX)) {
                     return Err(out_of_range(cx, v, accepted(), choices));
                 }
                 f as i128
@@ -367,12 +364,14 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
     if let Some(len) = &cx.rules.length {
         let n = if len.unit == Unit::Bytes { s.len() } else { s.chars().count() };
         if n < len.min || n > len.max {
-            let fix = if n > len.max {
-                format!("Shorten it to at most {} {}.", len.max, len.unit.word())
+            let fix = if len.min == len.max {
+                format!("Send exactly {}.", count(len.max, len.unit))
+            } else if n > len.max {
+                format!("Shorten it to at most {}.", count(len.max, len.unit))
             } else {
-                format!("Send at least {} {}.", len.min, len.unit.word())
+                format!("Send at least {}.", count(len.min, len.unit))
             };
-            return Err(cx.problem(v, format!("is {n} {} long", len.unit.word()), length_words("a string", len), fix));
+            return Err(cx.problem(v, format!("is {} long", count(n, len.unit)), length_words("a string", len), fix));
         }
     }
     if let Some(f) = cx.rules.format {
@@ -424,15 +423,29 @@ fn article(keyword: &str) -> String {
     }
 }
 
+/// `1 character`, `3 items`.
+fn count(n: usize, unit: Unit) -> String {
+    let word = unit.word();
+    if n == 1 { format!("1 {}", &word[..word.len() - 1]) } else { format!("{n} {word}") }
+}
+
 /// `a string of 1 to 120 characters`, `an array of at most 10 items`.
 pub(crate) fn length_words(what: &str, len: &Length) -> String {
     let unit = len.unit.word();
     match (len.min, len.max) {
         (0, usize::MAX) => what.to_owned(),
-        (0, b) => format!("{what} of at most {b} {unit}"),
-        (a, usize::MAX) => format!("{what} of at least {a} {unit}"),
-        (a, b) if a == b => format!("{what} of exactly {a} {unit}"),
+        (0, b) => format!("{what} of at most {}", count(b, len.unit)),
+        (a, usize::MAX) => format!("{what} of at least {}", count(a, len.unit)),
+        (a, b) if a == b => format!("{what} of exactly {}", count(a, len.unit)),
         (a, b) => format!("{what} of {a} to {b} {unit}"),
+    }
+}
+
+/// `an array of 1 to 3 items, each a whole number`.
+fn array_words(item: &Ty, len: Option<&Length>) -> String {
+    match len {
+        Some(l) => format!("{}, each {}", length_words("an array", l), item.words()),
+        None => format!("an array of {}", item.plural()),
     }
 }
 
@@ -510,7 +523,23 @@ impl FromArg for f32 {
         Ty::Number
     }
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        read_f64(v, cx).map(|f| f as f32)
+        let f = read_f64(v, cx)?;
+        // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
+        // the value the function would get.
+        let r = f as f32;
+        let fits = r.is_finite() && cx.rules.range.as_ref().is_none_or(|range| in_float_range(f64::from(r), range));
+        if fits {
+            return Ok(r);
+        }
+        let (accepted, _) = float_accepted(cx.rules.range.as_ref());
+        let accepted =
+            if cx.rules.range.is_some() { accepted } else { format!("{accepted} of at most {:e} in size", f32::MAX) };
+        Err(cx.problem(
+            v,
+            "is out of range once rounded to single precision",
+            accepted,
+            "Send a value inside the range, not at its edge.".to_owned(),
+        ))
     }
 }
 
@@ -571,14 +600,15 @@ impl<T: FromArg> FromArg for Vec<T> {
         if let Some(len) = &cx.rules.length {
             let n = items.len();
             if n < len.min || n > len.max {
-                let what = format!("an array of {}", T::ty().plural());
-                let fix = if n > len.max {
-                    format!("Send at most {} items.", len.max)
+                let fix = if len.min == len.max {
+                    format!("Send exactly {}.", count(len.max, Unit::Items))
+                } else if n > len.max {
+                    format!("Send at most {}.", count(len.max, Unit::Items))
                 } else {
-                    format!("Send at least {} items.", len.min)
+                    format!("Send at least {}.", count(len.min, Unit::Items))
                 };
-                let issue = if n == 1 { "has 1 item".to_owned() } else { format!("has {n} items") };
-                return Err(cx.problem(v, issue, length_words(&what, len), fix));
+                let issue = format!("has {}", count(n, Unit::Items));
+                return Err(cx.problem(v, issue, array_words(&T::ty(), Some(len)), fix));
             }
         }
         let mut out = Vec::with_capacity(items.len().min(1024));

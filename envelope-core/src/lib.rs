@@ -79,12 +79,13 @@ pub use envelope::{Confirmation, Envelope, Status};
 /// - `#[fault(code = C, operation = "...")]`: the server failed while doing `operation`
 ///   (`C`'s status is `error`); the sentence is `<operation> failed: <meaning>. <Action>.`
 ///
-/// The texts may interpolate the variant's own fields by name, `{field}` (any `Display`), and
-/// nothing else. `CODES` is the variants' codes, without repeats, in declaration order: they
-/// become the tool's `error_codes` in the manifest. It is a compile error to leave a variant
-/// without `#[refuse]` or `#[fault]`, to give a refusal no `rejected` field, to write a
-/// `message = "..."`, to name an unknown `{field}`, or to use a code of the wrong status or
-/// without a meaning and an action.
+/// The texts may interpolate the variant's own fields by name, `{field}` (any `Display`; `{{`
+/// and `}}` are literal braces), and nothing else; a text that is one field and nothing more
+/// (`fix = "{fix}"`) is refused as the free-form string it is. `CODES` is the variants' codes,
+/// without repeats, in declaration order: they become the tool's `error_codes` in the manifest.
+/// It is a compile error to leave a variant without `#[refuse]` or `#[fault]`, to give a refusal
+/// no `rejected` field, to write a `message = "..."`, to name an unknown `{field}`, or to use a
+/// code of the wrong status or without a meaning and an action.
 ///
 /// ```
 /// use envelope_core::{Code, Status, ToolError, codes};

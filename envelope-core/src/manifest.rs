@@ -69,6 +69,7 @@ impl Toolbox {
     /// # Panics
     /// When two different codes share one name (the wire's `error_code` would not say which one
     /// was meant): a programming error, like two tools of one name.
+    #[must_use]
     pub fn manifest(&self) -> Value {
         let prefix = self.probe_code_prefix();
         let prefix = prefix.as_deref().unwrap_or("");

@@ -8,7 +8,7 @@ pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,
 };
-pub use crate::toolbox::{Outcome, Tool};
+pub use crate::toolbox::{CallFn, Outcome, Tool};
 
 pub use crate::ToolError;
 use crate::envelope::Envelope;
@@ -68,7 +68,7 @@ pub fn error_codes(_has_params: bool, declared: &[crate::Code], timeout: bool) -
 pub trait TimeoutNeedsTokio {}
 
 #[cfg(feature = "tokio")]
-impl TimeoutNeedsTokio for () {}
+impl<T: ?Sized> TimeoutNeedsTokio for T {}
 
 /// Runs an async tool's future for at most `ms` milliseconds; past that, a `TIMEOUT` fault
 /// for `operation` (the tool's name). Needs a tokio runtime (the MCP adapter runs one).
@@ -78,8 +78,7 @@ pub fn with_timeout<'a, F>(
     f: F,
 ) -> impl core::future::Future<Output = Envelope> + Send + 'a
 where
-    F: core::future::Future<Output = Envelope> + Send + 'a,
-    (): TimeoutNeedsTokio,
+    F: core::future::Future<Output = Envelope> + Send + 'a + TimeoutNeedsTokio,
 {
     timeout_impl(ms, operation, f)
 }

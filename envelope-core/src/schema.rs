@@ -14,7 +14,11 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
     let mut props = Map::new();
     let mut required = Vec::new();
     for p in params {
-        props.insert(p.name.to_owned(), Value::Object(property(p)));
+        let mut prop = property(p);
+        if !p.required {
+            allow_null(&mut prop);
+        }
+        props.insert(p.name.to_owned(), Value::Object(prop));
         if p.required {
             required.push(Value::String(p.name.to_owned()));
         }
@@ -31,6 +35,17 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
         s.insert("allOf".into(), Value::Array(all_of));
     }
     s
+}
+
+/// An optional parameter may be sent as `null` (read as absent), so its schema accepts it.
+fn allow_null(prop: &mut Map<String, Value>) {
+    if let Some(Value::String(t)) = prop.get("type") {
+        let t = t.clone();
+        prop.insert("type".into(), json!([t, "null"]));
+    }
+    if let Some(Value::Array(choices)) = prop.get_mut("enum") {
+        choices.push(Value::Null);
+    }
 }
 
 /// `requires` and `excludes` as JSON Schema: each an `if`/`then` (or a `not`) in `allOf`.
@@ -84,13 +99,26 @@ fn cross_rules(params: &[ParamSpec]) -> Vec<Value> {
 }
 
 fn property(p: &ParamSpec) -> Map<String, Value> {
-    let mut m = value_schema(&p.ty, Some(&p.rules));
-    if !p.description.is_empty() {
-        let d = match m.remove("description") {
-            Some(Value::String(note)) => format!("{} ({note})", p.description),
-            _ => p.description.to_owned(),
-        };
+    let shape = value_schema(&p.ty, Some(&p.rules));
+    // `type` first, then `description`, then the rule keywords: the order a reader scans.
+    let mut m = Map::new();
+    if let Some(t) = shape.get("type") {
+        m.insert("type".into(), t.clone());
+    }
+    let note = shape.get("description").and_then(Value::as_str);
+    let description = match (p.description.is_empty(), note) {
+        (false, Some(note)) => Some(format!("{} ({note})", p.description)),
+        (false, None) => Some(p.description.to_owned()),
+        (true, Some(note)) => Some(note.to_owned()),
+        (true, None) => None,
+    };
+    if let Some(d) = description {
         m.insert("description".into(), json!(d));
+    }
+    for (k, v) in shape {
+        if k != "type" && k != "description" {
+            m.insert(k, v);
+        }
     }
     if let Some(d) = &p.default {
         m.insert("default".into(), d.clone());

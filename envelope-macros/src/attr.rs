@@ -146,7 +146,13 @@ pub struct RawTool {
 /// takes `&self` first.
 pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut darling::error::Accumulator) -> RawTool {
     let tool_args = match NestedMeta::parse_meta_list(args) {
-        Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
+        Ok(list) => ToolArgs::from_list(&list).map_err(|e| reword(e, "`#[tool]` option", TOOL_OPTIONS)).map_or_else(
+            |e| {
+                errors.push(e);
+                ToolArgs::default()
+            },
+            |a| a,
+        ),
         Err(e) => {
             errors.push(e.into());
             ToolArgs::default()
@@ -191,6 +197,80 @@ pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut dar
     RawTool { args: tool_args, docs, params, item }
 }
 
+const RULES: &[&str] = &[
+    "range",
+    "choices",
+    "ignore_case",
+    "length",
+    "byte_length",
+    "pattern",
+    "example",
+    "format",
+    "each",
+    "default",
+    "secret",
+    "requires",
+    "excludes",
+    "rename",
+    "desc",
+    "fix",
+    "reason",
+];
+
+const TOOL_OPTIONS: &[&str] =
+    &["strict", "name", "title", "rename_all", "timeout_ms", "read_only", "destructive", "idempotent", "open_world"];
+
+/// darling's messages in this crate's voice: lowercase, naming what was wrong and what to write.
+fn reword(e: darling::Error, what: &str, known: &[&str]) -> darling::Error {
+    let mut out = darling::Error::accumulator();
+    for single in e {
+        let span = single.span();
+        let text = single.to_string();
+        let (head, at) = match text.split_once(" at ") {
+            Some((h, a)) => (h.to_owned(), a.to_owned()),
+            None => (text.clone(), String::new()),
+        };
+        let quoted = head.split('`').nth(1).unwrap_or("").to_owned();
+        let msg = if head.starts_with("Unknown field") {
+            let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            match head.split_once("Did you mean ") {
+                Some((_, sugg)) => {
+                    format!("unknown {what} `{quoted}`; did you mean {}", sugg.trim_end_matches('?').to_owned() + "?")
+                }
+                None => format!("unknown {what} `{quoted}`; the {what}s are {list}"),
+            }
+        } else if head.starts_with("Duplicate field") {
+            format!("`{quoted}` is given twice: keep one")
+        } else if head.starts_with("Unexpected type")
+            || head.starts_with("Unexpected literal type")
+            || head.starts_with("Unknown value")
+        {
+            let field = at.split('/').next().unwrap_or("");
+            match field {
+                "range" | "length" | "byte_length" => {
+                    format!("`{field}` takes a range, like `{field} = 1..=120`; for exactly 5 write `5..=5`")
+                }
+                "choices" => "`choices` is a list, like `choices = [\"a\", \"b\"]`".to_owned(),
+                "name" | "title" | "pattern" | "example" | "format" | "rename" | "desc" | "fix" | "reason"
+                | "rename_all" => {
+                    format!("`{field}` is a string: write `{field} = \"...\"`")
+                }
+                "" => lowercase_first(&head),
+                _ => format!("`{field}`: {}", lowercase_first(&head)),
+            }
+        } else {
+            lowercase_first(&text)
+        };
+        out.push(darling::Error::custom(msg).with_span(&span));
+    }
+    out.finish().err().unwrap_or_else(|| darling::Error::custom("invalid attribute"))
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
+}
+
 /// Reads and removes `#[validate(...)]` and doc comments from a parameter's or field's
 /// attributes.
 pub fn take_validate(
@@ -209,8 +289,9 @@ pub fn take_validate(
                 continue;
             }
             seen_validate = true;
-            if let Some(v) = errors.handle(ValidateArgs::from_meta(&attr.meta)) {
-                validate = v;
+            match ValidateArgs::from_meta(&attr.meta) {
+                Ok(v) => validate = v,
+                Err(e) => errors.push(reword(e, "rule", RULES)),
             }
         }
     }

@@ -188,7 +188,10 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
 fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(tp) = ty else { return None };
     let seg = tp.path.segments.last()?;
-    if seg.ident != "Option" {
+    let prefix: Vec<String> = tp.path.segments.iter().rev().skip(1).map(|s| s.ident.to_string()).collect();
+    let std_path = prefix.is_empty()
+        || (prefix.len() == 2 && prefix[0] == "option" && (prefix[1] == "std" || prefix[1] == "core"));
+    if seg.ident != "Option" || !std_path || tp.qself.is_some() {
         return None;
     }
     let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
@@ -271,6 +274,13 @@ fn literal_fits(e: &Expr, kind: Kind) -> bool {
 
 pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::error::Accumulator) {
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    for (i, (n, rp)) in names.iter().zip(raws).enumerate() {
+        if names[..i].contains(n) {
+            errors.push(
+                Error::custom(format!("two parameters are named \"{n}\" on the wire: rename one")).with_span(&rp.ident),
+            );
+        }
+    }
     let unknown = |lit: &LitStr, this: &str, errors: &mut darling::error::Accumulator| -> Option<usize> {
         let v = lit.value();
         if v == this {
@@ -396,6 +406,14 @@ fn vec_item(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// A secret's items are secret too, at every depth: no part of it is ever echoed.
+fn mark_secret(rules: &mut RulesV) {
+    rules.secret = true;
+    if let Some(items) = &mut rules.items {
+        mark_secret(items);
+    }
+}
+
 /// The rules of one value of type `ty` (a parameter without its `Option`, or an item).
 fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumulator) -> RulesV {
     let kind = kind_of(ty);
@@ -438,7 +456,15 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     };
     let pattern = v.pattern.as_ref().and_then(|p| {
         if kind != Kind::Str {
-            errors.push(Error::custom(format!("`pattern` applies to string parameters, and this one is {}; for the items of a Vec write `each(pattern = \"...\")`", kind.words())).with_span(p));
+            let hint =
+                if kind == Kind::Array { "; for the items of a Vec write `each(pattern = \"...\")`" } else { "" };
+            errors.push(
+                Error::custom(format!(
+                    "`pattern` applies to string parameters, and this one is {}{hint}",
+                    kind.words()
+                ))
+                .with_span(p),
+            );
             return None;
         }
         if let Err(e) = regex_syntax::Parser::new().parse(&p.value()) {
@@ -470,7 +496,11 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         if let Some(d) = &each.desc {
             errors.push(Error::custom("describe the parameter outside `each(...)`").with_span(d));
         }
-        Some(Box::new(check_rules(each, item, errors)))
+        let mut items = check_rules(each, item, errors);
+        if v.secret.is_present() {
+            mark_secret(&mut items);
+        }
+        Some(Box::new(items))
     });
     if v.ignore_case.is_present() && !matches!(choices, Some(ChoicesV::Str(_))) {
         errors.push(
@@ -491,7 +521,12 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         match FORMATS.iter().find(|x| **x == value) {
             Some(x) => Some(*x),
             None => {
-                let close = FORMATS.iter().find(|x| strsim::jaro_winkler(x, &value) > 0.8);
+                let close = FORMATS
+                    .iter()
+                    .map(|x| (x, strsim::jaro_winkler(x, &value)))
+                    .filter(|(_, score)| *score > 0.8)
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|(x, _)| x);
                 let hint = close.map(|x| format!("; did you mean \"{x}\"?")).unwrap_or_default();
                 errors.push(
                     Error::custom(format!(
@@ -540,7 +575,12 @@ fn check_length(
         (Some(e), RangeLimits::Closed(_)) => Some(bound(e, errors)?),
         (Some(e), RangeLimits::HalfOpen(_)) => match bound(e, errors)? {
             0 => {
-                errors.push(Error::custom("this length range holds no value").with_span(r));
+                errors.push(
+                    Error::custom(
+                        "`..0` holds no length: write `..=0` for an empty value, or a larger end like `..=120`",
+                    )
+                    .with_span(r),
+                );
                 return None;
             }
             b => Some(b - 1),
@@ -610,10 +650,17 @@ fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -
 
 fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
     if !matches!(kind, Kind::Int { .. } | Kind::Float) {
-        errors.push(Error::custom(format!(
-            "`range` applies to integer and float parameters, and this one is {}; for a string's length use `length = 1..=120`",
-            kind.words()
-        )).with_span(r));
+        let hint = match kind {
+            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
+            _ => "; drop `range`",
+        };
+        errors.push(
+            Error::custom(format!(
+                "`range` applies to integer and float parameters, and this one is {}{hint}",
+                kind.words()
+            ))
+            .with_span(r),
+        );
         return None;
     }
     let lo = match &r.start {
@@ -637,17 +684,20 @@ fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accu
         _ => false,
     };
     if empty {
-        errors.push(
-            Error::custom(format!(
-                "this range holds no value: write the lower bound first, like `{}`",
-                match (lo, hi) {
-                    (BoundV::Incl(a), BoundV::Incl(b)) => format!("{}..={}", show(b), show(a)),
-                    (BoundV::Incl(a), _) => format!("{}..={}", show(a), show(a)),
-                    _ => String::new(),
-                }
-            ))
-            .with_span(r),
-        );
+        let msg = match (lo, hi) {
+            (BoundV::Incl(a), BoundV::Incl(b)) => {
+                format!("this range holds no value: write the lower bound first, like `{}..={}`", show(b), show(a))
+            }
+            (BoundV::Incl(a), BoundV::Excl(b)) if a.f() == b.f() => format!(
+                "`{a}..{a}` holds no value: a half-open range excludes its end; write `{a}..={a}` for exactly {a}",
+                a = show(a)
+            ),
+            (BoundV::Incl(a), BoundV::Excl(b)) => {
+                format!("this range holds no value: write the lower bound first, like `{}..{}`", show(b), show(a))
+            }
+            _ => "this range holds no value".to_owned(),
+        };
+        errors.push(Error::custom(msg).with_span(r));
         return None;
     }
     Some((lo, hi))
@@ -814,7 +864,9 @@ fn check_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -
         .collect();
     match types.as_slice() {
         [_, err] => {
-            let free_form = is_named(err, "String")
+            let anyhow_err = matches!(err, Type::Path(p) if p.path.segments.iter().any(|s| s.ident == "anyhow" || s.ident == "eyre"));
+            let free_form = anyhow_err
+                || is_named(err, "String")
                 || matches!(err, Type::Reference(r) if is_named(&r.elem, "str"))
                 || is_boxed_dyn(err);
             if free_form {

@@ -16,8 +16,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let mut errors = Error::accumulator();
-    let variants = match &input.data {
-        Data::Enum(e) => e.variants.iter().filter_map(|v| check(&parse(v, &mut errors), &mut errors)).collect(),
+    let raw: Vec<RawVariant<'_>> = match &input.data {
+        Data::Enum(e) => e.variants.iter().map(|v| parse(v, &mut errors)).collect(),
         Data::Struct(s) => {
             errors.push(not_an_enum(s.struct_token.span()));
             Vec::new()
@@ -27,13 +27,15 @@ pub fn derive(input: TokenStream) -> TokenStream {
             Vec::new()
         }
     };
+    let variants: Vec<Variant> = raw.iter().filter_map(|v| check(v, &mut errors)).collect();
     match errors.finish() {
         Ok(()) => expand(&input, &variants),
         Err(e) => {
             // Still implement the trait, so the user sees these errors and not a second one at
             // every tool that returns this type.
+            let codes = raw.iter().filter_map(|v| v.attr.as_ref().and_then(|(_, _, a)| a.code.as_ref()));
             let mut out = e.write_errors();
-            out.extend(fallback(&input));
+            out.extend(fallback(&input, codes));
             out
         }
     }
@@ -59,6 +61,9 @@ struct RawArgs {
     fix: Option<LitStr>,
     secret: Option<Span>,
     operation: Option<LitStr>,
+    /// Keys an error already told the user to write (after `message`, or a misspelt key), so
+    /// they are not also reported missing.
+    covered: Vec<&'static str>,
 }
 
 enum RawKind {
@@ -110,8 +115,13 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
         errors.push(Error::custom(format!("write the parts: `{syntax}`")).with_span(p));
         return args;
     }
+    let mut seen: Vec<String> = Vec::new();
     let parsed = attr.parse_nested_meta(|meta| {
         let key = meta.path.get_ident().map(|i| i.unraw().to_string()).unwrap_or_default();
+        if seen.contains(&key) {
+            errors.push(Error::custom(format!("`{key}` is given twice: keep one")).with_span(&meta.path));
+        }
+        seen.push(key.clone());
         let lit = |meta: &syn::meta::ParseNestedMeta| -> syn::Result<LitStr> { meta.value()?.parse() };
         match (kind, key.as_str()) {
             (_, "code") => args.code = Some(meta.value()?.parse()?),
@@ -122,9 +132,16 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
             (RawKind::Refuse, "secret") => args.secret = Some(meta.path.span()),
             (RawKind::Fault, "operation") => args.operation = Some(lit(&meta)?),
             (_, other) => {
+                let close = closest(other, keys.iter().copied());
                 let msg = match (kind, other) {
-                    (RawKind::Refuse, "message") => "a refusal has no free-form `message`: its sentence is built from the rejected value, `reason`, `accepted` and `fix`; write those keys instead".to_owned(),
-                    (RawKind::Fault, "message") => "a fault has no free-form `message`: its sentence is built from `operation` and the code's meaning and action; write `operation = \"...\"` instead".to_owned(),
+                    (RawKind::Refuse, "message") => {
+                        args.covered.extend(["accepted", "fix"]);
+                        "a refusal has no free-form `message`: its sentence is built from the rejected value, `reason`, `accepted` and `fix`; write those keys instead".to_owned()
+                    }
+                    (RawKind::Fault, "message") => {
+                        args.covered.push("operation");
+                        "a fault has no free-form `message`: its sentence is built from `operation` and the code's meaning and action; write `operation = \"...\"` instead".to_owned()
+                    }
                     (RawKind::Fault, "parameter" | "reason" | "accepted" | "fix" | "secret") => format!(
                         "`{other}` belongs to a refusal, and a fault names only what failed: write `{FAULT_SYNTAX}`, or make the variant `{REFUSE_SYNTAX}`"
                     ),
@@ -132,13 +149,8 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
                         "`operation` belongs to a fault, and a refusal names the parameter to fix: write `{REFUSE_SYNTAX}`, or make the variant `{FAULT_SYNTAX}`"
                     ),
                     _ => {
-                        let close = keys
-                            .iter()
-                            .map(|k| (strsim::jaro_winkler(other, k), k))
-                            .filter(|(s, _)| *s > 0.8)
-                            .max_by(|a, b| a.0.total_cmp(&b.0))
-                            .map(|(_, k)| format!("; did you mean `{k}`?"))
-                            .unwrap_or_default();
+                        args.covered.extend(close);
+                        let close = close.map(|k| format!("; did you mean `{k}`?")).unwrap_or_default();
                         format!("unknown key `{other}`: the keys are {}{close}", backticked(keys))
                     }
                 };
@@ -157,6 +169,15 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
         errors.push(e.into());
     }
     args
+}
+
+/// The candidate closest to `word`, when it is close (a typo, not another word).
+fn closest<'k>(word: &str, candidates: impl Iterator<Item = &'k str>) -> Option<&'k str> {
+    candidates
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
 }
 
 fn backticked(keys: &[&str]) -> String {
@@ -238,13 +259,15 @@ fn check(raw: &RawVariant<'_>, errors: &mut Accumulator) -> Option<Variant> {
         };
         errors.push(Error::custom(format!("add `code = ...`: {example}")).with_span(attr.path()));
     }
-    let tpl = |lit: &LitStr, errors: &mut Accumulator| template(lit, &v.ident, &fields, errors);
+    let tpl = |lit: &LitStr, key: &str, errors: &mut Accumulator| template(lit, key, &v.ident, &fields, errors);
     let kind = match kind {
         RawKind::Refuse => {
-            let need = |lit: &Option<LitStr>, key: &str, what: &str, errors: &mut Accumulator| match lit {
-                Some(l) => tpl(l, errors),
+            let need = |lit: &Option<LitStr>, key: &'static str, what: &str, errors: &mut Accumulator| match lit {
+                Some(l) => tpl(l, key, errors),
                 None => {
-                    errors.push(Error::custom(format!("{what}: add `{key} = \"...\"`")).with_span(attr.path()));
+                    if !args.covered.contains(&key) {
+                        errors.push(Error::custom(format!("{what}: add `{key} = \"...\"`")).with_span(attr.path()));
+                    }
                     None
                 }
             };
@@ -256,7 +279,7 @@ fn check(raw: &RawVariant<'_>, errors: &mut Accumulator) -> Option<Variant> {
             );
             let accepted = need(&args.accepted, "accepted", "a refusal lists the accepted set", errors);
             let fix = need(&args.fix, "fix", "a refusal names the move that fixes the call", errors);
-            let reason = args.reason.as_ref().and_then(|r| tpl(r, errors));
+            let reason = args.reason.as_ref().and_then(|r| tpl(r, "reason", errors));
             let rejected = name("rejected");
             match (args.secret, rejected) {
                 (None, None) => errors.push(
@@ -284,7 +307,8 @@ fn check(raw: &RawVariant<'_>, errors: &mut Accumulator) -> Option<Variant> {
         }
         RawKind::Fault => {
             let operation = match &args.operation {
-                Some(l) => tpl(l, errors),
+                Some(l) => tpl(l, "operation", errors),
+                None if args.covered.contains(&"operation") => None,
                 None => {
                     errors.push(
                         Error::custom(
@@ -318,7 +342,10 @@ fn fields_of(fields: &Fields) -> (Style, Vec<Field>) {
                 binding: format_ident!("__envelope_{}", id.unraw()),
             },
             None => Field {
-                member: syn::Member::Unnamed(syn::Index { index: i as u32, span: f.ty.span() }),
+                member: syn::Member::Unnamed(syn::Index {
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                    span: f.ty.span(),
+                }),
                 name: None,
                 ty: f.ty.clone(),
                 binding: format_ident!("__envelope_{}", i),
@@ -329,7 +356,7 @@ fn fields_of(fields: &Fields) -> (Style, Vec<Field>) {
 }
 
 /// Reads `{field}` placeholders; `{{` and `}}` are literal braces.
-fn template(lit: &LitStr, variant: &Ident, fields: &[Field], errors: &mut Accumulator) -> Option<Template> {
+fn template(lit: &LitStr, key: &str, variant: &Ident, fields: &[Field], errors: &mut Accumulator) -> Option<Template> {
     let text = lit.value();
     if text.trim().is_empty() {
         errors.push(Error::custom("this text is empty: write the words the caller reads").with_span(lit));
@@ -378,12 +405,8 @@ fn template(lit: &LitStr, variant: &Ident, fields: &[Field], errors: &mut Accumu
                     }
                     None => {
                         let names: Vec<&str> = fields.iter().filter_map(|f| f.name.as_deref()).collect();
-                        let close = names
-                            .iter()
-                            .map(|n| (strsim::jaro_winkler(&name, n), n))
-                            .filter(|(s, _)| *s > 0.8)
-                            .max_by(|a, b| a.0.total_cmp(&b.0))
-                            .map(|(_, n)| format!("; did you mean `{{{n}}}`?"))
+                        let close = closest(&name, names.iter().copied())
+                            .map(|n| format!("; did you mean `{{{n}}}`?"))
                             .unwrap_or_default();
                         let fields_words = if names.is_empty() {
                             format!(
@@ -411,9 +434,16 @@ fn template(lit: &LitStr, variant: &Ident, fields: &[Field], errors: &mut Accumu
     }
     if ok && args.len() == 1 && format == "{}" {
         let name = fields[args[0]].name.as_deref().unwrap_or_default();
+        let example = match key {
+            "parameter" => format!("items[{{{name}}}]"),
+            "reason" => format!("is held by {{{name}}}"),
+            "accepted" => format!("one of {{{name}}}"),
+            "operation" => format!("reading order {{{name}}}"),
+            _ => format!("Choose another domain, like {{{name}}}."),
+        };
         errors.push(
             Error::custom(format!(
-                "`\"{{{name}}}\"` is a field's text and nothing else, a free-form string by another name: write the words here and interpolate only values, like `\"Choose another domain, like {{{name}}}.\"`"
+                "`{key} = \"{{{name}}}\"` is a field's text and nothing else, a free-form string by another name: write the words here and interpolate only values, like `{key} = \"{example}\"`"
             ))
             .with_span(lit),
         );
@@ -470,7 +500,9 @@ fn check_code(v: &Variant) -> TokenStream {
             "`#[fault]` takes a code whose status is `error` (the server failed); for a request the caller must change use `#[refuse]`",
         ),
     };
-    quote_spanned! {code.span()=>
+    // The last token names the code (`BACKEND_ERROR` of `codes::BACKEND_ERROR`).
+    let span = quote::ToTokens::to_token_stream(code).into_iter().last().map_or_else(|| code.span(), |t| t.span());
+    quote_spanned! {span=>
         const _: () = {
             let __envelope_code: ::envelope_core::Code = #code;
             if !::core::matches!(__envelope_code.status(), ::envelope_core::Status::#status) {
@@ -578,11 +610,14 @@ fn text(t: &Template, fields: &[Field]) -> TokenStream {
     quote!(::std::format!(#format, #(#args),*))
 }
 
-/// What is emitted next to the errors: the trait, so uses of the type report nothing more.
-fn fallback(input: &DeriveInput) -> TokenStream {
+/// What is emitted next to the errors: the trait, so uses of the type report nothing more, and
+/// the codes that were read, so their imports are not reported unused.
+fn fallback<'a>(input: &DeriveInput, codes: impl Iterator<Item = &'a Expr>) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
+        const _: &[::envelope_core::Code] = &[#(#codes),*];
+
         #[automatically_derived]
         impl #impl_generics ::envelope_core::ToolError for #ident #ty_generics #where_clause {
             const CODES: &'static [::envelope_core::Code] = &[];
@@ -590,5 +625,53 @@ fn fallback(input: &DeriveInput) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(names: &[&str]) -> Vec<Field> {
+        names
+            .iter()
+            .map(|n| Field {
+                member: syn::Member::Named(format_ident!("{}", n)),
+                name: Some((*n).to_owned()),
+                ty: syn::parse_quote!(String),
+                binding: format_ident!("__envelope_{}", n),
+            })
+            .collect()
+    }
+
+    fn read(text: &str, names: &[&str]) -> Result<(String, Vec<usize>), String> {
+        let mut errors = Error::accumulator();
+        let lit = LitStr::new(text, Span::call_site());
+        let t = template(&lit, "fix", &format_ident!("Taken"), &fields(names), &mut errors);
+        match errors.finish() {
+            Ok(()) => Ok(t.map(|t| (t.format, t.args)).expect("a template when there is no error")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn placeholders_become_positional_and_braces_stay_escaped() {
+        assert_eq!(
+            read("Send {{1..={max}}}, like {max} or {min}.", &["min", "max"]),
+            Ok(("Send {{1..={}}}, like {} or {}.".to_owned(), vec![1, 1, 0]))
+        );
+        assert_eq!(read("Send a value.", &[]), Ok(("Send a value.".to_owned(), vec![])));
+    }
+
+    #[test]
+    fn what_is_not_a_field_is_refused() {
+        let e = read("Send {maxx}.", &["max"]).unwrap_err();
+        assert!(e.contains("`{maxx}` is not a field of `Taken`") && e.contains("did you mean `{max}`?"), "{e}");
+        assert!(read("Send {0}.", &["max"]).unwrap_err().contains("is not a placeholder"));
+        assert!(read("Send {max:?}.", &["max"]).unwrap_err().contains("is not a placeholder"));
+        assert!(read("Send {max.", &["max"]).unwrap_err().contains("is not a placeholder"));
+        assert!(read("Send max}.", &["max"]).unwrap_err().contains("a lone `}`"));
+        assert!(read("{max}", &["max"]).unwrap_err().contains("is a field's text and nothing else"));
+        assert!(read("  ", &[]).unwrap_err().contains("this text is empty"));
     }
 }

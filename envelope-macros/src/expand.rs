@@ -243,9 +243,11 @@ fn call_body(
 ) -> (Vec<TokenStream>, TokenStream) {
     let Reader { specs, takes, locals, refuse_with } = reader(&t.params, quote!(return __envelope_args.refuse()));
     let call = quote!(#callee(#(#locals),*));
-    let finish = match t.ret {
-        Ret::Plain => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
-        Ret::Result => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
+    let finish = match (&t.ret, &t.error_type) {
+        // Naming the error type keeps a "not a tool error" diagnostic to one, at the type.
+        (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> ::envelope_core::__private::result::<_, #e>),
+        (Ret::Result, None) => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
+        (Ret::Plain, _) => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
     };
     let name = &t.name;
     let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
@@ -269,6 +271,10 @@ fn call_body(
 }
 
 fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
+    // The function takes owned values by design (they are read from JSON for it).
+    let mut item = item.clone();
+    item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
+    let item = &item;
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;
     let name = &t.name;
@@ -288,12 +294,9 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
             /// reads its arguments and calls it.
             #[must_use]
             #vis fn tool() -> ::envelope_core::Tool {
-                fn __envelope_call<'a>(
-                    __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
-                    __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
-                ) -> ::envelope_core::__private::Outcome<'a> {
+                let __envelope_call: ::envelope_core::__private::CallFn = |__envelope_spec, __envelope_obj| {
                     #body
-                }
+                };
                 ::envelope_core::__private::Tool::__new(#spec, __envelope_call)
             }
         }
@@ -349,6 +352,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         let raw = attr::parse(tool_args, as_fn, true, &mut errors);
         let checked = check::check(&raw, &mut errors);
         f.sig = raw.item.sig.clone();
+        f.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
         let method = &f.sig.ident;
         let (specs, body) = call_body(
             &checked,

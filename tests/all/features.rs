@@ -75,7 +75,7 @@ fn nested_object_fields_are_refused_by_path() {
         "filter.sinceDay: \"2026-13-01\" is not a valid date; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\".\n\
          filter.limit: 0 is out of range; accepted: a whole number from 1 to 50. Send a value from 1 to 50.\n\
          filter.lmit: \"lmit\" is not a field of filter; accepted: sinceDay, limit. Remove it.\n\
-         terms: [] has 0 items; accepted: an array of strings of 1 to 3 items. Send at least 1 items."
+         terms: [] has 0 items; accepted: an array of 1 to 3 items, each a string. Send at least 1 item."
     );
     assert_eq!(env["hints"]["parameter"], "filter");
     assert_eq!(env["hints"]["path"], "filter.sinceDay");
@@ -89,8 +89,8 @@ fn nested_object_fields_are_refused_by_path() {
         json!({
             "type": "object",
             "properties": {
-                "sinceDay": {"type": "string", "format": "date", "description": "First day, inclusive."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}
+                "sinceDay": {"type": "string", "description": "First day, inclusive.", "format": "date"},
+                "limit": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 10}
             },
             "required": ["sinceDay"],
             "additionalProperties": false

@@ -5,8 +5,12 @@
 mod tools;
 
 mod cases;
+mod codes;
+mod differential;
 mod features;
+mod manifest;
 mod reading;
+mod rules;
 mod ui;
 mod wire;
 

@@ -123,7 +123,7 @@ fn schema_carries_the_rules() {
             "properties": {
                 "hours_back": {"type": "integer", "description": "How far back to look, in hours.", "minimum": 1, "maximum": 720},
                 "group_by": {"type": "string", "description": "What to group the statistics by.", "enum": ["query_hash", "database", "application"]},
-                "top": {"type": "integer", "description": "How many rows to return.", "minimum": 1, "maximum": 100, "default": 10}
+                "top": {"type": ["integer", "null"], "description": "How many rows to return.", "minimum": 1, "maximum": 100, "default": 10}
             },
             "required": ["hours_back", "group_by"],
             "additionalProperties": false
@@ -150,7 +150,7 @@ fn length_is_counted_in_characters_and_names_the_unit() {
     assert_eq!(call("create_note", json!({ "title": "ü".repeat(120) }))["status"], "ok");
     assert_eq!(
         message("create_note", json!({ "title": "" })),
-        "title: \"\" is 0 characters long; accepted: a string of 1 to 120 characters. Send at least 1 characters."
+        "title: \"\" is 0 characters long; accepted: a string of 1 to 120 characters. Send at least 1 character."
     );
 }
 
@@ -174,7 +174,7 @@ fn array_length_is_counted_in_items() {
     let tags: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
     assert_eq!(
         message("create_note", json!({ "title": "t", "tags": tags })),
-        "tags: [\"t0\",\"t1\",\"t2\",\"t3\",\"t4\",\"t5\",\"… (cut; 11 items) has 11 items; accepted: an array of strings of at most 10 items. Send at most 10 items."
+        "tags: [\"t0\",\"t1\",\"t2\",\"t3\",\"t4\",\"t5\",\"… (cut; 11 items) has 11 items; accepted: an array of at most 10 items, each a string. Send at most 10 items."
     );
 }
 

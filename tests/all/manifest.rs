@@ -1,0 +1,207 @@
+//! The manifest (`Toolbox::manifest`, printed by `cargo run --example manifest`): the example
+//! server's pinned, and its rules on tools of the tests' own.
+
+use envelope_core::{Code, Status, ToolError, Toolbox, codes, tool};
+use serde_json::{Value, json};
+
+use crate::tools;
+
+#[test]
+fn the_example_manifest_lists_its_tools_in_registration_order() {
+    let manifest = tools::toolbox().manifest();
+    let names: Vec<&str> = manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["get_top_queries", "search_analytics", "create_note", "set_threshold"]);
+    assert_eq!(manifest.as_object().unwrap().keys().collect::<Vec<_>>(), ["tools", "error_codes"]);
+}
+
+#[test]
+fn the_example_manifest_pins_get_top_queries() {
+    let manifest = tools::toolbox().manifest();
+    assert_eq!(
+        manifest["tools"][0],
+        json!({
+            "name": "get_top_queries",
+            "description": "Lists the queries that spent the most time, grouped by query hash, database or application.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "hours_back": {
+                        "type": "integer", "minimum": 1, "maximum": 720,
+                        "description": "How far back to look, in hours."
+                    },
+                    "group_by": {
+                        "type": "string", "enum": ["query_hash", "database", "application"],
+                        "description": "What to group the statistics by."
+                    },
+                    "top": {
+                        "type": ["integer", "null"], "minimum": 1, "maximum": 100,
+                        "description": "How many rows to return.", "default": 10
+                    }
+                },
+                "required": ["hours_back", "group_by"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "idempotentHint": true},
+            "error_codes": [
+                {"code": "VALIDATION_ERROR", "retryable": false},
+                {"code": "BACKEND_ERROR", "retryable": true}
+            ]
+        })
+    );
+    // Key order is part of the contract: the document diffs cleanly.
+    let keys: Vec<&String> = manifest["tools"][0].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "description", "inputSchema", "annotations", "error_codes"]);
+}
+
+#[test]
+fn the_example_manifest_pins_the_code_table() {
+    let manifest = tools::toolbox().manifest();
+    assert_eq!(
+        manifest["error_codes"],
+        json!({
+            "BACKEND_ERROR": {
+                "status": "error",
+                "meaning": "the server failed while serving a valid request",
+                "action": "retry later if the tool is idempotent; otherwise check whether it took effect",
+                "retryable": true,
+                "http_status": 500
+            },
+            "VALIDATION_ERROR": {
+                "status": "invalid",
+                "meaning": "an argument is missing, unknown, of the wrong type, or outside its accepted set",
+                "action": "fix the parameter named in hints.parameter as hints.fix says, then call again",
+                "retryable": false,
+                "http_status": 400
+            }
+        })
+    );
+}
+
+#[test]
+fn a_fault_on_the_destructive_example_tool_is_not_retryable() {
+    let manifest = tools::toolbox().manifest();
+    let create_note = &manifest["tools"][2];
+    assert_eq!(create_note["name"], "create_note");
+    assert_eq!(create_note["annotations"], json!({"destructiveHint": true}));
+    assert_eq!(
+        create_note["error_codes"],
+        json!([{"code": "VALIDATION_ERROR", "retryable": false}, {"code": "BACKEND_ERROR", "retryable": false}])
+    );
+}
+
+#[test]
+fn the_manifest_schemas_are_the_tools_list_schemas() {
+    let toolbox = tools::toolbox();
+    let manifest = toolbox.manifest();
+    for (tool, entry) in toolbox.tools().iter().zip(manifest["tools"].as_array().unwrap()) {
+        assert_eq!(entry["inputSchema"], Value::Object(tool.input_schema()), "{}", tool.name());
+        assert_eq!(entry["description"], tool.description());
+    }
+}
+
+// --- tools of the tests' own -------------------------------------------------------------------
+
+const ORDER_GONE: Code = Code::new("ORDER_GONE", Status::Invalid)
+    .meaning("the order was deleted")
+    .action("list the open orders and choose one of them")
+    .http_status(410);
+
+#[derive(ToolError)]
+enum OrderError {
+    #[refuse(code = ORDER_GONE, parameter = "id", reason = "was deleted", accepted = "the id of an open order",
+             fix = "List the open orders with list_orders.")]
+    Gone { rejected: u64 },
+    #[refuse(code = codes::NOT_FOUND, parameter = "id", reason = "names no order", accepted = "the id of an order",
+             fix = "List the orders with list_orders.")]
+    Missing { rejected: u64 },
+}
+
+/// Cancels an order.
+#[tool(title = "Cancel an order", destructive, open_world)]
+fn cancel_order(id: u64) -> Result<bool, OrderError> {
+    match id {
+        0 => Err(OrderError::Missing { rejected: id }),
+        1 => Err(OrderError::Gone { rejected: id }),
+        _ => Ok(true),
+    }
+}
+
+/// Says nothing about itself.
+#[tool]
+fn plain() -> bool {
+    true
+}
+
+#[test]
+fn a_title_is_listed_when_declared_and_an_undeclared_hint_is_absent() {
+    let manifest = Toolbox::new().with(cancel_order::tool()).with(plain::tool()).manifest();
+    let cancel = &manifest["tools"][0];
+    assert_eq!(cancel["title"], "Cancel an order");
+    assert_eq!(cancel["annotations"], json!({"destructiveHint": true, "openWorldHint": true}));
+    let keys: Vec<&String> = cancel.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "title", "description", "inputSchema", "annotations", "error_codes"]);
+    let plain = &manifest["tools"][1];
+    assert!(plain.get("title").is_none());
+    assert_eq!(plain["annotations"], json!({}));
+}
+
+#[test]
+fn declared_codes_are_listed_and_described_with_the_prefix() {
+    let toolbox = Toolbox::new().with(cancel_order::tool()).with(plain::tool()).with_code_prefix("SHOP_");
+    let manifest = toolbox.manifest();
+    assert_eq!(
+        manifest["tools"][0]["error_codes"],
+        json!([
+            {"code": "SHOP_VALIDATION_ERROR", "retryable": false},
+            {"code": "SHOP_ORDER_GONE", "retryable": false},
+            {"code": "SHOP_NOT_FOUND", "retryable": false},
+            {"code": "SHOP_BACKEND_ERROR", "retryable": false}
+        ])
+    );
+    // Sorted by name; every code some tool lists, and no other.
+    let table: Vec<&String> = manifest["error_codes"].as_object().unwrap().keys().collect();
+    assert_eq!(table, ["SHOP_BACKEND_ERROR", "SHOP_NOT_FOUND", "SHOP_ORDER_GONE", "SHOP_VALIDATION_ERROR"]);
+    assert_eq!(
+        manifest["error_codes"]["SHOP_ORDER_GONE"],
+        json!({
+            "status": "invalid",
+            "meaning": "the order was deleted",
+            "action": "list the open orders and choose one of them",
+            "retryable": false,
+            "http_status": 410
+        })
+    );
+    assert_eq!(manifest["error_codes"]["SHOP_NOT_FOUND"]["http_status"], 404);
+    // The wire says what the manifest says.
+    let env = crate::block_on(toolbox.call("cancel_order", Some(&json!({"id": 1})))).unwrap();
+    assert_eq!(env.to_value()["error_code"], "SHOP_ORDER_GONE");
+}
+
+#[test]
+fn an_empty_toolbox_has_an_empty_manifest() {
+    assert_eq!(Toolbox::new().manifest(), json!({"tools": [], "error_codes": {}}));
+    assert_eq!(Toolbox::new().with_code_prefix("X_").manifest(), json!({"tools": [], "error_codes": {}}));
+}
+
+const OTHER_NOT_FOUND: Code = Code::new("NOT_FOUND", Status::Invalid)
+    .meaning("something else entirely")
+    .action("do something else")
+    .http_status(404);
+
+#[derive(ToolError)]
+enum OtherError {
+    #[refuse(code = OTHER_NOT_FOUND, parameter = "id", accepted = "an id", fix = "Send an id.")]
+    Missing { rejected: u64 },
+}
+
+/// Uses a code named like a standard one, with another meaning.
+#[tool]
+fn lookup(id: u64) -> Result<u64, OtherError> {
+    Ok(id)
+}
+
+#[test]
+#[should_panic(expected = "two different codes are named NOT_FOUND")]
+fn two_different_codes_of_one_name_are_refused() {
+    let _ = Toolbox::new().with(cancel_order::tool()).with(lookup::tool()).manifest();
+}
