@@ -161,7 +161,8 @@ impl Envelope {
     pub fn retryable(&self) -> Option<bool> {
         match &self.inner {
             Inner::Ok(_) => None,
-            Inner::Invalid { .. } | Inner::NeedsConfirmation(_) => Some(false),
+            Inner::Invalid { code, .. } => Some(code.retryable()),
+            Inner::NeedsConfirmation(_) => Some(false),
             Inner::Error { retryable, .. } => Some(*retryable),
         }
     }
@@ -230,7 +231,7 @@ impl Serialize for Envelope {
                 m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;
                 m.serialize_entry("message", message)?;
                 m.serialize_entry("hints", hints)?;
-                m.serialize_entry("retryable", &false)?;
+                m.serialize_entry("retryable", &code.retryable())?;
             }
             Inner::Error { code, message, operation, retryable } => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;

@@ -71,8 +71,7 @@ impl Toolbox {
     /// was meant): a programming error, like two tools of one name.
     #[must_use]
     pub fn manifest(&self) -> Value {
-        let prefix = self.probe_code_prefix();
-        let prefix = prefix.as_deref().unwrap_or("");
+        let prefix = self.code_prefix().unwrap_or("");
         let mut table: BTreeMap<String, Code> = BTreeMap::new();
         let mut tools = Vec::with_capacity(self.tools().len());
         for tool in self.tools() {
@@ -88,31 +87,20 @@ impl Toolbox {
         let table: Map<String, Value> = table.into_iter().map(|(name, code)| (name, code_entry(&code))).collect();
         json!({ "tools": tools, "error_codes": table })
     }
-
-    /// The code prefix the toolbox puts on the wire, read back from an envelope it answers.
-    ///
-    /// A stopgap until `Toolbox` exposes its prefix: a call with arguments that are not an object
-    /// is refused before any tool code runs and before the first `.await`, so one poll answers.
-    fn probe_code_prefix(&self) -> Option<String> {
-        use std::future::Future;
-        use std::task::{Context, Poll, Waker};
-        let tool = self.tools().first()?;
-        let call = self.call(tool.name(), Some(&Value::Bool(false)));
-        let mut call = std::pin::pin!(call);
-        let Poll::Ready(Ok(envelope)) = call.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
-            return None;
-        };
-        let wire = envelope.to_value();
-        let sent = wire.get("error_code")?.as_str()?;
-        sent.strip_suffix(envelope.code()?.name()).filter(|p| !p.is_empty()).map(str::to_owned)
-    }
 }
 
-/// Whether an envelope of `tool` carrying `code` says `retryable: true`: a fault when its code
-/// is retryable and the tool is idempotent; never a refusal or a confirmation. `Tool::call`
+/// Whether an envelope of `tool` carrying `code` says `retryable: true`: a refusal when its code
+/// is retryable (`RATE_LIMITED`), a fault when its code is retryable and the tool is idempotent,
+/// never a confirmation. `Tool::call`
 /// applies the same rule; the `codes` integration test holds them together.
 pub(crate) fn retryable_on(tool: &Tool, code: &Code) -> bool {
-    code.status() == Status::Error && code.retryable() && tool.spec().annotations.idempotent == Some(true)
+    match code.status() {
+        // Nothing happened: the same call can succeed later if the code says so (RATE_LIMITED).
+        Status::Invalid => code.retryable(),
+        // Something may have happened: only an idempotent tool can be called again unchanged.
+        Status::Error => code.retryable() && tool.spec().annotations.idempotent == Some(true),
+        Status::Ok | Status::NeedsConfirmation => false,
+    }
 }
 
 fn tool_entry(tool: &Tool, prefix: &str) -> Value {

@@ -284,6 +284,11 @@ impl Toolbox {
         self
     }
 
+    /// The prefix set with [`with_code_prefix`](Self::with_code_prefix), if any.
+    pub fn code_prefix(&self) -> Option<&'static str> {
+        self.prefix
+    }
+
     /// The tools, in registration order.
     pub fn tools(&self) -> &[Tool] {
         &self.tools

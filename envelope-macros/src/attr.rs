@@ -259,7 +259,7 @@ fn reword(e: darling::Error, what: &str, known: &[&str]) -> darling::Error {
                 _ => format!("`{field}`: {}", lowercase_first(&head)),
             }
         } else {
-            lowercase_first(&text)
+            lowercase_first(&head)
         };
         out.push(darling::Error::custom(msg).with_span(&span));
     }

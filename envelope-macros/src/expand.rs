@@ -29,6 +29,11 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             let ident = &item.sig.ident;
             let vis = &item.vis;
             let mut out = e.write_errors();
+            if item.sig.receiver().is_some() {
+                // A method: no stub type can stand beside it inside its impl block.
+                out.extend(quote!(#item));
+                return out;
+            }
             out.extend(quote! {
                 #item
                 #[allow(non_camel_case_types)]

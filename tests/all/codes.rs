@@ -216,7 +216,7 @@ fn a_derived_secret_refusal_never_shows_the_value() {
                 "accepted": "at most 10 calls a minute per key",
                 "fix": "Wait a minute, then send the same call."
             },
-            "retryable": false
+            "retryable": true
         })
     );
 }

@@ -1,0 +1,9 @@
+use envelope_core::tool;
+
+/// Returns an anyhow result.
+#[tool]
+fn lookup(id: u32) -> anyhow::Result<u32> {
+    Ok(id)
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use envelope_core::tool;
+
+/// Answers a sentence.
+#[tool]
+fn greet(name: String) -> &'static str {
+    let _ = name;
+    "hello"
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use envelope_core::ToolError;
+
+#[derive(ToolError)]
+struct LookupError {
+    message: String,
+}
+
+fn main() {}
