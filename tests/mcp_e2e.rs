@@ -35,7 +35,7 @@ fn server() -> &'static PathBuf {
         let target_dir = profile_dir.parent().expect("target/");
         let mut build = std::process::Command::new(env!("CARGO"));
         build
-            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--manifest-path"])
+            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "manifest", "--manifest-path"])
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
             .arg("--target-dir")
             .arg(target_dir);
@@ -46,6 +46,14 @@ fn server() -> &'static PathBuf {
         assert!(status.success(), "cargo build --example mcp_server failed");
         profile_dir.join("examples").join(format!("mcp_server{}", std::env::consts::EXE_SUFFIX))
     })
+}
+
+/// The example server's manifest, as `cargo run --example manifest` prints it.
+fn tools_manifest() -> Value {
+    let manifest = server().with_file_name(format!("manifest{}", std::env::consts::EXE_SUFFIX));
+    let out = std::process::Command::new(manifest).output().expect("running the manifest example");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("the manifest is JSON")
 }
 
 fn object(value: Value) -> JsonObject {
@@ -89,6 +97,19 @@ async fn tools_are_listed_and_called_over_mcp() {
     required.sort_unstable();
     assert_eq!(required, ["group_by", "hours_back"]);
     assert_eq!(schema["additionalProperties"], false);
+
+    // tools/list carries the same schemas and annotations as the manifest.
+    let manifest = tools_manifest();
+    for tool in &tools {
+        let entry = manifest["tools"].as_array().unwrap().iter().find(|t| t["name"] == tool.name.as_ref()).unwrap();
+        assert_eq!(Value::Object(tool.input_schema.as_ref().clone()), entry["inputSchema"], "{}", tool.name);
+        let output = tool.output_schema.as_ref().map(|o| Value::Object(o.as_ref().clone()));
+        assert_eq!(output.as_ref(), Some(&entry["outputSchema"]), "{}", tool.name);
+        let annotations = serde_json::to_value(&tool.annotations).unwrap();
+        let expected = if entry["annotations"] == json!({}) { Value::Null } else { entry["annotations"].clone() };
+        assert_eq!(annotations, expected, "{}", tool.name);
+    }
+    assert_eq!(serde_json::to_value(&top.annotations).unwrap(), json!({"readOnlyHint": true, "idempotentHint": true}));
 
     // A good call is served: isError false, the envelope's status ok.
     let good = CallToolRequestParams::new("get_top_queries")

@@ -117,6 +117,13 @@ pub trait FromArg: Sized {
 }
 
 fn int_accepted(cx: &Cx<'_>, lo: i128, hi: i128) -> (i128, i128, String) {
+    let (min, max) = int_bounds(cx, lo, hi);
+    (min, max, format!("a whole number from {min} to {max}"))
+}
+
+/// The inclusive bounds an integer must meet: the type's, narrowed by the rule. No allocation:
+/// this runs on every successful read.
+fn int_bounds(cx: &Cx<'_>, lo: i128, hi: i128) -> (i128, i128) {
     let (mut min, mut max) = (lo, hi);
     if let Some(r) = &cx.rules.range {
         match r.min {
@@ -130,7 +137,7 @@ fn int_accepted(cx: &Cx<'_>, lo: i128, hi: i128) -> (i128, i128, String) {
             _ => {}
         }
     }
-    (min, max, format!("a whole number from {min} to {max}"))
+    (min, max)
 }
 
 fn example_int(min: i128, max: i128) -> i128 {
@@ -228,7 +235,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         }
         return Ok(n);
     }
-    let (min, max, _) = int_accepted(cx, lo, hi);
+    let (min, max) = int_bounds(cx, lo, hi);
     if n < min || n > max {
         return Err(out_of_range(cx, v, accepted(), choices));
     }
@@ -299,6 +306,14 @@ fn in_float_range(f: f64, r: &Range) -> bool {
 /// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
 /// bound stated with whether it is included).
 pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
+    // The fast path: a finite JSON number within range, no words built.
+    if let Value::Number(n) = v {
+        if let Some(f) = n.as_f64().filter(|f| f.is_finite()) {
+            if cx.rules.range.as_ref().is_none_or(|r| in_float_range(f, r)) {
+                return Ok(f);
+            }
+        }
+    }
     let (accepted, example) = float_accepted(cx.rules.range.as_ref());
     let f = match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
@@ -723,9 +738,40 @@ pub struct Args<'a> {
     /// The object's own path, for a nested object; `None` for a tool's arguments.
     parent: Option<Path<'a>>,
     obj: Option<&'a Map<String, Value>>,
+    /// The value sent for each parameter, found in one pass over the object.
+    slots: Slots<'a>,
     problems: Vec<Problem>,
     /// Names that are not parameters: reported after the parameters' own problems.
     unknown: Vec<Problem>,
+}
+
+/// Per-parameter values, inline for the usual handful of parameters (no allocation).
+enum Slots<'a> {
+    Inline([Option<&'a Value>; 12]),
+    Heap(Vec<Option<&'a Value>>),
+}
+
+impl<'a> Slots<'a> {
+    fn new(n: usize) -> Self {
+        if n <= 12 { Slots::Inline([None; 12]) } else { Slots::Heap(vec![None; n]) }
+    }
+
+    fn get(&self, i: usize) -> Option<&'a Value> {
+        match self {
+            Slots::Inline(a) => a.get(i).copied().flatten(),
+            Slots::Heap(v) => v.get(i).copied().flatten(),
+        }
+    }
+
+    fn set(&mut self, i: usize, value: &'a Value) {
+        let slot = match self {
+            Slots::Inline(a) => a.get_mut(i),
+            Slots::Heap(v) => v.get_mut(i),
+        };
+        if let Some(slot) = slot {
+            *slot = Some(value);
+        }
+    }
 }
 
 impl<'a> Args<'a> {
@@ -747,9 +793,26 @@ impl<'a> Args<'a> {
         parent: Option<Path<'a>>,
         obj: Option<&'a Map<String, Value>>,
     ) -> Self {
-        let mut args = Args { params, strict, owner, parent, obj, problems: Vec::new(), unknown: Vec::new() };
+        let mut args = Args {
+            params,
+            strict,
+            owner,
+            parent,
+            obj,
+            slots: Slots::new(params.len()),
+            problems: Vec::new(),
+            unknown: Vec::new(),
+        };
         if let Some(obj) = obj {
-            if obj.len() > params.len() || obj.keys().any(|k| !params.iter().any(|p| p.name == k)) {
+            // One pass, comparing names (as serde's derive does): no hashing per parameter.
+            let mut unknown = false;
+            for (k, v) in obj {
+                match params.iter().position(|p| p.name == k) {
+                    Some(i) => args.slots.set(i, v),
+                    None => unknown = true,
+                }
+            }
+            if unknown {
                 args.unknown = args.unknown_names(obj);
             }
         }
@@ -772,12 +835,12 @@ impl<'a> Args<'a> {
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
     pub fn take<T: FromArg>(&mut self, i: usize) -> Option<T> {
         let p = &self.params[i];
-        match self.obj.and_then(|o| o.get(p.name)) {
+        match self.slots.get(i) {
             None | Some(Value::Null) => {
                 if let Some(v) = T::absent() {
                     return Some(v);
                 }
-                let sent_null = self.obj.and_then(|o| o.get(p.name)).is_some();
+                let sent_null = self.slots.get(i).is_some();
                 let problem = self.missing(p, &T::ty(), sent_null);
                 self.problems.push(problem);
                 None
@@ -789,7 +852,7 @@ impl<'a> Args<'a> {
     /// Reads parameter `i`, or `default()` when it is absent or `null`.
     pub fn take_or<T: FromArg>(&mut self, i: usize, default: impl FnOnce() -> T) -> Option<T> {
         let p = &self.params[i];
-        match self.obj.and_then(|o| o.get(p.name)) {
+        match self.slots.get(i) {
             None | Some(Value::Null) => Some(default()),
             Some(v) => self.read(p, v),
         }

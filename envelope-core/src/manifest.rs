@@ -111,6 +111,7 @@ fn tool_entry(tool: &Tool, prefix: &str) -> Value {
     }
     m.insert("description".into(), json!(tool.description()));
     m.insert("inputSchema".into(), Value::Object(tool.input_schema()));
+    m.insert("outputSchema".into(), Value::Object(tool.output_schema(Some(prefix))));
     let a = tool.spec().annotations;
     let mut hints = Map::new();
     for (key, hint) in [

@@ -111,6 +111,17 @@ impl ServerHandler for McpServer {
                 Arc::new(tool.input_schema()),
             );
             listed.title = tool.title().map(str::to_owned);
+            listed.output_schema = Some(Arc::new(tool.output_schema(self.toolbox.code_prefix())));
+            let a = tool.spec().annotations;
+            if a != envelope_core_annotations_none() {
+                listed.annotations = Some(rmcp::model::ToolAnnotations::from_raw(
+                    None,
+                    a.read_only,
+                    a.destructive,
+                    a.idempotent,
+                    a.open_world,
+                ));
+            }
             listed
         });
         Ok(ListToolsResult::with_all_items(tools.collect()))
@@ -440,4 +451,8 @@ mod tests {
         assert_eq!(decoded_object(r#""{not json""#), None);
         assert_eq!(decoded_object("[1]"), None);
     }
+}
+
+fn envelope_core_annotations_none() -> crate::Annotations {
+    crate::Annotations::default()
 }

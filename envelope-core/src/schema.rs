@@ -234,3 +234,34 @@ fn range(m: &mut Map<String, Value>, r: &Range, ty: &Ty) {
         }
     }
 }
+
+/// The `outputSchema` of a tool: the envelope its every call answers (MCP 2025-11-25 "Output
+/// Schema": `structuredContent` conforms to it), with `data` as the tool declares it (any JSON
+/// when it does not) and `error_code` one of its codes.
+pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
+    let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
+    let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
+    let mut codes_all = codes;
+    codes_all.push(format!("{prefix}CONFIRMATION_REQUIRED"));
+    codes_all.dedup();
+    let m = json!({
+        "type": "object",
+        "properties": {
+            "status": {"enum": ["ok", "invalid", "error", "needs_confirmation"]},
+            "success": {"type": "boolean"},
+            "data": data,
+            "error_code": {"enum": codes_all},
+            "message": {"type": "string"},
+            "hints": {"type": "object"},
+            "retryable": {"type": "boolean"},
+            "pending_action_id": {"type": "string"},
+            "preview": {},
+            "preview_hash": {"type": "string"}
+        },
+        "required": ["status", "success"]
+    });
+    match m {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}

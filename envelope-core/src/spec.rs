@@ -349,7 +349,7 @@ pub struct Annotations {
 }
 
 /// What `#[tool]` declares about a tool.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ToolSpec {
     /// The tool's name (the function's name unless `#[tool(name = "...")]`).
     pub name: &'static str,
@@ -365,4 +365,6 @@ pub struct ToolSpec {
     pub annotations: Annotations,
     /// Every `error_code` the tool can emit (computed by `#[tool]`, in a fixed order).
     pub error_codes: Vec<crate::Code>,
+    /// `#[tool(output_schema = path)]`: a function giving the JSON Schema of `data`.
+    pub output_schema: Option<fn() -> serde_json::Value>,
 }

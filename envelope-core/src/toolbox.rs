@@ -100,6 +100,13 @@ impl Tool {
         self.spec.description
     }
 
+    /// The `outputSchema`: the envelope's shape, with `data` as declared by
+    /// `#[tool(output_schema = path)]` (any JSON otherwise) and `error_code` one of the tool's
+    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]).
+    pub fn output_schema(&self, prefix: Option<&str>) -> Map<String, Value> {
+        schema::output_schema(&self.spec, prefix.unwrap_or(""))
+    }
+
     /// Whether lax coercions are off (`#[tool(strict)]`).
     pub fn strict(&self) -> bool {
         self.spec.strict

@@ -20,6 +20,8 @@ pub struct ToolArgs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub open_world: Flag,
+    /// A function giving the JSON Schema of the tool's `data` (for `outputSchema`).
+    pub output_schema: Option<syn::Path>,
     /// For an async tool: past this many milliseconds the call answers a `TIMEOUT` fault.
     pub timeout_ms: Option<syn::LitInt>,
     /// Spell every parameter this way on the wire (`camelCase`, `snake_case`, ... as serde).
@@ -217,8 +219,18 @@ const RULES: &[&str] = &[
     "reason",
 ];
 
-const TOOL_OPTIONS: &[&str] =
-    &["strict", "name", "title", "rename_all", "timeout_ms", "read_only", "destructive", "idempotent", "open_world"];
+const TOOL_OPTIONS: &[&str] = &[
+    "strict",
+    "name",
+    "title",
+    "rename_all",
+    "timeout_ms",
+    "output_schema",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
 
 /// darling's messages in this crate's voice: lowercase, naming what was wrong and what to write.
 fn reword(e: darling::Error, what: &str, known: &[&str]) -> darling::Error {

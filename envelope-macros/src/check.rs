@@ -121,6 +121,8 @@ pub struct Tool {
     pub error_type: Option<Type>,
     /// `timeout_ms`, with its literal's span.
     pub timeout_ms: Option<(u64, Span)>,
+    /// `output_schema = path`.
+    pub output_schema: Option<syn::Path>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
@@ -181,6 +183,7 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         ret_span,
         error_type,
         timeout_ms,
+        output_schema: raw.args.output_schema.clone(),
     }
 }
 

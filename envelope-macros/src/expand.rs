@@ -219,6 +219,10 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
     let has_params = !t.params.is_empty();
     let timeout = t.timeout_ms.is_some();
+    let output_schema = opt(t
+        .output_schema
+        .as_ref()
+        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value)));
     let declared = match &t.error_type {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
@@ -234,6 +238,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
             },
             error_codes: ::envelope_core::__private::error_codes(#has_params, #declared, #timeout),
+            output_schema: #output_schema,
         }
     }
 }

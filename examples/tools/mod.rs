@@ -22,8 +22,24 @@ const QUERY_STATS: &[(&str, &str, &str, u64, u64)] = &[
     ("77aa10", "analytics", "reports", 12, 240_000),
 ];
 
+/// The JSON Schema of `get_top_queries`' answer (its `outputSchema` wraps it in the envelope).
+fn query_rows_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "key": {"type": "string"},
+                "calls": {"type": "integer", "minimum": 0},
+                "total_ms": {"type": "integer", "minimum": 0}
+            },
+            "required": ["key", "calls", "total_ms"]
+        }
+    })
+}
+
 /// Lists the queries that spent the most time, grouped by query hash, database or application.
-#[tool(read_only, idempotent)]
+#[tool(read_only, idempotent, output_schema = query_rows_schema)]
 fn get_top_queries(
     /// How far back to look, in hours.
     #[validate(range = 1..=720)]

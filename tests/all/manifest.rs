@@ -41,6 +41,33 @@ fn the_example_manifest_pins_get_top_queries() {
                 "required": ["hours_back", "group_by"],
                 "additionalProperties": false
             },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "status": {"enum": ["ok", "invalid", "error", "needs_confirmation"]},
+                    "success": {"type": "boolean"},
+                    "data": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "key": {"type": "string"},
+                                "calls": {"type": "integer", "minimum": 0},
+                                "total_ms": {"type": "integer", "minimum": 0}
+                            },
+                            "required": ["key", "calls", "total_ms"]
+                        }
+                    },
+                    "error_code": {"enum": ["VALIDATION_ERROR", "BACKEND_ERROR", "CONFIRMATION_REQUIRED"]},
+                    "message": {"type": "string"},
+                    "hints": {"type": "object"},
+                    "retryable": {"type": "boolean"},
+                    "pending_action_id": {"type": "string"},
+                    "preview": {},
+                    "preview_hash": {"type": "string"}
+                },
+                "required": ["status", "success"]
+            },
             "annotations": {"readOnlyHint": true, "idempotentHint": true},
             "error_codes": [
                 {"code": "VALIDATION_ERROR", "retryable": false},
@@ -50,7 +77,7 @@ fn the_example_manifest_pins_get_top_queries() {
     );
     // Key order is part of the contract: the document diffs cleanly.
     let keys: Vec<&String> = manifest["tools"][0].as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["name", "description", "inputSchema", "annotations", "error_codes"]);
+    assert_eq!(keys, ["name", "description", "inputSchema", "outputSchema", "annotations", "error_codes"]);
 }
 
 #[test]
@@ -139,7 +166,7 @@ fn a_title_is_listed_when_declared_and_an_undeclared_hint_is_absent() {
     assert_eq!(cancel["title"], "Cancel an order");
     assert_eq!(cancel["annotations"], json!({"destructiveHint": true, "openWorldHint": true}));
     let keys: Vec<&String> = cancel.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["name", "title", "description", "inputSchema", "annotations", "error_codes"]);
+    assert_eq!(keys, ["name", "title", "description", "inputSchema", "outputSchema", "annotations", "error_codes"]);
     let plain = &manifest["tools"][1];
     assert!(plain.get("title").is_none());
     assert_eq!(plain["annotations"], json!({}));
@@ -189,6 +216,7 @@ const OTHER_NOT_FOUND: Code = Code::new("NOT_FOUND", Status::Invalid)
     .http_status(404);
 
 #[derive(ToolError)]
+#[allow(dead_code)] // declared for its code in the manifest, never built
 enum OtherError {
     #[refuse(code = OTHER_NOT_FOUND, parameter = "id", accepted = "an id", fix = "Send an id.")]
     Missing { rejected: u64 },
