@@ -325,3 +325,33 @@ async fn arguments_that_are_not_an_object() {
 
     session.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numbers_too_large_are_refused_with_the_digits_sent() {
+    let mut session = RawSession::start().await;
+
+    // Past 64 bits: quoted with the digits sent, not the float rmcp's parse would make of them.
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":18446744073709551617,"group_by":"database"}}}"#)
+        .await;
+    let reply = session.reply(2).await;
+    let envelope = call_result(&reply).structured_content.unwrap();
+    assert_eq!(
+        envelope["message"],
+        "hours_back: 18446744073709551617 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.",
+        "{reply}"
+    );
+
+    // Past a double: rmcp's parse fails and it would drop the line; it is answered instead.
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":1e400,"api_key":"sk-abcdefghijklmnop1234"}}}"#)
+        .await;
+    let reply = session.reply(3).await;
+    let result = call_result(&reply);
+    assert_eq!(result.is_error, Some(true), "{reply}");
+    let envelope = result.structured_content.unwrap();
+    assert_eq!(envelope["hints"]["parameter"], "ratio", "{envelope}");
+    assert_eq!(envelope["hints"]["rejected"], "1e400", "{envelope}");
+
+    session.finish().await;
+}

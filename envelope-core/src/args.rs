@@ -1134,3 +1134,12 @@ pub(crate) fn too_deep(p: Option<&ParamSpec>, name: &str) -> Problem {
         .accepted(accepted)
         .fix(format!("Send {name} as the schema describes, without the extra nesting."))
 }
+
+/// Refusal of a parameter holding a number too large for a double (`1e400`).
+pub(crate) fn unreadable_number(p: Option<&ParamSpec>, name: &str, raw: &str) -> Problem {
+    let accepted = p.map_or_else(|| "a number a double can hold".to_owned(), |p| accepted_words(p, &p.ty));
+    let shown: String = raw.trim().chars().take(render::SHOWN_CHARS).collect();
+    Problem::new(name, Rejected::Shown(shown), "is too large to read as a number")
+        .accepted(accepted)
+        .fix(format!("Send {name} within the accepted range."))
+}

@@ -347,16 +347,25 @@ struct DeepCallParams<'a> {
 /// The JSON-RPC reply (one line, `\n`-terminated) to a request that rmcp cannot read because it
 /// nests too deep; `None` for every other line, which goes to rmcp unchanged.
 async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
-    // The scan is cheap and most lines are shallow: only those pay for a parse here.
-    if !nests_at_least(line, RMCP_UNREADABLE_DEPTH) {
+    // The scans are cheap and most lines are shallow with small numbers: only the others pay
+    // for a parse here.
+    let deep = nests_at_least(line, RMCP_UNREADABLE_DEPTH);
+    if !deep && !has_long_number(line) {
         return None;
     }
     // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_end();
+    // A number that does not fit 64 bits loses its digits in rmcp's parse (and one too large for
+    // a double makes rmcp drop the line): a `tools/call` with one is answered here, from the
+    // text. Any other line that rmcp can read goes to it unchanged.
+    let readable = !deep && serde_json::from_str::<Value>(text).is_ok();
 
     // A notification, or a line that is not a request: it has no reply. rmcp drops it.
     let request: DeepRequest<'_> = serde_json::from_str(text).ok()?;
+    if readable && request.method != "tools/call" {
+        return None;
+    }
     let reply = if request.method == "tools/call" {
         let params = request.params.and_then(|p| serde_json::from_str::<DeepCallParams<'_>>(p.get()).ok());
         match params {
@@ -366,10 +375,12 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
             None => Err(missing_name()),
         }
     } else {
-        Err(ErrorData::invalid_request(
-            format!("{}: the request nests deeper than {} levels", request.method, RMCP_UNREADABLE_DEPTH - 1),
-            None,
-        ))
+        let why = if deep {
+            format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1)
+        } else {
+            "holds a number too large to read".to_owned()
+        };
+        Err(ErrorData::invalid_request(format!("{}: the request {why}", request.method), None))
     };
     let message = match reply {
         Ok(mut result) => {
@@ -383,6 +394,38 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
     let mut reply = serde_json::to_vec(&message).ok()?;
     reply.push(b'\n');
     Some(reply)
+}
+
+/// Whether a number token outside strings has 19 or more digits (it may not fit 64 bits) or an
+/// exponent of three digits (it may not fit a double). Works on malformed text too.
+fn has_long_number(json: &[u8]) -> bool {
+    let (mut in_string, mut escaped, mut digits, mut exponent_digits, mut in_exponent) = (false, false, 0, 0, false);
+    for &byte in json {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'0'..=b'9' if in_exponent => exponent_digits += 1,
+            b'0'..=b'9' => digits += 1,
+            b'e' | b'E' if digits > 0 => in_exponent = true,
+            b'.' | b'+' | b'-' => {}
+            _ => {
+                (digits, exponent_digits, in_exponent) = (0, 0, false);
+                continue;
+            }
+        }
+        if digits >= 19 || exponent_digits >= 3 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `[`/`{` nest at least `depth` levels deep somewhere in `json`, outside strings.

@@ -37,10 +37,78 @@ pub(crate) fn shown(value: &Value) -> String {
         // A whole number too large for 64 bits arrives as a float: show all its digits, not
         // an exponent (`18446744073709551616`, not `1.8446744073709552e19`).
         Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e15 && f.abs() < 1e30) => {
-            format!("{:.0}", n.as_f64().unwrap_or_default())
+            let f = n.as_f64().unwrap_or_default();
+            exact_digits(f).unwrap_or_else(|| format!("{f:.0}"))
         }
         _ => json_text(value),
     }
+}
+
+std::thread_local! {
+    /// Integer literals of the arguments being read that do not fit 64 bits, as sent.
+    static EXACT: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` (a tool's synchronous argument reading) with `digits` available to [`shown`].
+pub(crate) fn with_exact_digits<R>(digits: Vec<String>, f: impl FnOnce() -> R) -> R {
+    if digits.is_empty() {
+        return f();
+    }
+    let previous = EXACT.with(|e| e.replace(digits));
+    let out = f();
+    EXACT.with(|e| e.replace(previous));
+    out
+}
+
+/// The digits sent for the float `f`, when `f` was read from an integer literal past 64 bits.
+fn exact_digits(f: f64) -> Option<String> {
+    EXACT.with(|e| e.borrow().iter().find(|d| d.parse::<f64>().ok() == Some(f)).cloned())
+}
+
+/// Integer literals in JSON text (outside strings) that fit neither `i64` nor `u64`: a JSON
+/// parser reads them as floats and loses digits.
+pub(crate) fn long_integers(json: &str) -> Vec<String> {
+    let bytes = json.as_bytes();
+    let (mut out, mut i, mut in_string, mut escaped) = (Vec::new(), 0, false, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b'.' | b'e' | b'E' | b'+' | b'-'))
+            {
+                i += 1;
+            }
+            let token = &json[start..i];
+            let integer = token.trim_start_matches('-').bytes().all(|c| c.is_ascii_digit());
+            if integer
+                && token.len() >= 19
+                && token.parse::<i64>().is_err()
+                && token.parse::<u64>().is_err()
+                && out.len() < 16
+            {
+                out.push(token.to_owned());
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
 }
 
 fn plural(n: usize, unit: &str) -> String {

@@ -130,6 +130,12 @@ impl Tool {
     /// `BACKEND_ERROR` if the tool panics (not retryable unless the tool is idempotent); else
     /// what the tool returned. Never panics.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
+        self.call_with(arguments, Vec::new()).await
+    }
+
+    /// `exact`: the digits of integer literals too large for 64 bits, as sent, so a refusal
+    /// quotes them instead of the float they were read as.
+    async fn call_with(&self, arguments: Option<&Value>, exact: Vec<String>) -> Envelope {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -146,7 +152,8 @@ impl Tool {
             },
             Some(other) => return Refusal::from_problems(vec![args::not_an_object(&self.spec, other)]).into(),
         };
-        let outcome = catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj)));
+        let outcome =
+            render::with_exact_digits(exact, || catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj))));
         let envelope = match outcome {
             Ok(Outcome::Ready(e)) => e,
             Ok(Outcome::Pending(fut)) => CatchUnwind(fut).await.unwrap_or_else(|()| self.panicked()),
@@ -164,13 +171,20 @@ impl Tool {
         Fault::backend(self.spec.name).into()
     }
 
-    /// Calls the tool with the JSON text of its arguments, of any nesting depth. A parameter
-    /// nested deeper than JSON parsing allows (128 levels) is refused by name, together with
-    /// any unknown names; text that is not JSON is refused as such.
+    /// Calls the tool with the JSON text of its arguments, of any nesting depth and any number
+    /// size. A parameter nested deeper than JSON parsing allows (128 levels), or holding a number
+    /// too large for a double (`1e400`), is refused by name, together with any unknown names; an
+    /// integer too large for 64 bits is quoted with the digits sent; text that is not JSON is
+    /// refused as such.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
         match serde_json::from_str::<Value>(arguments) {
-            Ok(v) => self.call(Some(&v)).await,
-            Err(e) if e.to_string().starts_with("recursion limit exceeded") => self.refuse_deep(arguments),
+            Ok(v) => self.call_with(Some(&v), render::long_integers(arguments)).await,
+            Err(e)
+                if e.to_string().starts_with("recursion limit exceeded")
+                    || e.to_string().starts_with("number out of range") =>
+            {
+                self.refuse_unreadable(arguments)
+            }
             Err(e) => {
                 let p = crate::refusal::Problem::new(
                     "arguments",
@@ -184,7 +198,7 @@ impl Tool {
         }
     }
 
-    fn refuse_deep(&self, arguments: &str) -> Envelope {
+    fn refuse_unreadable(&self, arguments: &str) -> Envelope {
         // Skipping a value with RawValue is iterative in serde_json: no depth limit.
         let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
             let p = args::too_deep(None, "arguments");
@@ -197,9 +211,13 @@ impl Tool {
                 Ok(v) => {
                     shallow.insert(name, v);
                 }
-                Err(_) => {
+                Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
                     let p = self.spec.params.iter().find(|p| p.name == name);
                     problems.push(args::too_deep(p, &name));
+                }
+                Err(_) => {
+                    let p = self.spec.params.iter().find(|p| p.name == name);
+                    problems.push(args::unreadable_number(p, &name, raw.get()));
                 }
             }
         }

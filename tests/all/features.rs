@@ -254,3 +254,18 @@ fn an_async_tool_past_its_timeout_answers_a_timeout_fault_listed_in_its_codes() 
     let codes: Vec<&str> = tb.get("slow").unwrap().spec().error_codes.iter().map(|c| c.name()).collect();
     assert_eq!(codes, ["VALIDATION_ERROR", "TIMEOUT", "BACKEND_ERROR"]);
 }
+
+#[test]
+fn numbers_past_64_bits_or_a_double_are_refused_with_what_was_sent() {
+    let tb = Toolbox::new().with(wide::tool());
+    let env = block_on(tb.call_json("wide", r#"{"n": 18446744073709551617, "small": 1}"#)).unwrap().to_value();
+    assert_eq!(
+        env["message"],
+        "n: 18446744073709551617 is out of range; accepted: a whole number from 1 to 18446744073709551615. Send a value from 1 to 18446744073709551615."
+    );
+    let env = block_on(tb.call_json("wide", r#"{"n": 1e400, "small": 300}"#)).unwrap().to_value();
+    assert_eq!(
+        env["message"],
+        "n: 1e400 is too large to read as a number; accepted: a whole number from 1 to 18446744073709551615. Send n within the accepted range."
+    );
+}

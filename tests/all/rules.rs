@@ -739,7 +739,6 @@ fn strict_whole_number_past_64_bits_is_out_of_range() {
 /// i64::MIN exactly, and the lax whole-float coercion then hands the function a number the
 /// caller did not send.
 #[test]
-#[ignore = "limit: a number past 64 bits reaches the reader as a float; its exact digits are lost before it"]
 fn range_past_i64_min_is_refused() {
     let mut c = Checks::new();
     c.refuses_json("r_i64", r#"{"n": -9223372036854775809}"#, "n", Some("-9223372036854775809"), "n: -9223372036854775809 is out of range; accepted: a whole number from -9223372036854775808 to -1. Send a value from -9223372036854775808 to -1.");
