@@ -835,11 +835,17 @@ fn f32_receives_a_value_within_its_range() {
     c.finish();
 }
 
-/// A JSON number too large for a float is not finite.
+/// A JSON number too large for a double is refused by name, quoting what was sent.
 #[test]
 fn float_beyond_f64_is_refused() {
     let mut c = Checks::new();
-    c.refuses_json("r_f64_to", r#"{"x": 1e400}"#, "arguments", None, "arguments: is not valid JSON (at character 11); accepted: a JSON object of the parameters. Send the arguments as one valid JSON object.");
+    c.refuses_json(
+        "r_f64_to",
+        r#"{"x": 1e400}"#,
+        "x",
+        Some("1e400"),
+        "x: 1e400 is too large to read as a number; accepted: a number of at most 9.5. Send x within the accepted range.",
+    );
     c.finish();
 }
 
