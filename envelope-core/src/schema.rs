@@ -151,14 +151,20 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
     if let Some(r) = rules.and_then(|r| r.range.as_ref()) {
         range(&mut m, r, ty);
     }
-    if let Some(c) = rules.and_then(|r| r.choices.as_ref()) {
-        m.insert(
-            "enum".into(),
-            match c {
-                Choices::Str(c) => json!(c),
-                Choices::Int(c) => json!(c),
-            },
-        );
+    match (rules.and_then(|r| r.choices.as_ref()), rules.is_some_and(|r| r.ignore_case)) {
+        // `ignore_case` accepts any case: an `enum` would refuse what the tool serves, so the
+        // choices become a case-blind `pattern`, with the canonical spellings as `examples`.
+        (Some(Choices::Str(c)), true) => {
+            m.insert("pattern".into(), json!(case_blind_pattern(c)));
+            m.insert("examples".into(), json!(c));
+        }
+        (Some(Choices::Str(c)), false) => {
+            m.insert("enum".into(), json!(c));
+        }
+        (Some(Choices::Int(c)), _) => {
+            m.insert("enum".into(), json!(c));
+        }
+        (None, _) => {}
     }
     if let Some(l) = rules.and_then(|r| r.length.as_ref()) {
         // JSON Schema counts string length in characters (2020-12 Validation §6.3) and has no
@@ -171,6 +177,13 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         if lo.is_empty() {
             let note = crate::args::length_words("a string", l).replacen("a string of", "UTF-8 length:", 1);
             m.insert("description".into(), json!(note));
+            // What characters can say of bytes: a character is 1 to 4 bytes in UTF-8.
+            if l.min > 0 {
+                m.insert("minLength".into(), json!(l.min.div_ceil(4)));
+            }
+            if l.max != usize::MAX {
+                m.insert("maxLength".into(), json!(l.max));
+            }
         } else {
             if l.min > 0 {
                 m.insert(lo.into(), json!(l.min));
@@ -264,4 +277,27 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         Value::Object(m) => m,
         _ => Map::new(),
     }
+}
+
+/// `^(?:[Aa][Ll][Ll]|...)$`: matches each choice in any letter case, in the regex syntax that
+/// JSON Schema (ECMA-262) and the `regex` crate share.
+fn case_blind_pattern(choices: &[&str]) -> String {
+    let alternatives: Vec<String> = choices
+        .iter()
+        .map(|c| {
+            c.chars()
+                .map(|ch| {
+                    let (lo, up): (String, String) = (ch.to_lowercase().collect(), ch.to_uppercase().collect());
+                    if lo != up && lo.chars().count() == 1 && up.chars().count() == 1 {
+                        format!("[{lo}{up}]")
+                    } else if ch.is_ascii_alphanumeric() || !ch.is_ascii() {
+                        ch.to_string()
+                    } else {
+                        format!("\\{ch}")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    format!("^(?:{})$", alternatives.join("|"))
 }

@@ -860,8 +860,8 @@ fn differential(name: &str, lax: bool, allow_known: bool) {
 }
 
 /// The check has teeth: where schema and runtime do differ, it finds the case. A
-/// `byte_length` rule has no JSON Schema keyword (it is stated in the description only), and
-/// `ignore_case` accepts spellings the schema's `enum` does not list.
+/// `byte_length` rule has no JSON Schema keyword (it is stated in the description only). An
+/// `ignore_case` rule, whose schema is a case-blind `pattern`, agrees.
 #[test]
 fn the_check_finds_a_disagreement() {
     use envelope_core::tool;
@@ -877,14 +877,12 @@ fn the_check_finds_a_disagreement() {
         state
     }
     let toolbox = Toolbox::new().with(label::tool()).with(state::tool());
-    for (name, expected) in
-        [("label", "the schema accepts and the tool refuses"), ("state", "the schema refuses and the tool accepts")]
-    {
-        let h = Harness::new(toolbox.clone(), name, true);
-        match run(&h, 2000) {
-            Ok(counts) => panic!("{name}: no disagreement found: {counts:?}"),
-            Err(e) => assert!(e.contains(expected), "{name}: {e}"),
-        }
+    match run(&Harness::new(toolbox.clone(), "label", true), 2000) {
+        Ok(counts) => panic!("label: no disagreement found: {counts:?}"),
+        Err(e) => assert!(e.contains("the schema accepts and the tool refuses"), "label: {e}"),
+    }
+    if let Err(e) = run(&Harness::new(toolbox, "state", true), 2000) {
+        panic!("state: {e}");
     }
 }
 
