@@ -226,12 +226,9 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
     };
     if let Some(c) = choices {
         if !c.iter().any(|&x| i128::from(x) == n) {
-            return Err(cx.problem(
-                v,
-                "is not an accepted value",
-                accepted(),
-                "Send one of the accepted values.".into(),
-            ));
+            let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
+            let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
+            return Err(cx.problem(v, "is not an accepted value", accepted(), fix));
         }
         return Ok(n);
     }
@@ -363,15 +360,16 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
     };
     let accepted = || match choices {
         Some(c) => format!("one of {}", render::quoted_list(c.iter().copied())),
-        None => "a string".to_owned(),
+        None => str_words(cx.rules),
     };
     let Value::String(s) = v else {
+        let plain = cx.rules.length.is_none() && cx.rules.pattern.is_none() && cx.rules.format.is_none();
         let fix = match (choices, v) {
             (Some(c), _) => format!(
                 "Send one of the accepted values as a JSON string, like {}.",
                 render::quoted_list(c.first().copied())
             ),
-            (None, Value::Number(n)) => format!("Send it as a JSON string, like \"{n}\"."),
+            (None, Value::Number(n)) if plain => format!("Send it as a JSON string, like \"{n}\"."),
             (None, _) => "Send a JSON string.".to_owned(),
         };
         return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(), fix));
@@ -401,7 +399,7 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
     }
     if let Some(p) = &cx.rules.pattern {
         if !p.regex.is_match(s) {
-            let accepted = format!("a string matching the pattern {}", p.source);
+            let accepted = str_words(cx.rules);
             let fix = match p.example {
                 Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
                 None => format!("Send a string that matches {} in full.", p.source),
@@ -436,6 +434,23 @@ fn article(keyword: &str) -> String {
         "uuid" => "a valid UUID".to_owned(),
         other => format!("a valid {other}"),
     }
+}
+
+/// A string's accepted set in words, with every rule on it: `a string of 8 to 16 characters
+/// matching the pattern ^[a-z]+$`.
+fn str_words(rules: &Rules) -> String {
+    let mut words = match &rules.length {
+        Some(l) => length_words("a string", l),
+        None => "a string".to_owned(),
+    };
+    if let Some(f) = rules.format {
+        words = f.words().to_owned();
+    }
+    if let Some(p) = &rules.pattern {
+        words.push_str(" matching the pattern ");
+        words.push_str(p.source);
+    }
+    words
 }
 
 /// `1 character`, `3 items`.
@@ -709,11 +724,12 @@ fn cross_problem(
     let noun = &cause.noun;
     let accepted = match want {
         Some(w) => format!("{} when {when}", render::shown(w)),
-        None => format!("{} (required when {when})", accepted_words(other, &other.ty)),
+        None => accepted_words(other, &other.ty),
     };
+    let change = if when.ends_with(" is sent") { "remove" } else { "change" };
     let fix = match want {
-        Some(w) => format!("Send {} {}, or change {}.", other.name, render::shown(w), by.name),
-        None => format!("Add \"{}\" to the arguments, or change {}.", other.name, by.name),
+        Some(w) => format!("Send {} {}, or {change} {}.", other.name, render::shown(w), by.name),
+        None => format!("Add \"{}\" to the arguments, or {change} {}.", other.name, by.name),
     };
     let (rejected, issue) = match (sent, value) {
         (Some(v), _) => (Rejected::Shown(render::shown(v)), format!("does not go with {noun}")),
@@ -884,9 +900,15 @@ impl<'a> Args<'a> {
             Some(parent) => parent.to_string(),
             None => "the arguments".to_owned(),
         };
+        let example = example_json(p, ty);
+        let fix = if example.contains('…') {
+            format!("Add \"{}\" to {into}.", p.name)
+        } else {
+            format!("Add \"{}\" to {into}, like \"{}\": {example}.", p.name, p.name)
+        };
         Problem::new(self.parameter_of(p.name), rejected, issue)
             .accepted(accepted_words(p, ty))
-            .fix(format!("Add \"{}\" to {into}, like \"{}\": {}.", p.name, p.name, example_json(p, ty)))
+            .fix(fix)
             .at(self.path_of(p.name))
     }
 

@@ -198,7 +198,7 @@ fn requires_and_excludes_name_the_parameter_to_change() {
     assert_eq!(run(&tb, "window", json!({"since": "a", "until": "b"}))["status"], "ok");
     assert_eq!(
         run(&tb, "window", json!({"since": "a"}))["message"],
-        "until: is required when since is sent; accepted: a string (required when since is sent). Add \"until\" to the arguments, or change since."
+        "until: is required when since is sent; accepted: a string. Add \"until\" to the arguments, or remove since."
     );
     assert_eq!(
         run(&tb, "window", json!({"since": "a", "until": "b", "last_hours": 3}))["message"],

@@ -51,7 +51,7 @@ fn secret_is_never_echoed() {
     assert!(!text.contains("123456789"), "{text}");
     assert_eq!(
         env["message"],
-        "api_key: the value sent (secret, not shown) is a number; accepted: a string. Send it as a JSON string."
+        "api_key: the value sent (secret, not shown) is a number; accepted: a string matching the pattern ^sk-[A-Za-z0-9]{16,64}$. Send a JSON string."
     );
     let env = call("set_threshold", json!({"ratio": 0.5, "api_key": "sk-short"}));
     assert!(!env.to_string().contains("sk-short"));
