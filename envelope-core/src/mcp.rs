@@ -399,62 +399,31 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
 /// Whether a number token outside strings has 19 or more digits (it may not fit 64 bits) or an
 /// exponent of three digits (it may not fit a double). Works on malformed text too.
 fn has_long_number(json: &[u8]) -> bool {
-    let (mut in_string, mut escaped, mut digits, mut exponent_digits, mut in_exponent) = (false, false, 0, 0, false);
-    for &byte in json {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let (mut digits, mut exponent_digits, mut in_exponent) = (0, 0, false);
+    crate::render::scan_outside_strings(json, |_, byte| {
         match byte {
-            b'"' => in_string = true,
             b'0'..=b'9' if in_exponent => exponent_digits += 1,
             b'0'..=b'9' => digits += 1,
             b'e' | b'E' if digits > 0 => in_exponent = true,
             b'.' | b'+' | b'-' => {}
-            _ => {
-                (digits, exponent_digits, in_exponent) = (0, 0, false);
-                continue;
-            }
+            _ => (digits, exponent_digits, in_exponent) = (0, 0, false),
         }
-        if digits >= 19 || exponent_digits >= 3 {
-            return true;
-        }
-    }
-    false
+        digits >= 19 || exponent_digits >= 3
+    })
 }
 
 /// Whether `[`/`{` nest at least `depth` levels deep somewhere in `json`, outside strings.
 /// Works on malformed text too: it only counts.
 fn nests_at_least(json: &[u8], depth: usize) -> bool {
-    let (mut level, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in json {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut level = 0usize;
+    crate::render::scan_outside_strings(json, |_, byte| {
         match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                level += 1;
-                if level >= depth {
-                    return true;
-                }
-            }
+            b'[' | b'{' => level += 1,
             b']' | b'}' => level = level.saturating_sub(1),
             _ => {}
         }
-    }
-    false
+        level >= depth
+    })
 }
 
 #[cfg(test)]

@@ -65,48 +65,62 @@ fn exact_digits(f: f64) -> Option<String> {
     EXACT.with(|e| e.borrow().iter().find(|d| d.parse::<f64>().ok() == Some(f)).cloned())
 }
 
-/// Integer literals in JSON text (outside strings) that fit neither `i64` nor `u64`: a JSON
-/// parser reads them as floats and loses digits.
-pub(crate) fn long_integers(json: &str) -> Vec<String> {
-    let bytes = json.as_bytes();
-    let (mut out, mut i, mut in_string, mut escaped) = (Vec::new(), 0, false, false);
-    while i < bytes.len() {
-        let b = bytes[i];
+/// Calls `f` with each byte of JSON text that is outside strings (an opening `"` included, so a
+/// token before a string ends there), with its index; stops when `f` returns true, and says
+/// whether it did. Works on malformed text too: it only scans.
+pub(crate) fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &byte) in json.iter().enumerate() {
         if in_string {
-            match b {
+            match byte {
                 _ if escaped => escaped = false,
                 b'\\' => escaped = true,
                 b'"' => in_string = false,
                 _ => {}
             }
-            i += 1;
             continue;
         }
-        if b == b'"' {
+        if byte == b'"' {
             in_string = true;
-            i += 1;
-            continue;
         }
-        if b == b'-' || b.is_ascii_digit() {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b'.' | b'e' | b'E' | b'+' | b'-'))
-            {
-                i += 1;
-            }
-            let token = &json[start..i];
-            let integer = token.trim_start_matches('-').bytes().all(|c| c.is_ascii_digit());
-            if integer
-                && token.len() >= 19
-                && token.parse::<i64>().is_err()
-                && token.parse::<u64>().is_err()
-                && out.len() < 16
-            {
-                out.push(token.to_owned());
-            }
-            continue;
+        if f(i, byte) {
+            return true;
         }
-        i += 1;
+    }
+    false
+}
+
+/// Integer literals in JSON text (outside strings) that fit neither `i64` nor `u64`: a JSON
+/// parser reads them as floats and loses digits.
+pub(crate) fn long_integers(json: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut take = |from: usize, to: usize| {
+        let token = &json[from..to];
+        let integer = token.trim_start_matches('-').bytes().all(|c| c.is_ascii_digit());
+        if integer
+            && token.len() >= 19
+            && token.parse::<i64>().is_err()
+            && token.parse::<u64>().is_err()
+            && out.len() < 16
+        {
+            out.push(token.to_owned());
+        }
+    };
+    scan_outside_strings(json.as_bytes(), |i, b| {
+        let in_number = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+        match (start, in_number) {
+            (None, true) if b == b'-' || b.is_ascii_digit() => start = Some(i),
+            (Some(from), false) => {
+                take(from, i);
+                start = None;
+            }
+            _ => {}
+        }
+        false
+    });
+    if let Some(from) = start {
+        take(from, json.len());
     }
     out
 }
