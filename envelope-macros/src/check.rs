@@ -386,6 +386,13 @@ pub fn check_param(
             return None;
         }
         check_default(&d.0, kind, rules.range, rules.choices.as_ref(), errors);
+        if let (Some((min, max, unit)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) = (rules.length, &d.0) {
+            let n = if unit == "Bytes" { s.value().len() } else { s.value().chars().count() };
+            if n < min || max.is_some_and(|m| n > m) {
+                let what = if unit == "Bytes" { "bytes" } else { "characters" };
+                errors.push(Error::custom(format!("the default is {n} {what} long, outside this parameter's `length`: a caller who leaves it out would get a value the tool refuses")).with_span(&d.0));
+            }
+        }
         Some(DefaultV { expr: d.0.clone(), span })
     });
     let name = wire_name(&raw.ident, v.rename.as_ref(), rename_all);
