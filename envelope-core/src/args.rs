@@ -194,7 +194,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
                 // that fits 64 bits as an integer: a float at or past 2^63 came from a literal
                 // too large for the 64-bit types, and has lost digits; it is out of their range.
-                let beyond_64_bits = f.abs() >= 9.223_372_036_854_775_808e18;
+                let beyond_64_bits = f.abs() >= 9.223_372_036_854_776e18;
                 if f.abs() >= 1e38 || (beyond_64_bits && lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX)) {
                     return Err(out_of_range(cx, v, accepted(), choices));
                 }
@@ -304,12 +304,11 @@ fn in_float_range(f: f64, r: &Range) -> bool {
 /// bound stated with whether it is included).
 pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
     // The fast path: a finite JSON number within range, no words built.
-    if let Value::Number(n) = v {
-        if let Some(f) = n.as_f64().filter(|f| f.is_finite()) {
-            if cx.rules.range.as_ref().is_none_or(|r| in_float_range(f, r)) {
-                return Ok(f);
-            }
-        }
+    if let Value::Number(n) = v
+        && let Some(f) = n.as_f64().filter(|f| f.is_finite())
+        && cx.rules.range.as_ref().is_none_or(|r| in_float_range(f, r))
+    {
+        return Ok(f);
     }
     let (accepted, example) = float_accepted(cx.rules.range.as_ref());
     let f = match v {
@@ -340,11 +339,11 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
     if !f.is_finite() {
         return Err(cx.problem(v, "is not a finite number", accepted, format!("Send a number, like {example}.")));
     }
-    if let Some(r) = &cx.rules.range {
-        if !in_float_range(f, r) {
-            let fix = format!("Send {}.", accepted.replacen("a number", "a value", 1));
-            return Err(cx.problem(v, "is out of range", accepted, fix));
-        }
+    if let Some(r) = &cx.rules.range
+        && !in_float_range(f, r)
+    {
+        let fix = format!("Send {}.", accepted.replacen("a number", "a value", 1));
+        return Err(cx.problem(v, "is out of range", accepted, fix));
     }
     Ok(f)
 }
@@ -387,33 +386,32 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
             return Err(cx.problem(v, format!("is {} long", count(n, len.unit)), length_words("a string", len), fix));
         }
     }
-    if let Some(f) = cx.rules.format {
-        if !f.accepts(s) {
-            return Err(cx.problem(
-                v,
-                format!("is not {}", article(f.keyword())),
-                f.words().to_owned(),
-                f.fix().to_owned(),
-            ));
-        }
+    if let Some(f) = cx.rules.format
+        && !f.accepts(s)
+    {
+        return Err(cx.problem(
+            v,
+            format!("is not {}", article(f.keyword())),
+            f.words().to_owned(),
+            f.fix().to_owned(),
+        ));
     }
-    if let Some(p) = &cx.rules.pattern {
-        if !p.regex.is_match(s) {
-            let accepted = str_words(cx.rules);
-            let fix = match p.example {
-                Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
-                None => format!("Send a string that matches {} in full.", p.source),
-            };
-            return Err(cx.problem(v, "does not match the pattern", accepted, fix));
-        }
+    if let Some(p) = &cx.rules.pattern
+        && !p.regex.is_match(s)
+    {
+        let accepted = str_words(cx.rules);
+        let fix = match p.example {
+            Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
+            None => format!("Send a string that matches {} in full.", p.source),
+        };
+        return Err(cx.problem(v, "does not match the pattern", accepted, fix));
     }
     if let Some(c) = choices {
-        if cx.rules.ignore_case {
-            if let Some(canonical) =
+        if cx.rules.ignore_case
+            && let Some(canonical) =
                 c.iter().find(|x| x.eq_ignore_ascii_case(s) || x.to_lowercase() == s.to_lowercase())
-            {
-                return Ok(canonical);
-            }
+        {
+            return Ok(canonical);
         }
         if !c.contains(&s.as_str()) {
             let sugg = render::closest(s, c.iter().copied());
@@ -482,10 +480,10 @@ fn array_words(item: &Ty, len: Option<&Length>) -> String {
 /// Reads one of `names` (a `#[derive(Choice)]` enum's variants) and gives its index. No
 /// allocation: the string is compared in place.
 pub fn read_choice(v: &Value, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
-    if let Value::String(s) = v {
-        if let Some(i) = names.iter().position(|n| *n == s) {
-            return Ok(i);
-        }
+    if let Value::String(s) = v
+        && let Some(i) = names.iter().position(|n| *n == s)
+    {
+        return Ok(i);
     }
     let rules = Rules { choices: Some(Choices::Str(names)), ..cx.rules.clone() };
     let with_choices = Cx { rules: &rules, strict: cx.strict, path: cx.path };
@@ -1016,18 +1014,18 @@ impl<'a> Args<'a> {
             }
             for other_name in &p.excludes {
                 let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
-                if let (Some(v), Some(_)) = (self.sent(p), self.sent(other)) {
-                    if !failed(other.name, &self.problems) {
-                        found.push(
-                            Problem::new(
-                                p.name,
-                                Rejected::Shown(render::shown(v)),
-                                format!("cannot be sent together with {}", other.name),
-                            )
-                            .accepted(format!("{} or {}, not both", p.name, other.name))
-                            .fix(format!("Remove {} or {}.", p.name, other.name)),
-                        );
-                    }
+                if let (Some(v), Some(_)) = (self.sent(p), self.sent(other))
+                    && !failed(other.name, &self.problems)
+                {
+                    found.push(
+                        Problem::new(
+                            p.name,
+                            Rejected::Shown(render::shown(v)),
+                            format!("cannot be sent together with {}", other.name),
+                        )
+                        .accepted(format!("{} or {}, not both", p.name, other.name))
+                        .fix(format!("Remove {} or {}.", p.name, other.name)),
+                    );
                 }
             }
         }

@@ -426,6 +426,10 @@ fn nests_at_least(json: &[u8], depth: usize) -> bool {
     })
 }
 
+fn envelope_core_annotations_none() -> crate::Annotations {
+    crate::Annotations::default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,8 +467,4 @@ mod tests {
         assert_eq!(decoded_object(r#""{not json""#), None);
         assert_eq!(decoded_object("[1]"), None);
     }
-}
-
-fn envelope_core_annotations_none() -> crate::Annotations {
-    crate::Annotations::default()
 }

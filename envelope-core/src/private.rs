@@ -190,7 +190,7 @@ pub const fn distinct<const N: usize>(all: &[crate::Code]) -> [crate::Code; N] {
 pub fn method_tool<S: Send + Sync + 'static>(
     spec: ToolSpec,
     state: std::sync::Arc<S>,
-    call: for<'a> fn(&std::sync::Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>,
+    call: crate::toolbox::MethodFn<S>,
 ) -> Tool {
     Tool::__method(spec, state, call)
 }

@@ -43,8 +43,28 @@ pub struct Refusal {
 }
 
 /// One refused parameter: where, what was sent, what is accepted, and how to fix the call.
+///
+/// Boxed: it is the error of every argument read, so the success path moves one pointer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Problem {
+pub struct Problem(Box<ProblemData>);
+
+impl std::ops::Deref for Problem {
+    type Target = ProblemData;
+    fn deref(&self) -> &ProblemData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Problem {
+    fn deref_mut(&mut self) -> &mut ProblemData {
+        &mut self.0
+    }
+}
+
+/// The parts of a [`Problem`].
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProblemData {
     pub(crate) parameter: String,
     pub(crate) path: Option<String>,
     pub(crate) rejected: Rejected,
@@ -69,7 +89,7 @@ pub(crate) enum Rejected {
 
 impl Problem {
     pub(crate) fn new(parameter: &str, rejected: Rejected, issue: impl Into<String>) -> Self {
-        Problem {
+        Problem(Box::new(ProblemData {
             parameter: parameter.to_owned(),
             path: None,
             rejected,
@@ -78,7 +98,7 @@ impl Problem {
             fix: String::new(),
             suggestion: None,
             also: Vec::new(),
-        }
+        }))
     }
 
     pub(crate) fn accepted(mut self, accepted: impl Into<String>) -> Self {

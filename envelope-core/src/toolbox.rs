@@ -32,6 +32,9 @@ pub enum Outcome<'a> {
 /// The function `#[tool]` generates: reads the arguments object and calls the tool.
 pub type CallFn = for<'a> fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
 
+/// The function `#[tools]` generates for a method: [`CallFn`] with the state first.
+pub type MethodFn<S> = for<'a> fn(&Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
+
 /// A call function with state (a `#[tools]` method bound to its `Arc<S>`).
 type DynCall = Arc<dyn for<'a> Fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a> + Send + Sync>;
 
@@ -72,11 +75,7 @@ impl Tool {
 
     /// A tool whose call function holds `state`.
     #[doc(hidden)]
-    pub fn __method<S: Send + Sync + 'static>(
-        spec: ToolSpec,
-        state: Arc<S>,
-        call: for<'a> fn(&Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>,
-    ) -> Self {
+    pub fn __method<S: Send + Sync + 'static>(spec: ToolSpec, state: Arc<S>, call: MethodFn<S>) -> Self {
         Tool::with_call(spec, dyn_call(move |spec, obj| call(&state, spec, obj)))
     }
 

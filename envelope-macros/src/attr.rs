@@ -148,13 +148,12 @@ pub struct RawTool {
 /// takes `&self` first.
 pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut darling::error::Accumulator) -> RawTool {
     let tool_args = match NestedMeta::parse_meta_list(args) {
-        Ok(list) => ToolArgs::from_list(&list).map_err(|e| reword(e, "`#[tool]` option", TOOL_OPTIONS)).map_or_else(
-            |e| {
+        Ok(list) => {
+            ToolArgs::from_list(&list).map_err(|e| reword(e, "`#[tool]` option", TOOL_OPTIONS)).unwrap_or_else(|e| {
                 errors.push(e);
                 ToolArgs::default()
-            },
-            |a| a,
-        ),
+            })
+        }
         Err(e) => {
             errors.push(e.into());
             ToolArgs::default()

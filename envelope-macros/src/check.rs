@@ -311,26 +311,26 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
     for (p, rp) in params.iter().zip(raws) {
         for (req, checked) in rp.validate.requires.iter().zip(&p.requires) {
             let _ = checked;
-            if let Some(w) = &req.when {
-                if !literal_fits(w, p.kind) {
-                    errors.push(
-                        Error::custom(format!("`when` is a value of `{}`, which is {}", p.name, p.kind.words()))
-                            .with_span(w),
-                    );
-                }
+            if let Some(w) = &req.when
+                && !literal_fits(w, p.kind)
+            {
+                errors.push(
+                    Error::custom(format!("`when` is a value of `{}`, which is {}", p.name, p.kind.words()))
+                        .with_span(w),
+                );
             }
             for (lit, value) in &req.then {
-                if let (Some(i), Some(v)) = (unknown(lit, &p.name, errors), value) {
-                    if !literal_fits(v, params[i].kind) {
-                        errors.push(
-                            Error::custom(format!(
-                                "`{}` is {}: the required value is a literal of that type",
-                                params[i].name,
-                                params[i].kind.words()
-                            ))
-                            .with_span(v),
-                        );
-                    }
+                if let (Some(i), Some(v)) = (unknown(lit, &p.name, errors), value)
+                    && !literal_fits(v, params[i].kind)
+                {
+                    errors.push(
+                        Error::custom(format!(
+                            "`{}` is {}: the required value is a literal of that type",
+                            params[i].name,
+                            params[i].kind.words()
+                        ))
+                        .with_span(v),
+                    );
                 }
             }
         }
@@ -603,16 +603,14 @@ fn check_length(
         );
         return None;
     }
-    if let Some(b) = max {
-        if min > b {
-            errors.push(
-                Error::custom(format!(
-                    "this length range holds no value: write the lower bound first, like `{b}..={min}`"
-                ))
+    if let Some(b) = max
+        && min > b
+    {
+        errors.push(
+            Error::custom(format!("this length range holds no value: write the lower bound first, like `{b}..={min}`"))
                 .with_span(r),
-            );
-            return None;
-        }
+        );
+        return None;
     }
     Some((min, max, unit))
 }
@@ -831,10 +829,10 @@ fn check_default(
             errors.push(Error::custom(format!("the default {:?} is not one of the `choices`", s.value())).with_span(d));
         }
         (Some(ChoicesV::Int(c)), e) => {
-            if let Some(NumV::Int(i)) = number(e) {
-                if !c.iter().any(|&x| i128::from(x) == i) {
-                    errors.push(Error::custom(format!("the default {i} is not one of the `choices`")).with_span(d));
-                }
+            if let Some(NumV::Int(i)) = number(e)
+                && !c.iter().any(|&x| i128::from(x) == i)
+            {
+                errors.push(Error::custom(format!("the default {i} is not one of the `choices`")).with_span(d));
             }
         }
         _ => {}

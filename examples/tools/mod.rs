@@ -67,7 +67,7 @@ fn get_top_queries(
             None => rows.push(QueryRow { key, calls, total_ms }),
         }
     }
-    rows.sort_by(|a, b| b.total_ms.cmp(&a.total_ms));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.total_ms));
     rows.truncate(top as usize);
     rows
 }
