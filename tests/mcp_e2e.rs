@@ -209,6 +209,16 @@ impl RawSession {
         }
     }
 
+    /// The next line the server writes, as JSON.
+    async fn next_line(&mut self) -> Value {
+        let line = timeout(READ_TIMEOUT, self.stdout.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no line within {READ_TIMEOUT:?}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("the server closed stdout"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
     /// Sends `tools/call` with `arguments` exactly as given and returns the reply.
     async fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -353,5 +363,34 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
     assert_eq!(envelope["hints"]["parameter"], "ratio", "{envelope}");
     assert_eq!(envelope["hints"]["rejected"], "1e400", "{envelope}");
 
+    session.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_unreadable_line_is_answered() {
+    let mut session = RawSession::start().await;
+
+    // An invalid escape (a lone surrogate) in one argument: refused by name.
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"a\ud800b"}}}"#)
+        .await;
+    let reply = session.reply(2).await;
+    let envelope = call_result(&reply).structured_content.unwrap();
+    assert_eq!(envelope["hints"]["parameter"], "title", "{reply}");
+
+    // Not JSON at all, or NaN: JSON-RPC's parse error, with `id: null`.
+    for line in [
+        "{garbage",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":NaN}}}"#,
+    ] {
+        session.send_line(line).await;
+        let reply = session.next_line().await;
+        assert_eq!(reply["error"]["code"], -32700, "{line}: {reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+    }
+
+    // The session still serves.
+    let reply = session.call(4, "get_top_queries", json!({"hours_back": 1, "group_by": "database"})).await;
+    assert_eq!(call_result(&reply).structured_content.unwrap()["status"], "ok");
     session.finish().await;
 }

@@ -74,10 +74,10 @@ impl<'a> Cx<'a> {
 
     /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
-        let rejected = if self.rules.secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
+        let rejected = if rules_hide(self.rules) { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
         let fix = match self.rules.fix {
             Some(f) => f.to_owned(),
-            None if self.rules.secret => strip_example(fix),
+            None if rules_hide(self.rules) => strip_example(fix),
             None => fix,
         };
         let issue = match self.rules.reason {
@@ -86,6 +86,16 @@ impl<'a> Cx<'a> {
         };
         Problem::new(self.path.parameter(), rejected, issue).accepted(accepted).fix(fix).at(self.path.to_string())
     }
+}
+
+/// Whether a value under these rules is secret, or holds secret items at any depth.
+fn rules_hide(rules: &Rules) -> bool {
+    rules.secret || rules.items.as_deref().is_some_and(rules_hide)
+}
+
+/// How a value is quoted: not at all when it is, or holds, a secret.
+fn rejected_of(v: &Value, secret: bool) -> Rejected {
+    if secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) }
 }
 
 /// A fix for a secret value must not quote it back (`like "48"` would echo digits sent).
@@ -684,12 +694,16 @@ pub fn object_of<'v>(v: &'v Value, cx: &Cx<'_>, spec: &ObjectSpec) -> Result<&'v
                 .find(|p| p.required)
                 .or(spec.params.first())
                 .map_or_else(|| "{}".to_owned(), |p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)));
-            Err(cx.problem(
+            let mut problem = cx.problem(
                 v,
                 format!("is {}", render::json_type(v)),
                 format!("an object with the keys {}", spec.keys()),
                 format!("Send a JSON object, like {like}."),
-            ))
+            );
+            if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
+                problem.rejected = Rejected::Hidden;
+            }
+            Err(problem)
         }
     }
 }
@@ -730,7 +744,7 @@ fn cross_problem(
         None => format!("Add \"{}\" to the arguments, or {change} {}.", other.name, by.name),
     };
     let (rejected, issue) = match (sent, value) {
-        (Some(v), _) => (Rejected::Shown(render::shown(v)), format!("does not go with {noun}")),
+        (Some(v), _) => (rejected_of(v, holds_secret(&other.rules, &other.ty)), format!("does not go with {noun}")),
         (None, Some(d)) => {
             (Rejected::Missing, format!("was not sent, and its default {} does not go with {noun}", render::shown(d)))
         }
@@ -1020,7 +1034,7 @@ impl<'a> Args<'a> {
                     found.push(
                         Problem::new(
                             p.name,
-                            Rejected::Shown(render::shown(v)),
+                            rejected_of(v, holds_secret(&p.rules, &p.ty)),
                             format!("cannot be sent together with {}", other.name),
                         )
                         .accepted(format!("{} or {}, not both", p.name, other.name))
@@ -1137,7 +1151,8 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
         .or(spec.params.first())
         .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)))
         .unwrap_or_else(|| "{}".into());
-    Problem::new("arguments", Rejected::Shown(render::shown(v)), format!("is {}, not an object", render::json_type(v)))
+    let secret = spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty));
+    Problem::new("arguments", rejected_of(v, secret), format!("is {}, not an object", render::json_type(v)))
         .accepted(if names.is_empty() {
             "an empty object, {}".to_owned()
         } else {
@@ -1146,20 +1161,54 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
         .fix(format!("Send the arguments as a JSON object, like {like}."))
 }
 
-/// Refusal of a parameter nested deeper than JSON parsing allows (128 levels).
-pub(crate) fn too_deep(p: Option<&ParamSpec>, name: &str) -> Problem {
-    let accepted =
-        p.map_or_else(|| "a value nested less than 128 levels deep".to_owned(), |p| accepted_words(p, &p.ty));
-    Problem::new(name, Rejected::Missing, "the value sent is nested more than 128 levels deep (not shown)")
-        .accepted(accepted)
-        .fix(format!("Send {name} as the schema describes, without the extra nesting."))
+/// Refusal of a parameter (or of the whole `arguments`) whose JSON text cannot be read: nested
+/// past the 128 levels JSON parsing allows (`deep`), or holding a number no double holds
+/// (`1e400`), or an invalid escape (a lone surrogate).
+pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> Problem {
+    let p = spec.params.iter().find(|p| p.name == name);
+    let accepted = match p {
+        Some(p) => accepted_words(p, &p.ty),
+        None => "a JSON object of the parameters".to_owned(),
+    };
+    let secret =
+        p.map_or_else(|| spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)), |p| holds_secret(&p.rules, &p.ty));
+    let number = raw.trim().starts_with(|c: char| c == '-' || c.is_ascii_digit());
+    let (issue, fix) = if deep {
+        (
+            "is nested more than 127 levels deep",
+            format!("Send {name} as the schema describes, without the extra nesting."),
+        )
+    } else if number {
+        ("is too large to read as a number", format!("Send {name} within the accepted range."))
+    } else {
+        ("is not valid JSON text (an invalid escape or number)", format!("Send {name} as valid JSON."))
+    };
+    let rejected = if secret || deep {
+        Rejected::Missing
+    } else {
+        let shown: String = raw.trim().chars().take(render::SHOWN_CHARS).collect();
+        Rejected::Shown(shown)
+    };
+    let issue = if matches!(rejected, Rejected::Missing) && !deep {
+        format!("the value sent {issue}")
+    } else if deep {
+        format!("the value sent {issue} (not shown)")
+    } else {
+        issue.to_owned()
+    };
+    Problem::new(name, rejected, issue).accepted(accepted).fix(fix)
 }
 
-/// Refusal of a parameter holding a number too large for a double (`1e400`).
-pub(crate) fn unreadable_number(p: Option<&ParamSpec>, name: &str, raw: &str) -> Problem {
-    let accepted = p.map_or_else(|| "a number a double can hold".to_owned(), |p| accepted_words(p, &p.ty));
-    let shown: String = raw.trim().chars().take(render::SHOWN_CHARS).collect();
-    Problem::new(name, Rejected::Shown(shown), "is too large to read as a number")
-        .accepted(accepted)
-        .fix(format!("Send {name} within the accepted range."))
+/// Whether a value with these rules (or any part of it) is secret: then no part of it is shown.
+pub(crate) fn holds_secret(rules: &Rules, ty: &Ty) -> bool {
+    rules.secret
+        || rules.items.as_ref().is_some_and(|items| match ty {
+            Ty::Array(item) => holds_secret(items, item),
+            _ => items.secret,
+        })
+        || match ty {
+            Ty::Object(o) => o.params.iter().any(|p| holds_secret(&p.rules, &p.ty)),
+            Ty::Array(item) => holds_secret(&Rules::NONE, item),
+            _ => false,
+        }
 }

@@ -293,6 +293,12 @@ async fn filter_stdin(
         if in_long_line || (!ends_line && read as u64 == limit) {
             in_long_line = !ends_line;
             to_rmcp.write_all(&line).await?;
+            if !in_long_line {
+                // rmcp discards the line unanswered; the client learns why.
+                let why = format!("the request line is longer than {limit} bytes");
+                let reply = parse_error(&why);
+                replies.send(reply).await.map_err(|_| closed_stdout())?;
+            }
             continue;
         }
         match answer_too_deep(toolbox, &line).await {
@@ -344,25 +350,39 @@ struct DeepCallParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-/// The JSON-RPC reply (one line, `\n`-terminated) to a request that rmcp cannot read because it
-/// nests too deep; `None` for every other line, which goes to rmcp unchanged.
+/// JSON-RPC -32700 with `id: null`, as one line: the answer to text that is not a request.
+fn parse_error(why: &str) -> Vec<u8> {
+    let error = ErrorData::parse_error(format!("{why}: send one JSON-RPC request object per line"), None);
+    let message = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error});
+    let mut line = serde_json::to_vec(&message).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// The JSON-RPC reply (one line, `\n`-terminated) to a line that rmcp would drop unanswered
+/// (nested too deep, a number past a double, an invalid escape, not JSON at all), or would read
+/// with digits lost (a `tools/call` with an integer past 64 bits); `None` for every other line,
+/// which goes to rmcp unchanged.
 async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
-    // The scans are cheap and most lines are shallow with small numbers: only the others pay
-    // for a parse here.
-    let deep = nests_at_least(line, RMCP_UNREADABLE_DEPTH);
-    if !deep && !has_long_number(line) {
+    // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Some(parse_error("the request line is not UTF-8"));
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_end();
+    if text.is_empty() {
         return None;
     }
-    // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
-    let text = std::str::from_utf8(line).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim_end();
-    // A number that does not fit 64 bits loses its digits in rmcp's parse (and one too large for
-    // a double makes rmcp drop the line): a `tools/call` with one is answered here, from the
-    // text. Any other line that rmcp can read goes to it unchanged.
+    let deep = nests_at_least(line, RMCP_UNREADABLE_DEPTH);
+    // What rmcp cannot parse, it drops without a reply: parse every line once to know.
     let readable = !deep && serde_json::from_str::<Value>(text).is_ok();
-
-    // A notification, or a line that is not a request: it has no reply. rmcp drops it.
-    let request: DeepRequest<'_> = serde_json::from_str(text).ok()?;
+    if readable && !has_long_number(line) {
+        return None;
+    }
+    let Ok(request) = serde_json::from_str::<DeepRequest<'_>>(text) else {
+        // Not a request with an id: a readable notification goes to rmcp; anything else is a
+        // parse error, answered with `id: null` (JSON-RPC 2.0 §5.1).
+        return if readable { None } else { Some(parse_error("the request line is not valid JSON")) };
+    };
     if readable && request.method != "tools/call" {
         return None;
     }
@@ -378,7 +398,7 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
         let why = if deep {
             format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1)
         } else {
-            "holds a number too large to read".to_owned()
+            "holds text JSON cannot read (a number past a double, or an invalid escape)".to_owned()
         };
         Err(ErrorData::invalid_request(format!("{}: the request {why}", request.method), None))
     };

@@ -217,8 +217,15 @@ impl Refusal {
         self
     }
 
-    pub(crate) fn from_problems(problems: Vec<Problem>) -> Self {
-        debug_assert!(!problems.is_empty());
+    pub(crate) fn from_problems(mut problems: Vec<Problem>) -> Self {
+        if problems.is_empty() {
+            // Never built empty by this crate; a refusal always names what to fix all the same.
+            problems.push(
+                Problem::new("arguments", Rejected::Missing, "could not be read")
+                    .accepted("the arguments the schema describes")
+                    .fix("Send the arguments as the inputSchema describes."),
+            );
+        }
         let mut flat = Vec::with_capacity(problems.len());
         for mut p in problems {
             let also = std::mem::take(&mut p.also);

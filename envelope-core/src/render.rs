@@ -28,9 +28,9 @@ pub(crate) fn shown(value: &Value) -> String {
             }
             let prefix: String = text.chars().take(SHOWN_CHARS - 8).collect();
             let what = match value {
-                Value::Array(a) => plural(a.len(), "item"),
                 Value::Object(o) => plural(o.len(), "key"),
-                _ => unreachable!(),
+                Value::Array(a) => plural(a.len(), "item"),
+                _ => String::new(),
             };
             format!("{prefix}… (cut; {what})")
         }

@@ -176,57 +176,52 @@ impl Tool {
     /// integer too large for 64 bits is quoted with the digits sent; text that is not JSON is
     /// refused as such.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        match serde_json::from_str::<Value>(arguments) {
-            Ok(v) => self.call_with(Some(&v), render::long_integers(arguments)).await,
-            Err(e)
-                if e.to_string().starts_with("recursion limit exceeded")
-                    || e.to_string().starts_with("number out of range") =>
-            {
-                self.refuse_unreadable(arguments)
-            }
-            Err(e) => {
-                let p = crate::refusal::Problem::new(
-                    "arguments",
-                    crate::refusal::Rejected::Missing,
-                    format!("is not valid JSON (at character {})", e.column()),
-                )
-                .accepted("a JSON object of the parameters".to_owned())
-                .fix("Send the arguments as one valid JSON object.".to_owned());
-                Refusal::from_problems(vec![p]).into()
-            }
-        }
+        let parsed = match serde_json::from_str::<Value>(arguments) {
+            Ok(v) => v,
+            Err(_) => match self.read_fields(arguments) {
+                Ok(fields) => Value::Object(fields),
+                Err(refusal) => return refusal.into(),
+            },
+        };
+        self.call_with(Some(&parsed), render::long_integers(arguments)).await
     }
 
-    fn refuse_unreadable(&self, arguments: &str) -> Envelope {
+    /// The arguments object read field by field, for text that does not parse whole: each field
+    /// that cannot be read (nested past the depth limit, a number no double holds, an invalid
+    /// escape) is refused by name, with any names that are not parameters.
+    fn read_fields(&self, arguments: &str) -> Result<Map<String, Value>, Refusal> {
         // Skipping a value with RawValue is iterative in serde_json: no depth limit.
         let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
-            let p = args::too_deep(None, "arguments");
-            return Refusal::from_problems(vec![p]).into();
+            let deep = serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
+            let p = args::unreadable(&self.spec, "arguments", arguments, deep);
+            return Err(Refusal::from_problems(vec![p]));
         };
         let mut problems = Vec::new();
-        let mut shallow = Map::new();
+        let mut fields_read = Map::new();
         for (name, raw) in fields {
             match serde_json::from_str::<Value>(raw.get()) {
                 Ok(v) => {
-                    shallow.insert(name, v);
+                    fields_read.insert(name, v);
                 }
-                Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-                    let p = self.spec.params.iter().find(|p| p.name == name);
-                    problems.push(args::too_deep(p, &name));
+                // A name that is not a parameter is refused as such, whatever its value.
+                Err(_) if !self.spec.params.iter().any(|p| p.name == name) => {
+                    fields_read.insert(name, Value::Null);
                 }
-                Err(_) => {
-                    let p = self.spec.params.iter().find(|p| p.name == name);
-                    problems.push(args::unreadable_number(p, &name, raw.get()));
+                Err(e) => {
+                    let deep = e.to_string().starts_with("recursion limit exceeded");
+                    problems.push(args::unreadable(&self.spec, &name, raw.get(), deep));
                 }
             }
         }
-        // Report the other parameters' problems too, without calling the tool.
-        let unknown = args::Args::new(&self.spec, Some(&shallow)).finish().err();
-        let mut refusal = Refusal::from_problems(problems);
-        if let Some(u) = unknown {
-            refusal = refusal.and(u);
+        if problems.is_empty() {
+            return Ok(fields_read);
         }
-        refusal.into()
+        // Report names that are not parameters too, without calling the tool.
+        let mut refusal = Refusal::from_problems(problems);
+        if let Err(unknown) = args::Args::new(&self.spec, Some(&fields_read)).finish() {
+            refusal = refusal.and(unknown);
+        }
+        Err(refusal)
     }
 }
 

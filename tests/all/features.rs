@@ -269,3 +269,64 @@ fn numbers_past_64_bits_or_a_double_are_refused_with_what_was_sent() {
         "n: 1e400 is too large to read as a number; accepted: a whole number from 1 to 18446744073709551615. Send n within the accepted range."
     );
 }
+
+#[derive(Object, Debug)]
+struct Creds {
+    #[validate(secret)]
+    token: String,
+    user: String,
+}
+
+/// Secrets in every place a value can be quoted from.
+#[tool(strict)]
+fn vault(
+    #[validate(secret, excludes = "creds")] key: Option<String>,
+    creds: Option<Creds>,
+    #[validate(each(secret))] backups: Option<Vec<String>>,
+    #[validate(requires(pin = "0000", when = "reset"))] mode: Option<String>,
+    #[validate(secret)] pin: Option<String>,
+) -> bool {
+    let _ = (key, creds, backups, mode, pin);
+    true
+}
+
+#[test]
+fn a_secret_is_never_quoted_from_any_place() {
+    let tb = Toolbox::new().with(vault::tool());
+    let cases = [
+        json!({"key": "LEAK-1", "creds": {"token": "LEAK-2", "user": "bob"}}),
+        json!({"creds": "{\"token\":\"LEAK-3\",\"user\":\"bob\"}"}),
+        json!({"creds": ["LEAK-4", "bob"]}),
+        json!({"backups": "LEAK-5"}),
+        json!({"backups": {"a": "LEAK-6"}}),
+        json!({"backups": [1, "LEAK-7"]}),
+        json!({"mode": "reset", "pin": "LEAK-8"}),
+        json!("{\"key\": \"LEAK-9\"}"),
+        json!(["LEAK-10"]),
+    ];
+    for args in cases {
+        let env = run(&tb, "vault", args.clone());
+        assert_eq!(env["status"], "invalid", "{args}: {env}");
+        assert!(!env.to_string().contains("LEAK"), "{args} leaked: {env}");
+    }
+    let env = block_on(tb.call_json("vault", r#"{"pin": "LEAK\ud800"}"#)).unwrap().to_value();
+    assert!(!env.to_string().contains("LEAK"), "{env}");
+}
+
+#[test]
+fn arguments_nested_127_deep_are_read_field_by_field() {
+    // The object as a whole is past JSON parsing's 128 levels; each field alone is not.
+    let tb = crate::tools::toolbox();
+    let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+    assert!(serde_json::from_str::<Value>(&format!(r#"{{"top": {deep}}}"#)).is_err());
+    let args = format!(r#"{{"hours_back": 24, "group_by": "database", "top": {deep}}}"#);
+    let env = block_on(tb.call_json("get_top_queries", &args)).unwrap().to_value();
+    assert_eq!(env["hints"]["parameter"], "top", "{env}");
+    assert_eq!(env["hints"]["accepted"], "a whole number from 1 to 100", "{env}");
+    let args = format!(r#"{{"hours_back": 24, "group_by": "database", "x": {}{}}}"#, "[".repeat(300), "]".repeat(300));
+    let env = block_on(tb.call_json("get_top_queries", &args)).unwrap().to_value();
+    assert_eq!(
+        env["message"],
+        "x: \"x\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Remove it."
+    );
+}
