@@ -271,6 +271,7 @@ fn numbers_past_64_bits_or_a_double_are_refused_with_what_was_sent() {
 }
 
 #[derive(Object, Debug)]
+#[allow(dead_code)] // read only to be refused
 struct Creds {
     #[validate(secret)]
     token: String,
