@@ -254,22 +254,29 @@ fn range(m: &mut Map<String, Value>, r: &Range, ty: &Ty) {
 pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
-    let mut codes_all = codes;
-    codes_all.push(format!("{prefix}CONFIRMATION_REQUIRED"));
-    codes_all.dedup();
+    // A tool answers `ok`, `invalid` or `error`; `needs_confirmation` comes from no `#[tool]`.
     let m = json!({
         "type": "object",
         "properties": {
-            "status": {"enum": ["ok", "invalid", "error", "needs_confirmation"]},
+            "status": {"enum": ["ok", "invalid", "error"]},
             "success": {"type": "boolean"},
             "data": data,
-            "error_code": {"enum": codes_all},
+            "error_code": {"enum": codes},
             "message": {"type": "string"},
-            "hints": {"type": "object"},
-            "retryable": {"type": "boolean"},
-            "pending_action_id": {"type": "string"},
-            "preview": {},
-            "preview_hash": {"type": "string"}
+            "hints": {
+                "type": "object",
+                "properties": {
+                    "parameter": {"type": "string"},
+                    "path": {"type": "string"},
+                    "rejected": {"type": "string"},
+                    "accepted": {"type": "string"},
+                    "fix": {"type": "string"},
+                    "suggestion": {"type": "string"},
+                    "others": {"type": "array", "items": {"type": "object"}},
+                    "operation": {"type": "string"}
+                }
+            },
+            "retryable": {"type": "boolean"}
         },
         "required": ["status", "success"]
     });

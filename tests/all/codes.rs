@@ -470,6 +470,9 @@ fn drive(toolbox: &Toolbox, manifest: &Value, tool_name: &str, drives: Vec<Drive
         .iter()
         .map(|c| (c["code"].as_str().unwrap(), c["retryable"].as_bool().unwrap()))
         .collect();
+    let tool = toolbox.get(tool_name).expect("a known tool");
+    let output_schema = serde_json::Value::Object(tool.output_schema(toolbox.code_prefix()));
+    let output = jsonschema::draft202012::new(&output_schema).expect("a valid outputSchema");
     for d in drives {
         let env: Envelope = block_on(async {
             match &d.args {
@@ -480,6 +483,8 @@ fn drive(toolbox: &Toolbox, manifest: &Value, tool_name: &str, drives: Vec<Drive
         })
         .expect("a known tool");
         let wire = env.to_value();
+        // MCP: structuredContent conforms to the tool's outputSchema.
+        assert!(output.is_valid(&wire), "{tool_name}: the envelope does not fit its outputSchema: {wire}");
         let shown = || match &d.args {
             Args::None => "no arguments".to_owned(),
             Args::Value(v) => {

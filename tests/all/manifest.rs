@@ -44,7 +44,7 @@ fn the_example_manifest_pins_get_top_queries() {
             "outputSchema": {
                 "type": "object",
                 "properties": {
-                    "status": {"enum": ["ok", "invalid", "error", "needs_confirmation"]},
+                    "status": {"enum": ["ok", "invalid", "error"]},
                     "success": {"type": "boolean"},
                     "data": {
                         "type": "array",
@@ -58,13 +58,22 @@ fn the_example_manifest_pins_get_top_queries() {
                             "required": ["key", "calls", "total_ms"]
                         }
                     },
-                    "error_code": {"enum": ["VALIDATION_ERROR", "BACKEND_ERROR", "CONFIRMATION_REQUIRED"]},
+                    "error_code": {"enum": ["VALIDATION_ERROR", "BACKEND_ERROR"]},
                     "message": {"type": "string"},
-                    "hints": {"type": "object"},
-                    "retryable": {"type": "boolean"},
-                    "pending_action_id": {"type": "string"},
-                    "preview": {},
-                    "preview_hash": {"type": "string"}
+                    "hints": {
+                        "type": "object",
+                        "properties": {
+                            "parameter": {"type": "string"},
+                            "path": {"type": "string"},
+                            "rejected": {"type": "string"},
+                            "accepted": {"type": "string"},
+                            "fix": {"type": "string"},
+                            "suggestion": {"type": "string"},
+                            "others": {"type": "array", "items": {"type": "object"}},
+                            "operation": {"type": "string"}
+                        }
+                    },
+                    "retryable": {"type": "boolean"}
                 },
                 "required": ["status", "success"]
             },
