@@ -228,7 +228,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         _ => {
             return Err(cx.problem(
                 v,
-                format!("is {}", render::json_type(v)),
+                render::type_issue(v),
                 accepted(),
                 format!("Send a JSON number, like {}.", example()),
             ));
@@ -340,7 +340,7 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
         _ => {
             return Err(cx.problem(
                 v,
-                format!("is {}", render::json_type(v)),
+                render::type_issue(v),
                 accepted,
                 format!("Send a JSON number, like {example}."),
             ));
@@ -381,7 +381,7 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
             (None, Value::Number(n)) if plain => format!("Send it as a JSON string, like \"{n}\"."),
             (None, _) => "Send a JSON string.".to_owned(),
         };
-        return Err(cx.problem(v, format!("is {}", render::json_type(v)), accepted(), fix));
+        return Err(cx.problem(v, render::type_issue(v), accepted(), fix));
     };
     if let Some(len) = &cx.rules.length {
         let n = if len.unit == Unit::Bytes { s.len() } else { s.chars().count() };
@@ -480,10 +480,15 @@ pub(crate) fn length_words(what: &str, len: &Length) -> String {
 }
 
 /// `an array of 1 to 3 items, each a whole number`.
-fn array_words(item: &Ty, len: Option<&Length>) -> String {
-    match len {
-        Some(l) => format!("{}, each {}", length_words("an array", l), item.words()),
-        None => format!("an array of {}", item.plural()),
+fn array_words(item: &Ty, item_rules: Option<&Rules>, len: Option<&Length>) -> String {
+    let each = match item_rules {
+        Some(rules) => value_words(item, rules),
+        None => item.words(),
+    };
+    match (len, item_rules) {
+        (Some(l), _) => format!("{}, each {each}", length_words("an array", l)),
+        (None, Some(_)) => format!("an array, each item {each}"),
+        (None, None) => format!("an array of {}", item.plural()),
     }
 }
 
@@ -515,7 +520,7 @@ pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
         )),
         _ => Err(cx.problem(
             v,
-            format!("is {}", render::json_type(v)),
+            render::type_issue(v),
             "true or false".into(),
             "Send a JSON boolean, true or false.".into(),
         )),
@@ -627,13 +632,9 @@ impl<T: FromArg> FromArg for Vec<T> {
     }
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
-            let words = Self::ty().words();
-            return Err(cx.problem(
-                v,
-                format!("is {}", render::json_type(v)),
-                words,
-                "Send a JSON array, like [].".into(),
-            ));
+            let words = array_words(&T::ty(), cx.rules.items.as_deref(), cx.rules.length.as_ref());
+            let fix = if cx.rules.length.is_some_and(|l| l.min > 0) { "Send a JSON array." } else { "Send a JSON array, like []." };
+            return Err(cx.problem(v, render::type_issue(v), words, fix.into()));
         };
         if let Some(len) = &cx.rules.length {
             let n = items.len();
@@ -646,7 +647,7 @@ impl<T: FromArg> FromArg for Vec<T> {
                     format!("Send at least {}.", count(len.min, Unit::Items))
                 };
                 let issue = format!("has {}", count(n, Unit::Items));
-                return Err(cx.problem(v, issue, array_words(&T::ty(), Some(len)), fix));
+                return Err(cx.problem(v, issue, array_words(&T::ty(), cx.rules.items.as_deref(), Some(len)), fix));
             }
         }
         let mut out = Vec::with_capacity(items.len().min(1024));
@@ -668,7 +669,8 @@ impl<T: FromArg> FromArg for Vec<T> {
         if !more.is_empty() {
             let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", cx.path)).collect();
             let etc = if more.len() > 5 { ", …" } else { "" };
-            let issue = format!("has {} more refused items ({}{etc})", more.len(), list.join(", "));
+            let items = if more.len() == 1 { "item" } else { "items" };
+            let issue = format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", "));
             let accepted = refused[0].accepted.clone();
             refused.push(
                 Problem::new(cx.path.parameter(), Rejected::Missing, issue)
@@ -696,7 +698,7 @@ pub fn object_of<'v>(v: &'v Value, cx: &Cx<'_>, spec: &ObjectSpec) -> Result<&'v
                 .map_or_else(|| "{}".to_owned(), |p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)));
             let mut problem = cx.problem(
                 v,
-                format!("is {}", render::json_type(v)),
+                render::type_issue(v),
                 format!("an object with the keys {}", spec.keys()),
                 format!("Send a JSON object, like {like}."),
             );
@@ -906,7 +908,7 @@ impl<'a> Args<'a> {
         let (rejected, issue) = if sent_null {
             (Rejected::Shown("null".into()), "is not accepted: this parameter is required")
         } else {
-            (Rejected::Missing, "is required but was not sent")
+            (Rejected::Missing, "required, but not sent")
         };
         let into = match &self.parent {
             Some(parent) => parent.to_string(),
@@ -961,7 +963,7 @@ impl<'a> Args<'a> {
                 Problem::new(
                     self.parameter_of("arguments"),
                     Rejected::Missing,
-                    format!("hold {rest} more names that are not {what}s of {of} ({}{etc})", listed.join(", ")),
+                    format!("{rest} more names are not {what}s of {of} ({}{etc})", listed.join(", ")),
                 )
                 .accepted(accepted)
                 .fix("Remove every name that is not listed as accepted.")
@@ -1095,29 +1097,26 @@ impl<'a> Args<'a> {
 
 /// The accepted set of a parameter in words, with its rules.
 pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
-    match (&p.rules.choices, ty) {
+    value_words(ty, &p.rules)
+}
+
+/// The accepted set of a value of shape `ty` under `rules`, every rule stated: `an array of at
+/// most 10 items, each a string matching the pattern ^[a-z]+$`.
+pub(crate) fn value_words(ty: &Ty, rules: &Rules) -> String {
+    match (&rules.choices, ty) {
         (Some(Choices::Str(c)), _) => format!("one of {}", render::quoted_list(c.iter().copied())),
         (Some(Choices::Int(c)), _) => {
             let list: Vec<String> = c.iter().map(i64::to_string).collect();
             format!("one of {}", list.join(", "))
         }
         (None, Ty::Integer { min, max }) => {
-            let cx = Cx { rules: &p.rules, strict: false, path: Path::Param(p.name) };
+            let cx = Cx { rules, strict: false, path: Path::Param("") };
             int_accepted(&cx, *min, *max).2
         }
-        (None, Ty::Number) => float_accepted(p.rules.range.as_ref()).0,
+        (None, Ty::Number) => float_accepted(rules.range.as_ref()).0,
         (None, Ty::Enum(names)) => format!("one of {}", render::quoted_list(names.iter().copied())),
-        (None, Ty::String) if p.rules.pattern.is_some() => {
-            format!("a string matching the pattern {}", p.rules.pattern.as_ref().map_or("", |x| x.source))
-        }
-        (None, Ty::String) => {
-            p.rules.length.as_ref().map_or_else(|| "a string".to_owned(), |l| length_words("a string", l))
-        }
-        (None, ty @ Ty::Array(item)) => p
-            .rules
-            .length
-            .as_ref()
-            .map_or_else(|| ty.words(), |l| length_words(&format!("an array of {}", item.plural()), l)),
+        (None, Ty::String) => str_words(rules),
+        (None, Ty::Array(item)) => array_words(item, rules.items.as_deref(), rules.length.as_ref()),
         (None, ty) => ty.words(),
     }
 }

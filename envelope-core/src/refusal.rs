@@ -297,8 +297,9 @@ impl Refusal {
                 "arguments",
                 Rejected::Missing,
                 format!(
-                    "have {} more refused parameters ({}{etc}), not described to keep this reply short",
+                    "{} more {} (in {}{etc}) not described, to keep this reply short",
                     rest.len(),
+                    if rest.len() == 1 { "problem" } else { "problems" },
                     listed.join(", ")
                 ),
             )

@@ -155,6 +155,14 @@ impl std::io::Write for Bounded {
     }
 }
 
+/// What is wrong with a value of the wrong JSON type: `is a string`; for `null`, `is not a value`.
+pub(crate) fn type_issue(value: &Value) -> String {
+    match value {
+        Value::Null => "is not a value".to_owned(),
+        _ => format!("is {}", json_type(value)),
+    }
+}
+
 /// The JSON word for a value's type, with its article: `a string`, `an array`, `null`.
 pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {

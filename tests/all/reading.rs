@@ -22,8 +22,8 @@ fn wrong_type_says_send_a_json_number() {
 fn missing_parameters_are_all_named() {
     assert_eq!(
         message("get_top_queries", json!({})),
-        "hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
-         group_by: is required but was not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\"."
+        "hours_back: required, but not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
+         group_by: required, but not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\"."
     );
 }
 
@@ -31,7 +31,7 @@ fn missing_parameters_are_all_named() {
 fn unknown_parameter_is_refused_with_the_closest_name() {
     assert_eq!(
         message("get_top_queries", json!({"hours": 48, "group_by": "database"})),
-        "hours_back: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
+        "hours_back: required, but not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
          hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\"."
     );
 }
@@ -174,7 +174,7 @@ fn array_length_is_counted_in_items() {
     let tags: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
     assert_eq!(
         message("create_note", json!({ "title": "t", "tags": tags })),
-        "tags: [\"t0\",\"t1\",\"t2\",\"t3\",\"t4\",\"t5\",\"… (cut; 11 items) has 11 items; accepted: an array of at most 10 items, each a string. Send at most 10 items."
+        "tags: [\"t0\",\"t1\",\"t2\",\"t3\",\"t4\",\"t5\",\"… (cut; 11 items) has 11 items; accepted: an array of at most 10 items, each a string matching the pattern ^[a-z0-9-]{1,32}$. Send at most 10 items."
     );
 }
 
@@ -223,6 +223,6 @@ fn many_unknown_names_are_counted_not_listed() {
     );
     assert_eq!(
         msg.lines().last().unwrap(),
-        "arguments: hold 2 more names that are not parameters of get_top_queries (\"d\", \"e\"); accepted: hours_back, group_by, top. Remove every name that is not listed as accepted."
+        "arguments: 2 more names are not parameters of get_top_queries (\"d\", \"e\"); accepted: hours_back, group_by, top. Remove every name that is not listed as accepted."
     );
 }

@@ -1093,18 +1093,18 @@ fn option_is_absent_null_or_the_value() {
 #[test]
 fn required_parameter_missing_or_null() {
     let mut c = Checks::new();
-    c.refuses("r_u8", json!({}), "n", None, "n: is required but was not sent; accepted: a whole number from 1 to 200. Add \"n\" to the arguments, like \"n\": 10.");
+    c.refuses("r_u8", json!({}), "n", None, "n: required, but not sent; accepted: a whole number from 1 to 200. Add \"n\" to the arguments, like \"n\": 10.");
     c.refuses("r_u8", json!({"n": null}), "n", Some("null"), "n: null is not accepted: this parameter is required; accepted: a whole number from 1 to 200. Add \"n\" to the arguments, like \"n\": 10.");
-    c.refuses("r_i32", json!({}), "n", None, "n: is required but was not sent; accepted: a whole number from -1000 to -1. Add \"n\" to the arguments, like \"n\": -1.");
-    c.refuses("c_str", json!({}), "group_by", None, "group_by: is required but was not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\".");
+    c.refuses("r_i32", json!({}), "n", None, "n: required, but not sent; accepted: a whole number from -1000 to -1. Add \"n\" to the arguments, like \"n\": -1.");
+    c.refuses("c_str", json!({}), "group_by", None, "group_by: required, but not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\".");
     c.refuses(
         "l_str",
         json!({}),
         "s",
         None,
-        "s: is required but was not sent; accepted: a string of 2 to 5 characters. Add \"s\" to the arguments.",
+        "s: required, but not sent; accepted: a string of 2 to 5 characters. Add \"s\" to the arguments.",
     );
-    c.refuses("r_f64", json!({}), "x", None, "x: is required but was not sent; accepted: a number from 0 up to but not including 1. Add \"x\" to the arguments, like \"x\": 0.");
+    c.refuses("r_f64", json!({}), "x", None, "x: required, but not sent; accepted: a number from 0 up to but not including 1. Add \"x\" to the arguments, like \"x\": 0.");
     c.finish();
 }
 
@@ -1190,7 +1190,7 @@ fn length_counts_items() {
         json!({"xs": 1}),
         "xs",
         Some("1"),
-        "xs: 1 is a number; accepted: an array of whole numbers. Send a JSON array, like [].",
+        "xs: 1 is a number; accepted: an array of 1 to 3 items, each a whole number. Send a JSON array.",
     );
     c.property(
         "l_vec",
@@ -1309,7 +1309,7 @@ fn each_applies_the_rules_to_every_item() {
         "names[1]: \"\" is 0 characters long; accepted: a string of 1 to 3 characters. Send at least 1 character.",
     );
     c.refuses("e_len", json!({"names": ["日本語x"]}), "names", Some("\"日本語x\""), "names[0]: \"日本語x\" is 4 characters long; accepted: a string of 1 to 3 characters. Shorten it to at most 3 characters.");
-    c.refuses("e_len", json!({"names": ["a", "b", "c"]}), "names", Some("[\"a\",\"b\",\"c\"]"), "names: [\"a\",\"b\",\"c\"] has 3 items; accepted: an array of at most 2 items, each a string. Send at most 2 items.");
+    c.refuses("e_len", json!({"names": ["a", "b", "c"]}), "names", Some("[\"a\",\"b\",\"c\"]"), "names: [\"a\",\"b\",\"c\"] has 3 items; accepted: an array of at most 2 items, each a string of 1 to 3 characters. Send at most 2 items.");
 
     c.accepts("e_pat", json!({"tags": ["tag"]}), json!(["tag"]));
     c.refuses("e_pat", json!({"tags": ["tag", "Tag"]}), "tags", Some("\"Tag\""), "tags[1]: \"Tag\" does not match the pattern; accepted: a string matching the pattern ^[a-z]+$. Send a value of the same form as \"tag\".");
@@ -1505,7 +1505,7 @@ fn rename_is_the_callers_spelling_everywhere() {
         Some("721"),
         "hoursBack: 721 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.",
     );
-    c.refuses("n_rename", json!({"hours_back": 1, "group": "a"}), "hoursBack", None, "hoursBack: is required but was not sent; accepted: a whole number from 1 to 720. Add \"hoursBack\" to the arguments, like \"hoursBack\": 10.\nhours_back: \"hours_back\" is not a parameter of n_rename; accepted: hoursBack, group. Did you mean \"hoursBack\"? Rename \"hours_back\" to \"hoursBack\".");
+    c.refuses("n_rename", json!({"hours_back": 1, "group": "a"}), "hoursBack", None, "hoursBack: required, but not sent; accepted: a whole number from 1 to 720. Add \"hoursBack\" to the arguments, like \"hoursBack\": 10.\nhours_back: \"hours_back\" is not a parameter of n_rename; accepted: hoursBack, group. Did you mean \"hoursBack\"? Rename \"hours_back\" to \"hoursBack\".");
     let schema = c.schema("n_rename");
     if schema["required"] != json!(["hoursBack", "group"]) || schema["properties"].get("group_by").is_some() {
         c.fail(format!("n_rename: schema names: {schema}"));
