@@ -111,7 +111,7 @@ fn strip_example(fix: String) -> String {
 /// `Vec<T>` and `serde_json::Value`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "use an integer, f64, bool, String, Vec<T>, Option<T> or serde_json::Value",
+    label = "use an integer, f64, bool, String, Vec<T>, Option<T>, serde_json::Value, or a type with `#[derive(Object)]` or `#[derive(Choice)]`",
     note = "a parameter's type decides the JSON it accepts and the schema it advertises"
 )]
 pub trait FromArg: Sized {
@@ -338,12 +338,7 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
             }
         },
         _ => {
-            return Err(cx.problem(
-                v,
-                render::type_issue(v),
-                accepted,
-                format!("Send a JSON number, like {example}."),
-            ));
+            return Err(cx.problem(v, render::type_issue(v), accepted, format!("Send a JSON number, like {example}.")));
         }
     };
     if !f.is_finite() {
@@ -633,7 +628,11 @@ impl<T: FromArg> FromArg for Vec<T> {
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
             let words = array_words(&T::ty(), cx.rules.items.as_deref(), cx.rules.length.as_ref());
-            let fix = if cx.rules.length.is_some_and(|l| l.min > 0) { "Send a JSON array." } else { "Send a JSON array, like []." };
+            let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
+                "Send a JSON array."
+            } else {
+                "Send a JSON array, like []."
+            };
             return Err(cx.problem(v, render::type_issue(v), words, fix.into()));
         };
         if let Some(len) = &cx.rules.length {

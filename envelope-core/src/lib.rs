@@ -267,7 +267,7 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
-pub use refusal::{No, Problem, Refusal, RefusalBuilder, Yes};
+pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,
@@ -302,7 +302,7 @@ impl From<Fault> for ToolFailure {
 /// (`BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED`) and [`ToolFailure`] (both).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool error type",
-    label = "a tool returns `Result<T, Refusal>`, `Result<T, Fault>` or `Result<T, ToolFailure>`",
+    label = "a tool returns `Result<T, Refusal>`, `Result<T, Fault>`, `Result<T, ToolFailure>`, or `Result<T, E>` with `#[derive(ToolError)] enum E`",
     note = "a free-form error string would reach the model without the rejected value, the accepted set and the fix"
 )]
 pub trait ToolError {

@@ -3,9 +3,10 @@
 //! [`McpServer`] answers the two tool methods of the MCP specification (2025-11-25, "Server
 //! Features / Tools") from a [`Toolbox`]:
 //!
-//! - `tools/list` lists every tool as `{name, title?, description, inputSchema}`, where
-//!   `inputSchema` is the JSON Schema object the toolbox generates from the same rules that
-//!   check the arguments.
+//! - `tools/list` lists every tool as `{name, title?, description, inputSchema, outputSchema,
+//!   annotations?}`, where `inputSchema` is the JSON Schema object the toolbox generates from the
+//!   same rules that check the arguments, `outputSchema` the envelope every call answers, and
+//!   `annotations` the hints declared on `#[tool(...)]` — the same as the manifest's.
 //! - `tools/call` answers a `CallToolResult` that carries the envelope twice:
 //!
 //!   ```json
@@ -174,7 +175,10 @@ fn unknown_tool(unknown: UnknownTool) -> ErrorData {
 }
 
 fn missing_name() -> ErrorData {
-    ErrorData::invalid_params("tools/call needs params.name, the name of the tool to call", None)
+    ErrorData::invalid_params(
+        "tools/call needs params.name, a JSON string naming the tool to call (see tools/list)",
+        None,
+    )
 }
 
 /// A `tools/call` whose `arguments` arrive as JSON text of any shape and any depth (`None`: not

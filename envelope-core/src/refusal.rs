@@ -404,9 +404,21 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
     }
 }
 
-impl RefusalBuilder<Yes, Yes, Yes> {
-    /// The refusal.
-    pub fn build(self) -> Refusal {
+/// Implemented only when the rejected value, the accepted set and the fix are given.
+#[diagnostic::on_unimplemented(
+    message = "this refusal is missing a part: call `.rejected(..)` (or `.rejected_secret()`), `.accepted(..)` and `.fix(..)` before `.build()`",
+    label = "`Yes` marks a part given, `No` a part still missing, in the order rejected, accepted, fix"
+)]
+pub trait Complete {}
+
+impl Complete for RefusalBuilder<Yes, Yes, Yes> {}
+
+impl<R, A, F> RefusalBuilder<R, A, F> {
+    /// The refusal. Exists once the rejected value, the accepted set and the fix are given.
+    pub fn build(self) -> Refusal
+    where
+        Self: Complete,
+    {
         Refusal { code: self.code, problems: vec![self.problem] }
     }
 }

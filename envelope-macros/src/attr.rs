@@ -16,10 +16,12 @@ pub struct ToolArgs {
     pub name: Option<LitStr>,
     /// A human title.
     pub title: Option<LitStr>,
-    pub read_only: Flag,
-    pub destructive: Flag,
-    pub idempotent: Flag,
-    pub open_world: Flag,
+    /// MCP annotations: `read_only` (or `read_only = false`), likewise the others. An absent
+    /// flag is an absent hint.
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
     /// A function giving the JSON Schema of the tool's `data` (for `outputSchema`).
     pub output_schema: Option<syn::Path>,
     /// For an async tool: past this many milliseconds the call answers a `TIMEOUT` fault.

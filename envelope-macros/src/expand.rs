@@ -206,8 +206,11 @@ pub fn reader(params: &[Param], refuse: TokenStream) -> Reader {
     Reader { specs, takes: quote!(#(#takes)* #cross), locals, refuse_with }
 }
 
-fn hint(on: bool) -> TokenStream {
-    if on { quote!(::core::option::Option::Some(true)) } else { quote!(::core::option::Option::None) }
+fn hint(on: Option<bool>) -> TokenStream {
+    match on {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// The `ToolSpec` expression of a checked tool.

@@ -126,7 +126,7 @@ pub struct NoteStore {
 #[tools]
 impl NoteStore {
     /// Creates a note with a title and optional tags.
-    #[tool(destructive)]
+    #[tool(destructive = false)]
     fn create_note(
         &self,
         /// The note's title.

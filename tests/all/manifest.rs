@@ -114,11 +114,13 @@ fn the_example_manifest_pins_the_code_table() {
 }
 
 #[test]
-fn a_fault_on_the_destructive_example_tool_is_not_retryable() {
+fn a_fault_on_the_non_idempotent_example_tool_is_not_retryable() {
     let manifest = tools::toolbox().manifest();
     let create_note = &manifest["tools"][2];
     assert_eq!(create_note["name"], "create_note");
-    assert_eq!(create_note["annotations"], json!({"destructiveHint": true}));
+    // Creating a note adds and overwrites nothing (MCP: destructiveHint false), but a second
+    // call writes a second note: not idempotent, so a fault is not retryable.
+    assert_eq!(create_note["annotations"], json!({"destructiveHint": false}));
     assert_eq!(
         create_note["error_codes"],
         json!([{"code": "VALIDATION_ERROR", "retryable": false}, {"code": "BACKEND_ERROR", "retryable": false}])
