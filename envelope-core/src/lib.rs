@@ -127,8 +127,10 @@ pub use envelope_macros::ToolError;
 /// (or `rename = "..."`, or the tool's `rename_all = "camelCase"`).
 ///
 /// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
-/// `rename_all = "..."` (serde's words), and the MCP annotations `read_only`, `destructive`,
-/// `idempotent`, `open_world`.
+/// `rename_all = "..."` (serde's words), the MCP annotations `read_only`, `destructive`,
+/// `idempotent`, `open_world` (each also `= false`; absent is an absent hint), `timeout_ms = N`
+/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`), and
+/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`).
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///
