@@ -394,3 +394,24 @@ async fn every_unreadable_line_is_answered() {
     assert_eq!(call_result(&reply).structured_content.unwrap()["status"], "ok");
     session.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_of_the_wrong_shape_is_answered_with_its_id() {
+    let mut session = RawSession::start().await;
+    for (line, id) in [
+        (r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["get_top_queries",{}]}"#, json!(7)),
+        (r#"{"jsonrpc":"1.0","id":"eight","method":"tools/list"}"#, json!("eight")),
+        (r#"{"jsonrpc":"2.0","id":9,"method":5}"#, json!(9)),
+        (r#"[{"jsonrpc":"2.0","id":10,"method":"tools/list"}]"#, Value::Null),
+    ] {
+        session.send_line(line).await;
+        let reply = session.next_line().await;
+        assert_eq!(reply["error"]["code"], -32600, "{line}: {reply}");
+        assert_eq!(reply["id"], id, "{line}: {reply}");
+        assert!(
+            reply["error"]["message"].as_str().unwrap().contains("a request looks like") || id.is_null(),
+            "{reply}"
+        );
+    }
+    session.finish().await;
+}

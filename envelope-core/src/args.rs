@@ -2,11 +2,12 @@
 //!
 //! The lax policy (default) accepts lossless coercions only, and documents them:
 //! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
-//! - a whole float (`48.0`) for an integer parameter;
 //! - a JSON string holding a finite decimal number (`"0.5"`) for a number parameter;
 //! - the strings `"true"` and `"false"` for a boolean parameter.
 //!
-//! `#[tool(strict)]` refuses each of these, saying to send the JSON type itself.
+//! `#[tool(strict)]` refuses each of these, saying to send the JSON type itself. A whole float
+//! (`48.0`) for an integer is taken in both modes: JSON Schema 2020-12 counts it as an integer,
+//! so the `inputSchema` accepts it too and strict mode agrees with the schema on every value.
 
 use std::fmt;
 

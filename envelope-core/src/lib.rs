@@ -45,9 +45,9 @@
 //! whether each is included), a value not among the choices (every choice, the closest
 //! offered). JSON `null` for a parameter means the same as leaving it out.
 //!
-//! Lax by default, for lossless coercions only: `"48"` and `48.0` for an integer, `"0.5"` for a
-//! number, `"true"`/`"false"` for a boolean. `#[tool(strict)]` refuses them instead, saying to
-//! send the JSON type itself.
+//! Lax by default, for lossless coercions only: `"48"` for an integer, `"0.5"` for a number,
+//! `"true"`/`"false"` for a boolean. `#[tool(strict)]` refuses them instead, saying to send the
+//! JSON type itself. A whole float (`48.0`) is an integer to JSON Schema, and to both modes.
 #![warn(missing_docs)]
 
 mod args;

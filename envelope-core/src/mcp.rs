@@ -151,7 +151,7 @@ impl ServerHandler for McpServer {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None));
         }
         let params = request.params.unwrap_or_default();
-        let name = params.get("name").and_then(Value::as_str).ok_or_else(missing_name)?;
+        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wrong_name(params.get("name")))?;
         let arguments = params.get("arguments").filter(|a| !a.is_null()).map(Value::to_string);
         let result = call_with_raw_arguments(&self.toolbox, name, arguments.as_deref()).await?;
         let result = serde_json::to_value(result)
@@ -172,6 +172,22 @@ fn call_tool_result(envelope: &Envelope) -> CallToolResult {
 
 fn unknown_tool(unknown: UnknownTool) -> ErrorData {
     ErrorData::invalid_params(unknown.to_string(), None)
+}
+
+/// `params.name` sent, but not a string: quoted.
+fn wrong_name(name: Option<&Value>) -> ErrorData {
+    match name {
+        Some(v) => {
+            let shown: String = v.to_string().chars().take(40).collect();
+            ErrorData::invalid_params(
+                format!(
+                    "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
+                ),
+                None,
+            )
+        }
+        None => missing_name(),
+    }
 }
 
 fn missing_name() -> ErrorData {
@@ -354,13 +370,54 @@ struct DeepCallParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-/// JSON-RPC -32700 with `id: null`, as one line: the answer to text that is not a request.
-fn parse_error(why: &str) -> Vec<u8> {
-    let error = ErrorData::parse_error(format!("{why}: send one JSON-RPC request object per line"), None);
-    let message = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error});
+/// JSON-RPC -32600 for a JSON value that is not a request rmcp can read, with the request's id
+/// when it has a usable one (else `null`) and the member to change; `None` when the basic shape
+/// holds (rmcp reads it).
+fn invalid_request(value: &Value) -> Option<Vec<u8>> {
+    let example = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"...","arguments":{}}}"#;
+    let Some(obj) = value.as_object() else {
+        let why = if value.is_array() {
+            "a batch (a JSON array) is not supported: send one request object per line".to_owned()
+        } else {
+            format!("a request is a JSON object, like {example}")
+        };
+        return Some(error_line(Value::Null, ErrorData::invalid_request(why, None)));
+    };
+    let id = obj.get("id");
+    let id_ok = match id {
+        None => true,
+        Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        Some(_) => false,
+    };
+    let why = if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        "`jsonrpc` must be \"2.0\"".to_owned()
+    } else if !id_ok {
+        "`id` must be a string or a whole number".to_owned()
+    } else if !obj.get("method").is_some_and(Value::is_string)
+        && obj.get("result").is_none()
+        && obj.get("error").is_none()
+    {
+        "`method` must be a string naming the method, like \"tools/call\"".to_owned()
+    } else if obj.get("params").is_some_and(|p| !p.is_object() && !p.is_null()) {
+        "`params` must be an object".to_owned()
+    } else {
+        return None;
+    };
+    let id = if id_ok { id.cloned().unwrap_or(Value::Null) } else { Value::Null };
+    Some(error_line(id, ErrorData::invalid_request(format!("{why}; a request looks like {example}"), None)))
+}
+
+fn error_line(id: Value, error: ErrorData) -> Vec<u8> {
+    let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
     let mut line = serde_json::to_vec(&message).unwrap_or_default();
     line.push(b'\n');
     line
+}
+
+/// JSON-RPC -32700 with `id: null`, as one line: the answer to text that is not a request.
+fn parse_error(why: &str) -> Vec<u8> {
+    error_line(Value::Null, ErrorData::parse_error(format!("{why}: send one JSON-RPC request object per line"), None))
 }
 
 /// The JSON-RPC reply (one line, `\n`-terminated) to a line that rmcp would drop unanswered
@@ -378,14 +435,33 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
     }
     let deep = nests_at_least(line, RMCP_UNREADABLE_DEPTH);
     // What rmcp cannot parse, it drops without a reply: parse every line once to know.
-    let readable = !deep && serde_json::from_str::<Value>(text).is_ok();
-    if readable && !has_long_number(line) {
-        return None;
+    let parsed = if deep { None } else { Some(serde_json::from_str::<Value>(text)) };
+    let readable = matches!(parsed, Some(Ok(_)));
+    if let Some(Ok(value)) = &parsed {
+        // rmcp answers a request of the wrong shape with an id-less -32600 the client cannot
+        // match to its call: answer it here, with the id and what to change.
+        if let Some(reply) = invalid_request(value) {
+            return Some(reply);
+        }
+        if !has_long_number(line) {
+            return None;
+        }
     }
     let Ok(request) = serde_json::from_str::<DeepRequest<'_>>(text) else {
         // Not a request with an id: a readable notification goes to rmcp; anything else is a
         // parse error, answered with `id: null` (JSON-RPC 2.0 §5.1).
-        return if readable { None } else { Some(parse_error("the request line is not valid JSON")) };
+        if readable {
+            return None;
+        }
+        let why = match parsed {
+            Some(Err(e)) => {
+                let what = e.to_string();
+                let what = what.split(" at line ").next().unwrap_or("").to_owned();
+                format!("the request line is not valid JSON ({what}, at character {})", e.column())
+            }
+            _ => "the request line is not valid JSON".to_owned(),
+        };
+        return Some(parse_error(&why));
     };
     if readable && request.method != "tools/call" {
         return None;

@@ -285,23 +285,26 @@ impl Refusal {
         }
         if keep < self.problems.len() {
             let rest = self.problems.split_off(keep);
-            let mut names: Vec<&str> = Vec::new();
+            let mut names: Vec<String> = Vec::new();
             for p in &rest {
-                if !names.contains(&p.parameter.as_str()) {
-                    names.push(&p.parameter);
+                let name = p.path.as_deref().unwrap_or(&p.parameter);
+                let cut: String = name.chars().take(24).collect();
+                let cut = if cut.len() < name.len() { format!("{cut}…") } else { cut };
+                if p.parameter != "arguments" && !names.contains(&cut) {
+                    names.push(cut);
                 }
             }
-            let listed: Vec<String> = names.iter().take(4).map(|n| n.chars().take(24).collect()).collect();
+            let listed = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
             let etc = if names.len() > 4 { ", …" } else { "" };
+            let places = if listed.is_empty() {
+                "names that are not parameters".to_owned()
+            } else {
+                format!("in {listed}{etc}")
+            };
             let summary = Problem::new(
                 "arguments",
                 Rejected::Missing,
-                format!(
-                    "{} more {} (in {}{etc}) not described, to keep this reply short",
-                    rest.len(),
-                    if rest.len() == 1 { "problem" } else { "problems" },
-                    listed.join(", ")
-                ),
+                format!("have further problems ({places}) not described, to keep this reply short"),
             )
             .accepted("each parameter as the schema describes it")
             .fix("Fix the problems above, then call again to see the rest.");

@@ -311,6 +311,9 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
     for (p, rp) in params.iter().zip(raws) {
         for (req, checked) in rp.validate.requires.iter().zip(&p.requires) {
             let _ = checked;
+            if let (true, Some(w)) = (p.rules.secret, &req.when) {
+                errors.push(Error::custom("`when` on a `secret` parameter would put the secret's value in the schema and in refusals: use `requires = \"other\"` (whenever it is sent), or drop `secret`").with_span(w));
+            }
             if let Some(w) = &req.when
                 && !literal_fits(w, p.kind)
             {
@@ -320,7 +323,13 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
                 );
             }
             for (lit, value) in &req.then {
-                if let (Some(i), Some(v)) = (unknown(lit, &p.name, errors), value)
+                let target = unknown(lit, &p.name, errors);
+                if let (Some(i), Some(v)) = (target, value)
+                    && params[i].rules.secret
+                {
+                    errors.push(Error::custom(format!("`{0}` is `secret`: requiring a value of it would put that value in the schema and in refusals; write `requires = \"{0}\"` (it must be sent)", params[i].name)).with_span(v));
+                }
+                if let (Some(i), Some(v)) = (target, value)
                     && !literal_fits(v, params[i].kind)
                 {
                     errors.push(

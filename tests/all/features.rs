@@ -284,8 +284,8 @@ fn vault(
     #[validate(secret, excludes = "creds")] key: Option<String>,
     creds: Option<Creds>,
     #[validate(each(secret))] backups: Option<Vec<String>>,
-    #[validate(requires(pin = "0000", when = "reset"))] mode: Option<String>,
-    #[validate(secret)] pin: Option<String>,
+    #[validate(requires(pin, when = "reset"))] mode: Option<String>,
+    #[validate(secret, excludes = "mode")] pin: Option<String>,
 ) -> bool {
     let _ = (key, creds, backups, mode, pin);
     true
