@@ -1,6 +1,6 @@
-//! Tools declared under strict lints, compiled as an integration test so that `cargo clippy
-//! --test lints` (run by `.ci/run`) checks the expansion against `clippy::pedantic` too; the
-//! trybuild copy in `tests/ui/pass/lints.rs` runs rustc only.
+//! Tools declared under strict lints (thiserror's `test_lints.rs` idea): compiled by `cargo
+//! test`, which denies rustc's warnings, and by `cargo clippy --all-targets` in `.ci/run`, which
+//! denies `clippy::pedantic` here: the expansion must not trip a user's lints.
 #![deny(warnings, clippy::pedantic)]
 #![deny(missing_docs)]
 
