@@ -64,9 +64,25 @@ pub struct Envelope {
 #[derive(Clone, Debug, PartialEq)]
 enum Inner {
     Ok(Value),
-    Invalid { code: Code, message: String, hints: Value },
-    Error { code: Code, message: String, operation: Option<String>, retryable: bool },
-    NeedsConfirmation(Confirmation),
+    // Boxed: the common `ok` envelope stays small, so moving one costs little.
+    Invalid(Box<Invalid>),
+    Error(Box<Failed>),
+    NeedsConfirmation(Box<Confirmation>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Invalid {
+    code: Code,
+    message: String,
+    hints: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Failed {
+    code: Code,
+    message: String,
+    operation: Option<String>,
+    retryable: bool,
 }
 
 /// An action that waits for approval: its id, what it would do, and a hash of that preview.
@@ -106,7 +122,7 @@ impl Envelope {
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(confirmation), prefix: None }
+        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None }
     }
 
     /// Prefixes `error_code` on the wire (`ACME_` + `NOT_FOUND`); `None` removes it.
@@ -120,8 +136,8 @@ impl Envelope {
     pub fn status(&self) -> Status {
         match self.inner {
             Inner::Ok(_) => Status::Ok,
-            Inner::Invalid { .. } => Status::Invalid,
-            Inner::Error { .. } => Status::Error,
+            Inner::Invalid(_) => Status::Invalid,
+            Inner::Error(_) => Status::Error,
             Inner::NeedsConfirmation(_) => Status::NeedsConfirmation,
         }
     }
@@ -135,7 +151,8 @@ impl Envelope {
     pub fn code(&self) -> Option<Code> {
         match &self.inner {
             Inner::Ok(_) => None,
-            Inner::Invalid { code, .. } | Inner::Error { code, .. } => Some(*code),
+            Inner::Invalid(i) => Some(i.code),
+            Inner::Error(f) => Some(f.code),
             Inner::NeedsConfirmation(_) => Some(codes::CONFIRMATION_REQUIRED),
         }
     }
@@ -152,7 +169,8 @@ impl Envelope {
     pub fn message(&self) -> Option<&str> {
         match &self.inner {
             Inner::Ok(_) => None,
-            Inner::Invalid { message, .. } | Inner::Error { message, .. } => Some(message),
+            Inner::Invalid(i) => Some(&i.message),
+            Inner::Error(f) => Some(&f.message),
             Inner::NeedsConfirmation(c) => Some(&c.message),
         }
     }
@@ -161,9 +179,9 @@ impl Envelope {
     pub fn retryable(&self) -> Option<bool> {
         match &self.inner {
             Inner::Ok(_) => None,
-            Inner::Invalid { code, .. } => Some(code.retryable()),
+            Inner::Invalid(i) => Some(i.code.retryable()),
             Inner::NeedsConfirmation(_) => Some(false),
-            Inner::Error { retryable, .. } => Some(*retryable),
+            Inner::Error(f) => Some(f.retryable),
         }
     }
 
@@ -180,8 +198,8 @@ impl Envelope {
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
-        if let Inner::Error { retryable, .. } = &mut self.inner {
-            *retryable = false;
+        if let Inner::Error(f) = &mut self.inner {
+            f.retryable = false;
         }
         self
     }
@@ -190,7 +208,8 @@ impl Envelope {
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let r = r.fitted();
-        Envelope { inner: Inner::Invalid { code: r.code(), message: r.message(), hints: r.hints() }, prefix: None }
+        let invalid = Invalid { code: r.code(), message: r.message(), hints: r.hints() };
+        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None }
     }
 }
 
@@ -198,12 +217,12 @@ impl From<Fault> for Envelope {
     fn from(f: Fault) -> Self {
         let code = f.code();
         Envelope {
-            inner: Inner::Error {
+            inner: Inner::Error(Box::new(Failed {
                 code,
                 message: f.message(),
                 operation: f.operation().map(str::to_owned),
                 retryable: code.retryable(),
-            },
+            })),
             prefix: None,
         }
     }
@@ -227,19 +246,19 @@ impl Serialize for Envelope {
         m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;
         match &self.inner {
             Inner::Ok(data) => m.serialize_entry("data", data)?,
-            Inner::Invalid { code, message, hints } => {
-                m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;
-                m.serialize_entry("message", message)?;
-                m.serialize_entry("hints", hints)?;
-                m.serialize_entry("retryable", &code.retryable())?;
+            Inner::Invalid(i) => {
+                m.serialize_entry("error_code", &CodeName(self.prefix, i.code))?;
+                m.serialize_entry("message", &i.message)?;
+                m.serialize_entry("hints", &i.hints)?;
+                m.serialize_entry("retryable", &i.code.retryable())?;
             }
-            Inner::Error { code, message, operation, retryable } => {
-                m.serialize_entry("error_code", &CodeName(self.prefix, *code))?;
-                m.serialize_entry("message", message)?;
-                if let Some(op) = operation {
+            Inner::Error(f) => {
+                m.serialize_entry("error_code", &CodeName(self.prefix, f.code))?;
+                m.serialize_entry("message", &f.message)?;
+                if let Some(op) = &f.operation {
                     m.serialize_entry("hints", &OperationHint(op))?;
                 }
-                m.serialize_entry("retryable", retryable)?;
+                m.serialize_entry("retryable", &f.retryable)?;
             }
             Inner::NeedsConfirmation(c) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, codes::CONFIRMATION_REQUIRED))?;

@@ -148,7 +148,11 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
-            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None));
+            let message = format!(
+                "method not found: {}; this server answers initialize, ping, tools/list and tools/call",
+                request.method
+            );
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
         let params = request.params.unwrap_or_default();
         let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wrong_name(params.get("name")))?;
