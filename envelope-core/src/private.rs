@@ -44,10 +44,10 @@ pub fn fault_with_code(code: crate::Code, operation: &str) -> Fault {
 }
 
 /// The codes a tool can emit, in a fixed order without repeats: `VALIDATION_ERROR`, its error
-/// type's codes, then `BACKEND_ERROR` (a panic is always possible). `VALIDATION_ERROR` even
+/// type's codes, `TIMEOUT` (with `timeout_ms`), then `BACKEND_ERROR` (a panic is always possible). `VALIDATION_ERROR` even
 /// without parameters: a name the tool does not take, or arguments that are not an object, are
-/// refused with it. (`_has_params` is kept for the expansion's call.)
-pub fn error_codes(_has_params: bool, declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> {
+/// refused with it.
+pub fn error_codes(declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> {
     let mut out = Vec::with_capacity(declared.len() + 3);
     out.push(crate::codes::VALIDATION_ERROR);
     let timeout = if timeout { Some(&crate::codes::TIMEOUT) } else { None };

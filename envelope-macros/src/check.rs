@@ -309,8 +309,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
         }
     };
     for (p, rp) in params.iter().zip(raws) {
-        for (req, checked) in rp.validate.requires.iter().zip(&p.requires) {
-            let _ = checked;
+        for req in &rp.validate.requires {
             if let (true, Some(w)) = (p.rules.secret, &req.when) {
                 errors.push(Error::custom("`when` on a `secret` parameter would put the secret's value in the schema and in refusals: use `requires = \"other\"` (whenever it is sent), or drop `secret`").with_span(w));
             }

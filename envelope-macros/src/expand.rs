@@ -220,7 +220,6 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
     let description = &t.description;
     let strict = t.strict;
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
-    let has_params = !t.params.is_empty();
     let timeout = t.timeout_ms.is_some();
     let output_schema = opt(t
         .output_schema
@@ -240,7 +239,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
             annotations: ::envelope_core::__private::Annotations {
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
             },
-            error_codes: ::envelope_core::__private::error_codes(#has_params, #declared, #timeout),
+            error_codes: ::envelope_core::__private::error_codes(#declared, #timeout),
             output_schema: #output_schema,
         }
     }
