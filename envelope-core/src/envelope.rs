@@ -207,8 +207,8 @@ impl Envelope {
 
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
-        let r = r.fitted();
-        let invalid = Invalid { code: r.code(), message: r.message(), hints: r.hints() };
+        let (message, hints) = r.rendered();
+        let invalid = Invalid { code: r.code(), message, hints };
         Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None }
     }
 }

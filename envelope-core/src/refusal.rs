@@ -267,64 +267,66 @@ impl Refusal {
         sentences.join("\n")
     }
 
-    /// The problems that fit a reply of at most 2 KB: in order, while their sentences and hints
-    /// fit the budget; the rest become one problem that names their parameters. What a caller
-    /// sends cannot make a reply grow past the budget, since each problem's size is bounded by
-    /// the cut of rejected values and names.
-    pub(crate) fn fitted(mut self) -> Self {
+    /// The envelope's `message` and `hints`, within a reply of at most 2 KB: problems are kept
+    /// in order while their sentences and hints fit the budget; the rest become one problem
+    /// that names their places. What a caller sends cannot make a reply grow past the budget,
+    /// since each problem's size is bounded by the cut of rejected values and names. Each
+    /// problem's sentence and hints are built once.
+    ///
+    /// `hints` is the first problem's `parameter`, `path` (when deeper), `rejected` (JSON text;
+    /// absent when missing or secret), `accepted`, `fix`, `suggestion`; and, when more than one
+    /// parameter was refused, `others`: the same object for each of the rest.
+    pub(crate) fn rendered(&self) -> (String, Value) {
         const BUDGET: usize = 1600;
         let mut used = 0;
-        let mut keep = 0;
+        let mut parts: Vec<(String, Map<String, Value>)> = Vec::with_capacity(self.problems.len());
         for p in &self.problems {
-            let cost = json_len(&p.sentence()) + json_len(&Value::Object(p.hints()).to_string());
-            if used + cost > BUDGET && keep > 0 {
+            let (sentence, hints) = (p.sentence(), p.hints());
+            let cost = json_len(&sentence) + json_len(&Value::Object(hints.clone()).to_string());
+            if used + cost > BUDGET && !parts.is_empty() {
                 break;
             }
             used += cost;
-            keep += 1;
+            parts.push((sentence, hints));
         }
-        if keep < self.problems.len() {
-            let rest = self.problems.split_off(keep);
-            let mut names: Vec<String> = Vec::new();
-            for p in &rest {
-                let name = p.path.as_deref().unwrap_or(&p.parameter);
-                let cut: String = name.chars().take(24).collect();
-                let cut = if cut.len() < name.len() { format!("{cut}…") } else { cut };
-                if p.parameter != "arguments" && !names.contains(&cut) {
-                    names.push(cut);
-                }
-            }
-            let listed = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
-            let etc = if names.len() > 4 { ", …" } else { "" };
-            let places = if listed.is_empty() {
-                "names that are not parameters".to_owned()
-            } else {
-                format!("in {listed}{etc}")
-            };
-            let summary = Problem::new(
-                "arguments",
-                Rejected::Missing,
-                format!("have further problems ({places}) not described, to keep this reply short"),
-            )
-            .accepted("each parameter as the schema describes it")
-            .fix("Fix the problems above, then call again to see the rest.");
-            self.problems.push(summary);
+        if parts.len() < self.problems.len() {
+            let summary = summary_of(&self.problems[parts.len()..]);
+            parts.push((summary.sentence(), summary.hints()));
         }
-        self
-    }
-
-    /// The envelope's `hints`: the first problem's `parameter`, `path` (when deeper),
-    /// `rejected` (JSON text; absent when missing or secret), `accepted`, `fix`, `suggestion`;
-    /// and, when more than one parameter was refused, `others`: the same object for each of
-    /// the rest.
-    pub(crate) fn hints(&self) -> Value {
-        let mut first = self.problems[0].hints();
-        if self.problems.len() > 1 {
-            let others = self.problems[1..].iter().map(|p| Value::Object(p.hints())).collect();
+        let sentences: Vec<&str> = parts.iter().map(|(s, _)| s.as_str()).collect();
+        let message = sentences.join("\n");
+        let mut all = parts.into_iter().map(|(_, h)| h);
+        let mut first = all.next().unwrap_or_default();
+        let others: Vec<Value> = all.map(Value::Object).collect();
+        if !others.is_empty() {
             first.insert("others".into(), Value::Array(others));
         }
-        Value::Object(first)
+        (message, Value::Object(first))
     }
+}
+
+/// One problem naming the places of problems left out to keep a reply short.
+fn summary_of(rest: &[Problem]) -> Problem {
+    let mut names: Vec<String> = Vec::new();
+    for p in rest {
+        let name = p.path.as_deref().unwrap_or(&p.parameter);
+        let cut: String = name.chars().take(24).collect();
+        let cut = if cut.len() < name.len() { format!("{cut}…") } else { cut };
+        if p.parameter != "arguments" && !names.contains(&cut) {
+            names.push(cut);
+        }
+    }
+    let listed = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+    let etc = if names.len() > 4 { ", …" } else { "" };
+    let places =
+        if listed.is_empty() { "names that are not parameters".to_owned() } else { format!("in {listed}{etc}") };
+    Problem::new(
+        "arguments",
+        Rejected::Missing,
+        format!("have further problems ({places}) not described, to keep this reply short"),
+    )
+    .accepted("each parameter as the schema describes it")
+    .fix("Fix the problems above, then call again to see the rest.")
 }
 
 fn json_len(s: &str) -> usize {
