@@ -11,7 +11,6 @@ mod features;
 mod manifest;
 mod reading;
 mod rules;
-mod ui;
 mod wire;
 
 /// Runs a future to completion on a fresh current-thread runtime.
