@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
 
-use crate::attr::{RawParam, RawTool, ValidateArgs, join_docs};
+use crate::attr::{RangeArg, RangeKeys, RawParam, RawTool, ValidateArgs, join_docs};
 
 /// The JSON shape a Rust parameter type reads as.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -664,7 +664,131 @@ fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -
     }
 }
 
-fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+    let span = match r {
+        RangeArg::Rust(r) => r.span(),
+        RangeArg::Keys(k) => k.span,
+    };
+    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
+        let hint = match kind {
+            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
+            _ => "; drop `range`",
+        };
+        errors.push(
+            Error::custom(format!(
+                "`range` applies to integer and float parameters, and this one is {}{hint}",
+                kind.words()
+            ))
+            .with_span(&span),
+        );
+        return None;
+    }
+    match r {
+        RangeArg::Rust(r) => check_rust_range(r, kind, errors),
+        RangeArg::Keys(k) => check_range_keys(k, kind, errors),
+    }
+}
+
+/// `range(min = .., max = .., exclusive_min = .., exclusive_max = ..)`: at most one bound per
+/// side, at least one in all, each a literal the type holds, and some value between them.
+fn check_range_keys(k: &RangeKeys, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+    let mut side = |incl: &Option<Expr>, excl: &Option<Expr>, which: &str| -> Option<BoundV> {
+        match (incl, excl) {
+            (Some(_), Some(e)) => {
+                let (a, b) = if which == "lower" { ("min", "exclusive_min") } else { ("max", "exclusive_max") };
+                errors.push(
+                    Error::custom(format!(
+                        "give one {which} bound: `{a}` (the value may equal it) or `{b}` (it may not), not both"
+                    ))
+                    .with_span(e),
+                );
+                None
+            }
+            (Some(e), None) => Some(BoundV::Incl(check_bound(e, kind, errors)?)),
+            (None, Some(e)) => Some(BoundV::Excl(check_bound(e, kind, errors)?)),
+            (None, None) => Some(BoundV::Unbounded),
+        }
+    };
+    let lo = side(&k.min, &k.exclusive_min, "lower");
+    let hi = side(&k.max, &k.exclusive_max, "upper");
+    let (lo, hi) = (lo?, hi?);
+    if matches!((lo, hi), (BoundV::Unbounded, BoundV::Unbounded)) {
+        errors.push(Error::custom("`range(...)` has no bound: write `range(min = 1, max = 720)`, `range(exclusive_min = 0)`, or `range(max = 720)`").with_span(&k.span));
+        return None;
+    }
+    if holds_no_value(lo, hi, kind) {
+        let written = |b: BoundV, incl: &str, excl: &str| match b {
+            BoundV::Incl(n) => format!("{incl} = {}", show(n)),
+            BoundV::Excl(n) => format!("{excl} = {}", show(n)),
+            BoundV::Unbounded => String::new(),
+        };
+        let (l, h) = (written(lo, "min", "exclusive_min"), written(hi, "max", "exclusive_max"));
+        let what = if matches!(kind, Kind::Int { .. }) { "no whole number" } else { "no number" };
+        let msg = match (lo, hi) {
+            (BoundV::Unbounded, _) | (_, BoundV::Unbounded) => {
+                let name = match kind {
+                    Kind::Int { name, .. } => name,
+                    _ => "f64",
+                };
+                format!("`{l}{h}` leaves no value a `{name}` holds: use a bound inside the type's span")
+            }
+            _ if lo.f() > hi.f() => {
+                format!("`{l}, {h}` holds no value: the lower bound is above the upper one; swap them")
+            }
+            _ => format!(
+                "`{l}, {h}` holds {what}: an exclusive bound leaves out its own value; widen the range, or write `min`/`max` to take a bound in"
+            ),
+        };
+        errors.push(Error::custom(msg).with_span(&k.span));
+        return None;
+    }
+    Some((lo, hi))
+}
+
+/// Whether no value of `kind` lies within `lo` and `hi` (exclusive bounds leave out their own
+/// value; between two integers `4` and `5` exclusive, no whole number lies).
+fn holds_no_value(lo: BoundV, hi: BoundV, kind: Kind) -> bool {
+    if let Kind::Int { min, max, .. } = kind {
+        let low = match lo {
+            BoundV::Unbounded => min,
+            BoundV::Incl(n) => int_of(n),
+            BoundV::Excl(n) => int_of(n).saturating_add(1),
+        };
+        let high = match hi {
+            BoundV::Unbounded => max,
+            BoundV::Incl(n) => int_of(n),
+            BoundV::Excl(n) => int_of(n).saturating_sub(1),
+        };
+        return low > high || low > max || high < min;
+    }
+    match (lo, hi) {
+        (BoundV::Unbounded, _) | (_, BoundV::Unbounded) => false,
+        (BoundV::Incl(a), BoundV::Incl(b)) => a.f() > b.f(),
+        (a, b) => a.f() >= b.f(),
+    }
+}
+
+fn int_of(n: NumV) -> i128 {
+    match n {
+        NumV::Int(i) => i,
+        NumV::Float(f) => f as i128,
+    }
+}
+
+impl BoundV {
+    fn f(self) -> f64 {
+        match self {
+            BoundV::Unbounded => f64::NAN,
+            BoundV::Incl(n) | BoundV::Excl(n) => n.f(),
+        }
+    }
+}
+
+fn check_rust_range(
+    r: &syn::ExprRange,
+    kind: Kind,
+    errors: &mut darling::error::Accumulator,
+) -> Option<(BoundV, BoundV)> {
     if !matches!(kind, Kind::Int { .. } | Kind::Float) {
         let hint = match kind {
             Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
