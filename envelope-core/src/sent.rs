@@ -233,11 +233,19 @@ pub(crate) fn numbers_as_sent(numbers: &[&str], value: &Value) -> Vec<(usize, Bo
     let mut out: Vec<(usize, Box<str>)> = nodes
         .iter()
         .zip(numbers)
+        // An integer in plain digits is written back as sent: no need to compare.
+        .filter(|(node, token)| !((node.is_i64() || node.is_u64()) && plain_integer(token)))
         .filter(|(node, token)| serde_json::to_string(node).is_ok_and(|written| written != **token))
         .map(|(node, token)| (std::ptr::from_ref::<Value>(node) as usize, Box::from(*token)))
         .collect();
     out.sort_unstable_by_key(|(addr, _)| *addr);
     out
+}
+
+/// `48`, `-3`: no fraction, no exponent, no leading zero that serde_json would drop.
+fn plain_integer(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
 }
 
 /// Every number node of `v`, in document order (objects keep their order: `preserve_order`).

@@ -192,6 +192,7 @@ impl PartialEq for Pattern {
 /// Where a `pattern` must match, read from the regex itself: JSON Schema's `pattern` (and the
 /// `regex` crate) searches the string, so only `^` and `$` tie a match to its ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Anchoring {
     /// `^...$`: the whole string must match.
     Full,
