@@ -13,7 +13,6 @@ mod manifest;
 mod reading;
 mod reports;
 mod rules;
-mod ui;
 mod wire;
 
 /// Runs a future to completion on a fresh current-thread runtime.

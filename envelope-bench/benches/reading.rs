@@ -1,8 +1,8 @@
 //! How fast envelope reads arguments, against plain serde measured in the same run.
 //!
 //! ```sh
-//! cargo bench -j2 --bench reading            # every group, then the ratios
-//! cargo bench -j2 --bench reading -- enum    # one group (criterion's name filter)
+//! cargo bench -j2 -p envelope-bench --bench reading            # every group, then the ratios
+//! cargo bench -j2 -p envelope-bench --bench reading -- enum    # one group (criterion's name filter)
 //! ```
 //!
 //! Three groups:
