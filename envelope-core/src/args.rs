@@ -820,10 +820,14 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
         Some(p) if d.path == d.parameter => format!("{key} once, with one value: {}", accepted_words(p, &p.ty)),
         _ => format!("each key once, {key} with one value"),
     };
-    Problem::new(&d.parameter, rejected, issue)
+    // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
+    // its size whatever was sent.
+    let parameter: String = d.parameter.chars().take(render::SHOWN_CHARS).collect();
+    let path: String = d.path.chars().take(2 * render::SHOWN_CHARS).collect();
+    Problem::new(&parameter, rejected, issue)
         .accepted(accepted)
         .fix(format!("Send {key} once, with the one value you mean."))
-        .at(d.path.clone())
+        .at(path)
 }
 
 /// JSON text as sent, cut to [`render::SHOWN_CHARS`] characters with its length when longer.

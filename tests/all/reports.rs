@@ -380,6 +380,19 @@ fn a_key_sent_twice_comes_with_the_other_problems_of_the_text() {
 }
 
 #[test]
+fn a_long_key_sent_twice_keeps_the_reply_short() {
+    let key = "x".repeat(5000);
+    let env = text("order", &format!(r#"{{"qty": 1, "{key}": 1, "{key}": 2}}"#));
+    assert_eq!(env["status"], "invalid", "{env}");
+    assert!(env.to_string().len() < 2048, "{} bytes", env.to_string().len());
+    assert_eq!(env["hints"]["parameter"], "x".repeat(40));
+    assert_eq!(
+        env["hints"]["rejected"],
+        format!("\"{}…\" (5000 characters): 1, \"{}…\" (5000 characters): 2", "x".repeat(32), "x".repeat(32))
+    );
+}
+
+#[test]
 fn a_secret_sent_twice_is_not_echoed() {
     let env = text("order", r#"{"qty": 1, "token": "sk-first-secret", "token": "sk-second-secret"}"#);
     assert_refused(
