@@ -7,6 +7,8 @@
 //! hands it the argument text), after `serde_json` has accepted the text: the scan assumes
 //! well-formed JSON, and on anything else stops early without a panic.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::args::Path;
@@ -105,7 +107,7 @@ impl<'t> Scanner<'t> {
     fn object(&mut self, path: Option<&Path<'_>>, depth: usize) -> Option<()> {
         self.i += 1;
         // (key, value's text) in order; keys compared after decoding escapes (`"q\u0074y"` is `qty`).
-        let mut seen: Vec<(String, &'t str)> = Vec::new();
+        let mut seen: Vec<(Cow<'t, str>, &'t str)> = Vec::new();
         loop {
             self.ws();
             match *self.b.get(self.i)? {
@@ -122,9 +124,9 @@ impl<'t> Scanner<'t> {
             let (ks, ke) = self.string()?;
             let raw_key = self.text.get(ks..ke)?;
             let key = if raw_key.contains('\\') {
-                serde_json::from_str::<String>(raw_key).ok()?
+                Cow::Owned(serde_json::from_str::<String>(raw_key).ok()?)
             } else {
-                raw_key[1..raw_key.len() - 1].to_owned()
+                Cow::Borrowed(&raw_key[1..raw_key.len() - 1])
             };
             self.ws();
             if self.b.get(self.i) != Some(&b':') {
@@ -147,7 +149,10 @@ impl<'t> Scanner<'t> {
         Some(())
     }
 
-    fn record_duplicates(&mut self, path: Option<&Path<'_>>, seen: &[(String, &'t str)]) {
+    fn record_duplicates(&mut self, path: Option<&Path<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
+        if !has_repeats(seen) {
+            return;
+        }
         for (i, (key, _)) in seen.iter().enumerate() {
             let earlier = seen[..i].iter().any(|(k, _)| k == key);
             let later = seen[i + 1..].iter().any(|(k, _)| k == key);
@@ -162,7 +167,7 @@ impl<'t> Scanner<'t> {
             self.out.duplicates.push(Duplicate {
                 path: here.to_string(),
                 parameter: here.parameter().to_owned(),
-                key: key.clone(),
+                key: key.to_string(),
                 values,
             });
         }
@@ -218,6 +223,16 @@ impl<'t> Scanner<'t> {
             self.i += 1;
         }
     }
+}
+
+/// Whether any key repeats: pairwise for the few keys of a usual object, by sorting for many.
+fn has_repeats(seen: &[(Cow<'_, str>, &str)]) -> bool {
+    if seen.len() <= 16 {
+        return seen.iter().enumerate().any(|(i, (k, _))| seen[..i].iter().any(|(e, _)| e == k));
+    }
+    let mut keys: Vec<&str> = seen.iter().map(|(k, _)| &**k).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
 }
 
 /// The numbers of `value` (parsed from the text `numbers` came from, with no key sent twice)
@@ -278,6 +293,20 @@ mod tests {
                 ("tags[0].a", "tags", vec!["1", "2"]),
                 ("qty", "qty", vec!["-1", "5"]),
             ]
+        );
+    }
+
+    #[test]
+    fn duplicates_among_many_keys() {
+        let mut members: Vec<String> = (0..40).map(|i| format!("\"k{i}\": {i}")).collect();
+        assert!(scan(&format!("{{{}}}", members.join(", "))).duplicates.is_empty());
+        members.push("\"k7\": 70".to_owned());
+        let text = format!("{{{}}}", members.join(", "));
+        let sent = scan(&text);
+        assert_eq!(sent.duplicates.len(), 1);
+        assert_eq!(
+            (sent.duplicates[0].key.as_str(), sent.duplicates[0].values.clone()),
+            ("k7", vec!["7".to_owned(), "70".to_owned()])
         );
     }
 
