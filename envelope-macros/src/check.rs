@@ -1050,3 +1050,89 @@ fn is_boxed_dyn(ty: &Type) -> bool {
     }
     matches!(&seg.arguments, PathArguments::AngleBracketed(a) if a.args.iter().any(|g| matches!(g, GenericArgument::Type(Type::TraitObject(_)))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check_range` on what `#[validate(...)]` parses to, for a parameter of type `ty`: the
+    /// bounds, or every error message.
+    fn range_of(attr: syn::Attribute, ty: Type) -> Result<String, Vec<String>> {
+        let mut errors = darling::Error::accumulator();
+        let mut attrs = vec![attr];
+        let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
+        let bounds = v.range.as_ref().and_then(|r| check_range(r, kind_of(&ty), &mut errors));
+        match errors.finish() {
+            Ok(()) => Ok(format!("{:?}", bounds.expect("bounds when there is no error"))),
+            Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn named_bounds_become_the_same_model_as_a_rust_range() {
+        let named = range_of(syn::parse_quote!(#[validate(range(min = 1, max = 720))]), syn::parse_quote!(u32));
+        let rust = range_of(syn::parse_quote!(#[validate(range = 1..=720)]), syn::parse_quote!(u32));
+        assert_eq!(named, rust);
+        assert_eq!(named, Ok("(Incl(Int(1)), Incl(Int(720)))".to_owned()));
+        assert_eq!(
+            range_of(syn::parse_quote!(#[validate(range(exclusive_min = 0.0, max = 1))]), syn::parse_quote!(f64)),
+            Ok("(Excl(Float(0.0)), Incl(Float(1.0)))".to_owned())
+        );
+        assert_eq!(
+            range_of(syn::parse_quote!(#[validate(range(exclusive_max = 10))]), syn::parse_quote!(i64)),
+            Ok("(Unbounded, Excl(Int(10)))".to_owned())
+        );
+    }
+
+    #[test]
+    fn every_mistake_in_one_range_is_reported() {
+        let errors = range_of(
+            syn::parse_quote!(#[validate(range(min = 0, exclusive_min = 1, max = 5, exclusive_max = 6))]),
+            syn::parse_quote!(u32),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("give one lower bound"), "{errors:?}");
+        assert!(errors[1].starts_with("give one upper bound"), "{errors:?}");
+        let errors = range_of(
+            syn::parse_quote!(#[validate(range(maximum = 1, exclusiveMinimum = 0, max = 2, max = 3))]),
+            syn::parse_quote!(u32),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("unknown `range` key `maximum`; did you mean `max`?"), "{errors:?}");
+        assert!(
+            errors[1].contains("unknown `range` key `exclusiveMinimum`; did you mean `exclusive_min`?"),
+            "{errors:?}"
+        );
+        assert!(errors[2].contains("`max` is given twice"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_range_that_holds_nothing_of_the_type_is_refused() {
+        let holds_nothing = |attr: syn::Attribute, ty: Type| range_of(attr, ty).unwrap_err().join("\n");
+        assert!(
+            holds_nothing(syn::parse_quote!(#[validate(range(exclusive_min = 9, max = 9))]), syn::parse_quote!(u8))
+                .contains("holds no whole number")
+        );
+        assert!(
+            holds_nothing(syn::parse_quote!(#[validate(range(exclusive_max = 0))]), syn::parse_quote!(u8))
+                .contains("leaves no value a `u8` holds")
+        );
+        assert!(
+            holds_nothing(
+                syn::parse_quote!(#[validate(range(min = 2.5, exclusive_max = 2.5))]),
+                syn::parse_quote!(f32)
+            )
+            .contains("holds no number")
+        );
+        // Floats lie between any two different bounds, however close.
+        assert!(
+            range_of(
+                syn::parse_quote!(#[validate(range(exclusive_min = 1.0, exclusive_max = 1.0000001))]),
+                syn::parse_quote!(f64)
+            )
+            .is_ok()
+        );
+    }
+}
