@@ -366,6 +366,48 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
     session.finish().await;
 }
 
+/// What only the argument text shows reaches the tool over MCP: a key sent twice, and a number's
+/// characters as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_argument_text_is_read_as_sent() {
+    let mut session = RawSession::start().await;
+
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":-1,"group_by":"database","hours_back":5}}}"#)
+        .await;
+    let reply = session.reply(2).await;
+    let result = call_result(&reply);
+    assert_eq!(result.is_error, Some(true), "{reply}");
+    let envelope = result.structured_content.unwrap();
+    assert_eq!(
+        envelope["message"],
+        "hours_back: \"hours_back\": -1, \"hours_back\": 5 sends the same key twice; accepted: \"hours_back\" once, with one value: a whole number from 1 to 720. Send \"hours_back\" once, with the one value you mean.",
+        "{reply}"
+    );
+
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":1e3,"group_by":"database"}}}"#)
+        .await;
+    let reply = session.reply(3).await;
+    let envelope = call_result(&reply).structured_content.unwrap();
+    assert_eq!(
+        envelope["message"],
+        "hours_back: 1e3 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.",
+        "{reply}"
+    );
+
+    // The same arguments as a JSON string (lax): decoded, and still read as sent.
+    session
+        .send_line(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_top_queries","arguments":"{\"hours_back\":1e3,\"group_by\":\"database\",\"group_by\":\"x\"}"}}"#)
+        .await;
+    let reply = session.reply(4).await;
+    let envelope = call_result(&reply).structured_content.unwrap();
+    assert_eq!(envelope["hints"]["parameter"], "group_by", "{reply}");
+    assert_eq!(envelope["hints"]["rejected"], "\"group_by\": \"database\", \"group_by\": \"x\"", "{reply}");
+
+    session.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_unreadable_line_is_answered() {
     let mut session = RawSession::start().await;

@@ -15,7 +15,9 @@ use serde_json::{Map, Value};
 
 use crate::refusal::{Problem, Rejected};
 use crate::render;
-use crate::spec::{Bound, Choices, Length, Num, ObjectSpec, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
+use crate::spec::{
+    Anchoring, Bound, Choices, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Rules, ToolSpec, Ty, Unit,
+};
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
@@ -217,6 +219,9 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             Some(n) => {
                 return Err(cx.problem(v, "is a string", accepted(), format!("Send it as a JSON number, like {n}.")));
             }
+            None if names_non_finite(s) => {
+                return Err(not_finite(cx, v, accepted(), &example().to_string()));
+            }
             None => {
                 return Err(cx.problem(
                     v,
@@ -275,12 +280,20 @@ fn float_accepted(r: Option<&Range>) -> (String, String) {
         (Bound::Inclusive(a), Bound::Exclusive(b)) => {
             format!("a number from {} up to but not including {}", n(a), n(b))
         }
-        (Bound::Exclusive(a), Bound::Inclusive(b)) => format!("a number greater than {} and at most {}", n(a), n(b)),
-        (Bound::Exclusive(a), Bound::Exclusive(b)) => format!("a number greater than {} and less than {}", n(a), n(b)),
+        (Bound::Exclusive(a), Bound::Inclusive(b)) => {
+            format!("a number greater than {a} ({a} itself not allowed) and at most {}", n(b), a = n(a))
+        }
+        (Bound::Exclusive(a), Bound::Exclusive(b)) => format!(
+            "a number greater than {a} and less than {b} ({a} and {b} themselves not allowed)",
+            a = n(a),
+            b = n(b)
+        ),
         (Bound::Inclusive(a), Bound::Unbounded) => format!("a number of at least {}", n(a)),
-        (Bound::Exclusive(a), Bound::Unbounded) => format!("a number greater than {}", n(a)),
+        (Bound::Exclusive(a), Bound::Unbounded) => {
+            format!("a number greater than {a} ({a} itself not allowed)", a = n(a))
+        }
         (Bound::Unbounded, Bound::Inclusive(b)) => format!("a number of at most {}", n(b)),
-        (Bound::Unbounded, Bound::Exclusive(b)) => format!("a number less than {}", n(b)),
+        (Bound::Unbounded, Bound::Exclusive(b)) => format!("a number less than {b} ({b} itself not allowed)", b = n(b)),
     };
     let example = match (min, max) {
         (Bound::Inclusive(a), _) => n(a),
@@ -309,6 +322,17 @@ fn in_float_range(f: f64, r: &Range) -> bool {
     lo && hi
 }
 
+/// `"NaN"`, `"inf"`, `"Infinity"` (any case, any sign) sent for a number: a string that names a
+/// number JSON cannot carry. Its issue is that, not that it is a string (lax mode reads `"0.5"`).
+fn names_non_finite(s: &str) -> bool {
+    s.trim().parse::<f64>().is_ok_and(|f| !f.is_finite())
+}
+
+/// The refusal of a value that is, or names, a number that is not finite.
+fn not_finite(cx: &Cx<'_>, v: &Value, accepted: String, example: &str) -> Problem {
+    cx.problem(v, "is not a finite number", accepted, format!("Send a finite JSON number, like {example}."))
+}
+
 /// Reads a finite number within the value's `range`.
 ///
 /// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
@@ -334,6 +358,7 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
                     format!("Send it as a JSON number, like {}.", render::number(f)),
                 ));
             }
+            Ok(_) => return Err(not_finite(cx, v, accepted, &example)),
             _ => {
                 return Err(cx.problem(v, "is a string", accepted, format!("Send a JSON number, like {example}.")));
             }
@@ -343,7 +368,7 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
         }
     };
     if !f.is_finite() {
-        return Err(cx.problem(v, "is not a finite number", accepted, format!("Send a number, like {example}.")));
+        return Err(not_finite(cx, v, accepted, &example));
     }
     if let Some(r) = &cx.rules.range
         && !in_float_range(f, r)
@@ -408,9 +433,13 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         let accepted = str_words(cx.rules);
         let fix = match p.example {
             Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
-            None => format!("Send a string that matches {} in full.", p.source),
+            None => pattern_fix(p),
         };
-        return Err(cx.problem(v, "does not match the pattern", accepted, fix));
+        let issue = match p.anchoring() {
+            Anchoring::Search => "does not contain a match for the pattern",
+            _ => "does not match the pattern",
+        };
+        return Err(cx.problem(v, issue, accepted, fix));
     }
     if let Some(c) = choices {
         if cx.rules.ignore_case
@@ -451,10 +480,33 @@ fn str_words(rules: &Rules) -> String {
         words = f.words().to_owned();
     }
     if let Some(p) = &rules.pattern {
-        words.push_str(" matching the pattern ");
+        words.push_str(pattern_words(p));
         words.push_str(p.source);
     }
     words
+}
+
+/// How a string relates to its pattern, by where the pattern is anchored: ` matching the
+/// pattern ` only when `^` and `$` tie it to both ends; else a search (JSON Schema `pattern`).
+fn pattern_words(p: &Pattern) -> &'static str {
+    match p.anchoring() {
+        Anchoring::Full => " matching the pattern ",
+        Anchoring::Start => " starting with a match for the pattern ",
+        Anchoring::End => " ending with a match for the pattern ",
+        Anchoring::Search => " containing a match for the pattern ",
+    }
+}
+
+/// The move that fixes a string its pattern refused, when no `example` is declared: "in full"
+/// only for a pattern anchored at both ends.
+fn pattern_fix(p: &Pattern) -> String {
+    let src = p.source;
+    match p.anchoring() {
+        Anchoring::Full => format!("Send a string that matches {src} in full."),
+        Anchoring::Start => format!("Send a string that starts with a match for {src}."),
+        Anchoring::End => format!("Send a string that ends with a match for {src}."),
+        Anchoring::Search => format!("Send a string that contains a match for {src} somewhere."),
+    }
 }
 
 /// `1 character`, `3 items`.
@@ -629,6 +681,16 @@ impl<T: FromArg> FromArg for Vec<T> {
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
             let words = array_words(&T::ty(), cx.rules.items.as_deref(), cx.rules.length.as_ref());
+            // A JSON string holding an array: read in lax mode, refused in strict mode.
+            if let Value::String(s) = v
+                && let Some(decoded @ Value::Array(_)) = container_in_string(s)
+            {
+                if !cx.strict {
+                    return Self::from_arg(&decoded, cx);
+                }
+                let fix = "Send the array itself, like [...], not a string holding it.".to_owned();
+                return Err(cx.problem(v, "is a string holding an array", words, fix));
+            }
             let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
                 "Send a JSON array."
             } else {
@@ -686,28 +748,96 @@ impl<T: FromArg> FromArg for Vec<T> {
 }
 
 /// The object a `#[derive(Object)]` value is read from, or the refusal of a non-object.
-pub fn object_of<'v>(v: &'v Value, cx: &Cx<'_>, spec: &ObjectSpec) -> Result<&'v Map<String, Value>, Problem> {
+///
+/// A JSON string holding an object (`"{\"name\": \"Ada\"}"`, as models often send) is decoded
+/// and read in lax mode; `#[tool(strict)]` refuses it, saying to send the object itself.
+pub fn object_of<'v>(
+    v: &'v Value,
+    cx: &Cx<'_>,
+    spec: &ObjectSpec,
+) -> Result<std::borrow::Cow<'v, Map<String, Value>>, Problem> {
+    let like = || {
+        spec.params
+            .iter()
+            .find(|p| p.required)
+            .or(spec.params.first())
+            .map_or_else(|| "{}".to_owned(), |p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)))
+    };
+    let hide = |mut problem: Problem| {
+        if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
+            problem.rejected = Rejected::Hidden;
+        }
+        problem
+    };
+    let accepted = || format!("an object with the keys {}", spec.keys());
     match v {
-        Value::Object(o) => Ok(o),
-        _ => {
-            let like = spec
-                .params
-                .iter()
-                .find(|p| p.required)
-                .or(spec.params.first())
-                .map_or_else(|| "{}".to_owned(), |p| format!("{{\"{}\": {}}}", p.name, example_json(p, &p.ty)));
-            let mut problem = cx.problem(
+        Value::Object(o) => Ok(std::borrow::Cow::Borrowed(o)),
+        Value::String(s) => match container_in_string(s) {
+            Some(Value::Object(o)) if !cx.strict => Ok(std::borrow::Cow::Owned(o)),
+            Some(Value::Object(_)) => Err(hide(cx.problem(
+                v,
+                "is a string holding an object",
+                accepted(),
+                format!("Send the object itself, like {}, not a string holding it.", like()),
+            ))),
+            _ => Err(hide(cx.problem(
                 v,
                 render::type_issue(v),
-                format!("an object with the keys {}", spec.keys()),
-                format!("Send a JSON object, like {like}."),
-            );
-            if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
-                problem.rejected = Rejected::Hidden;
-            }
-            Err(problem)
+                accepted(),
+                format!("Send a JSON object, like {}.", like()),
+            ))),
+        },
+        _ => {
+            Err(hide(cx.problem(v, render::type_issue(v), accepted(), format!("Send a JSON object, like {}.", like()))))
         }
     }
+}
+
+/// The object or array a JSON string holds (`"{\"a\": 1}"`, `"[1, 2]"`), for a parameter that
+/// expects that container: models often send a container as its JSON text. `None` for any other
+/// string (a number, a word, invalid JSON).
+fn container_in_string(s: &str) -> Option<Value> {
+    if !s.trim_start().starts_with(['{', '[']) {
+        return None;
+    }
+    serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())
+}
+
+/// The refusal of a key sent more than once in one object of the arguments (read from their
+/// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
+pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Problem {
+    let param = spec.params.iter().find(|p| p.name == d.parameter);
+    let secret = param.is_some_and(|p| holds_secret(&p.rules, &p.ty));
+    let key = render::shown(&Value::String(d.key.clone()));
+    let times = if d.values.len() == 2 { "twice".to_owned() } else { format!("{} times", d.values.len()) };
+    let (rejected, issue) = if secret {
+        (Rejected::Missing, format!("was sent {times} under one key (secret, the values not shown)"))
+    } else {
+        let each: Vec<String> = d.values.iter().map(|v| format!("{key}: {}", cut_text(v))).collect();
+        (Rejected::Shown(each.join(", ")), format!("sends the same key {times}"))
+    };
+    let accepted = match param {
+        Some(p) if d.path == d.parameter => format!("{key} once, with one value: {}", accepted_words(p, &p.ty)),
+        _ => format!("each key once, {key} with one value"),
+    };
+    // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
+    // its size whatever was sent.
+    let parameter: String = d.parameter.chars().take(render::SHOWN_CHARS).collect();
+    let path: String = d.path.chars().take(2 * render::SHOWN_CHARS).collect();
+    Problem::new(&parameter, rejected, issue)
+        .accepted(accepted)
+        .fix(format!("Send {key} once, with the one value you mean."))
+        .at(path)
+}
+
+/// JSON text as sent, cut to [`render::SHOWN_CHARS`] characters with its length when longer.
+fn cut_text(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= render::SHOWN_CHARS {
+        return text.to_owned();
+    }
+    let prefix: String = text.chars().take(render::SHOWN_CHARS - 8).collect();
+    format!("{prefix}… ({count} characters)")
 }
 
 /// JSON equality, with numbers compared by value and strings optionally without case.

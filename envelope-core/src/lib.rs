@@ -54,10 +54,12 @@ mod args;
 mod code;
 mod envelope;
 mod fault;
+mod formats;
 mod manifest;
 mod refusal;
 mod render;
 mod schema;
+mod sent;
 mod spec;
 mod toolbox;
 
@@ -271,8 +273,8 @@ pub use envelope_macros::Object;
 pub use fault::Fault;
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
-    Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
-    Ty, Unit,
+    Anchoring, Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires,
+    Rules, ToolSpec, Ty, Unit,
 };
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
 

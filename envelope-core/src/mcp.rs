@@ -447,7 +447,7 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
         if let Some(reply) = invalid_request(value) {
             return Some(reply);
         }
-        if !has_long_number(line) {
+        if !has_long_number(line) && !arguments_text_matters(text) {
             return None;
         }
     }
@@ -498,6 +498,24 @@ async fn answer_too_deep(toolbox: &Toolbox, line: &[u8]) -> Option<Vec<u8>> {
     let mut reply = serde_json::to_vec(&message).ok()?;
     reply.push(b'\n');
     Some(reply)
+}
+
+/// Whether a readable `tools/call` line's `arguments` text shows what rmcp's parse would lose: a
+/// key sent twice, or a number written otherwise than its double writes back (`1e3`). Such a call
+/// is answered from the text (`Toolbox::call_json`), so the refusal names the duplicate and quotes
+/// the number as sent.
+fn arguments_text_matters(text: &str) -> bool {
+    let Ok(request) = serde_json::from_str::<DeepRequest<'_>>(text) else { return false };
+    if request.method != "tools/call" {
+        return false;
+    }
+    let params = request.params.and_then(|p| serde_json::from_str::<DeepCallParams<'_>>(p.get()).ok());
+    let Some(arguments) = params.and_then(|p| p.arguments).map(RawValue::get) else { return false };
+    let sent = crate::sent::scan(arguments);
+    if !sent.duplicates.is_empty() {
+        return true;
+    }
+    serde_json::from_str::<Value>(arguments).is_ok_and(|v| !crate::sent::numbers_as_sent(&sent.numbers, &v).is_empty())
 }
 
 /// Whether a number token outside strings has 19 or more digits (it may not fit 64 bits) or an

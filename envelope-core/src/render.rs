@@ -21,7 +21,11 @@ pub(crate) fn shown(value: &Value) -> String {
         }
         Value::Array(_) | Value::Object(_) => {
             let mut out = Bounded { buf: Vec::new(), limit: SHOWN_CHARS * 4 };
-            let complete = serde_json::to_writer(&mut out, value).is_ok();
+            let complete = if has_sent_numbers() {
+                write_as_sent(&mut out, value).is_ok()
+            } else {
+                serde_json::to_writer(&mut out, value).is_ok()
+            };
             let text = String::from_utf8_lossy(&out.buf).into_owned();
             if complete && text.chars().count() <= SHOWN_CHARS {
                 return text;
@@ -34,40 +38,110 @@ pub(crate) fn shown(value: &Value) -> String {
             };
             format!("{prefix}… (cut; {what})")
         }
-        // A whole number too large for 64 bits arrives as a float: show all its digits, not
-        // an exponent (`18446744073709551616`, not `1.8446744073709552e19`).
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e15 && f.abs() < 1e30) => {
-            let f = n.as_f64().unwrap_or_default();
-            exact_digits(f).unwrap_or_else(|| format!("{f:.0}"))
+        Value::Number(_) => match number_as_sent(value) {
+            Some(text) => cut_token(&text),
+            None => number_as_parsed(value),
+        },
+        _ => json_text(value),
+    }
+}
+
+/// A number read from a `Value` with no text beside it: as serde_json writes it, except that a
+/// whole number too large for 64 bits (it arrives as a float) shows all its digits, not an
+/// exponent (`18446744073709551616`, not `1.8446744073709552e19`).
+fn number_as_parsed(value: &Value) -> String {
+    match value.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() >= 1e15 && f.abs() < 1e30 && !value.is_i64() && !value.is_u64() => {
+            format!("{f:.0}")
         }
         _ => json_text(value),
     }
 }
 
-std::thread_local! {
-    /// Integer literals of the arguments being read that do not fit 64 bits, as sent.
-    static EXACT: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+/// A number token as sent, cut like a long string when it is longer than [`SHOWN_CHARS`].
+fn cut_token(text: &str) -> String {
+    if text.len() <= SHOWN_CHARS {
+        return text.to_owned();
+    }
+    format!("{}… ({} characters)", &text[..SHOWN_CHARS - 8], text.len())
 }
 
-/// Runs `f` (a tool's synchronous argument reading) with `digits` available to [`shown`].
-pub(crate) fn with_exact_digits<R>(digits: Vec<String>, f: impl FnOnce() -> R) -> R {
-    if digits.is_empty() {
+std::thread_local! {
+    /// The characters each number of the arguments being read was sent with, where they differ
+    /// from how serde_json writes the parsed double back: by the address of its node in the
+    /// parsed arguments, sorted (see `sent::numbers_as_sent`).
+    ///
+    /// Set by `Tool::call_json` around the tool's synchronous argument reading, which quotes
+    /// through [`shown`]. A thread-local rather than a field of the reader's context: the
+    /// reading code `#[tool]` generates takes the parsed arguments only, and a value read from
+    /// `Toolbox::call` has no text to carry.
+    static SENT: std::cell::RefCell<Vec<(usize, Box<str>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` (a tool's synchronous argument reading) with `numbers` available to [`shown`]; the
+/// addresses must be of nodes that live, unmoved, through `f`.
+pub(crate) fn with_sent_numbers<R>(numbers: Vec<(usize, Box<str>)>, f: impl FnOnce() -> R) -> R {
+    if numbers.is_empty() {
         return f();
     }
-    let previous = EXACT.with(|e| e.replace(digits));
+    let previous = SENT.with(|e| e.replace(numbers));
     let out = f();
-    EXACT.with(|e| e.replace(previous));
+    SENT.with(|e| e.replace(previous));
     out
 }
 
-/// The digits sent for the float `f`, when `f` was read from an integer literal past 64 bits.
-fn exact_digits(f: f64) -> Option<String> {
-    EXACT.with(|e| e.borrow().iter().find(|d| d.parse::<f64>().ok() == Some(f)).cloned())
+fn has_sent_numbers() -> bool {
+    SENT.with(|e| !e.borrow().is_empty())
+}
+
+/// The characters `value` (a number node of the arguments being read) was sent with, when they
+/// differ from serde_json's.
+fn number_as_sent(value: &Value) -> Option<String> {
+    let addr = std::ptr::from_ref(value) as usize;
+    SENT.with(|e| {
+        let table = e.borrow();
+        table.binary_search_by_key(&addr, |(a, _)| *a).ok().map(|i| table[i].1.to_string())
+    })
+}
+
+/// Writes `value` as JSON with each number as sent; stops with an error once `out` is full.
+fn write_as_sent(out: &mut Bounded, value: &Value) -> std::io::Result<()> {
+    use std::io::Write as _;
+    match value {
+        Value::Number(_) => match number_as_sent(value) {
+            Some(text) => out.write_all(text.as_bytes()),
+            None => serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other),
+        },
+        Value::Array(items) => {
+            out.write_all(b"[")?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                write_as_sent(out, item)?;
+            }
+            out.write_all(b"]")
+        }
+        Value::Object(map) => {
+            out.write_all(b"{")?;
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, k).map_err(std::io::Error::other)?;
+                out.write_all(b":")?;
+                write_as_sent(out, v)?;
+            }
+            out.write_all(b"}")
+        }
+        _ => serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other),
+    }
 }
 
 /// Calls `f` with each byte of JSON text that is outside strings (an opening `"` included, so a
 /// token before a string ends there), with its index; stops when `f` returns true, and says
 /// whether it did. Works on malformed text too: it only scans.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 pub(crate) fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bool {
     let (mut in_string, mut escaped) = (false, false);
     for (i, &byte) in json.iter().enumerate() {
@@ -88,41 +162,6 @@ pub(crate) fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> 
         }
     }
     false
-}
-
-/// Integer literals in JSON text (outside strings) that fit neither `i64` nor `u64`: a JSON
-/// parser reads them as floats and loses digits.
-pub(crate) fn long_integers(json: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut take = |from: usize, to: usize| {
-        let token = &json[from..to];
-        let integer = token.trim_start_matches('-').bytes().all(|c| c.is_ascii_digit());
-        if integer
-            && token.len() >= 19
-            && token.parse::<i64>().is_err()
-            && token.parse::<u64>().is_err()
-            && out.len() < 16
-        {
-            out.push(token.to_owned());
-        }
-    };
-    scan_outside_strings(json.as_bytes(), |i, b| {
-        let in_number = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
-        match (start, in_number) {
-            (None, true) if b == b'-' || b.is_ascii_digit() => start = Some(i),
-            (Some(from), false) => {
-                take(from, i);
-                start = None;
-            }
-            _ => {}
-        }
-        false
-    });
-    if let Some(from) = start {
-        take(from, json.len());
-    }
-    out
 }
 
 fn plural(n: usize, unit: &str) -> String {
@@ -176,20 +215,33 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 }
 
 /// The closest of `candidates` to `given`, if close enough to be worth offering: a case-only
-/// difference always is; otherwise Jaro-Winkler similarity of at least 0.8 (strsim).
+/// difference always is; otherwise one edit away by optimal string alignment (a letter added,
+/// dropped, changed, or two neighbours swapped: `tpo` for `top`), or a Jaro-Winkler similarity
+/// of at least 0.8 (both from strsim). Fewer edits win, then the higher similarity.
 pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let lower = given.to_lowercase();
-    let mut best: Option<(&str, f64)> = None;
+    let mut best: Option<(&str, usize, f64)> = None;
     for c in candidates {
-        if c.to_lowercase() == lower {
+        let c_lower = c.to_lowercase();
+        if c_lower == lower {
             return Some(c);
         }
-        let score = strsim::jaro_winkler(&lower, &c.to_lowercase());
-        if score >= 0.8 && best.is_none_or(|(_, s)| score > s) {
-            best = Some((c, score));
+        let edits = strsim::osa_distance(&lower, &c_lower);
+        let score = strsim::jaro_winkler(&lower, &c_lower);
+        if !(one_edit_apart(&lower, &c_lower, edits) || score >= 0.8) {
+            continue;
+        }
+        if best.is_none_or(|(_, e, s)| edits < e || (edits == e && score > s)) {
+            best = Some((c, edits, score));
         }
     }
-    best.map(|(c, _)| c)
+    best.map(|(c, _, _)| c)
+}
+
+/// One edit between names of three or more characters: below that, one edit is most of the name
+/// (`x` is one edit from every other one-letter name).
+fn one_edit_apart(a: &str, b: &str, edits: usize) -> bool {
+    edits == 1 && a.chars().count() >= 3 && b.chars().count() >= 3
 }
 
 /// `"a", "b", "c"` — each quoted as JSON.
@@ -204,9 +256,17 @@ pub(crate) fn quoted_list<'s>(items: impl IntoIterator<Item = &'s str>) -> Strin
     out
 }
 
-/// Formats a float the way a person writes it: `0`, `0.5`, `1e300`.
+/// Formats a float the way a person writes it, in its shortest form that reads back as the same
+/// float: `0`, `0.5`, `1e300`, `5e-324` (never a long decimal expansion).
 pub(crate) fn number(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 1e15 { format!("{}", f as i64) } else { format!("{f}") }
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        return format!("{}", f as i64);
+    }
+    let plain = format!("{f}");
+    let exp = format!("{f:e}");
+    // `{}` gives the shortest digits but never an exponent; `{:e}` always one. Take the plain
+    // form unless the exponent saves a few characters (`0.0001`, but `1e-7`).
+    if exp.len() + 2 < plain.len() { exp } else { plain }
 }
 
 #[cfg(test)]
@@ -245,5 +305,32 @@ mod tests {
         assert_eq!(closest("Country", ["query", "country"]), Some("country"));
         assert_eq!(closest("topN", ["hours_back", "group_by", "top"]), Some("top"));
         assert_eq!(closest("zzz", ["hours_back", "group_by", "top"]), None);
+        // A swapped pair of letters is one edit (optimal string alignment).
+        assert_eq!(closest("tpo", ["hours_back", "group_by", "top"]), Some("top"));
+        assert_eq!(closest("gorup_by", ["hours_back", "group_by", "top"]), Some("group_by"));
+        assert_eq!(closest("hours_bakc", ["hours_back", "group_by", "top"]), Some("hours_back"));
+        assert_eq!(closest("topp", ["hours_back", "group_by", "top"]), Some("top"));
+        assert_eq!(closest("hoursback", ["hours_back", "group_by", "top"]), Some("hours_back"));
+        assert_eq!(closest("dtaabase", ["query_hash", "database", "application"]), Some("database"));
+        // Two swaps are two edits: too far for a three-letter name.
+        assert_eq!(closest("opt", ["hours_back", "group_by", "top"]), None);
+        // One-letter names are not offered for one edit.
+        assert_eq!(closest("x", ["y", "zeta"]), None);
+    }
+
+    #[test]
+    fn numbers_in_their_shortest_exact_form() {
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1e300), "1e300");
+        assert_eq!(number(5e-324), "5e-324");
+        assert_eq!(number(1e-7), "1e-7");
+        assert_eq!(number(0.0001), "0.0001");
+        assert_eq!(number(-2.5e-10), "-2.5e-10");
+        assert_eq!(number(123456.789), "123456.789");
+        for f in [5e-324, 1e-7, 0.1, 1.7976931348623157e308, 2.2250738585072014e-308] {
+            assert_eq!(number(f).parse::<f64>().unwrap(), f, "{f} reads back");
+            assert!(number(f).len() <= 24, "{} is short", number(f));
+        }
     }
 }

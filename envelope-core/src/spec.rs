@@ -171,7 +171,8 @@ pub struct Length {
     pub unit: Unit,
 }
 
-/// `pattern = "regex"`: the whole value must match (the regex is anchored by the author).
+/// `pattern = "regex"`: the value must contain a match, as JSON Schema's `pattern` searches;
+/// `^` and `$` in the regex tie the match to the value's ends (see [`Pattern::anchoring`]).
 #[derive(Clone, Debug)]
 pub struct Pattern {
     /// The regex as written (also the schema's `pattern`).
@@ -188,7 +189,36 @@ impl PartialEq for Pattern {
     }
 }
 
+/// Where a `pattern` must match, read from the regex itself: JSON Schema's `pattern` (and the
+/// `regex` crate) searches the string, so only `^` and `$` tie a match to its ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Anchoring {
+    /// `^...$`: the whole string must match.
+    Full,
+    /// `^...`: the string must start with a match.
+    Start,
+    /// `...$`: the string must end with a match.
+    End,
+    /// Neither: the string must contain a match somewhere.
+    Search,
+}
+
 impl Pattern {
+    /// Where this pattern must match: every match starts at the string's start (`^`, `\A`) and
+    /// ends at its end (`$`, `\z`), per regex-syntax's analysis, so `^a|^b$` is `Start` only.
+    pub fn anchoring(&self) -> Anchoring {
+        use regex_syntax::hir::Look;
+        let Ok(hir) = regex_syntax::parse(self.source) else { return Anchoring::Search };
+        let props = hir.properties();
+        match (props.look_set_prefix().contains(Look::Start), props.look_set_suffix().contains(Look::End)) {
+            (true, true) => Anchoring::Full,
+            (true, false) => Anchoring::Start,
+            (false, true) => Anchoring::End,
+            (false, false) => Anchoring::Search,
+        }
+    }
+
     /// Compiles `source`. The macro checked it at compile time, so this cannot fail for a
     /// declared tool; a hand-built spec with a bad regex gets a pattern that matches nothing.
     pub fn new(source: &'static str, example: Option<&'static str>) -> Self {
@@ -200,15 +230,18 @@ impl Pattern {
 /// `format = "..."`: a string of a standard form (JSON Schema 2020-12 Validation §7.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// `date`: an RFC 3339 full-date, `2026-11-30` (checked with chrono).
+    /// `date`: an RFC 3339 §5.6 full-date, `2026-11-30` (the day checked with chrono).
     Date,
-    /// `date-time`: an RFC 3339 date-time with offset, `2026-11-30T14:05:00Z` (chrono).
+    /// `date-time`: an RFC 3339 §5.6 date-time with offset, `2026-11-30T14:05:00Z`: `T` (or `t`)
+    /// between date and time, never a space; a leap second only at 23:59:60 UTC.
     DateTime,
     /// `uuid`: RFC 9562 hyphenated, `67e55044-10b1-426f-9247-bb680e5fe0c8` (uuid).
     Uuid,
-    /// `email`: an address of RFC 5321/5322 form, `ada@example.com` (email_address).
+    /// `email`: an RFC 5321 mailbox, `ada@example.com`: its domain a host name or an address
+    /// literal (`[127.0.0.1]`).
     Email,
-    /// `uri`: an absolute URI, `https://example.com/path` (url).
+    /// `uri`: an RFC 3986 URI with a scheme, `https://example.com/path` (fluent-uri): no
+    /// spaces, `<>`, `{}`, `\\`, and every `%` followed by two hex digits.
     Uri,
 }
 
@@ -246,16 +279,14 @@ impl Format {
         }
     }
 
-    /// Whether `s` is of this form.
+    /// Whether `s` is of this form (see each variant for its RFC).
     pub fn accepts(self, s: &str) -> bool {
         match self {
-            Format::Date => s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok(),
-            Format::DateTime => chrono::DateTime::parse_from_rfc3339(s).is_ok(),
+            Format::Date => crate::formats::is_date(s),
+            Format::DateTime => crate::formats::is_date_time(s),
             Format::Uuid => s.len() == 36 && uuid::Uuid::try_parse(s).is_ok(),
-            Format::Email => {
-                email_address::EmailAddress::parse_with_options(s, email_address::Options::default()).is_ok()
-            }
-            Format::Uri => url::Url::parse(s).is_ok(),
+            Format::Email => crate::formats::is_email(s),
+            Format::Uri => crate::formats::is_uri(s),
         }
     }
 }

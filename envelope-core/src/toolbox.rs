@@ -16,6 +16,7 @@ use crate::fault::Fault;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::schema;
+use crate::sent;
 use crate::spec::ToolSpec;
 
 /// A boxed future of an envelope, as an async tool's call returns it.
@@ -128,13 +129,17 @@ impl Tool {
     /// Answers `invalid` for every argument problem (all of them in one envelope); `error` with
     /// `BACKEND_ERROR` if the tool panics (not retryable unless the tool is idempotent); else
     /// what the tool returned. Never panics.
+    ///
+    /// A `serde_json::Value` has already lost what only the JSON text shows: a key sent twice
+    /// (the parser kept one value), and the characters of each number (`1e3` is the double
+    /// 1000.0, and is quoted as `1000.0`). With the text at hand, call [`Tool::call_json`].
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
         self.call_with(arguments, Vec::new()).await
     }
 
-    /// `exact`: the digits of integer literals too large for 64 bits, as sent, so a refusal
-    /// quotes them instead of the float they were read as.
-    async fn call_with(&self, arguments: Option<&Value>, exact: Vec<String>) -> Envelope {
+    /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
+    /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
+    async fn call_with(&self, arguments: Option<&Value>, numbers: Vec<(usize, Box<str>)>) -> Envelope {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -149,10 +154,13 @@ impl Tool {
                         .into();
                 }
             },
-            Some(other) => return Refusal::from_problems(vec![args::not_an_object(&self.spec, other)]).into(),
+            Some(other) => {
+                let problem = render::with_sent_numbers(numbers, || args::not_an_object(&self.spec, other));
+                return Refusal::from_problems(vec![problem]).into();
+            }
         };
         let outcome =
-            render::with_exact_digits(exact, || catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj))));
+            render::with_sent_numbers(numbers, || catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj))));
         let envelope = match outcome {
             Ok(Outcome::Ready(e)) => e,
             Ok(Outcome::Pending(fut)) => CatchUnwind(fut).await.unwrap_or_else(|()| self.panicked()),
@@ -171,25 +179,67 @@ impl Tool {
     }
 
     /// Calls the tool with the JSON text of its arguments, of any nesting depth and any number
-    /// size. A parameter nested deeper than JSON parsing allows (128 levels), or holding a number
-    /// too large for a double (`1e400`), is refused by name, together with any unknown names; an
-    /// integer too large for 64 bits is quoted with the digits sent; text that is not JSON is
-    /// refused as such.
+    /// size. What [`call`](Self::call) cannot see is read from the text:
+    /// - a key sent twice in one object (the arguments, or a nested object at any depth) is
+    ///   refused, naming the key and quoting every value sent under it
+    ///   (`qty: "qty": -1, "qty": 5 sends the key twice; ...`), with any unknown names; the tool
+    ///   is not called;
+    /// - a number is quoted as sent (`1e3`, not `1000.0`; every digit of an integer too large
+    ///   for 64 bits), wherever a refusal quotes it.
+    ///
+    /// A parameter nested deeper than JSON parsing allows (128 levels), or holding a number too
+    /// large for a double (`1e400`), is refused by name, together with any unknown names; text
+    /// that is not JSON is refused as such.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        let parsed = match serde_json::from_str::<Value>(arguments) {
-            Ok(v) => v,
+        let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
+            Ok(v) => (v, None),
             Err(_) => match self.read_fields(arguments) {
-                Ok(fields) => Value::Object(fields),
+                Ok((fields, raws)) => (Value::Object(fields), Some(raws)),
                 Err(refusal) => return refusal.into(),
             },
         };
-        self.call_with(Some(&parsed), render::long_integers(arguments)).await
+        let numbers = match raw_fields {
+            None => {
+                let sent = sent::scan(arguments);
+                if !sent.duplicates.is_empty() {
+                    return self.refuse_duplicates(&sent.duplicates, &parsed).into();
+                }
+                sent::numbers_as_sent(&sent.numbers, &parsed)
+            }
+            // Read field by field: each field's text pairs with its own value.
+            Some(raws) => self.numbers_by_field(&parsed, &raws),
+        };
+        self.call_with(Some(&parsed), numbers).await
+    }
+
+    /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
+    /// are not parameters.
+    fn refuse_duplicates(&self, duplicates: &[sent::Duplicate], parsed: &Value) -> Refusal {
+        let problems = duplicates.iter().map(|d| args::duplicate_key(&self.spec, d)).collect();
+        let mut refusal = Refusal::from_problems(problems);
+        if let Value::Object(obj) = parsed
+            && let Err(unknown) = args::Args::new(&self.spec, Some(obj)).finish()
+        {
+            refusal = refusal.and(unknown);
+        }
+        refusal
+    }
+
+    fn numbers_by_field(&self, parsed: &Value, raws: &FieldTexts) -> Vec<(usize, Box<str>)> {
+        let mut all = Vec::new();
+        for (name, raw) in raws {
+            if let Some(v) = parsed.get(name) {
+                all.extend(sent::numbers_as_sent(&sent::scan(raw).numbers, v));
+            }
+        }
+        all.sort_unstable_by_key(|(addr, _)| *addr);
+        all
     }
 
     /// The arguments object read field by field, for text that does not parse whole: each field
     /// that cannot be read (nested past the depth limit, a number no double holds, an invalid
     /// escape) is refused by name, with any names that are not parameters.
-    fn read_fields(&self, arguments: &str) -> Result<Map<String, Value>, Refusal> {
+    fn read_fields(&self, arguments: &str) -> Result<(Map<String, Value>, FieldTexts), Refusal> {
         // Skipping a value with RawValue is iterative in serde_json: no depth limit.
         let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
             let deep = serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
@@ -198,9 +248,11 @@ impl Tool {
         };
         let mut problems = Vec::new();
         let mut fields_read = Map::new();
+        let mut raws = Vec::new();
         for (name, raw) in fields {
             match serde_json::from_str::<Value>(raw.get()) {
                 Ok(v) => {
+                    raws.push((name.clone(), raw.get().to_owned()));
                     fields_read.insert(name, v);
                 }
                 // A name that is not a parameter is refused as such, whatever its value.
@@ -214,7 +266,7 @@ impl Tool {
             }
         }
         if problems.is_empty() {
-            return Ok(fields_read);
+            return Ok((fields_read, raws));
         }
         // Report names that are not parameters too, without calling the tool.
         let mut refusal = Refusal::from_problems(problems);
@@ -224,6 +276,9 @@ impl Tool {
         Err(refusal)
     }
 }
+
+/// Each field of an arguments object read field by field, with its JSON text as sent.
+type FieldTexts = Vec<(String, String)>;
 
 /// Catches a panic inside an async tool's future, so a panic becomes a fault, not a dead task.
 struct CatchUnwind<'a>(EnvelopeFuture<'a>);
@@ -320,6 +375,11 @@ impl Toolbox {
 
     /// Calls tool `name` with `arguments` (a JSON object; `None` or `null` read as `{}`; a
     /// non-object refused, except that a lax tool decodes a JSON string holding an object).
+    ///
+    /// A `serde_json::Value` cannot show a key sent twice (`{"qty": -1, "qty": 5}` parses to
+    /// `{"qty": 5}`, and is served), nor a number's characters as sent (`1e3` is quoted as
+    /// `1000.0`). Where the JSON text is at hand, as in a server, call
+    /// [`call_json`](Self::call_json): it refuses the duplicate and quotes `1e3`.
     ///
     /// # Errors
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).

@@ -34,7 +34,7 @@ pub struct ToolArgs {
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]
 pub struct ValidateArgs {
-    pub range: Option<ExprRange>,
+    pub range: Option<RangeArg>,
     pub choices: Option<ExprArray>,
     pub default: Option<SpannedValue<Verbatim>>,
     pub desc: Option<LitStr>,
@@ -117,6 +117,123 @@ impl FromMeta for Requires {
         }
         errors.finish_with(out)
     }
+}
+
+/// `range = 1..=720` (a Rust range) or `range(min = 0, exclusive_max = 1)` (the keys validator
+/// users know, named after JSON Schema's `minimum`, `maximum`, `exclusiveMinimum`,
+/// `exclusiveMaximum`).
+#[derive(Debug)]
+pub enum RangeArg {
+    /// `range = A..=B` and its forms.
+    Rust(ExprRange),
+    /// `range(min = .., max = .., exclusive_min = .., exclusive_max = ..)`.
+    Keys(Box<RangeKeys>),
+}
+
+/// The bounds of `range(...)` as written, each with its key's span.
+#[derive(Debug)]
+pub struct RangeKeys {
+    pub min: Option<Expr>,
+    pub max: Option<Expr>,
+    pub exclusive_min: Option<Expr>,
+    pub exclusive_max: Option<Expr>,
+    /// The whole `range(...)`, for what concerns all its bounds (none given, no value between).
+    pub span: proc_macro2::Span,
+}
+
+/// The keys of `range(...)`.
+pub const RANGE_KEYS: &[&str] = &["min", "max", "exclusive_min", "exclusive_max"];
+
+/// The key of `range(...)` a misspelt or JSON Schema-spelt key stands for.
+fn range_key_for(written: &str) -> Option<&'static str> {
+    let lower = written.to_lowercase().replace('_', "");
+    let by_schema = match lower.as_str() {
+        "minimum" | "gte" | "ge" => Some("min"),
+        "maximum" | "lte" | "le" => Some("max"),
+        "exclusiveminimum" | "exclusivemin" | "gt" => Some("exclusive_min"),
+        "exclusivemaximum" | "exclusivemax" | "lt" => Some("exclusive_max"),
+        _ => None,
+    };
+    by_schema.or_else(|| {
+        RANGE_KEYS
+            .iter()
+            .map(|k| (strsim::jaro_winkler(k, written), *k))
+            .filter(|(score, _)| *score > 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, k)| k)
+    })
+}
+
+impl FromMeta for RangeArg {
+    fn from_meta(item: &syn::Meta) -> darling::Result<Self> {
+        match item {
+            syn::Meta::NameValue(nv) => Self::from_expr(&nv.value),
+            syn::Meta::List(list) => {
+                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+                let mut keys = range_keys(&items)?;
+                keys.span = syn::spanned::Spanned::span(list);
+                Ok(RangeArg::Keys(Box::new(keys)))
+            }
+            syn::Meta::Path(p) => Err(darling::Error::custom(RANGE_FORMS).with_span(p)),
+        }
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Range(r) => Ok(RangeArg::Rust(r.clone())),
+            Expr::Group(g) => Self::from_expr(&g.expr),
+            _ => Err(darling::Error::custom(
+                "`range` takes a range, like `range = 1..=120`; for exactly 5 write `5..=5`",
+            )
+            .with_span(expr)),
+        }
+    }
+}
+
+const RANGE_FORMS: &str =
+    "`range` takes a range, like `range = 1..=720`, or bounds by name, like `range(exclusive_min = 0, max = 1)`";
+
+/// Reads `min = .., max = .., exclusive_min = .., exclusive_max = ..`, every mistake reported.
+fn range_keys(items: &[NestedMeta]) -> darling::Result<RangeKeys> {
+    let mut keys = RangeKeys {
+        min: None,
+        max: None,
+        exclusive_min: None,
+        exclusive_max: None,
+        span: proc_macro2::Span::call_site(),
+    };
+    let mut errors = darling::Error::accumulator();
+    for item in items {
+        let NestedMeta::Meta(syn::Meta::NameValue(nv)) = item else {
+            errors.push(
+                darling::Error::custom("write each bound as `key = number`, like `range(min = 1, max = 720)`")
+                    .with_span(item),
+            );
+            continue;
+        };
+        let name = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let slot = match name.as_str() {
+            "min" => &mut keys.min,
+            "max" => &mut keys.max,
+            "exclusive_min" => &mut keys.exclusive_min,
+            "exclusive_max" => &mut keys.exclusive_max,
+            _ => {
+                let known = RANGE_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+                let msg = match range_key_for(&name) {
+                    Some(k) => format!("unknown `range` key `{name}`; did you mean `{k}`?"),
+                    None => format!("unknown `range` key `{name}`; the keys are {known}"),
+                };
+                errors.push(darling::Error::custom(msg).with_span(&nv.path));
+                continue;
+            }
+        };
+        if slot.is_some() {
+            errors.push(darling::Error::custom(format!("`{name}` is given twice: keep one")).with_span(&nv.path));
+            continue;
+        }
+        *slot = Some(nv.value.clone());
+    }
+    errors.finish_with(keys)
 }
 
 /// An expression kept as written (darling would read a string literal as code).

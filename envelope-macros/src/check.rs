@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
 
-use crate::attr::{RawParam, RawTool, ValidateArgs, join_docs};
+use crate::attr::{RangeArg, RangeKeys, RawParam, RawTool, ValidateArgs, join_docs};
 
 /// The JSON shape a Rust parameter type reads as.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -664,7 +664,131 @@ fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -
     }
 }
 
-fn check_range(r: &syn::ExprRange, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+    let span = match r {
+        RangeArg::Rust(r) => r.span(),
+        RangeArg::Keys(k) => k.span,
+    };
+    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
+        let hint = match kind {
+            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
+            _ => "; drop `range`",
+        };
+        errors.push(
+            Error::custom(format!(
+                "`range` applies to integer and float parameters, and this one is {}{hint}",
+                kind.words()
+            ))
+            .with_span(&span),
+        );
+        return None;
+    }
+    match r {
+        RangeArg::Rust(r) => check_rust_range(r, kind, errors),
+        RangeArg::Keys(k) => check_range_keys(k, kind, errors),
+    }
+}
+
+/// `range(min = .., max = .., exclusive_min = .., exclusive_max = ..)`: at most one bound per
+/// side, at least one in all, each a literal the type holds, and some value between them.
+fn check_range_keys(k: &RangeKeys, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+    let mut side = |incl: &Option<Expr>, excl: &Option<Expr>, which: &str| -> Option<BoundV> {
+        match (incl, excl) {
+            (Some(_), Some(e)) => {
+                let (a, b) = if which == "lower" { ("min", "exclusive_min") } else { ("max", "exclusive_max") };
+                errors.push(
+                    Error::custom(format!(
+                        "give one {which} bound: `{a}` (the value may equal it) or `{b}` (it may not), not both"
+                    ))
+                    .with_span(e),
+                );
+                None
+            }
+            (Some(e), None) => Some(BoundV::Incl(check_bound(e, kind, errors)?)),
+            (None, Some(e)) => Some(BoundV::Excl(check_bound(e, kind, errors)?)),
+            (None, None) => Some(BoundV::Unbounded),
+        }
+    };
+    let lo = side(&k.min, &k.exclusive_min, "lower");
+    let hi = side(&k.max, &k.exclusive_max, "upper");
+    let (lo, hi) = (lo?, hi?);
+    if matches!((lo, hi), (BoundV::Unbounded, BoundV::Unbounded)) {
+        errors.push(Error::custom("`range(...)` has no bound: write `range(min = 1, max = 720)`, `range(exclusive_min = 0)`, or `range(max = 720)`").with_span(&k.span));
+        return None;
+    }
+    if holds_no_value(lo, hi, kind) {
+        let written = |b: BoundV, incl: &str, excl: &str| match b {
+            BoundV::Incl(n) => format!("{incl} = {}", show(n)),
+            BoundV::Excl(n) => format!("{excl} = {}", show(n)),
+            BoundV::Unbounded => String::new(),
+        };
+        let (l, h) = (written(lo, "min", "exclusive_min"), written(hi, "max", "exclusive_max"));
+        let what = if matches!(kind, Kind::Int { .. }) { "no whole number" } else { "no number" };
+        let msg = match (lo, hi) {
+            (BoundV::Unbounded, _) | (_, BoundV::Unbounded) => {
+                let name = match kind {
+                    Kind::Int { name, .. } => name,
+                    _ => "f64",
+                };
+                format!("`{l}{h}` leaves no value a `{name}` holds: use a bound inside the type's span")
+            }
+            _ if lo.f() > hi.f() => {
+                format!("`{l}, {h}` holds no value: the lower bound is above the upper one; swap them")
+            }
+            _ => format!(
+                "`{l}, {h}` holds {what}: an exclusive bound leaves out its own value; widen the range, or write `min`/`max` to take a bound in"
+            ),
+        };
+        errors.push(Error::custom(msg).with_span(&k.span));
+        return None;
+    }
+    Some((lo, hi))
+}
+
+/// Whether no value of `kind` lies within `lo` and `hi` (exclusive bounds leave out their own
+/// value; between two integers `4` and `5` exclusive, no whole number lies).
+fn holds_no_value(lo: BoundV, hi: BoundV, kind: Kind) -> bool {
+    if let Kind::Int { min, max, .. } = kind {
+        let low = match lo {
+            BoundV::Unbounded => min,
+            BoundV::Incl(n) => int_of(n),
+            BoundV::Excl(n) => int_of(n).saturating_add(1),
+        };
+        let high = match hi {
+            BoundV::Unbounded => max,
+            BoundV::Incl(n) => int_of(n),
+            BoundV::Excl(n) => int_of(n).saturating_sub(1),
+        };
+        return low > high || low > max || high < min;
+    }
+    match (lo, hi) {
+        (BoundV::Unbounded, _) | (_, BoundV::Unbounded) => false,
+        (BoundV::Incl(a), BoundV::Incl(b)) => a.f() > b.f(),
+        (a, b) => a.f() >= b.f(),
+    }
+}
+
+fn int_of(n: NumV) -> i128 {
+    match n {
+        NumV::Int(i) => i,
+        NumV::Float(f) => f as i128,
+    }
+}
+
+impl BoundV {
+    fn f(self) -> f64 {
+        match self {
+            BoundV::Unbounded => f64::NAN,
+            BoundV::Incl(n) | BoundV::Excl(n) => n.f(),
+        }
+    }
+}
+
+fn check_rust_range(
+    r: &syn::ExprRange,
+    kind: Kind,
+    errors: &mut darling::error::Accumulator,
+) -> Option<(BoundV, BoundV)> {
     if !matches!(kind, Kind::Int { .. } | Kind::Float) {
         let hint = match kind {
             Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
@@ -925,4 +1049,90 @@ fn is_boxed_dyn(ty: &Type) -> bool {
         return false;
     }
     matches!(&seg.arguments, PathArguments::AngleBracketed(a) if a.args.iter().any(|g| matches!(g, GenericArgument::Type(Type::TraitObject(_)))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check_range` on what `#[validate(...)]` parses to, for a parameter of type `ty`: the
+    /// bounds, or every error message.
+    fn range_of(attr: syn::Attribute, ty: Type) -> Result<String, Vec<String>> {
+        let mut errors = darling::Error::accumulator();
+        let mut attrs = vec![attr];
+        let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
+        let bounds = v.range.as_ref().and_then(|r| check_range(r, kind_of(&ty), &mut errors));
+        match errors.finish() {
+            Ok(()) => Ok(format!("{:?}", bounds.expect("bounds when there is no error"))),
+            Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn named_bounds_become_the_same_model_as_a_rust_range() {
+        let named = range_of(syn::parse_quote!(#[validate(range(min = 1, max = 720))]), syn::parse_quote!(u32));
+        let rust = range_of(syn::parse_quote!(#[validate(range = 1..=720)]), syn::parse_quote!(u32));
+        assert_eq!(named, rust);
+        assert_eq!(named, Ok("(Incl(Int(1)), Incl(Int(720)))".to_owned()));
+        assert_eq!(
+            range_of(syn::parse_quote!(#[validate(range(exclusive_min = 0.0, max = 1))]), syn::parse_quote!(f64)),
+            Ok("(Excl(Float(0.0)), Incl(Float(1.0)))".to_owned())
+        );
+        assert_eq!(
+            range_of(syn::parse_quote!(#[validate(range(exclusive_max = 10))]), syn::parse_quote!(i64)),
+            Ok("(Unbounded, Excl(Int(10)))".to_owned())
+        );
+    }
+
+    #[test]
+    fn every_mistake_in_one_range_is_reported() {
+        let errors = range_of(
+            syn::parse_quote!(#[validate(range(min = 0, exclusive_min = 1, max = 5, exclusive_max = 6))]),
+            syn::parse_quote!(u32),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("give one lower bound"), "{errors:?}");
+        assert!(errors[1].starts_with("give one upper bound"), "{errors:?}");
+        let errors = range_of(
+            syn::parse_quote!(#[validate(range(maximum = 1, exclusiveMinimum = 0, max = 2, max = 3))]),
+            syn::parse_quote!(u32),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("unknown `range` key `maximum`; did you mean `max`?"), "{errors:?}");
+        assert!(
+            errors[1].contains("unknown `range` key `exclusiveMinimum`; did you mean `exclusive_min`?"),
+            "{errors:?}"
+        );
+        assert!(errors[2].contains("`max` is given twice"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_range_that_holds_nothing_of_the_type_is_refused() {
+        let holds_nothing = |attr: syn::Attribute, ty: Type| range_of(attr, ty).unwrap_err().join("\n");
+        assert!(
+            holds_nothing(syn::parse_quote!(#[validate(range(exclusive_min = 9, max = 9))]), syn::parse_quote!(u8))
+                .contains("holds no whole number")
+        );
+        assert!(
+            holds_nothing(syn::parse_quote!(#[validate(range(exclusive_max = 0))]), syn::parse_quote!(u8))
+                .contains("leaves no value a `u8` holds")
+        );
+        assert!(
+            holds_nothing(
+                syn::parse_quote!(#[validate(range(min = 2.5, exclusive_max = 2.5))]),
+                syn::parse_quote!(f32)
+            )
+            .contains("holds no number")
+        );
+        // Floats lie between any two different bounds, however close.
+        assert!(
+            range_of(
+                syn::parse_quote!(#[validate(range(exclusive_min = 1.0, exclusive_max = 1.0000001))]),
+                syn::parse_quote!(f64)
+            )
+            .is_ok()
+        );
+    }
 }

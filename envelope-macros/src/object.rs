@@ -91,7 +91,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 let __envelope_spec = #ident::__envelope_object();
                 let __envelope_obj = ::envelope_core::__private::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
                 let mut __envelope_args =
-                    ::envelope_core::__private::Args::nested(&__envelope_spec.params, __envelope_cx, __envelope_obj);
+                    ::envelope_core::__private::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;

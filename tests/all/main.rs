@@ -8,8 +8,10 @@ mod cases;
 mod codes;
 mod differential;
 mod features;
+mod formats;
 mod manifest;
 mod reading;
+mod reports;
 mod rules;
 mod wire;
 

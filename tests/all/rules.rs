@@ -798,14 +798,14 @@ fn range_on_floats() {
         json!({"x": 0.0}),
         "x",
         Some("0.0"),
-        "x: 0.0 is out of range; accepted: a number less than 0. Send a value less than 0.",
+        "x: 0.0 is out of range; accepted: a number less than 0 (0 itself not allowed). Send a value less than 0 (0 itself not allowed).",
     );
     c.refuses(
         "r_f64_below",
         json!({"x": -0.0}),
         "x",
         Some("-0.0"),
-        "x: -0.0 is out of range; accepted: a number less than 0. Send a value less than 0.",
+        "x: -0.0 is out of range; accepted: a number less than 0 (0 itself not allowed). Send a value less than 0 (0 itself not allowed).",
     );
     c.finish();
 }
