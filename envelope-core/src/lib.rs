@@ -59,6 +59,7 @@ mod refusal;
 mod render;
 mod schema;
 mod spec;
+pub mod store;
 mod toolbox;
 
 #[cfg(feature = "rmcp")]
