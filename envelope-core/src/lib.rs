@@ -52,6 +52,7 @@
 
 mod args;
 mod code;
+pub mod confirm;
 mod envelope;
 mod fault;
 mod manifest;
@@ -66,7 +67,7 @@ mod toolbox;
 pub mod mcp;
 
 pub use args::{Cx, FromArg, Path};
-pub use code::{Code, codes};
+pub use code::{Code, Retry, codes};
 pub use envelope::{Confirmation, Envelope, Status};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
