@@ -770,8 +770,9 @@ impl Toolbox {
     /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
     /// the tool for a new id), or the envelope to answer.
     pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
-        let Some(t) = self.get(tool) else {
-            return PendingCheck::Refused(self.guard.not_found(pending_action_id));
+        // Only a confirm tool's reading stops before its body: never run another to check.
+        let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
+            return PendingCheck::Refused(self.guard.not_found(pending_action_id).with_code_prefix(self.code_prefix()));
         };
         let obj = match arguments {
             None | Some(Value::Null) => None,

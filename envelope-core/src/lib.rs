@@ -131,8 +131,13 @@ pub use envelope_macros::ToolError;
 /// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
 /// `rename_all = "..."` (serde's words), the MCP annotations `read_only`, `destructive`,
 /// `idempotent`, `open_world` (each also `= false`; absent is an absent hint), `timeout_ms = N`
-/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`), and
-/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`).
+/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`),
+/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`),
+/// `confirm = preview_fn` (a valid call runs only `preview_fn`, which takes the same parameters
+/// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
+/// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
+/// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
+/// replay answers the first envelope). See [`confirm`] for both.
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///

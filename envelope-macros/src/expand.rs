@@ -488,3 +488,67 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The `compile_error!` messages of `#[tool(args)]` on `item`, in order.
+    fn errors(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> Vec<String> {
+        let out = super::tool(args, item).to_string();
+        out.split("compile_error ! {").skip(1).filter_map(|e| e.split('"').nth(1).map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn confirm_and_idempotency_key_together_are_refused() {
+        let errs = errors(
+            quote!(confirm = preview, idempotency_key),
+            quote!(
+                fn drop_table(name: String) -> u32 {
+                    0
+                }
+            ),
+        );
+        assert_eq!(
+            errs,
+            [
+                "a `confirm` tool runs once per approval already: drop `idempotency_key`, or drop `confirm` for a write that needs no approval"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_parameter_named_idempotency_key_is_refused_with_the_flag() {
+        let errs = errors(
+            quote!(idempotency_key),
+            quote!(
+                fn write(idempotency_key: String) -> u32 {
+                    0
+                }
+            ),
+        );
+        assert_eq!(
+            errs,
+            [
+                "`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_confirm_tool_expands_to_a_guarded_call_with_its_preview() {
+        let out = super::tool(
+            quote!(confirm = preview),
+            quote!(
+                fn wipe(id: u32) -> u32 {
+                    id
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("__private :: guarded"), "{out}");
+        assert!(out.contains("preview (& __envelope_0)"), "{out}");
+        assert!(out.contains("needs_confirmation : true"), "{out}");
+    }
+}

@@ -200,6 +200,13 @@ fn the_sealed_arguments_are_the_ones_that_run() {
         PendingCheck::Refused(e) => assert_eq!(e.code(), Some(codes::NOT_FOUND)),
         other => panic!("{other:?}"),
     }
+    // Checking against a tool that needs no confirmation runs nothing.
+    let writes = notes.writes();
+    match block_on(toolbox.check_pending(&id, "create_note", Some(&json!({"title": "x"})))) {
+        PendingCheck::Refused(e) => assert_eq!(e.code(), Some(codes::NOT_FOUND)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(notes.writes(), writes);
     // Another call's preview hashes differently.
     let (_, other) = queue_delete(&toolbox, 2);
     assert_ne!(other["preview_hash"], wire["preview_hash"]);
