@@ -1179,7 +1179,7 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).
-    pub fn refuse(self) -> crate::toolbox::Outcome<'static> {
+    pub fn refuse<'o>(self) -> crate::toolbox::Outcome<'o> {
         let envelope = match self.finish() {
             Err(refusal) => refusal.into(),
             Ok(()) => crate::Fault::backend("reading the arguments").into(),
@@ -1188,7 +1188,7 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of names that are not parameters, when every parameter was read.
-    pub fn unknown(self) -> Option<crate::toolbox::Outcome<'static>> {
+    pub fn unknown<'o>(self) -> Option<crate::toolbox::Outcome<'o>> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 

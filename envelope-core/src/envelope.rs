@@ -48,6 +48,7 @@ impl Serialize for Status {
 /// | `invalid` | `status`, `success: false`, `error_code`, `message`, `hints` (`parameter`, `rejected`, `accepted`, `fix`, `suggestion`, `others`), `retryable: false` |
 /// | `error` | `status`, `success: false`, `error_code`, `message`, `hints` (`operation`), `retryable` |
 /// | `needs_confirmation` | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false`, `pending_action_id`, `preview`, `preview_hash` |
+/// | `error` (cannot queue) | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false` |
 ///
 /// ```
 /// use envelope_core::Envelope;
@@ -86,6 +87,12 @@ struct Failed {
 }
 
 /// An action that waits for approval: its id, what it would do, and a hash of that preview.
+///
+/// A `#[tool(confirm = preview_fn)]` builds it: `pending_action_id` is the sealed id that
+/// `confirm_action` takes (see [`Toolbox::confirm`](crate::Toolbox::confirm)), `preview` is what
+/// the preview function returned, and `preview_hash` is the SHA-256 (lowercase hex) of the
+/// RFC 8785 canonical JSON of `{"tool", "arguments", "preview"}`, the arguments without any
+/// `secret` parameter ([`crate::confirm::preview_hash`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Confirmation {
     pending_action_id: String,
@@ -95,22 +102,36 @@ pub struct Confirmation {
 }
 
 impl Confirmation {
-    /// A queued action. `preview` is the JSON of what it would do; `preview_hash` is computed
-    /// from it (FNV-1a 64 of its JSON text, 16 hex digits: it detects a changed preview, it is
-    /// not a signature). `message` tells the model what to ask the user.
+    /// A queued action built by hand (an adapter, a hand-written handler). `preview` is the JSON
+    /// of what it would do; `preview_hash` is the SHA-256 (lowercase hex) of its RFC 8785
+    /// canonical JSON. `message` tells the model what to ask the person and how to confirm.
     pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
-        let text = serde_json::to_string(&preview).unwrap_or_default();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        Confirmation {
-            pending_action_id: pending_action_id.into(),
-            message: message.into(),
-            preview,
-            preview_hash: format!("{hash:016x}"),
-        }
+        let preview_hash = crate::confirm::sha256_hex(&crate::confirm::canonical(&preview));
+        Confirmation { pending_action_id: pending_action_id.into(), message: message.into(), preview, preview_hash }
+    }
+
+    pub(crate) fn hashed(pending_action_id: String, message: String, preview: Value, preview_hash: String) -> Self {
+        Confirmation { pending_action_id, message, preview, preview_hash }
+    }
+
+    /// The id `confirm_action` takes (an MCP 2026-07-28 adapter sends it as `requestState`).
+    pub fn pending_action_id(&self) -> &str {
+        &self.pending_action_id
+    }
+
+    /// What the action would do, to show the person.
+    pub fn preview(&self) -> &Value {
+        &self.preview
+    }
+
+    /// The SHA-256 of the preview (and, from a `#[tool]`, of the tool and its arguments).
+    pub fn preview_hash(&self) -> &str {
+        &self.preview_hash
+    }
+
+    /// What to ask the person and how to confirm.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
@@ -123,6 +144,40 @@ impl Envelope {
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
         Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None }
+    }
+
+    /// The queued action of a `needs_confirmation` envelope.
+    pub fn confirmation(&self) -> Option<&Confirmation> {
+        match &self.inner {
+            Inner::NeedsConfirmation(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `error` with `CONFIRMATION_REQUIRED`: the action needs approval and this toolbox cannot
+    /// queue it. No `pending_action_id`; not retryable.
+    pub(crate) fn cannot_queue(message: String) -> Self {
+        let failed = Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false };
+        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None }
+    }
+
+    /// An envelope recorded as JSON (`to_value`) read back: `ok`, or `invalid` with one of
+    /// `codes`. `None` for anything else (faults and confirmations are never recorded).
+    pub(crate) fn from_recorded(v: &Value, codes: &[Code]) -> Option<Self> {
+        match v.get("status")?.as_str()? {
+            "ok" => Some(Envelope::ok(v.get("data")?.clone())),
+            "invalid" => {
+                let name = v.get("error_code")?.as_str()?;
+                let code = *codes.iter().find(|c| c.name() == name && c.status() == Status::Invalid)?;
+                let invalid = Invalid {
+                    code,
+                    message: v.get("message")?.as_str()?.to_owned(),
+                    hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
+                };
+                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None })
+            }
+            _ => None,
+        }
     }
 
     /// Prefixes `error_code` on the wire (`ACME_` + `NOT_FOUND`); `None` removes it.

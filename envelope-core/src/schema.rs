@@ -254,11 +254,16 @@ fn range(m: &mut Map<String, Value>, r: &Range, ty: &Ty) {
 pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
-    // A tool answers `ok`, `invalid` or `error`; `needs_confirmation` comes from no `#[tool]`.
-    let m = json!({
+    // A tool answers `ok`, `invalid` or `error`; a confirm tool also `needs_confirmation`.
+    let statuses: &[&str] = if spec.needs_confirmation {
+        &["ok", "invalid", "error", "needs_confirmation"]
+    } else {
+        &["ok", "invalid", "error"]
+    };
+    let mut m = json!({
         "type": "object",
         "properties": {
-            "status": {"enum": ["ok", "invalid", "error"]},
+            "status": {"enum": statuses},
             "success": {"type": "boolean"},
             "data": data,
             "error_code": {"enum": codes},
@@ -280,6 +285,13 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         },
         "required": ["status", "success"]
     });
+    if spec.needs_confirmation
+        && let Some(Value::Object(props)) = m.get_mut("properties")
+    {
+        props.insert("pending_action_id".into(), json!({"type": "string"}));
+        props.insert("preview".into(), json!({}));
+        props.insert("preview_hash".into(), json!({"type": "string", "pattern": "^[0-9a-f]{64}$"}));
+    }
     match m {
         Value::Object(m) => m,
         _ => Map::new(),

@@ -6,6 +6,7 @@ mod tools;
 
 mod cases;
 mod codes;
+mod confirm;
 mod differential;
 mod features;
 mod formats;
