@@ -83,6 +83,7 @@ struct Failed {
     message: String,
     operation: Option<String>,
     retryable: bool,
+    trace_id: Option<String>,
 }
 
 /// An action that waits for approval: its id, what it would do, and a hash of that preview.
@@ -195,6 +196,32 @@ impl Envelope {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// Adds `hints.trace_id` to a fault (status `error`): the id its log line carries too, so an
+    /// operator finds the details the message leaves out. Other statuses are returned unchanged.
+    ///
+    /// ```
+    /// use envelope_core::{Envelope, Fault};
+    ///
+    /// let env = Envelope::from(Fault::backend("reading notes")).with_trace_id("4f1c2a9e0b7d3e65");
+    /// assert_eq!(env.trace_id(), Some("4f1c2a9e0b7d3e65"));
+    /// assert_eq!(env.to_value()["hints"], serde_json::json!({"operation": "reading notes", "trace_id": "4f1c2a9e0b7d3e65"}));
+    /// ```
+    #[must_use]
+    pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
+        if let Inner::Error(f) = &mut self.inner {
+            f.trace_id = Some(trace_id.into());
+        }
+        self
+    }
+
+    /// `hints.trace_id` of a fault, when set with [`with_trace_id`](Self::with_trace_id).
+    pub fn trace_id(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Error(f) => f.trace_id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
@@ -222,6 +249,7 @@ impl From<Fault> for Envelope {
                 message: f.message(),
                 operation: f.operation().map(str::to_owned),
                 retryable: code.retryable(),
+                trace_id: None,
             })),
             prefix: None,
         }
@@ -255,8 +283,8 @@ impl Serialize for Envelope {
             Inner::Error(f) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, f.code))?;
                 m.serialize_entry("message", &f.message)?;
-                if let Some(op) = &f.operation {
-                    m.serialize_entry("hints", &OperationHint(op))?;
+                if f.operation.is_some() || f.trace_id.is_some() {
+                    m.serialize_entry("hints", &FaultHints(f))?;
                 }
                 m.serialize_entry("retryable", &f.retryable)?;
             }
@@ -273,12 +301,18 @@ impl Serialize for Envelope {
     }
 }
 
-struct OperationHint<'a>(&'a str);
+/// A fault's `hints`: `operation`, then `trace_id`, each when known.
+struct FaultHints<'a>(&'a Failed);
 
-impl Serialize for OperationHint<'_> {
+impl Serialize for FaultHints<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("operation", self.0)?;
+        let mut m = s.serialize_map(None)?;
+        if let Some(op) = &self.0.operation {
+            m.serialize_entry("operation", op)?;
+        }
+        if let Some(id) = &self.0.trace_id {
+            m.serialize_entry("trace_id", id)?;
+        }
         m.end()
     }
 }

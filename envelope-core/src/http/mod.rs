@@ -22,9 +22,13 @@ pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 #[cfg(feature = "http")]
 mod guard;
 #[cfg(feature = "http")]
+mod tools;
+#[cfg(feature = "http")]
 pub use guard::{
     AuthLayer, Authenticate, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback, read_body,
 };
+#[cfg(feature = "http")]
+pub use tools::{DEFAULT_BODY_LIMIT, DEFAULT_RETRY_AFTER_SECONDS, HttpTools};
 
 /// The HTTP status (RFC 9110 §15) an envelope is answered with: the one status rule.
 ///
