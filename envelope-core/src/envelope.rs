@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
+use crate::wire::WireFormat;
 
 /// The first key of every envelope (DESIGN "Status words").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,6 +60,7 @@ impl Serialize for Status {
 pub struct Envelope {
     inner: Inner,
     prefix: Option<&'static str>,
+    format: WireFormat,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,12 +120,12 @@ impl Confirmation {
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None }
+        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope }
     }
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None }
+        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None, format: WireFormat::Envelope }
     }
 
     /// Prefixes `error_code` on the wire (`ACME_` + `NOT_FOUND`); `None` removes it.
@@ -131,6 +133,40 @@ impl Envelope {
     pub fn with_code_prefix(mut self, prefix: Option<&'static str>) -> Self {
         self.prefix = prefix;
         self
+    }
+
+    /// Serializes in `format` ([`to_json`](Self::to_json), [`to_value`](Self::to_value), the
+    /// HTTP body, MCP's text content and `structuredContent`); [`WireFormat::Envelope`], the
+    /// default, is the wire contract above. The accessors are the same in every format.
+    #[must_use]
+    pub fn with_wire_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The wire format it serializes in.
+    pub fn wire_format(&self) -> WireFormat {
+        self.format
+    }
+
+    /// The parts a wire format writes.
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        match &self.inner {
+            Inner::Ok(data) => Parts::Ok(data),
+            Inner::Invalid(i) => Parts::Invalid { message: &i.message, hints: &i.hints },
+            Inner::Error(f) => Parts::Error { message: &f.message, operation: f.operation.as_deref() },
+            Inner::NeedsConfirmation(c) => Parts::Confirm {
+                message: &c.message,
+                pending_action_id: &c.pending_action_id,
+                preview: &c.preview,
+                preview_hash: &c.preview_hash,
+            },
+        }
+    }
+
+    /// `error_code` as sent: the code with the prefix, if any.
+    pub(crate) fn code_on_wire(&self) -> Option<String> {
+        self.code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
     }
 
     /// The status word.
@@ -236,7 +272,7 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.code(), message, hints };
-        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None }
+        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
     }
 }
 
@@ -252,8 +288,17 @@ impl From<Fault> for Envelope {
                 trace_id: None,
             })),
             prefix: None,
+            format: WireFormat::Envelope,
         }
     }
+}
+
+/// An envelope's parts, for the wire formats.
+pub(crate) enum Parts<'a> {
+    Ok(&'a Value),
+    Invalid { message: &'a str, hints: &'a Value },
+    Error { message: &'a str, operation: Option<&'a str> },
+    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
 }
 
 struct CodeName<'a>(Option<&'a str>, Code);
@@ -269,6 +314,9 @@ impl Serialize for CodeName<'_> {
 
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.format != WireFormat::Envelope {
+            return crate::wire::serialize(self, s);
+        }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
         m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;

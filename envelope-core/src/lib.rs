@@ -60,6 +60,7 @@ mod render;
 mod schema;
 mod spec;
 mod toolbox;
+mod wire;
 
 pub mod http;
 #[cfg(feature = "rmcp")]
@@ -276,6 +277,7 @@ pub use spec::{
     Ty, Unit,
 };
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
+pub use wire::WireFormat;
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

@@ -97,7 +97,7 @@ impl ToolError for Queued {
 
 /// Deletes a note, after approval.
 #[tool(destructive)]
-fn delete_note(#[validate(range = 1..)] note_id: u32) -> Result<(), Queued> {
+pub(crate) fn delete_note(#[validate(range = 1..)] note_id: u32) -> Result<(), Queued> {
     Err(Queued(note_id))
 }
 
@@ -110,9 +110,9 @@ pub(crate) async fn serve(app: Router) -> std::net::SocketAddr {
 }
 
 pub(crate) struct Reply {
-    status: u16,
+    pub(crate) status: u16,
     headers: hyper::HeaderMap,
-    text: String,
+    pub(crate) text: String,
 }
 
 impl Reply {

@@ -8,6 +8,7 @@ mod cases;
 mod codes;
 mod differential;
 mod features;
+mod formats;
 mod http;
 mod manifest;
 mod reading;

@@ -191,7 +191,9 @@ impl HttpTools {
             let refusal = Refusal::parameter("arguments");
             let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
             let refusal = refusal.reason("is not JSON").accepted(shape.accepted_set()).fix(shape.fix_text()).build();
-            return Envelope::from(refusal).with_code_prefix(self.toolbox.code_prefix());
+            return Envelope::from(refusal)
+                .with_code_prefix(self.toolbox.code_prefix())
+                .with_wire_format(self.toolbox.wire_format());
         }
         self.toolbox.call_json(name, text).await.unwrap_or_else(|_| self.unknown_tool(name))
     }
