@@ -55,6 +55,7 @@ mod code;
 mod envelope;
 mod fault;
 mod manifest;
+mod read;
 mod refusal;
 mod render;
 mod schema;
@@ -271,6 +272,7 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
+pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,

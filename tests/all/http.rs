@@ -18,7 +18,7 @@ const NOT_QUEUED: Code = Code::new("CONFIRMATION_REQUIRED", Status::Error)
     .http_status(202);
 
 #[derive(ToolError)]
-enum Answer {
+pub(crate) enum Answer {
     #[refuse(code = codes::VALIDATION_ERROR, parameter = "outcome", accepted = "any", fix = "Send another.")]
     Validation { rejected: String },
     #[refuse(code = codes::NOT_FOUND, parameter = "outcome", accepted = "any", fix = "Send another.")]
@@ -51,7 +51,7 @@ enum Answer {
 
 /// Answers the outcome named, for driving every status.
 #[tool]
-fn answer(
+pub(crate) fn answer(
     #[validate(choices = [
         "ok", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "VERSION_CONFLICT", "IDEMPOTENCY_CONFLICT",
         "IN_PROGRESS", "RATE_LIMITED", "QUOTA_EXCEEDED", "UNAUTHORIZED", "FORBIDDEN", "BACKEND_ERROR",

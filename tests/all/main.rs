@@ -11,6 +11,7 @@ mod features;
 mod formats;
 mod http;
 mod manifest;
+mod reader;
 mod reading;
 mod rules;
 mod ui;

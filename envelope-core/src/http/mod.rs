@@ -13,6 +13,7 @@
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it.
 
+use crate::code::{Code, codes};
 use crate::envelope::{Envelope, Status};
 
 mod transport;
@@ -64,10 +65,26 @@ pub(crate) fn rule(status: Status, code_status: Option<u16>) -> u16 {
     }
 }
 
+/// The standard code whose name `error_code` ends with, after any service prefix
+/// (`ACME_NOT_FOUND` → `NOT_FOUND`), among `codes::ALL` and `extra`; the longest name wins.
+pub(crate) fn known_code(error_code: &str, extra: &[Code]) -> Option<Code> {
+    codes::ALL
+        .iter()
+        .chain(extra)
+        .filter(|c| {
+            error_code == c.name()
+                || error_code
+                    .strip_suffix(c.name())
+                    .is_some_and(|prefix| prefix.ends_with('_') || prefix.ends_with('.') || prefix.ends_with(':'))
+        })
+        .max_by_key(|c| c.name().len())
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Code, Fault, Refusal, codes};
+    use crate::{Fault, Refusal};
 
     fn refusal(code: Code) -> Envelope {
         let r = Refusal::parameter("p").rejected(&1).accepted("2").fix("Send 2.").build().with_code(code);
@@ -106,5 +123,13 @@ mod tests {
         assert_eq!(rule(Status::Error, Some(202)), 500);
         assert_eq!(rule(Status::Error, Some(404)), 500);
         assert_eq!(rule(Status::Error, Some(503)), 503);
+    }
+
+    #[test]
+    fn codes_are_known_after_a_prefix() {
+        assert_eq!(known_code("ACME_VALIDATION_ERROR", &[]), Some(codes::VALIDATION_ERROR));
+        assert_eq!(known_code("NOT_FOUND", &[]), Some(codes::NOT_FOUND));
+        assert_eq!(known_code("XNOT_FOUND", &[]), None);
+        assert_eq!(known_code("ACME_IDEMPOTENCY_CONFLICT", &[]), Some(codes::IDEMPOTENCY_CONFLICT));
     }
 }
