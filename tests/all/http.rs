@@ -147,8 +147,14 @@ pub(crate) async fn send(
     Reply { status, headers, text: String::from_utf8(bytes.to_vec()).unwrap() }
 }
 
+/// Counts to `n`, strictly: no lax coercions.
+#[tool(strict)]
+fn count_to(#[validate(range = 1..=10)] n: u32) -> Vec<u32> {
+    (1..=n).collect()
+}
+
 fn test_toolbox() -> Toolbox {
-    crate::tools::toolbox().with(answer::tool()).with(delete_note::tool())
+    crate::tools::toolbox().with(answer::tool()).with(delete_note::tool()).with(count_to::tool())
 }
 
 #[tokio::test]
@@ -231,6 +237,18 @@ async fn the_body_is_read_as_text_as_over_mcp() {
         "{}",
         big.text
     );
+    // A strict tool refuses the coercion; a lax one decodes a JSON string holding the object.
+    let strict = send(addr, "POST", "/tools/count_to", &[], r#"{"n": "3"}"#).await;
+    assert_eq!(strict.status, 400, "{}", strict.text);
+    assert_eq!(strict.json()["hints"]["parameter"], "n");
+    assert_eq!(
+        send(addr, "POST", "/tools/count_to", &[], r#"{"n": 3}"#).await.text,
+        r#"{"status":"ok","success":true,"data":[1,2,3]}"#
+    );
+    let encoded =
+        send(addr, "POST", "/tools/get_top_queries", &[], r#""{\"hours_back\": 24, \"group_by\": \"database\"}""#)
+            .await;
+    assert_eq!(encoded.status, 200, "{}", encoded.text);
     // An empty body is no arguments: every required parameter is missing.
     let empty = send(addr, "POST", "/tools/get_top_queries", &[], "").await;
     assert_eq!(empty.status, 400);
@@ -346,6 +364,20 @@ async fn transport_errors() {
             .await;
     assert_eq!(big.status, 413);
     assert_eq!(big.json(), TransportError::payload_too_large(64).to_value());
+
+    // A chunked body, with no Content-Length, is cut off at the limit as it streams.
+    let raw = format!(
+        "POST /tools/get_top_queries HTTP/1.1\r\nhost: x\r\nauthorization: Bearer tok-writer\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{}\r\n0\r\n\r\n",
+        100,
+        "a".repeat(100)
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, raw.as_bytes()).await.unwrap();
+    let mut reply = vec![0u8; 4096];
+    let n = tokio::io::AsyncReadExt::read(&mut stream, &mut reply).await.unwrap();
+    let reply = String::from_utf8_lossy(&reply[..n]);
+    assert!(reply.starts_with("HTTP/1.1 413 "), "{reply}");
+    assert!(reply.ends_with(&TransportError::payload_too_large(64).to_json()), "{reply}");
 
     // Over MCP the same failures are JSON-RPC errors.
     let mcp = Router::new()
