@@ -15,9 +15,9 @@ pub enum Reply {
         /// The answer.
         data: Value,
     },
-    /// Refused: the request must change; retrying it unchanged will not help (unless the code
+    /// A refusal: the request must change; retrying it unchanged will not help (unless the code
     /// says so, like `RATE_LIMITED`).
-    Refusal {
+    Refused {
         /// `error_code` as sent (with any service prefix), when the reply has one.
         code: Option<String>,
         /// `hints.parameter`: the parameter to fix, when named.
@@ -26,7 +26,7 @@ pub enum Reply {
         message: String,
     },
     /// A fault: the request was valid and the server failed.
-    Fault {
+    Failed {
         /// `error_code` as sent, when the reply has one.
         code: Option<String>,
         /// The sentence for the model.
@@ -87,7 +87,7 @@ impl Reading {
 /// use envelope_core::{read, Reply};
 ///
 /// let refusal = read(r#"{"status":"error","error_code":"ACME_VALIDATION_ERROR","summary":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."}"#);
-/// assert!(matches!(refusal.reply, Reply::Refusal { .. }));
+/// assert!(matches!(refusal.reply, Reply::Refused { .. }));
 /// assert_eq!(refusal.http_status, Some(400));
 ///
 /// let listing = read(r#"{"count": 0, "results": [], "error": "upstream timed out"}"#);
@@ -222,9 +222,9 @@ impl Reader {
                 let refused = word == "invalid"
                     || code.as_deref().and_then(|c| self.known(c)).is_some_and(|c| c.status() == Status::Invalid);
                 if refused {
-                    Reply::Refusal { code, parameter: hint("parameter"), message }
+                    Reply::Refused { code, parameter: hint("parameter"), message }
                 } else {
-                    Reply::Fault { code, message, operation: hint("operation"), trace_id: hint("trace_id") }
+                    Reply::Failed { code, message, operation: hint("operation"), trace_id: hint("trace_id") }
                 }
             }
             "needs_confirmation" => match string(o, "pending_action_id") {
@@ -253,8 +253,8 @@ impl Reader {
                 preview: o.get("preview").cloned().unwrap_or(Value::Null),
                 preview_hash: string(o, "preview_hash"),
             },
-            (Some(Value::Bool(true)), None) => Reply::Refusal { code, parameter: None, message },
-            (Some(Value::Bool(false)), None) => Reply::Fault { code, message, operation: None, trace_id: None },
+            (Some(Value::Bool(true)), None) => Reply::Refused { code, parameter: None, message },
+            (Some(Value::Bool(false)), None) => Reply::Failed { code, message, operation: None, trace_id: None },
             _ => {
                 return unreadable(
                     "`success` is false but `refused` is not a boolean: a failure that does not say whether to fix \
@@ -274,8 +274,8 @@ impl Reader {
         let http_status = match &reply {
             Reply::Ok { .. } => Some(crate::http::rule(Status::Ok, None)),
             Reply::NeedsConfirmation { .. } => Some(crate::http::rule(Status::NeedsConfirmation, None)),
-            Reply::Refusal { code, .. } => Some(crate::http::rule(Status::Invalid, code_status(code))),
-            Reply::Fault { code, .. } => Some(crate::http::rule(Status::Error, code_status(code))),
+            Reply::Refused { code, .. } => Some(crate::http::rule(Status::Invalid, code_status(code))),
+            Reply::Failed { code, .. } => Some(crate::http::rule(Status::Error, code_status(code))),
             Reply::Unreadable { .. } => None,
         };
         Reading { reply, http_status, format }

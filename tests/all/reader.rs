@@ -30,8 +30,8 @@ const OUTCOMES: [&str; 15] = [
 fn kind(reply: &Reply) -> Option<Status> {
     match reply {
         Reply::Ok { .. } => Some(Status::Ok),
-        Reply::Refusal { .. } => Some(Status::Invalid),
-        Reply::Fault { .. } => Some(Status::Error),
+        Reply::Refused { .. } => Some(Status::Invalid),
+        Reply::Failed { .. } => Some(Status::Error),
         Reply::NeedsConfirmation { .. } => Some(Status::NeedsConfirmation),
         _ => None,
     }
@@ -85,7 +85,7 @@ fn the_parts_of_a_refusal_and_a_fault() {
     );
     assert_eq!(
         refusal.reply,
-        Reply::Refusal {
+        Reply::Refused {
             code: None,
             parameter: Some("hours_back".into()),
             message:
@@ -100,7 +100,7 @@ fn the_parts_of_a_refusal_and_a_fault() {
     );
     assert_eq!(
         fault.reply,
-        Reply::Fault {
+        Reply::Failed {
             code: Some("TIMEOUT".into()),
             message: "m".into(),
             operation: Some("get_top_queries".into()),
