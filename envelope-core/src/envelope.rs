@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
+use crate::wire::WireFormat;
 
 /// The first key of every envelope (DESIGN "Status words").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +61,7 @@ impl Serialize for Status {
 pub struct Envelope {
     inner: Inner,
     prefix: Option<&'static str>,
+    format: WireFormat,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +86,7 @@ struct Failed {
     message: String,
     operation: Option<String>,
     retryable: bool,
+    trace_id: Option<String>,
 }
 
 /// An action that waits for approval: its id, what it would do, and a hash of that preview.
@@ -138,12 +141,12 @@ impl Confirmation {
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None }
+        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope }
     }
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None }
+        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None, format: WireFormat::Envelope }
     }
 
     /// The queued action of a `needs_confirmation` envelope.
@@ -157,8 +160,9 @@ impl Envelope {
     /// `error` with `CONFIRMATION_REQUIRED`: the action needs approval and this toolbox cannot
     /// queue it. No `pending_action_id`; not retryable.
     pub(crate) fn cannot_queue(message: String) -> Self {
-        let failed = Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false };
-        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None }
+        let failed =
+            Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false, trace_id: None };
+        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope }
     }
 
     /// An envelope recorded as JSON (`to_value`) read back: `ok`, or `invalid` with one of
@@ -174,7 +178,7 @@ impl Envelope {
                     message: v.get("message")?.as_str()?.to_owned(),
                     hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
                 };
-                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None })
+                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope })
             }
             _ => None,
         }
@@ -185,6 +189,40 @@ impl Envelope {
     pub fn with_code_prefix(mut self, prefix: Option<&'static str>) -> Self {
         self.prefix = prefix;
         self
+    }
+
+    /// Serializes in `format` ([`to_json`](Self::to_json), [`to_value`](Self::to_value), the
+    /// HTTP body, MCP's text content and `structuredContent`); [`WireFormat::Envelope`], the
+    /// default, is the wire contract above. The accessors are the same in every format.
+    #[must_use]
+    pub fn with_wire_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The wire format it serializes in.
+    pub fn wire_format(&self) -> WireFormat {
+        self.format
+    }
+
+    /// The parts a wire format writes.
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        match &self.inner {
+            Inner::Ok(data) => Parts::Ok(data),
+            Inner::Invalid(i) => Parts::Invalid { message: &i.message, hints: &i.hints },
+            Inner::Error(f) => Parts::Error { message: &f.message, operation: f.operation.as_deref() },
+            Inner::NeedsConfirmation(c) => Parts::Confirm {
+                message: &c.message,
+                pending_action_id: &c.pending_action_id,
+                preview: &c.preview,
+                preview_hash: &c.preview_hash,
+            },
+        }
+    }
+
+    /// `error_code` as sent: the code with the prefix, if any.
+    pub(crate) fn code_on_wire(&self) -> Option<String> {
+        self.code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
     }
 
     /// The status word.
@@ -250,6 +288,32 @@ impl Envelope {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// Adds `hints.trace_id` to a fault (status `error`): the id its log line carries too, so an
+    /// operator finds the details the message leaves out. Other statuses are returned unchanged.
+    ///
+    /// ```
+    /// use envelope_core::{Envelope, Fault};
+    ///
+    /// let env = Envelope::from(Fault::backend("reading notes")).with_trace_id("4f1c2a9e0b7d3e65");
+    /// assert_eq!(env.trace_id(), Some("4f1c2a9e0b7d3e65"));
+    /// assert_eq!(env.to_value()["hints"], serde_json::json!({"operation": "reading notes", "trace_id": "4f1c2a9e0b7d3e65"}));
+    /// ```
+    #[must_use]
+    pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
+        if let Inner::Error(f) = &mut self.inner {
+            f.trace_id = Some(trace_id.into());
+        }
+        self
+    }
+
+    /// `hints.trace_id` of a fault, when set with [`with_trace_id`](Self::with_trace_id).
+    pub fn trace_id(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Error(f) => f.trace_id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
@@ -264,7 +328,7 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.code(), message, hints };
-        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None }
+        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
     }
 }
 
@@ -277,10 +341,20 @@ impl From<Fault> for Envelope {
                 message: f.message(),
                 operation: f.operation().map(str::to_owned),
                 retryable: code.retryable(),
+                trace_id: None,
             })),
             prefix: None,
+            format: WireFormat::Envelope,
         }
     }
+}
+
+/// An envelope's parts, for the wire formats.
+pub(crate) enum Parts<'a> {
+    Ok(&'a Value),
+    Invalid { message: &'a str, hints: &'a Value },
+    Error { message: &'a str, operation: Option<&'a str> },
+    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
 }
 
 struct CodeName<'a>(Option<&'a str>, Code);
@@ -296,6 +370,9 @@ impl Serialize for CodeName<'_> {
 
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.format != WireFormat::Envelope {
+            return crate::wire::serialize(self, s);
+        }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
         m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;
@@ -310,8 +387,8 @@ impl Serialize for Envelope {
             Inner::Error(f) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, f.code))?;
                 m.serialize_entry("message", &f.message)?;
-                if let Some(op) = &f.operation {
-                    m.serialize_entry("hints", &OperationHint(op))?;
+                if f.operation.is_some() || f.trace_id.is_some() {
+                    m.serialize_entry("hints", &FaultHints(f))?;
                 }
                 m.serialize_entry("retryable", &f.retryable)?;
             }
@@ -328,12 +405,18 @@ impl Serialize for Envelope {
     }
 }
 
-struct OperationHint<'a>(&'a str);
+/// A fault's `hints`: `operation`, then `trace_id`, each when known.
+struct FaultHints<'a>(&'a Failed);
 
-impl Serialize for OperationHint<'_> {
+impl Serialize for FaultHints<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("operation", self.0)?;
+        let mut m = s.serialize_map(None)?;
+        if let Some(op) = &self.0.operation {
+            m.serialize_entry("operation", op)?;
+        }
+        if let Some(id) = &self.0.trace_id {
+            m.serialize_entry("trace_id", id)?;
+        }
         m.end()
     }
 }

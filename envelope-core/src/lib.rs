@@ -57,6 +57,7 @@ mod envelope;
 mod fault;
 mod formats;
 mod manifest;
+mod read;
 mod refusal;
 mod render;
 mod schema;
@@ -64,7 +65,9 @@ mod sent;
 mod spec;
 pub mod store;
 mod toolbox;
+mod wire;
 
+pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 
@@ -278,12 +281,14 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
+pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
     Anchoring, Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires,
     Rules, ToolSpec, Ty, Unit,
 };
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
+pub use wire::WireFormat;
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

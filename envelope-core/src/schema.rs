@@ -278,7 +278,8 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
                     "fix": {"type": "string"},
                     "suggestion": {"type": "string"},
                     "others": {"type": "array", "items": {"type": "object"}},
-                    "operation": {"type": "string"}
+                    "operation": {"type": "string"},
+                    "trace_id": {"type": "string"}
                 }
             },
             "retryable": {"type": "boolean"}

@@ -18,6 +18,7 @@ use crate::render;
 use crate::schema;
 use crate::sent;
 use crate::spec::ToolSpec;
+use crate::wire::{self, WireFormat};
 
 /// A boxed future of an envelope, as an async tool's call returns it.
 pub type EnvelopeFuture<'a> = Pin<Box<dyn Future<Output = Envelope> + Send + 'a>>;
@@ -65,6 +66,7 @@ pub struct Tool {
     spec: ToolSpec,
     call: DynCall,
     schema: Map<String, Value>,
+    format: WireFormat,
 }
 
 impl fmt::Debug for Tool {
@@ -87,7 +89,7 @@ impl Tool {
 
     fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
-        Tool { spec, call, schema }
+        Tool { spec, call, schema, format: WireFormat::Envelope }
     }
 
     /// The name callers use in `tools/call`.
@@ -107,9 +109,10 @@ impl Tool {
 
     /// The `outputSchema`: the envelope's shape, with `data` as declared by
     /// `#[tool(output_schema = path)]` (any JSON otherwise) and `error_code` one of the tool's
-    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]).
+    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]); in the wire format of the
+    /// toolbox the tool is registered in ([`Toolbox::with_wire_format`]).
     pub fn output_schema(&self, prefix: Option<&str>) -> Map<String, Value> {
-        schema::output_schema(&self.spec, prefix.unwrap_or(""))
+        wire::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
     }
 
     /// Whether lax coercions are off (`#[tool(strict)]`).
@@ -377,6 +380,7 @@ pub struct Toolbox {
     pub(crate) guard: Arc<crate::confirm::Guard>,
     /// Whether the last tool is the `confirm_action` this toolbox added.
     confirm_action: bool,
+    format: WireFormat,
 }
 
 impl Toolbox {
@@ -391,8 +395,9 @@ impl Toolbox {
     /// If a tool of the same name is already registered (a programming error: the second
     /// could never be called).
     #[must_use]
-    pub fn with(mut self, tool: Tool) -> Self {
+    pub fn with(mut self, mut tool: Tool) -> Self {
         assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
+        tool.format = self.format;
         self.tools.push(tool);
         self.refresh_confirm_action();
         self
@@ -413,7 +418,9 @@ impl Toolbox {
                 self.get(crate::confirm::CONFIRM_ACTION).is_none(),
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
-            self.tools.push(crate::confirm::confirm_action_tool(&self.tools));
+            let mut confirm_action = crate::confirm::confirm_action_tool(&self.tools);
+            confirm_action.format = self.format;
+            self.tools.push(confirm_action);
             self.confirm_action = true;
         }
     }
@@ -436,6 +443,41 @@ impl Toolbox {
     pub fn with_code_prefix(mut self, prefix: &'static str) -> Self {
         self.prefix = Some(prefix);
         self
+    }
+
+    /// Writes every envelope of this toolbox in `format` (see [`WireFormat`]): the answers of
+    /// [`call`](Self::call) and [`call_json`](Self::call_json), hence MCP's text content and
+    /// `structuredContent` and the HTTP body, and each tool's `outputSchema`.
+    ///
+    /// ```
+    /// use envelope_core::{tool, Toolbox, WireFormat};
+    ///
+    /// /// Counts.
+    /// #[tool]
+    /// fn count(#[validate(range = 1..=3)] n: u32) -> serde_json::Value {
+    ///     serde_json::json!({"count": n, "results": vec![0; n as usize]})
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(count::tool()).with_wire_format(WireFormat::SuccessFlag);
+    /// let ok = toolbox.call("count", Some(&serde_json::json!({"n": 2}))).await.unwrap();
+    /// assert_eq!(ok.to_json(), r#"{"count":2,"results":[0,0]}"#);
+    /// let refused = toolbox.call("count", Some(&serde_json::json!({"n": 9}))).await.unwrap();
+    /// assert_eq!(refused.to_json(), r#"{"success":false,"refused":true,"error":"n: 9 is out of range; accepted: a whole number from 1 to 3. Send a value from 1 to 3."}"#);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_wire_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        for tool in &mut self.tools {
+            tool.format = format;
+        }
+        self
+    }
+
+    /// The format set with [`with_wire_format`](Self::with_wire_format).
+    pub fn wire_format(&self) -> WireFormat {
+        self.format
     }
 
     /// The prefix set with [`with_code_prefix`](Self::with_code_prefix), if any.
@@ -465,7 +507,11 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call_with(arguments, Vec::new(), Some(self)).await.with_code_prefix(self.prefix))
+        Ok(tool
+            .call_with(arguments, Vec::new(), Some(self))
+            .await
+            .with_code_prefix(self.prefix)
+            .with_wire_format(self.format))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -475,7 +521,7 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call_json_in(arguments, Some(self)).await.with_code_prefix(self.prefix))
+        Ok(tool.call_json_in(arguments, Some(self)).await.with_code_prefix(self.prefix).with_wire_format(self.format))
     }
 
     /// The error for a tool name that does not exist.

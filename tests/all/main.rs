@@ -10,11 +10,14 @@ mod confirm;
 mod differential;
 mod features;
 mod formats;
+mod http;
 mod manifest;
+mod reader;
 mod reading;
 mod reports;
 mod rules;
 mod wire;
+mod wire_formats;
 
 /// Runs a future to completion on a fresh current-thread runtime.
 fn block_on<F: std::future::Future>(f: F) -> F::Output {

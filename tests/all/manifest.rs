@@ -81,7 +81,8 @@ fn the_example_manifest_pins_get_top_queries() {
                             "fix": {"type": "string"},
                             "suggestion": {"type": "string"},
                             "others": {"type": "array", "items": {"type": "object"}},
-                            "operation": {"type": "string"}
+                            "operation": {"type": "string"},
+                            "trace_id": {"type": "string"}
                         }
                     },
                     "retryable": {"type": "boolean"}
