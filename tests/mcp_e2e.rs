@@ -9,8 +9,12 @@
 use std::{path::PathBuf, process::Stdio, sync::OnceLock, time::Duration};
 
 use rmcp::{
-    ServiceError, ServiceExt,
-    model::{CallToolRequestParams, CallToolResult, ErrorCode, JsonObject},
+    RoleClient, ServiceError,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode, Implementation, JsonObject,
+        ProtocolVersion, ResultType,
+    },
+    service::{ClientLifecycleMode, ClientServiceExt, RunningService},
     transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
@@ -73,11 +77,75 @@ fn assert_text_is_structured(result: &CallToolResult) {
     assert!(text.starts_with(r#"{"status":"#), "status is the first key: {text}");
 }
 
+/// The protocol versions the server serves, each driven the way rmcp's client speaks it:
+/// `initialize` for the 2025 versions, `server/discover` and per-request `_meta` for 2026-07-28.
+const VERSIONS: [ProtocolVersion; 3] =
+    [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// An rmcp client on `transport`, speaking `version`.
+async fn connect<T, E, A>(transport: T, version: &ProtocolVersion) -> Client
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("mcp_e2e", "0"))
+        .with_protocol_version(version.clone());
+    let connecting = if version.has_initialize() {
+        config.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+    } else {
+        config.serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] },
+        )
+    };
+    timeout(READ_TIMEOUT, connecting).await.expect("the session starts in time").expect("the session starts")
+}
+
+/// An rmcp client of a new example server over stdio, speaking `version`.
+async fn stdio_client(version: &ProtocolVersion) -> Client {
+    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
+    connect(transport, version).await
+}
+
+/// `resultType` is 2026-07-28's: `"complete"` there, absent before.
+fn assert_result_type(result: &CallToolResult, version: &ProtocolVersion) {
+    let expected = (!version.has_initialize()).then_some(ResultType::COMPLETE);
+    assert_eq!(result.result_type, expected, "{version}: {result:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_listed_and_called_over_mcp() {
-    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
-    let client = timeout(READ_TIMEOUT, ().serve(transport)).await.expect("initialize answered").unwrap();
+    for version in &VERSIONS {
+        let client = stdio_client(version).await;
+        tools_are_listed_and_called(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
 
+/// The issue's smallest input: a number with a three-digit exponent went down a path that left
+/// out `resultType`, and the official Python SDK (2026-07-28) refused the reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_digit_exponent_is_served_on_every_version() {
+    for version in &VERSIONS {
+        let client = stdio_client(version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
+
+async fn a_three_digit_exponent_is_served(client: &Client, version: &ProtocolVersion) {
+    let call = CallToolRequestParams::new("set_threshold")
+        .with_arguments(object(json!({"ratio": 1e-100, "api_key": "sk-AAAAAAAAAAAAAAAAAAAA"})));
+    let result = timeout(READ_TIMEOUT, client.call_tool(call)).await.unwrap().unwrap();
+    assert_eq!(result.is_error, Some(false), "{version}: {result:?}");
+    assert_eq!(result.structured_content.as_ref().unwrap()["data"]["ratio"], 1e-100, "{version}: {result:?}");
+    assert_result_type(&result, version);
+    assert_text_is_structured(&result);
+}
+
+async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion) {
     // tools/list: the four tools, each with its inputSchema.
     let tools = timeout(READ_TIMEOUT, client.list_all_tools()).await.unwrap().unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -120,6 +188,7 @@ async fn tools_are_listed_and_called_over_mcp() {
     assert_eq!(envelope["status"], "ok");
     assert_eq!(envelope["success"], true);
     assert_text_is_structured(&result);
+    assert_result_type(&result, version);
 
     // Bad arguments are a tool execution error (isError true), not a JSON-RPC error, and the
     // refusal names each rejected value, the accepted set and the fix.
@@ -148,20 +217,21 @@ async fn tools_are_listed_and_called_over_mcp() {
         assert!(error.message.contains(name), "{name} missing from: {}", error.message);
     }
     assert!(error.message.contains(r#"Did you mean "get_top_queries"?"#), "{}", error.message);
-
-    client.cancel().await.unwrap();
 }
 
 /// A stdio session driven line by line, for requests rmcp's client will not send.
 struct RawSession {
+    version: ProtocolVersion,
     child: Child,
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
 }
 
 impl RawSession {
-    /// Starts the server and completes the `initialize` handshake (protocol 2025-11-25).
-    async fn start() -> Self {
+    /// Starts the server; for a 2025 version, completes the `initialize` handshake. On
+    /// 2026-07-28 there is no handshake: each request carries the version and the client's
+    /// capabilities in its `_meta` (added by [`Self::send_line`]).
+    async fn start(version: &ProtocolVersion) -> Self {
         let mut child = Command::new(server())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -170,25 +240,42 @@ impl RawSession {
             .expect("spawning the server");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut session = RawSession { child, stdin, stdout };
+        let mut session = RawSession { version: version.clone(), child, stdin, stdout };
+        if version.has_initialize() {
+            session
+                .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": version.as_str(),
+                    "capabilities": {},
+                    "clientInfo": {"name": "mcp_e2e", "version": "0"},
+                }}))
+                .await;
+            let reply = session.reply(0).await;
+            assert_eq!(reply["result"]["protocolVersion"], version.as_str(), "{reply}");
+            session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        }
         session
-            .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "mcp_e2e", "version": "0"},
-            }}))
-            .await;
-        let reply = session.reply(0).await;
-        assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
-        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        session
+    }
+
+    /// The `CallToolResult` of a reply, checked for the envelope-in-two-places shape and for
+    /// the session's `resultType`.
+    fn result(&self, reply: &Value) -> CallToolResult {
+        let result = call_result(reply);
+        assert_result_type(&result, &self.version);
+        result
     }
 
     async fn send(&mut self, message: Value) {
         self.send_line(&message.to_string()).await;
     }
 
+    /// Writes `line`; on 2026-07-28, a request's `params` first gain the per-request `_meta`.
     async fn send_line(&mut self, line: &str) {
+        let line = if self.version.has_initialize() {
+            line.to_owned()
+        } else {
+            let meta = r#""params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
+            line.replacen(r#""params":{"#, meta, 1)
+        };
         self.stdin.write_all(line.as_bytes()).await.unwrap();
         self.stdin.write_all(b"\n").await.unwrap();
         self.stdin.flush().await.unwrap();
@@ -249,7 +336,13 @@ fn nested_arrays(depth: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_nested_300_deep_are_refused_not_dropped() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        arguments_nested_300_deep_are_refused_not_dropped_on(version).await;
+    }
+}
+
+async fn arguments_nested_300_deep_are_refused_not_dropped_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // rmcp's stdio transport would drop this line unanswered: serde_json stops at 128 levels.
     let line = format!(
@@ -258,7 +351,7 @@ async fn arguments_nested_300_deep_are_refused_not_dropped() {
     );
     session.send_line(&line).await;
     let reply = session.reply(2).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["status"], "invalid", "{envelope}");
@@ -285,13 +378,19 @@ async fn arguments_nested_300_deep_are_refused_not_dropped() {
 
     // The session goes on: the next ordinary call is served by rmcp.
     let reply = session.call(5, "create_note", json!({"title": "after"})).await;
-    assert_eq!(call_result(&reply).is_error, Some(false), "{reply}");
+    assert_eq!(session.result(&reply).is_error, Some(false), "{reply}");
     session.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_that_are_not_an_object() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        arguments_that_are_not_an_object_on(version).await;
+    }
+}
+
+async fn arguments_that_are_not_an_object_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // An array is a malformed tools/call: -32602 whose message is the refusal sentence and whose
     // data is the refusal envelope.
@@ -310,14 +409,14 @@ async fn arguments_that_are_not_an_object() {
     // An object double-encoded as a JSON string is decoded and served.
     let encoded = json!({"hours_back": 24, "group_by": "database"}).to_string();
     let reply = session.call(4, "get_top_queries", Value::String(encoded)).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(false), "{reply}");
     assert_eq!(result.structured_content.unwrap()["status"], "ok", "{reply}");
 
     // Decoded, it is an ordinary call: a bad value in it is a refusal with isError, not -32602.
     let encoded = json!({"hours_back": 0, "group_by": "database"}).to_string();
     let reply = session.call(5, "get_top_queries", Value::String(encoded)).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     assert_eq!(result.structured_content.unwrap()["status"], "invalid", "{reply}");
 
@@ -338,14 +437,20 @@ async fn arguments_that_are_not_an_object() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn numbers_too_large_are_refused_with_the_digits_sent() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        numbers_too_large_are_refused_with_the_digits_sent_on(version).await;
+    }
+}
+
+async fn numbers_too_large_are_refused_with_the_digits_sent_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // Past 64 bits: quoted with the digits sent, not the float rmcp's parse would make of them.
     session
         .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":18446744073709551617,"group_by":"database"}}}"#)
         .await;
     let reply = session.reply(2).await;
-    let envelope = call_result(&reply).structured_content.unwrap();
+    let envelope = session.result(&reply).structured_content.unwrap();
     assert_eq!(
         envelope["message"],
         "hours_back: 18446744073709551617 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.",
@@ -357,7 +462,7 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
         .send_line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":1e400,"api_key":"sk-abcdefghijklmnop1234"}}}"#)
         .await;
     let reply = session.reply(3).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["hints"]["parameter"], "ratio", "{envelope}");
@@ -368,36 +473,51 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_unreadable_line_is_answered() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        every_unreadable_line_is_answered_on(version).await;
+    }
+}
+
+async fn every_unreadable_line_is_answered_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // An invalid escape (a lone surrogate) in one argument: refused by name.
     session
         .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"a\ud800b"}}}"#)
         .await;
     let reply = session.reply(2).await;
-    let envelope = call_result(&reply).structured_content.unwrap();
+    let envelope = session.result(&reply).structured_content.unwrap();
     assert_eq!(envelope["hints"]["parameter"], "title", "{reply}");
 
-    // Not JSON at all, or NaN: JSON-RPC's parse error, with `id: null`.
-    for line in [
-        "{garbage",
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":NaN}}}"#,
+    // Not JSON at all, or NaN: JSON-RPC's parse error, under the id when one can be read.
+    for (line, id) in [
+        ("{garbage", Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":NaN}}}"#,
+            json!(3),
+        ),
     ] {
         session.send_line(line).await;
         let reply = session.next_line().await;
         assert_eq!(reply["error"]["code"], -32700, "{line}: {reply}");
-        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert_eq!(reply["id"], id, "{reply}");
     }
 
     // The session still serves.
     let reply = session.call(4, "get_top_queries", json!({"hours_back": 1, "group_by": "database"})).await;
-    assert_eq!(call_result(&reply).structured_content.unwrap()["status"], "ok");
+    assert_eq!(session.result(&reply).structured_content.unwrap()["status"], "ok");
     session.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_of_the_wrong_shape_is_answered_with_its_id() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        a_request_of_the_wrong_shape_is_answered_with_its_id_on(version).await;
+    }
+}
+
+async fn a_request_of_the_wrong_shape_is_answered_with_its_id_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
     for (line, id) in [
         (r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["get_top_queries",{}]}"#, json!(7)),
         (r#"{"jsonrpc":"1.0","id":"eight","method":"tools/list"}"#, json!("eight")),

@@ -291,6 +291,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
     let vis = &item.vis;
     let name = &t.name;
     let (specs, body) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!());
+    let sync_body = if item.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
     let spec = spec_expr(t, &specs);
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
     quote! {
@@ -309,7 +310,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                 let __envelope_call: ::envelope_core::__private::CallFn = |__envelope_spec, __envelope_obj| {
                     #body
                 };
-                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)
+                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)#sync_body
             }
         }
     }
@@ -373,6 +374,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             quote!(let __envelope_this = ::std::sync::Arc::clone(__envelope_this);),
         );
         let spec = spec_expr(&checked, &specs);
+        let sync_body = if f.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
         tools.push(quote! {
             {
                 fn __envelope_call<'a>(
@@ -382,7 +384,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 ) -> ::envelope_core::__private::Outcome<'a> {
                     #body
                 }
-                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)
+                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body
             }
         });
     }
