@@ -235,6 +235,7 @@ impl RawSession {
         let mut child = Command::new(server())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("spawning the server");
@@ -534,4 +535,84 @@ async fn a_request_of_the_wrong_shape_is_answered_with_its_id_on(version: &Proto
         );
     }
     session.finish().await;
+}
+
+/// The JSON-RPC fixes found by fuzzing the example server, each as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_rpc_on_the_wire() {
+    for version in &VERSIONS {
+        json_rpc_on_the_wire_on(version).await;
+    }
+}
+
+async fn json_rpc_on_the_wire_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
+
+    // An id sent twice: answered under the last one, naming both.
+    session.send_line(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 7, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().starts_with("`id` is sent 2 times (6, 7)"), "{reply}");
+
+    // A notification is never answered, malformed or not: the next line is the ping's reply.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":NaN}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/nothing_known"}"#,
+    ] {
+        session.send_line(line).await;
+    }
+    session.send_line(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 8, "a notification was answered: {reply}");
+    assert!(reply.get("result").is_some(), "{reply}");
+
+    // A parse error in JSON's words, not the parser's.
+    session.send_line("this is not json").await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(
+        reply["error"]["message"].as_str().unwrap().split("; send").next().unwrap(),
+        r#"the message is not valid JSON: a JSON-RPC message is a JSON object, starting with `{`; this one starts with "this is not ""#,
+        "{reply}"
+    );
+
+    // A line past 16 MiB is not held, but its id is read as it streams past.
+    let filler = "a".repeat(17 << 20);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"create_note","arguments":{{"title":"{filler}"}}}}}}"#
+    );
+    session.send_line(&line).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 9, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("longer than 16 MiB"), "{reply}");
+
+    // A call still running when stdin closes is answered before the server exits, with code 0.
+    session
+        .send(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+            "params": {"name": "get_top_queries", "arguments": {"hours_back": 1, "group_by": "database"}}}))
+        .await;
+    let RawSession { mut child, stdin, mut stdout, .. } = session;
+    drop(stdin);
+    let line = timeout(READ_TIMEOUT, stdout.next_line()).await.unwrap().unwrap().expect("the reply to id 10");
+    let reply: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(reply["id"], 10, "{reply}");
+    let status = timeout(READ_TIMEOUT, child.wait()).await.expect("server exits at EOF").unwrap();
+    assert!(status.success(), "server exit status: {status}");
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().expect("stderr is piped");
+    tokio::io::AsyncReadExt::read_to_string(&mut err, &mut stderr).await.unwrap();
+    assert!(stderr.lines().all(|l| l.starts_with("envelope example MCP server")), "{stderr}");
+}
+
+/// stdin closed before any message: a normal end, exit code 0, nothing on stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdin_closing_is_a_normal_end() {
+    let out = Command::new(server()).stdin(Stdio::null()).output().await.unwrap();
+    assert!(out.status.success(), "{}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.lines().all(|l| l.starts_with("envelope example MCP server")), "{stderr}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
 }

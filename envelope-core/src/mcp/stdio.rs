@@ -1,11 +1,21 @@
 //! MCP over stdio (2025-11-25 and 2026-07-28, "Transports / stdio": one JSON-RPC message per
 //! line, UTF-8, `\n`-terminated), as an rmcp transport that reads each line before rmcp does.
 
-use std::{collections::HashMap, io, sync::Arc};
+use std::{
+    collections::{HashMap, HashSet},
+    io,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
 
 use rmcp::{
     RoleServer, ServerHandler, ServiceExt,
-    model::{ClientJsonRpcMessage, ClientNotification, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, RequestId,
+        ServerJsonRpcMessage,
+    },
     service::ServerInitializeError,
     transport::Transport,
 };
@@ -116,15 +126,46 @@ fn line_of(message: &ServerJsonRpcMessage) -> Vec<u8> {
 
 /// The requests read and not yet answered, each holding one of [`MAX_REQUESTS_IN_FLIGHT`]
 /// permits.
+///
+/// It also knows when rmcp's session has started: before it, rmcp reads only requests (a
+/// notification or a response would end the session), so those are dropped unanswered.
 #[derive(Clone)]
 struct InFlight {
     permits: Arc<Semaphore>,
     held: Arc<Mutex<HashMap<RequestId, OwnedSemaphorePermit>>>,
+    /// Requests that start a session when answered with a result: `initialize`, or on
+    /// 2026-07-28 any request but `ping` and `server/discover`.
+    openers: Arc<Mutex<HashSet<RequestId>>>,
+    started: Arc<AtomicBool>,
 }
 
 impl InFlight {
     fn new() -> Self {
-        InFlight { permits: Arc::new(Semaphore::new(MAX_REQUESTS_IN_FLIGHT)), held: Arc::default() }
+        InFlight {
+            permits: Arc::new(Semaphore::new(MAX_REQUESTS_IN_FLIGHT)),
+            held: Arc::default(),
+            openers: Arc::default(),
+            started: Arc::default(),
+        }
+    }
+
+    fn started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
+    /// Notes a request read before the session started, that starts it if answered.
+    async fn may_open(&self, request: &ClientRequest, id: &RequestId) {
+        let probe = matches!(request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
+        if !self.started() && !probe {
+            self.openers.lock().await.insert(id.clone());
+        }
+    }
+
+    /// Request `id` was answered with a result.
+    async fn succeeded(&self, id: &RequestId) {
+        if !self.started() && self.openers.lock().await.remove(id) {
+            self.started.store(true, Ordering::Release);
+        }
     }
 
     /// Waits for a free place, then holds it for request `id`.
@@ -176,7 +217,11 @@ async fn read_lines(
         match wire::read_message(&line) {
             Incoming::Message(message) => {
                 match &*message {
-                    JsonRpcMessage::Request(request) => in_flight.enter(request.id.clone()).await,
+                    JsonRpcMessage::Request(request) => {
+                        in_flight.may_open(&request.request, &request.id).await;
+                        in_flight.enter(request.id.clone()).await;
+                    }
+                    _ if !in_flight.started() => continue,
                     JsonRpcMessage::Notification(n) => {
                         if let ClientNotification::CancelledNotification(c) = &n.notification
                             && let Some(id) = &c.params.request_id
@@ -245,7 +290,10 @@ impl Transport<RoleServer> for LineTransport {
             let line = line_of(&item);
             lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
             let answered = match &item {
-                JsonRpcMessage::Response(response) => Some(&response.id),
+                JsonRpcMessage::Response(response) => {
+                    in_flight.succeeded(&response.id).await;
+                    Some(&response.id)
+                }
                 JsonRpcMessage::Error(error) => error.id.as_ref(),
                 _ => None,
             };
