@@ -179,6 +179,13 @@ pub mod codes {
         .meaning("the idempotency key was already used with a different request")
         .action("send a new idempotency key, or resend the original request unchanged")
         .http_status(409);
+    /// `invalid`, 409, retryable: the same request (the same idempotency key) is still being
+    /// served by an earlier call; the same call answers its result once that call finishes.
+    pub const IN_PROGRESS: Code = Code::new("IN_PROGRESS", Invalid)
+        .meaning("the same request is still being served by an earlier call")
+        .action("wait, then send the same call again to get its result")
+        .retryable_unchanged()
+        .http_status(409);
     /// `needs_confirmation`, 202: nothing happened yet; the action waits for approval.
     pub const CONFIRMATION_REQUIRED: Code = Code::new("CONFIRMATION_REQUIRED", NeedsConfirmation)
         .meaning("the action is queued and waits for approval; nothing has happened yet")
@@ -212,6 +219,7 @@ pub mod codes {
         QUOTA_EXCEEDED,
         VERSION_CONFLICT,
         IDEMPOTENCY_CONFLICT,
+        IN_PROGRESS,
         CONFIRMATION_REQUIRED,
         NOT_IMPLEMENTED,
         TIMEOUT,

@@ -61,6 +61,7 @@ mod schema;
 mod spec;
 mod toolbox;
 
+pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 
