@@ -15,11 +15,12 @@ use rmcp::{
         ProtocolVersion, ResultType,
     },
     service::{ClientLifecycleMode, ClientServiceExt, RunningService},
-    transport::TokioChildProcess,
+    transport::{StreamableHttpClientTransport, TokioChildProcess},
 };
 use serde_json::{Value, json};
 use tokio::{
-    io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines},
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines},
+    net::TcpStream,
     process::{Child, ChildStdin, ChildStdout, Command},
     time::timeout,
 };
@@ -39,7 +40,8 @@ fn server() -> &'static PathBuf {
         let target_dir = profile_dir.parent().expect("target/");
         let mut build = std::process::Command::new(env!("CARGO"));
         build
-            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "manifest", "--manifest-path"])
+            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "http_server"])
+            .args(["--example", "manifest", "--manifest-path"])
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
             .arg("--target-dir")
             .arg(target_dir);
@@ -615,4 +617,160 @@ async fn stdin_closing_is_a_normal_end() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.lines().all(|l| l.starts_with("envelope example MCP server")), "{stderr}");
     assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// The example server over Streamable HTTP (`examples/http_server.rs`) on a free loopback port:
+/// the child (killed when dropped) and its `/mcp` URL, as it prints it.
+async fn http_server() -> (Child, String) {
+    let exe = server().with_file_name(format!("http_server{}", std::env::consts::EXE_SUFFIX));
+    let mut child = Command::new(exe)
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawning the HTTP server");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = timeout(READ_TIMEOUT, lines.next_line()).await.unwrap().unwrap().expect("the server prints its URL");
+    let url = line.rsplit(' ').next().unwrap().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{line}");
+    (child, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_listed_and_called_over_streamable_http() {
+    let (_server, url) = http_server().await;
+    for version in &VERSIONS {
+        let client = connect(StreamableHttpClientTransport::from_uri(url.as_str()), version).await;
+        tools_are_listed_and_called(&client, version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
+
+/// One HTTP/1.1 exchange on a new connection: the status and the body as JSON (`Null` when
+/// empty). Written by hand, so the request is exactly as given.
+async fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value, String) {
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    timeout(READ_TIMEOUT, stream.read_to_string(&mut response)).await.unwrap().unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"))
+    };
+    (status, body, head.to_owned())
+}
+
+/// The headers of a JSON-RPC POST on `version` (2026-07-28 also names the method and tool).
+fn mcp_headers(version: &ProtocolVersion, method: &'static str, name: &'static str) -> Vec<(&'static str, String)> {
+    let mut headers =
+        vec![("Content-Type", "application/json".to_owned()), ("MCP-Protocol-Version", version.to_string())];
+    if !version.has_initialize() {
+        headers.push(("Mcp-Method", method.to_owned()));
+        if !name.is_empty() {
+            headers.push(("Mcp-Name", name.to_owned()));
+        }
+    }
+    headers
+}
+
+/// `params` of a request on `version`: on 2026-07-28 with the per-request `_meta`.
+fn params_on(version: &ProtocolVersion, params: &str) -> String {
+    if version.has_initialize() {
+        return params.to_owned();
+    }
+    let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
+    params.replacen('{', meta, 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_reads_the_body_before_rmcp() {
+    let (_server, url) = http_server().await;
+    for version in &VERSIONS {
+        let headers = mcp_headers(version, "tools/call", "create_note");
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+
+        // Nested 300 deep: rmcp's service would answer a plain-text 415; the toolbox refuses it.
+        let params = params_on(
+            version,
+            &format!(r#"{{"name":"create_note","arguments":{{"title":"t","tags":{}}}}}"#, nested_arrays(300)),
+        );
+        let body = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{params}}}"#);
+        let (status, reply, head) = post(&url, &headers, &body).await;
+        assert_eq!(status, 200, "{version}: {head}: {reply}");
+        let result = call_result(&reply);
+        assert_result_type(&result, version);
+        assert_eq!(result.is_error, Some(true), "{reply}");
+        assert_eq!(result.structured_content.unwrap()["hints"]["parameter"], "tags", "{reply}");
+
+        // Past a double: refused by name with the text sent.
+        let headers = mcp_headers(version, "tools/call", "set_threshold");
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let params = params_on(
+            version,
+            r#"{"name":"set_threshold","arguments":{"ratio":1e400,"api_key":"sk-abcdefghijklmnop1234"}}"#,
+        );
+        let body = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
+        let (status, reply, _) = post(&url, &headers, &body).await;
+        assert_eq!(status, 200, "{reply}");
+        let envelope = call_result(&reply).structured_content.unwrap();
+        assert_eq!(envelope["hints"]["rejected"], "1e400", "{envelope}");
+    }
+
+    let json = [("Content-Type", "application/json")];
+    // Not JSON: -32700 in JSON's words, 400, under the id when readable.
+    let (status, reply, _) = post(&url, &json, r#"{"jsonrpc":"2.0","id":4,"method":"ping",oops}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (200, json!(4), json!(-32700)),
+        "{reply}"
+    );
+    let (status, reply, _) = post(&url, &json, "this is not json").await;
+    assert_eq!((status, reply["error"]["code"].clone()), (400, json!(-32700)), "{reply}");
+    // A notification, malformed or not: 202 and no body.
+    let (status, reply, _) =
+        post(&url, &json, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#).await;
+    assert_eq!((status, reply), (202, Value::Null));
+    // Duplicate ids: the last one.
+    let (status, reply, _) = post(&url, &json, r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (200, json!(7), json!(-32600)),
+        "{reply}"
+    );
+    // Another media type: 415 with a JSON-RPC body, not rmcp's plain text.
+    let (status, reply, _) =
+        post(&url, &[("Content-Type", "text/plain")], r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (415, json!(8), json!(-32600)),
+        "{reply}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_origin_is_refused_and_runs_nothing() {
+    let (_server, url) = http_server().await;
+    let headers = [("Content-Type", "application/json"), ("Origin", "https://evil.example")];
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"from evil"}}}"#;
+    let (status, reply, _) = post(&url, &headers, body).await;
+    assert_eq!(status, 403, "{reply}");
+    assert_eq!(reply["error"]["data"]["error"], "forbidden_origin", "{reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+
+    // A loopback origin is served.
+    let headers = [("Content-Type", "application/json"), ("Origin", "http://localhost:6274")];
+    let (status, reply, _) = post(&url, &headers, body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["status"], "ok", "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["data"]["id"], 1, "the refused call wrote a note: {reply}");
 }

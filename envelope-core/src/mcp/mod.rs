@@ -64,6 +64,9 @@
 mod stdio;
 mod wire;
 
+#[cfg(feature = "http")]
+pub mod http;
+
 use std::sync::Arc;
 
 use rmcp::{
@@ -113,6 +116,10 @@ impl McpServer {
 fn raw_arguments(extensions: &Extensions) -> Option<wire::RawArguments> {
     if let Some(raw) = extensions.get::<wire::RawArguments>() {
         return Some(raw.clone());
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<wire::RawArguments>().cloned();
     }
     None
 }
