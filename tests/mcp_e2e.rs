@@ -774,3 +774,230 @@ async fn a_foreign_origin_is_refused_and_runs_nothing() {
     assert_eq!(reply["result"]["structuredContent"]["status"], "ok", "{reply}");
     assert_eq!(reply["result"]["structuredContent"]["data"]["id"], 1, "the refused call wrote a note: {reply}");
 }
+
+/// Blocks its thread for `ms` milliseconds, as a synchronous tool doing slow I/O would.
+#[envelope_core::tool]
+fn slow(#[validate(range = 1..=5000)] ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
+/// Answers `n` at once.
+#[envelope_core::tool]
+fn fast(#[validate(range = 0..=1000)] n: u32) -> u32 {
+    n
+}
+
+/// An rmcp client of an in-process server (`slow` and `fast`) on the current runtime, over an
+/// in-memory pipe.
+async fn in_process(version: &ProtocolVersion) -> (Client, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(envelope_core::mcp::serve_io(
+        envelope_core::mcp::McpServer::new(toolbox),
+        server_read,
+        server_write,
+    ));
+    (connect(tokio::io::split(client_io), version).await, server)
+}
+
+/// Three sync tools blocking 1.5 s do not hold up twenty fast calls, on a current-thread
+/// runtime (the examples' flavor), and every call is answered under its own id.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_sync_tool_stalls_no_other_call() {
+    for version in &VERSIONS {
+        let (client, server) = in_process(version).await;
+        let started = std::time::Instant::now();
+        let mut slow_calls = tokio::task::JoinSet::new();
+        for _ in 0..3 {
+            let peer = client.peer().clone();
+            let call = CallToolRequestParams::new("slow").with_arguments(object(json!({"ms": 1500})));
+            slow_calls.spawn(async move { peer.call_tool(call).await });
+        }
+        tokio::task::yield_now().await;
+        let mut fast_calls = tokio::task::JoinSet::new();
+        for n in 0..20_u32 {
+            let peer = client.peer().clone();
+            let call = CallToolRequestParams::new("fast").with_arguments(object(json!({"n": n})));
+            fast_calls.spawn(async move { (n, peer.call_tool(call).await) });
+        }
+        while let Some(answered) = fast_calls.join_next().await {
+            let (n, result) = answered.unwrap();
+            let result = result.unwrap();
+            assert_eq!(result.structured_content.unwrap()["data"], n, "{version}: answered under another id");
+        }
+        let fast_done = started.elapsed();
+        assert!(fast_done < Duration::from_millis(700), "{version}: twenty fast calls took {fast_done:?}");
+        while let Some(answered) = slow_calls.join_next().await {
+            assert_eq!(answered.unwrap().unwrap().structured_content.unwrap()["data"], 1500);
+        }
+        assert!(started.elapsed() >= Duration::from_millis(1500));
+        client.cancel().await.unwrap();
+        server.abort();
+    }
+}
+
+/// `notifications/cancelled` stops the wait: the call's reply is never sent, the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_gets_no_reply() {
+    let mut session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    session
+        .send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "create_note", "arguments": {"title": "t"}}}))
+        .await;
+    // Cancelled at once: its reply, if already made, is dropped; the tool is not waited for.
+    session.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    session.send(json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).await;
+    // Either id 5 was answered before the cancellation arrived, or never.
+    let mut reply = session.next_line().await;
+    if reply["id"] == 5 {
+        reply = session.next_line().await;
+    }
+    assert_eq!(reply["id"], 6, "{reply}");
+    session.finish().await;
+}
+
+/// A cancelled slow call, in process where the timing is known: no reply to its id, ever.
+#[tokio::test(flavor = "current_thread")]
+async fn a_cancelled_slow_call_is_not_answered() {
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(envelope_core::mcp::serve_io(
+        envelope_core::mcp::McpServer::new(toolbox),
+        server_read,
+        server_write,
+    ));
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut lines = BufReader::new(read).lines();
+    let mut send = async |message: Value| {
+        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 600}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "t"}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    send(json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).await;
+    let mut ids = Vec::new();
+    while ids.last() != Some(&json!(6)) {
+        let line = timeout(READ_TIMEOUT, lines.next_line()).await.unwrap().unwrap().unwrap();
+        ids.push(serde_json::from_str::<Value>(&line).unwrap()["id"].clone());
+    }
+    assert_eq!(ids, [json!(0), json!(6)], "the cancelled call was answered");
+    drop(send);
+    drop(write);
+    server.abort();
+}
+
+/// The resident memory of process `pid`, in KiB (Linux `/proc`).
+#[cfg(target_os = "linux")]
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A client that writes 200,000 calls without reading: the server stops reading once its
+/// replies cannot be written, and its memory stays small. Then the client reads: the replies
+/// come, each id once. (All 200,000 take minutes in a debug build: 20,000 are read.)
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unread_flood_meets_backpressure() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    };
+    const CALLS: usize = 200_000;
+    const READ: usize = 20_000;
+    let session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    let pid = session.child.id().unwrap();
+    let before = rss_kib(pid);
+    let RawSession { child, mut stdin, mut stdout, .. } = session;
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let written = Arc::clone(&written);
+        tokio::spawn(async move {
+            for id in 1..=CALLS {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{{"hours_back":1,"group_by":"database"}}}}}}"#
+                );
+                if stdin.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                    return;
+                }
+                written.store(id, Ordering::Relaxed);
+            }
+        })
+    };
+    // Wait until the writes stall: the server has stopped reading.
+    let mut last = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = written.load(Ordering::Relaxed);
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let stalled = rss_kib(pid);
+    eprintln!(
+        "unread flood: {last} of {CALLS} calls written before the server stopped reading; RSS {before} KiB before, {stalled} KiB stalled"
+    );
+    assert!(last < CALLS, "the server read all {CALLS} calls without any reply being read");
+    assert!(stalled < before + 32 * 1024, "RSS grew from {before} KiB to {stalled} KiB");
+
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..READ {
+        let line = timeout(READ_TIMEOUT, stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["result"]["structuredContent"]["status"], "ok", "{reply}");
+        let id = reply["id"].as_u64().unwrap();
+        assert!((1..=CALLS as u64).contains(&id) && seen.insert(id), "id {id} answered twice or never sent");
+    }
+    let after = rss_kib(pid);
+    eprintln!("unread flood: {READ} replies read, each id once; RSS {after} KiB");
+    assert!(after < before + 32 * 1024, "RSS grew from {before} KiB to {after} KiB");
+    writer.abort();
+    drop(child);
+}
+
+/// 2,000 calls written at once, without waiting: each answered exactly once, under its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_are_each_answered_once() {
+    const CALLS: i64 = 2_000;
+    let mut session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    let mut lines = String::new();
+    for id in 1..=CALLS {
+        let top = id % 100 + 1;
+        lines.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{{"hours_back":1,"group_by":"database","top":{top}}}}}}}"#
+        ));
+        lines.push('\n');
+    }
+    let writing = {
+        let mut stdin = session.stdin;
+        tokio::spawn(async move {
+            stdin.write_all(lines.as_bytes()).await.unwrap();
+            stdin
+        })
+    };
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..CALLS {
+        let line = timeout(READ_TIMEOUT, session.stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        let id = reply["id"].as_i64().unwrap();
+        assert!(seen.insert(id), "id {id} answered twice");
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+    }
+    assert_eq!(seen.len() as i64, CALLS);
+    drop(writing.await.unwrap());
+    let status = timeout(READ_TIMEOUT, session.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}

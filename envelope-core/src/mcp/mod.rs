@@ -82,7 +82,7 @@ use serde_json::Value;
 
 use crate::{Envelope, Toolbox, UnknownTool};
 
-pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_stdio};
+pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
 /// An `rmcp` [`ServerHandler`] that serves the tools of one [`Toolbox`].
 ///

@@ -68,11 +68,15 @@ pub async fn serve_stdio(toolbox: Toolbox) -> io::Result<()> {
 /// # Errors
 /// As [`serve_stdio`].
 pub async fn serve_handler_stdio<H: ServerHandler>(handler: H) -> io::Result<()> {
-    serve_lines(handler, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_io(handler, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
-/// Serves `handler` on newline-delimited JSON-RPC over `input` and `output`.
-pub(crate) async fn serve_lines<H, R, W>(handler: H, input: R, output: W) -> io::Result<()>
+/// [`serve_handler_stdio`] on any byte streams: newline-delimited JSON-RPC read from `input`,
+/// replies written to `output` (a socket, a pipe, an in-memory `tokio::io::duplex`).
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_io<H, R, W>(handler: H, input: R, output: W) -> io::Result<()>
 where
     H: ServerHandler,
     R: AsyncRead + Send + Unpin + 'static,
