@@ -12,7 +12,7 @@ use rmcp::{
     RoleClient, ServiceError,
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode, Implementation, JsonObject,
-        ProtocolVersion, ResultType,
+        ProtocolVersion, ReadResourceRequestParams, ResultType,
     },
     service::{ClientLifecycleMode, ClientServiceExt, RunningService},
     transport::{StreamableHttpClientTransport, TokioChildProcess},
@@ -41,7 +41,7 @@ fn server() -> &'static PathBuf {
         let mut build = std::process::Command::new(env!("CARGO"));
         build
             .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "http_server"])
-            .args(["--example", "manifest", "--manifest-path"])
+            .args(["--example", "rmcp_handler", "--example", "manifest", "--manifest-path"])
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
             .arg("--target-dir")
             .arg(target_dir);
@@ -1000,4 +1000,29 @@ async fn concurrent_calls_are_each_answered_once() {
     drop(writing.await.unwrap());
     let status = timeout(READ_TIMEOUT, session.child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "{status}");
+}
+
+/// An existing rmcp server (`examples/rmcp_handler.rs`: a resource, a prompt) that delegates
+/// `tools/list` and `tools/call` to the envelope server: both halves answer, on every version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_handler_serves_envelope_tools_beside_its_own() {
+    let exe = server().with_file_name(format!("rmcp_handler{}", std::env::consts::EXE_SUFFIX));
+    for version in &VERSIONS {
+        let transport = TokioChildProcess::new(Command::new(&exe)).expect("spawning the server");
+        let client = connect(transport, version).await;
+        let resources = timeout(READ_TIMEOUT, client.list_all_resources()).await.unwrap().unwrap();
+        assert_eq!(resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(), ["notes://guide"], "{version}");
+        let read = timeout(READ_TIMEOUT, client.read_resource(ReadResourceRequestParams::new("notes://guide")))
+            .await
+            .unwrap()
+            .unwrap();
+        let text = serde_json::to_value(&read.contents[0]).unwrap();
+        assert!(text["text"].as_str().unwrap().starts_with("Titles are 1 to 120 characters"), "{text}");
+        let prompts = timeout(READ_TIMEOUT, client.list_all_prompts()).await.unwrap().unwrap();
+        assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["summarize_notes"], "{version}");
+
+        tools_are_listed_and_called(&client, version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
 }

@@ -84,6 +84,10 @@ use crate::{Envelope, Toolbox, UnknownTool};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
+/// The `rmcp` this adapter is built on, for handlers of your own (see [`serve_handler_stdio`]):
+/// the same version, so its types are the adapter's.
+pub use rmcp;
+
 /// An `rmcp` [`ServerHandler`] that serves the tools of one [`Toolbox`].
 ///
 /// It advertises the `tools` capability and answers `tools/list` and `tools/call` as the
