@@ -35,7 +35,7 @@
 //!     a + b
 //! }
 //!
-//! #[tokio::main]
+//! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> std::io::Result<()> {
 //!     let app = McpHttp::new(Toolbox::new().with(add::tool())).router();
 //!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
