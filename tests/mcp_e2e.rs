@@ -1025,3 +1025,35 @@ async fn an_rmcp_handler_serves_envelope_tools_beside_its_own() {
         client.cancel().await.unwrap();
     }
 }
+
+/// The server's one auth hook guards `/mcp`: without a token, 401 with `WWW-Authenticate:
+/// Bearer` (RFC 6750) and a JSON-RPC body naming `missing_bearer_token`; a wrong token is
+/// `invalid_bearer_token`; nothing runs until the token verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auth_hook_guards_streamable_http() {
+    use envelope_core::{http::BearerTokens, mcp::http::McpHttp};
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let app = McpHttp::new(toolbox).with_auth(BearerTokens::new(["t0ken-for-tests"])).router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","arguments":{"n":7}}}"#;
+
+    let (status, reply, head) = post(&url, &[("Content-Type", "application/json")], body).await;
+    assert_eq!(status, 401, "{head}: {reply}");
+    assert!(head.to_ascii_lowercase().contains("www-authenticate: bearer"), "{head}");
+    assert_eq!(reply["error"]["data"]["error"], "missing_bearer_token", "{reply}");
+
+    let wrong = [("Content-Type", "application/json"), ("Authorization", "Bearer not-the-token")];
+    let (status, reply, head) = post(&url, &wrong, body).await;
+    assert_eq!(status, 401, "{head}: {reply}");
+    assert!(head.contains(r#"error="invalid_token""#), "{head}");
+    assert_eq!(reply["error"]["data"]["error"], "invalid_bearer_token", "{reply}");
+    assert!(!reply.to_string().contains("not-the-token"), "the token is echoed: {reply}");
+
+    let good = [("Content-Type", "application/json"), ("Authorization", "Bearer t0ken-for-tests")];
+    let (status, reply, _) = post(&url, &good, body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["data"], 7, "{reply}");
+    server.abort();
+}

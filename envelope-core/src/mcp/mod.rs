@@ -35,7 +35,8 @@
 //!   the refusal envelope. A string that holds a JSON object is decoded and served when the tool
 //!   is not strict, since some clients double-encode `arguments`.
 //!
-//! Every transport of this module ([`serve_stdio`], and `http::router` with feature `http`)
+//! Every transport of this module ([`serve_stdio`], [`serve_io`], and `http::McpHttp` with feature
+//! `http`)
 //! reads each message before rmcp does and hands `tools/call` on with the exact text of its
 //! `arguments`, so the toolbox refuses by name what rmcp's parser would lose (a value nested
 //! 128 levels deep, `1e400`, an integer past 64 bits), and every `tools/call` reply is made by
@@ -92,7 +93,7 @@ pub use rmcp;
 ///
 /// It advertises the `tools` capability and answers `tools/list` and `tools/call` as the
 /// [module documentation](self) describes. Serve it with [`serve_stdio`] or (feature `http`)
-/// `http::router`, which read each message first; or hand it to any other `rmcp` transport
+/// `http::McpHttp`, which read each message first; or hand it to any other `rmcp` transport
 /// with [`rmcp::ServiceExt::serve`], where rmcp's parser reads the messages (a `tools/call`
 /// nested past 127 levels is then lost to it). To serve envelope tools beside your own
 /// resources and prompts, call [`McpServer::list_tools`](ServerHandler::list_tools) and
