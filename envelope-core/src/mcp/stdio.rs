@@ -291,13 +291,16 @@ impl Transport<RoleServer> for LineTransport {
     fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let (lines, in_flight) = (self.lines.clone(), self.in_flight.clone());
         async move {
+            // The session counts as started before its opening reply can reach the client, so
+            // the notification the client sends on reading it (`notifications/initialized`) is
+            // passed on.
+            if let JsonRpcMessage::Response(response) = &item {
+                in_flight.succeeded(&response.id).await;
+            }
             let line = line_of(&item);
             lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
             let answered = match &item {
-                JsonRpcMessage::Response(response) => {
-                    in_flight.succeeded(&response.id).await;
-                    Some(&response.id)
-                }
+                JsonRpcMessage::Response(response) => Some(&response.id),
                 JsonRpcMessage::Error(error) => error.id.as_ref(),
                 _ => None,
             };
