@@ -1,9 +1,11 @@
-//! The example MCP server: the tools of the project's example set, served over stdio.
-//! `ENVELOPE_SECRET` (at least 32 bytes) seals pending actions; with `ENVELOPE_REDIS_URL` set,
-//! approvals and idempotency keys live in that Redis, so replicas share them.
+//! The example MCP server: the tools of the project's example set, served over stdio to clients
+//! of every protocol version (2025-06-18, 2025-11-25, 2026-07-28). `ENVELOPE_SECRET` (at least
+//! 32 bytes) seals pending actions; with `ENVELOPE_REDIS_URL` set, approvals and idempotency keys
+//! live in that Redis, so replicas share them.
 //!
 //! Run it with `cargo run --example mcp_server`; attach a client, e.g. the MCP Inspector:
-//! `npx @modelcontextprotocol/inspector cargo run --example mcp_server`.
+//! `npx -y @modelcontextprotocol/inspector cargo run --example mcp_server`. It exits with code 0
+//! when stdin closes.
 
 #[allow(dead_code)] // each example uses some of the tools module
 mod tools;

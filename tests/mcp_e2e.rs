@@ -9,13 +9,18 @@
 use std::{path::PathBuf, process::Stdio, sync::OnceLock, time::Duration};
 
 use rmcp::{
-    ServiceError, ServiceExt,
-    model::{CallToolRequestParams, CallToolResult, ErrorCode, JsonObject},
-    transport::TokioChildProcess,
+    RoleClient, ServiceError,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode, Implementation, JsonObject,
+        ProtocolVersion, ReadResourceRequestParams, ResultType,
+    },
+    service::{ClientLifecycleMode, ClientServiceExt, RunningService},
+    transport::{StreamableHttpClientTransport, TokioChildProcess},
 };
 use serde_json::{Value, json};
 use tokio::{
-    io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines},
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines},
+    net::TcpStream,
     process::{Child, ChildStdin, ChildStdout, Command},
     time::timeout,
 };
@@ -35,7 +40,8 @@ fn server() -> &'static PathBuf {
         let target_dir = profile_dir.parent().expect("target/");
         let mut build = std::process::Command::new(env!("CARGO"));
         build
-            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "manifest", "--manifest-path"])
+            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "http_server"])
+            .args(["--example", "rmcp_handler", "--example", "manifest", "--manifest-path"])
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
             .arg("--target-dir")
             .arg(target_dir);
@@ -73,11 +79,75 @@ fn assert_text_is_structured(result: &CallToolResult) {
     assert!(text.starts_with(r#"{"status":"#), "status is the first key: {text}");
 }
 
+/// The protocol versions the server serves, each driven the way rmcp's client speaks it:
+/// `initialize` for the 2025 versions, `server/discover` and per-request `_meta` for 2026-07-28.
+const VERSIONS: [ProtocolVersion; 3] =
+    [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// An rmcp client on `transport`, speaking `version`.
+async fn connect<T, E, A>(transport: T, version: &ProtocolVersion) -> Client
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("mcp_e2e", "0"))
+        .with_protocol_version(version.clone());
+    let connecting = if version.has_initialize() {
+        config.serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+    } else {
+        config.serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] },
+        )
+    };
+    timeout(READ_TIMEOUT, connecting).await.expect("the session starts in time").expect("the session starts")
+}
+
+/// An rmcp client of a new example server over stdio, speaking `version`.
+async fn stdio_client(version: &ProtocolVersion) -> Client {
+    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
+    connect(transport, version).await
+}
+
+/// `resultType` is 2026-07-28's: `"complete"` there, absent before.
+fn assert_result_type(result: &CallToolResult, version: &ProtocolVersion) {
+    let expected = (!version.has_initialize()).then_some(ResultType::COMPLETE);
+    assert_eq!(result.result_type, expected, "{version}: {result:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_listed_and_called_over_mcp() {
-    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
-    let client = timeout(READ_TIMEOUT, ().serve(transport)).await.expect("initialize answered").unwrap();
+    for version in &VERSIONS {
+        let client = stdio_client(version).await;
+        tools_are_listed_and_called(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
 
+/// The issue's smallest input: a number with a three-digit exponent went down a path that left
+/// out `resultType`, and the official Python SDK (2026-07-28) refused the reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_digit_exponent_is_served_on_every_version() {
+    for version in &VERSIONS {
+        let client = stdio_client(version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
+
+async fn a_three_digit_exponent_is_served(client: &Client, version: &ProtocolVersion) {
+    let call = CallToolRequestParams::new("set_threshold")
+        .with_arguments(object(json!({"ratio": 1e-100, "api_key": "sk-AAAAAAAAAAAAAAAAAAAA"})));
+    let result = timeout(READ_TIMEOUT, client.call_tool(call)).await.unwrap().unwrap();
+    assert_eq!(result.is_error, Some(false), "{version}: {result:?}");
+    assert_eq!(result.structured_content.as_ref().unwrap()["data"]["ratio"], 1e-100, "{version}: {result:?}");
+    assert_result_type(&result, version);
+    assert_text_is_structured(&result);
+}
+
+async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion) {
     // tools/list: the example tools and confirm_action, each with its inputSchema.
     let tools = timeout(READ_TIMEOUT, client.list_all_tools()).await.unwrap().unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -131,6 +201,7 @@ async fn tools_are_listed_and_called_over_mcp() {
     assert_eq!(envelope["status"], "ok");
     assert_eq!(envelope["success"], true);
     assert_text_is_structured(&result);
+    assert_result_type(&result, version);
 
     // Bad arguments are a tool execution error (isError true), not a JSON-RPC error, and the
     // refusal names each rejected value, the accepted set and the fix.
@@ -159,16 +230,19 @@ async fn tools_are_listed_and_called_over_mcp() {
         assert!(error.message.contains(name), "{name} missing from: {}", error.message);
     }
     assert!(error.message.contains(r#"Did you mean "get_top_queries"?"#), "{}", error.message);
-
-    client.cancel().await.unwrap();
 }
 
 /// A write that waits for approval, over MCP: `needs_confirmation` is not an error (`isError`
 /// false), nothing happens until `confirm_action` approves, and an approval runs once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delete_waits_for_approval_over_mcp() {
-    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
-    let client = timeout(READ_TIMEOUT, ().serve(transport)).await.expect("initialize answered").unwrap();
+    for version in &VERSIONS {
+        a_delete_waits_for_approval(version).await;
+    }
+}
+
+async fn a_delete_waits_for_approval(version: &ProtocolVersion) {
+    let client = stdio_client(version).await;
     let call = |name: &'static str, args: Value| {
         let client = &client;
         async move {
@@ -204,41 +278,62 @@ async fn a_delete_waits_for_approval_over_mcp() {
 
 /// A stdio session driven line by line, for requests rmcp's client will not send.
 struct RawSession {
+    version: ProtocolVersion,
     child: Child,
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
 }
 
 impl RawSession {
-    /// Starts the server and completes the `initialize` handshake (protocol 2025-11-25).
-    async fn start() -> Self {
+    /// Starts the server; for a 2025 version, completes the `initialize` handshake. On
+    /// 2026-07-28 there is no handshake: each request carries the version and the client's
+    /// capabilities in its `_meta` (added by [`Self::send_line`]).
+    async fn start(version: &ProtocolVersion) -> Self {
         let mut child = Command::new(server())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("spawning the server");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut session = RawSession { child, stdin, stdout };
+        let mut session = RawSession { version: version.clone(), child, stdin, stdout };
+        if version.has_initialize() {
+            session
+                .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": version.as_str(),
+                    "capabilities": {},
+                    "clientInfo": {"name": "mcp_e2e", "version": "0"},
+                }}))
+                .await;
+            let reply = session.reply(0).await;
+            assert_eq!(reply["result"]["protocolVersion"], version.as_str(), "{reply}");
+            session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        }
         session
-            .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "mcp_e2e", "version": "0"},
-            }}))
-            .await;
-        let reply = session.reply(0).await;
-        assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
-        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        session
+    }
+
+    /// The `CallToolResult` of a reply, checked for the envelope-in-two-places shape and for
+    /// the session's `resultType`.
+    fn result(&self, reply: &Value) -> CallToolResult {
+        let result = call_result(reply);
+        assert_result_type(&result, &self.version);
+        result
     }
 
     async fn send(&mut self, message: Value) {
         self.send_line(&message.to_string()).await;
     }
 
+    /// Writes `line`; on 2026-07-28, a request's `params` first gain the per-request `_meta`.
     async fn send_line(&mut self, line: &str) {
+        let line = if self.version.has_initialize() {
+            line.to_owned()
+        } else {
+            let meta = r#""params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
+            line.replacen(r#""params":{"#, meta, 1)
+        };
         self.stdin.write_all(line.as_bytes()).await.unwrap();
         self.stdin.write_all(b"\n").await.unwrap();
         self.stdin.flush().await.unwrap();
@@ -299,7 +394,13 @@ fn nested_arrays(depth: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_nested_300_deep_are_refused_not_dropped() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        arguments_nested_300_deep_are_refused_not_dropped_on(version).await;
+    }
+}
+
+async fn arguments_nested_300_deep_are_refused_not_dropped_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // rmcp's stdio transport would drop this line unanswered: serde_json stops at 128 levels.
     let line = format!(
@@ -308,7 +409,7 @@ async fn arguments_nested_300_deep_are_refused_not_dropped() {
     );
     session.send_line(&line).await;
     let reply = session.reply(2).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["status"], "invalid", "{envelope}");
@@ -335,13 +436,19 @@ async fn arguments_nested_300_deep_are_refused_not_dropped() {
 
     // The session goes on: the next ordinary call is served by rmcp.
     let reply = session.call(5, "create_note", json!({"title": "after"})).await;
-    assert_eq!(call_result(&reply).is_error, Some(false), "{reply}");
+    assert_eq!(session.result(&reply).is_error, Some(false), "{reply}");
     session.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_that_are_not_an_object() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        arguments_that_are_not_an_object_on(version).await;
+    }
+}
+
+async fn arguments_that_are_not_an_object_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // An array is a malformed tools/call: -32602 whose message is the refusal sentence and whose
     // data is the refusal envelope.
@@ -360,14 +467,14 @@ async fn arguments_that_are_not_an_object() {
     // An object double-encoded as a JSON string is decoded and served.
     let encoded = json!({"hours_back": 24, "group_by": "database"}).to_string();
     let reply = session.call(4, "get_top_queries", Value::String(encoded)).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(false), "{reply}");
     assert_eq!(result.structured_content.unwrap()["status"], "ok", "{reply}");
 
     // Decoded, it is an ordinary call: a bad value in it is a refusal with isError, not -32602.
     let encoded = json!({"hours_back": 0, "group_by": "database"}).to_string();
     let reply = session.call(5, "get_top_queries", Value::String(encoded)).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     assert_eq!(result.structured_content.unwrap()["status"], "invalid", "{reply}");
 
@@ -388,14 +495,20 @@ async fn arguments_that_are_not_an_object() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn numbers_too_large_are_refused_with_the_digits_sent() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        numbers_too_large_are_refused_with_the_digits_sent_on(version).await;
+    }
+}
+
+async fn numbers_too_large_are_refused_with_the_digits_sent_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // Past 64 bits: quoted with the digits sent, not the float rmcp's parse would make of them.
     session
         .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":18446744073709551617,"group_by":"database"}}}"#)
         .await;
     let reply = session.reply(2).await;
-    let envelope = call_result(&reply).structured_content.unwrap();
+    let envelope = session.result(&reply).structured_content.unwrap();
     assert_eq!(
         envelope["message"],
         "hours_back: 18446744073709551617 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.",
@@ -407,7 +520,7 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
         .send_line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":1e400,"api_key":"sk-abcdefghijklmnop1234"}}}"#)
         .await;
     let reply = session.reply(3).await;
-    let result = call_result(&reply);
+    let result = session.result(&reply);
     assert_eq!(result.is_error, Some(true), "{reply}");
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["hints"]["parameter"], "ratio", "{envelope}");
@@ -420,7 +533,13 @@ async fn numbers_too_large_are_refused_with_the_digits_sent() {
 /// characters as sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_argument_text_is_read_as_sent() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        the_argument_text_is_read_as_sent_on(version).await;
+    }
+}
+
+async fn the_argument_text_is_read_as_sent_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     session
         .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_top_queries","arguments":{"hours_back":-1,"group_by":"database","hours_back":5}}}"#)
@@ -460,36 +579,51 @@ async fn the_argument_text_is_read_as_sent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_unreadable_line_is_answered() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        every_unreadable_line_is_answered_on(version).await;
+    }
+}
+
+async fn every_unreadable_line_is_answered_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
 
     // An invalid escape (a lone surrogate) in one argument: refused by name.
     session
         .send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"a\ud800b"}}}"#)
         .await;
     let reply = session.reply(2).await;
-    let envelope = call_result(&reply).structured_content.unwrap();
+    let envelope = session.result(&reply).structured_content.unwrap();
     assert_eq!(envelope["hints"]["parameter"], "title", "{reply}");
 
-    // Not JSON at all, or NaN: JSON-RPC's parse error, with `id: null`.
-    for line in [
-        "{garbage",
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":NaN}}}"#,
+    // Not JSON at all, or NaN: JSON-RPC's parse error, under the id when one can be read.
+    for (line, id) in [
+        ("{garbage", Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"set_threshold","arguments":{"ratio":NaN}}}"#,
+            json!(3),
+        ),
     ] {
         session.send_line(line).await;
         let reply = session.next_line().await;
         assert_eq!(reply["error"]["code"], -32700, "{line}: {reply}");
-        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert_eq!(reply["id"], id, "{reply}");
     }
 
     // The session still serves.
     let reply = session.call(4, "get_top_queries", json!({"hours_back": 1, "group_by": "database"})).await;
-    assert_eq!(call_result(&reply).structured_content.unwrap()["status"], "ok");
+    assert_eq!(session.result(&reply).structured_content.unwrap()["status"], "ok");
     session.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_of_the_wrong_shape_is_answered_with_its_id() {
-    let mut session = RawSession::start().await;
+    for version in &VERSIONS {
+        a_request_of_the_wrong_shape_is_answered_with_its_id_on(version).await;
+    }
+}
+
+async fn a_request_of_the_wrong_shape_is_answered_with_its_id_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
     for (line, id) in [
         (r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["get_top_queries",{}]}"#, json!(7)),
         (r#"{"jsonrpc":"1.0","id":"eight","method":"tools/list"}"#, json!("eight")),
@@ -506,4 +640,523 @@ async fn a_request_of_the_wrong_shape_is_answered_with_its_id() {
         );
     }
     session.finish().await;
+}
+
+/// The JSON-RPC fixes found by fuzzing the example server, each as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_rpc_on_the_wire() {
+    for version in &VERSIONS {
+        json_rpc_on_the_wire_on(version).await;
+    }
+}
+
+async fn json_rpc_on_the_wire_on(version: &ProtocolVersion) {
+    let mut session = RawSession::start(version).await;
+
+    // An id sent twice: answered under the last one, naming both.
+    session.send_line(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 7, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().starts_with("`id` is sent 2 times (6, 7)"), "{reply}");
+
+    // A notification is never answered, malformed or not: the next line is the ping's reply.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":NaN}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/nothing_known"}"#,
+    ] {
+        session.send_line(line).await;
+    }
+    session.send_line(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 8, "a notification was answered: {reply}");
+    assert!(reply.get("result").is_some(), "{reply}");
+
+    // A parse error in JSON's words, not the parser's.
+    session.send_line("this is not json").await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(
+        reply["error"]["message"].as_str().unwrap().split("; send").next().unwrap(),
+        r#"the message is not valid JSON: a JSON-RPC message is a JSON object, starting with `{`; this one starts with "this is not ""#,
+        "{reply}"
+    );
+
+    // A line past 16 MiB is not held, but its id is read as it streams past.
+    let filler = "a".repeat(17 << 20);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"create_note","arguments":{{"title":"{filler}"}}}}}}"#
+    );
+    session.send_line(&line).await;
+    let reply = session.next_line().await;
+    assert_eq!(reply["id"], 9, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("longer than 16 MiB"), "{reply}");
+
+    // A call still running when stdin closes is answered before the server exits, with code 0.
+    session
+        .send(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+            "params": {"name": "get_top_queries", "arguments": {"hours_back": 1, "group_by": "database"}}}))
+        .await;
+    let RawSession { mut child, stdin, mut stdout, .. } = session;
+    drop(stdin);
+    let line = timeout(READ_TIMEOUT, stdout.next_line()).await.unwrap().unwrap().expect("the reply to id 10");
+    let reply: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(reply["id"], 10, "{reply}");
+    let status = timeout(READ_TIMEOUT, child.wait()).await.expect("server exits at EOF").unwrap();
+    assert!(status.success(), "server exit status: {status}");
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().expect("stderr is piped");
+    tokio::io::AsyncReadExt::read_to_string(&mut err, &mut stderr).await.unwrap();
+    assert!(stderr.lines().all(|l| l.starts_with("envelope example MCP server")), "{stderr}");
+}
+
+/// stdin closed before any message: a normal end, exit code 0, nothing on stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdin_closing_is_a_normal_end() {
+    let out = Command::new(server()).stdin(Stdio::null()).output().await.unwrap();
+    assert!(out.status.success(), "{}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.lines().all(|l| l.starts_with("envelope example MCP server")), "{stderr}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// The example server over Streamable HTTP (`examples/http_server.rs`) on a free loopback port:
+/// the child (killed when dropped) and its `/mcp` URL, as it prints it.
+async fn http_server() -> (Child, String) {
+    let exe = server().with_file_name(format!("http_server{}", std::env::consts::EXE_SUFFIX));
+    let mut child = Command::new(exe)
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawning the HTTP server");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = timeout(READ_TIMEOUT, lines.next_line()).await.unwrap().unwrap().expect("the server prints its URL");
+    let url = line.rsplit(' ').next().unwrap().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{line}");
+    (child, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_listed_and_called_over_streamable_http() {
+    let (_server, url) = http_server().await;
+    for version in &VERSIONS {
+        let client = connect(StreamableHttpClientTransport::from_uri(url.as_str()), version).await;
+        tools_are_listed_and_called(&client, version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
+
+/// One HTTP/1.1 exchange on a new connection: the status and the body as JSON (`Null` when
+/// empty). Written by hand, so the request is exactly as given.
+async fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value, String) {
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    timeout(READ_TIMEOUT, stream.read_to_string(&mut response)).await.unwrap().unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"))
+    };
+    (status, body, head.to_owned())
+}
+
+/// The headers of a JSON-RPC POST on `version` (2026-07-28 also names the method and tool).
+fn mcp_headers(version: &ProtocolVersion, method: &'static str, name: &'static str) -> Vec<(&'static str, String)> {
+    let mut headers =
+        vec![("Content-Type", "application/json".to_owned()), ("MCP-Protocol-Version", version.to_string())];
+    if !version.has_initialize() {
+        headers.push(("Mcp-Method", method.to_owned()));
+        if !name.is_empty() {
+            headers.push(("Mcp-Name", name.to_owned()));
+        }
+    }
+    headers
+}
+
+/// `params` of a request on `version`: on 2026-07-28 with the per-request `_meta`.
+fn params_on(version: &ProtocolVersion, params: &str) -> String {
+    if version.has_initialize() {
+        return params.to_owned();
+    }
+    let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
+    params.replacen('{', meta, 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_reads_the_body_before_rmcp() {
+    let (_server, url) = http_server().await;
+    for version in &VERSIONS {
+        let headers = mcp_headers(version, "tools/call", "create_note");
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+
+        // Nested 300 deep: rmcp's service would answer a plain-text 415; the toolbox refuses it.
+        let params = params_on(
+            version,
+            &format!(r#"{{"name":"create_note","arguments":{{"title":"t","tags":{}}}}}"#, nested_arrays(300)),
+        );
+        let body = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{params}}}"#);
+        let (status, reply, head) = post(&url, &headers, &body).await;
+        assert_eq!(status, 200, "{version}: {head}: {reply}");
+        let result = call_result(&reply);
+        assert_result_type(&result, version);
+        assert_eq!(result.is_error, Some(true), "{reply}");
+        assert_eq!(result.structured_content.unwrap()["hints"]["parameter"], "tags", "{reply}");
+
+        // Past a double: refused by name with the text sent.
+        let headers = mcp_headers(version, "tools/call", "set_threshold");
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let params = params_on(
+            version,
+            r#"{"name":"set_threshold","arguments":{"ratio":1e400,"api_key":"sk-abcdefghijklmnop1234"}}"#,
+        );
+        let body = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
+        let (status, reply, _) = post(&url, &headers, &body).await;
+        assert_eq!(status, 200, "{reply}");
+        let envelope = call_result(&reply).structured_content.unwrap();
+        assert_eq!(envelope["hints"]["rejected"], "1e400", "{envelope}");
+    }
+
+    let json = [("Content-Type", "application/json")];
+    // Not JSON: -32700 in JSON's words, 400, under the id when readable.
+    let (status, reply, _) = post(&url, &json, r#"{"jsonrpc":"2.0","id":4,"method":"ping",oops}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (200, json!(4), json!(-32700)),
+        "{reply}"
+    );
+    let (status, reply, _) = post(&url, &json, "this is not json").await;
+    assert_eq!((status, reply["error"]["code"].clone()), (400, json!(-32700)), "{reply}");
+    // A notification, malformed or not: 202 and no body.
+    let (status, reply, _) =
+        post(&url, &json, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#).await;
+    assert_eq!((status, reply), (202, Value::Null));
+    // Duplicate ids: the last one.
+    let (status, reply, _) = post(&url, &json, r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (200, json!(7), json!(-32600)),
+        "{reply}"
+    );
+    // Another media type: 415 with a JSON-RPC body, not rmcp's plain text.
+    let (status, reply, _) =
+        post(&url, &[("Content-Type", "text/plain")], r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone()),
+        (415, json!(8), json!(-32600)),
+        "{reply}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_origin_is_refused_and_runs_nothing() {
+    let (_server, url) = http_server().await;
+    let headers = [("Content-Type", "application/json"), ("Origin", "https://evil.example")];
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"from evil"}}}"#;
+    let (status, reply, _) = post(&url, &headers, body).await;
+    assert_eq!(status, 403, "{reply}");
+    assert_eq!(reply["error"]["data"]["error"], "forbidden_origin", "{reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+
+    // A loopback origin is served.
+    let headers = [("Content-Type", "application/json"), ("Origin", "http://localhost:6274")];
+    let (status, reply, _) = post(&url, &headers, body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["status"], "ok", "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["data"]["id"], 1, "the refused call wrote a note: {reply}");
+}
+
+/// Blocks its thread for `ms` milliseconds, as a synchronous tool doing slow I/O would.
+#[envelope_core::tool]
+fn slow(#[validate(range = 1..=5000)] ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
+/// Answers `n` at once.
+#[envelope_core::tool]
+fn fast(#[validate(range = 0..=1000)] n: u32) -> u32 {
+    n
+}
+
+/// An rmcp client of an in-process server (`slow` and `fast`) on the current runtime, over an
+/// in-memory pipe.
+async fn in_process(version: &ProtocolVersion) -> (Client, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(envelope_core::mcp::serve_io(
+        envelope_core::mcp::McpServer::new(toolbox),
+        server_read,
+        server_write,
+    ));
+    (connect(tokio::io::split(client_io), version).await, server)
+}
+
+/// Three sync tools blocking 1.5 s do not hold up twenty fast calls, on a current-thread
+/// runtime (the examples' flavor), and every call is answered under its own id.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_sync_tool_stalls_no_other_call() {
+    for version in &VERSIONS {
+        let (client, server) = in_process(version).await;
+        let started = std::time::Instant::now();
+        let mut slow_calls = tokio::task::JoinSet::new();
+        for _ in 0..3 {
+            let peer = client.peer().clone();
+            let call = CallToolRequestParams::new("slow").with_arguments(object(json!({"ms": 1500})));
+            slow_calls.spawn(async move { peer.call_tool(call).await });
+        }
+        tokio::task::yield_now().await;
+        let mut fast_calls = tokio::task::JoinSet::new();
+        for n in 0..20_u32 {
+            let peer = client.peer().clone();
+            let call = CallToolRequestParams::new("fast").with_arguments(object(json!({"n": n})));
+            fast_calls.spawn(async move { (n, peer.call_tool(call).await) });
+        }
+        while let Some(answered) = fast_calls.join_next().await {
+            let (n, result) = answered.unwrap();
+            let result = result.unwrap();
+            assert_eq!(result.structured_content.unwrap()["data"], n, "{version}: answered under another id");
+        }
+        let fast_done = started.elapsed();
+        assert!(fast_done < Duration::from_millis(700), "{version}: twenty fast calls took {fast_done:?}");
+        while let Some(answered) = slow_calls.join_next().await {
+            assert_eq!(answered.unwrap().unwrap().structured_content.unwrap()["data"], 1500);
+        }
+        assert!(started.elapsed() >= Duration::from_millis(1500));
+        client.cancel().await.unwrap();
+        server.abort();
+    }
+}
+
+/// `notifications/cancelled` stops the wait: the call's reply is never sent, the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_gets_no_reply() {
+    let mut session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    session
+        .send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "create_note", "arguments": {"title": "t"}}}))
+        .await;
+    // Cancelled at once: its reply, if already made, is dropped; the tool is not waited for.
+    session.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    session.send(json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).await;
+    // Either id 5 was answered before the cancellation arrived, or never.
+    let mut reply = session.next_line().await;
+    if reply["id"] == 5 {
+        reply = session.next_line().await;
+    }
+    assert_eq!(reply["id"], 6, "{reply}");
+    session.finish().await;
+}
+
+/// A cancelled slow call, in process where the timing is known: no reply to its id, ever.
+#[tokio::test(flavor = "current_thread")]
+async fn a_cancelled_slow_call_is_not_answered() {
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = tokio::spawn(envelope_core::mcp::serve_io(
+        envelope_core::mcp::McpServer::new(toolbox),
+        server_read,
+        server_write,
+    ));
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut lines = BufReader::new(read).lines();
+    let mut send = async |message: Value| {
+        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 600}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "t"}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    send(json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).await;
+    let mut ids = Vec::new();
+    while ids.last() != Some(&json!(6)) {
+        let line = timeout(READ_TIMEOUT, lines.next_line()).await.unwrap().unwrap().unwrap();
+        ids.push(serde_json::from_str::<Value>(&line).unwrap()["id"].clone());
+    }
+    assert_eq!(ids, [json!(0), json!(6)], "the cancelled call was answered");
+    drop(write);
+    server.abort();
+}
+
+/// The resident memory of process `pid`, in KiB (Linux `/proc`).
+#[cfg(target_os = "linux")]
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A client that writes 200,000 calls without reading: the server stops reading once its
+/// replies cannot be written, and its memory stays small. Then the client reads: the replies
+/// come, each id once. (All 200,000 take minutes in a debug build: 20,000 are read.)
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unread_flood_meets_backpressure() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    };
+    const CALLS: usize = 200_000;
+    const READ: usize = 20_000;
+    let session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    let pid = session.child.id().unwrap();
+    let before = rss_kib(pid);
+    let RawSession { child, mut stdin, mut stdout, .. } = session;
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let written = Arc::clone(&written);
+        tokio::spawn(async move {
+            for id in 1..=CALLS {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{{"hours_back":1,"group_by":"database"}}}}}}"#
+                );
+                if stdin.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                    return;
+                }
+                written.store(id, Ordering::Relaxed);
+            }
+        })
+    };
+    // Wait until the writes stall: the server has stopped reading.
+    let mut last = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = written.load(Ordering::Relaxed);
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let stalled = rss_kib(pid);
+    eprintln!(
+        "unread flood: {last} of {CALLS} calls written before the server stopped reading; RSS {before} KiB before, {stalled} KiB stalled"
+    );
+    assert!(last < CALLS, "the server read all {CALLS} calls without any reply being read");
+    assert!(stalled < before + 32 * 1024, "RSS grew from {before} KiB to {stalled} KiB");
+
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..READ {
+        let line = timeout(READ_TIMEOUT, stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["result"]["structuredContent"]["status"], "ok", "{reply}");
+        let id = reply["id"].as_u64().unwrap();
+        assert!((1..=CALLS as u64).contains(&id) && seen.insert(id), "id {id} answered twice or never sent");
+    }
+    let after = rss_kib(pid);
+    eprintln!("unread flood: {READ} replies read, each id once; RSS {after} KiB");
+    assert!(after < before + 32 * 1024, "RSS grew from {before} KiB to {after} KiB");
+    writer.abort();
+    drop(child);
+}
+
+/// 2,000 calls written at once, without waiting: each answered exactly once, under its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_are_each_answered_once() {
+    const CALLS: i64 = 2_000;
+    let mut session = RawSession::start(&ProtocolVersion::V_2025_11_25).await;
+    let mut lines = String::new();
+    for id in 1..=CALLS {
+        let top = id % 100 + 1;
+        lines.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{{"hours_back":1,"group_by":"database","top":{top}}}}}}}"#
+        ));
+        lines.push('\n');
+    }
+    let writing = {
+        let mut stdin = session.stdin;
+        tokio::spawn(async move {
+            stdin.write_all(lines.as_bytes()).await.unwrap();
+            stdin
+        })
+    };
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..CALLS {
+        let line = timeout(READ_TIMEOUT, session.stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        let id = reply["id"].as_i64().unwrap();
+        assert!(seen.insert(id), "id {id} answered twice");
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+    }
+    assert_eq!(seen.len() as i64, CALLS);
+    drop(writing.await.unwrap());
+    let status = timeout(READ_TIMEOUT, session.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// An existing rmcp server (`examples/rmcp_handler.rs`: a resource, a prompt) that delegates
+/// `tools/list` and `tools/call` to the envelope server: both halves answer, on every version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_handler_serves_envelope_tools_beside_its_own() {
+    let exe = server().with_file_name(format!("rmcp_handler{}", std::env::consts::EXE_SUFFIX));
+    for version in &VERSIONS {
+        let transport = TokioChildProcess::new(Command::new(&exe)).expect("spawning the server");
+        let client = connect(transport, version).await;
+        let resources = timeout(READ_TIMEOUT, client.list_all_resources()).await.unwrap().unwrap();
+        assert_eq!(resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(), ["notes://guide"], "{version}");
+        let read = timeout(READ_TIMEOUT, client.read_resource(ReadResourceRequestParams::new("notes://guide")))
+            .await
+            .unwrap()
+            .unwrap();
+        let text = serde_json::to_value(&read.contents[0]).unwrap();
+        assert!(text["text"].as_str().unwrap().starts_with("Titles are 1 to 120 characters"), "{text}");
+        let prompts = timeout(READ_TIMEOUT, client.list_all_prompts()).await.unwrap().unwrap();
+        assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["summarize_notes"], "{version}");
+
+        tools_are_listed_and_called(&client, version).await;
+        a_three_digit_exponent_is_served(&client, version).await;
+        client.cancel().await.unwrap();
+    }
+}
+
+/// The server's one auth hook guards `/mcp`: without a token, 401 with `WWW-Authenticate:
+/// Bearer` (RFC 6750) and a JSON-RPC body naming `missing_bearer_token`; a wrong token is
+/// `invalid_bearer_token`; nothing runs until the token verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auth_hook_guards_streamable_http() {
+    use envelope_core::{http::BearerTokens, mcp::http::McpHttp};
+    let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
+    let app = McpHttp::new(toolbox).with_auth(BearerTokens::new(["t0ken-for-tests"])).router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","arguments":{"n":7}}}"#;
+
+    let (status, reply, head) = post(&url, &[("Content-Type", "application/json")], body).await;
+    assert_eq!(status, 401, "{head}: {reply}");
+    assert!(head.to_ascii_lowercase().contains("www-authenticate: bearer"), "{head}");
+    assert_eq!(reply["error"]["data"]["error"], "missing_bearer_token", "{reply}");
+
+    let wrong = [("Content-Type", "application/json"), ("Authorization", "Bearer not-the-token")];
+    let (status, reply, head) = post(&url, &wrong, body).await;
+    assert_eq!(status, 401, "{head}: {reply}");
+    assert!(head.contains(r#"error="invalid_token""#), "{head}");
+    assert_eq!(reply["error"]["data"]["error"], "invalid_bearer_token", "{reply}");
+    assert!(!reply.to_string().contains("not-the-token"), "the token is echoed: {reply}");
+
+    let good = [("Content-Type", "application/json"), ("Authorization", "Bearer t0ken-for-tests")];
+    let (status, reply, _) = post(&url, &good, body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["data"], 7, "{reply}");
+    server.abort();
 }

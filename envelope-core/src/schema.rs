@@ -14,11 +14,12 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
     let mut props = Map::new();
     let mut required = Vec::new();
     for p in params {
-        let mut prop = property(p);
-        if !p.required {
-            allow_null(&mut prop);
-        }
-        props.insert(p.name.to_owned(), Value::Object(prop));
+        // A parameter that is not required keeps its plain `type` and is left out of
+        // `required`; `null` for it reads as absent at run time all the same. A `type` array
+        // with "null" is what the MCP Inspector, SDK form builders and the model providers'
+        // function-calling schema subsets fill in poorly (the Inspector sends a string for an
+        // optional array), so the schema names the type a caller should send.
+        props.insert(p.name.to_owned(), Value::Object(property(p)));
         if p.required {
             required.push(Value::String(p.name.to_owned()));
         }
@@ -35,17 +36,6 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
         s.insert("allOf".into(), Value::Array(all_of));
     }
     s
-}
-
-/// An optional parameter may be sent as `null` (read as absent), so its schema accepts it.
-fn allow_null(prop: &mut Map<String, Value>) {
-    if let Some(Value::String(t)) = prop.get("type") {
-        let t = t.clone();
-        prop.insert("type".into(), json!([t, "null"]));
-    }
-    if let Some(Value::Array(choices)) = prop.get_mut("enum") {
-        choices.push(Value::Null);
-    }
 }
 
 /// `requires` and `excludes` as JSON Schema: each an `if`/`then` (or a `not`) in `allOf`.

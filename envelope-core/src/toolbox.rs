@@ -67,6 +67,7 @@ pub struct Tool {
     call: DynCall,
     schema: Map<String, Value>,
     format: WireFormat,
+    sync_body: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -89,7 +90,22 @@ impl Tool {
 
     fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
-        Tool { spec, call, schema, format: WireFormat::Envelope }
+        Tool { spec, call, schema, format: WireFormat::Envelope, sync_body: false }
+    }
+
+    /// Marks the tool's body as a plain (not `async`) function: `#[tool]` calls this.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn __sync_body(mut self) -> Self {
+        self.sync_body = true;
+        self
+    }
+
+    /// Whether the tool's body is a plain `fn` (not an `async fn`): it runs to its end on the
+    /// thread that calls it, so the MCP adapters run it on tokio's blocking threads
+    /// (`spawn_blocking`) rather than on the async workers, where it would stall other calls.
+    pub fn has_sync_body(&self) -> bool {
+        self.sync_body
     }
 
     /// The name callers use in `tools/call`.

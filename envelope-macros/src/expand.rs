@@ -376,6 +376,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
     let vis = &item.vis;
     let name = &t.name;
     let (specs, body, preview_codes) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!(), None);
+    let sync_body = if item.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
     let spec = spec_expr(t, &specs, preview_codes);
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
     quote! {
@@ -394,7 +395,7 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
                 let __envelope_call: ::envelope_core::__private::CallFn = |__envelope_spec, __envelope_obj| {
                     #body
                 };
-                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)
+                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)#sync_body
             }
         }
     }
@@ -459,6 +460,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             Some(&self_ty),
         );
         let spec = spec_expr(&checked, &specs, preview_codes);
+        let sync_body = if f.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
         tools.push(quote! {
             {
                 fn __envelope_call<'a>(
@@ -468,7 +470,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 ) -> ::envelope_core::__private::Outcome<'a> {
                     #body
                 }
-                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)
+                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body
             }
         });
     }

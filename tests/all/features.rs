@@ -90,7 +90,7 @@ fn nested_object_fields_are_refused_by_path() {
             "type": "object",
             "properties": {
                 "sinceDay": {"type": "string", "description": "First day, inclusive.", "format": "date"},
-                "limit": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 10}
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}
             },
             "required": ["sinceDay"],
             "additionalProperties": false

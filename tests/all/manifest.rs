@@ -45,7 +45,7 @@ fn the_example_manifest_pins_get_top_queries() {
                         "description": "What to group the statistics by."
                     },
                     "top": {
-                        "type": ["integer", "null"], "minimum": 1, "maximum": 100,
+                        "type": "integer", "minimum": 1, "maximum": 100,
                         "description": "How many rows to return.", "default": 10
                     }
                 },

@@ -123,7 +123,7 @@ fn schema_carries_the_rules() {
             "properties": {
                 "hours_back": {"type": "integer", "description": "How far back to look, in hours.", "minimum": 1, "maximum": 720},
                 "group_by": {"type": "string", "description": "What to group the statistics by.", "enum": ["query_hash", "database", "application"]},
-                "top": {"type": ["integer", "null"], "description": "How many rows to return.", "minimum": 1, "maximum": 100, "default": 10}
+                "top": {"type": "integer", "description": "How many rows to return.", "minimum": 1, "maximum": 100, "default": 10}
             },
             "required": ["hours_back", "group_by"],
             "additionalProperties": false

@@ -1,0 +1,242 @@
+//! MCP over Streamable HTTP (features `rmcp` and `http`; MCP 2025-11-25 and 2026-07-28,
+//! "Transports / Streamable HTTP"), on axum with rmcp's streamable HTTP service.
+//!
+//! [`McpHttp::router`] serves one endpoint, `POST /mcp`, statelessly for every protocol version
+//! (no `Mcp-Session-Id`; a 2025 client's `initialize` is answered and each later request stands
+//! alone, carrying its version in the `MCP-Protocol-Version` header), so any replica can answer
+//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`.
+//!
+//! In front of rmcp's service sits a layer that reads the body first, as the stdio transport
+//! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message
+//! of the wrong shape `-32600`, each under the request's `id` whenever it can be read (HTTP 200
+//! with an id, 400 without); a notification is accepted with 202 and no body; a `tools/call`
+//! reaches [`McpServer`](super::McpServer) with the exact text of its `arguments`, so a value
+//! nested past 127 levels or `1e400` is refused by name instead of rmcp's plain-text 415. Every
+//! other failure is a JSON-RPC error body too, never HTML or plain text:
+//!
+//! | when | HTTP | body |
+//! |---|---|---|
+//! | an `Origin` neither loopback nor allowed | 403 | `error.data.error: "forbidden_origin"` |
+//! | the auth hook refuses | 401 / 403 | `missing_bearer_token`, `invalid_bearer_token`, `insufficient_scope`, with `WWW-Authenticate` (RFC 6750) |
+//! | a method other than `POST` | 405 | `method_not_allowed`, with `Allow: POST` |
+//! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
+//! | a `Content-Type` other than `application/json` | 415 | `-32600` |
+//!
+//! Those checks run before the body is read, and nothing runs after them: no tool sees a refused
+//! request. (The transport errors are [`crate::http::TransportError`], shared with the plain HTTP
+//! endpoints.)
+//!
+//! ```no_run
+//! use envelope_core::{Toolbox, mcp::http::McpHttp, tool};
+//!
+//! /// Adds two small numbers.
+//! #[tool]
+//! fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> std::io::Result<()> {
+//!     let app = McpHttp::new(Toolbox::new().with(add::tool())).router();
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//!     axum::serve(listener, app).await
+//! }
+//! ```
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    body::{Body, Bytes},
+    extract::{Request, State},
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::any,
+};
+use rmcp::{
+    ServerHandler,
+    model::{ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+    },
+};
+
+use super::{
+    McpServer,
+    wire::{self, Incoming, RawArguments},
+};
+use crate::{
+    Toolbox,
+    http::{AuthLayer, Authenticate, OriginLayer, TransportError, read_body},
+};
+
+/// The largest request body read by default: 4 MiB, rmcp's own default.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
+
+/// The builder of a Streamable HTTP endpoint at `/mcp` for an rmcp [`ServerHandler`] (an
+/// [`McpServer`] with [`McpHttp::new`]). See the [module documentation](self).
+pub struct McpHttp<H = McpServer> {
+    handler: H,
+    origins: OriginLayer,
+    auth: Option<AuthLayer>,
+    max_body_bytes: usize,
+}
+
+impl McpHttp<McpServer> {
+    /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies.
+    #[must_use]
+    pub fn new(toolbox: Toolbox) -> Self {
+        McpHttp::with_handler(McpServer::new(toolbox))
+    }
+}
+
+impl<H: ServerHandler + Clone> McpHttp<H> {
+    /// Serves your own rmcp handler (for example one with resources and prompts that delegates
+    /// `tools/list` and `tools/call` to an [`McpServer`], which then gets the exact `arguments`
+    /// text through the request context).
+    #[must_use]
+    pub fn with_handler(handler: H) -> Self {
+        McpHttp { handler, origins: OriginLayer::loopback(), auth: None, max_body_bytes: DEFAULT_MAX_BODY_BYTES }
+    }
+
+    /// The `Origin` policy (default: loopback origins and requests without `Origin`).
+    #[must_use]
+    pub fn with_origins(mut self, origins: OriginLayer) -> Self {
+        self.origins = origins;
+        self
+    }
+
+    /// The server's one auth hook, run on every request to `/mcp` before its body is read. Its
+    /// refusals are JSON-RPC error bodies with the transport error's status and
+    /// `WWW-Authenticate`.
+    #[must_use]
+    pub fn with_auth(mut self, hook: impl Authenticate) -> Self {
+        self.auth = Some(AuthLayer::new(hook).json_rpc());
+        self
+    }
+
+    /// The largest body read, in bytes; a larger one is `payload_too_large` (413).
+    #[must_use]
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// The axum router serving `/mcp`. Merge it with your other routes
+    /// ([`Router::merge`]); serve it with `axum::serve`.
+    pub fn router(self) -> Router {
+        let handler = self.handler;
+        // Origin checks are this module's (with JSON bodies); rmcp's own Host and Origin checks
+        // would answer in plain text. Bodies are limited before rmcp sees them.
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .with_sse_keep_alive(None)
+            .disable_allowed_hosts()
+            .disable_allowed_origins()
+            .with_max_request_body_bytes(self.max_body_bytes.saturating_add(1024));
+        let rmcp =
+            StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
+        let state = Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes };
+        let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
+        if let Some(auth) = self.auth {
+            route = route.layer(auth);
+        }
+        route.layer(self.origins.json_rpc())
+    }
+}
+
+struct Endpoint<H> {
+    rmcp: Arc<StreamableHttpService<H, NeverSessionManager>>,
+    max_body_bytes: usize,
+}
+
+impl<H> Clone for Endpoint<H> {
+    fn clone(&self) -> Self {
+        Endpoint { rmcp: Arc::clone(&self.rmcp), max_body_bytes: self.max_body_bytes }
+    }
+}
+
+fn json(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A JSON-RPC error response: 200 under an id (the request was read, and failed), 400 without.
+fn error_response(reply: &ServerJsonRpcMessage) -> Response {
+    let status = match reply {
+        JsonRpcMessage::Error(e) if e.id.is_none() => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    };
+    json(status, serde_json::to_vec(reply).unwrap_or_default())
+}
+
+async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>, request: Request) -> Response {
+    if request.method() != axum::http::Method::POST {
+        let method = request.method().as_str().to_owned();
+        return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
+    }
+    let is_json = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+    });
+    let (mut parts, body) = request.into_parts();
+    let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return error.into_json_rpc_response(None);
+        }
+    };
+    if !is_json {
+        let why = "send the JSON-RPC message as the body with `Content-Type: application/json`";
+        let id = wire::TopLevel::scan(&bytes).id();
+        let mut response = error_response(&ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id));
+        *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        return response;
+    }
+    let (body, id) = match wire::read_message(&bytes) {
+        Incoming::Answered(Some(reply)) => return error_response(&reply),
+        Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
+        Incoming::Message(message) => match *message {
+            JsonRpcMessage::Request(mut request) => {
+                let id = request.id.clone();
+                match request.request.extensions_mut().remove::<RawArguments>() {
+                    Some(raw) => {
+                        parts.extensions.insert(raw);
+                        let rewritten = rmcp::model::ClientJsonRpcMessage::Request(request);
+                        (Bytes::from(serde_json::to_vec(&rewritten).unwrap_or_default()), Some(id))
+                    }
+                    None => (bytes, Some(id)),
+                }
+            }
+            _ => (bytes, None),
+        },
+    };
+    // rmcp asks for both media types although this endpoint answers JSON alone.
+    parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+    let response = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body))).await;
+    json_rpc_only(response.map(Body::new), id).await
+}
+
+/// rmcp's own refusals (a protocol version header it does not serve, ...) are plain text: the
+/// same status with a JSON-RPC error body instead.
+async fn json_rpc_only(response: Response, id: Option<RequestId>) -> Response {
+    let json_or_stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"));
+    if json_or_stream || response.status() == StatusCode::ACCEPTED {
+        return response;
+    }
+    let status = response.status();
+    let text = match axum::body::to_bytes(response.into_body(), 64 * 1024).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::new(),
+    };
+    let text = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_owned() } else { text };
+    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(text, None), id);
+    let mut response = json(status, serde_json::to_vec(&reply).unwrap_or_default());
+    *response.status_mut() = status;
+    response
+}

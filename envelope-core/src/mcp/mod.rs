@@ -1,0 +1,390 @@
+//! MCP server adapter over the official `rmcp` SDK (feature `rmcp`; Streamable HTTP with
+//! feature `http`).
+//!
+//! [`McpServer`] answers the two tool methods of the MCP specification ("Server Features /
+//! Tools") from a [`Toolbox`], for every protocol version a client may negotiate: 2025-06-18 and
+//! 2025-11-25 (the `initialize` handshake) and 2026-07-28 (no handshake: `server/discover`,
+//! the protocol version and client capabilities in each request's `_meta`, `resultType:
+//! "complete"` on every result). rmcp negotiates the version and shapes each result for it.
+//!
+//! - `tools/list` lists every tool as `{name, title?, description, inputSchema, outputSchema,
+//!   annotations?}`, where `inputSchema` is the JSON Schema object the toolbox generates from the
+//!   same rules that check the arguments, `outputSchema` the envelope every call answers, and
+//!   `annotations` the hints declared on `#[tool(...)]` — the same as the manifest's.
+//! - `tools/call` answers a `CallToolResult` that carries the envelope twice:
+//!
+//!   ```json
+//!   {
+//!     "content": [{"type": "text", "text": "{\"status\":\"invalid\",\"success\":false,...}"}],
+//!     "structuredContent": {"status": "invalid", "success": false, ...},
+//!     "isError": true,
+//!     "resultType": "complete"
+//!   }
+//!   ```
+//!
+//!   `structuredContent` is the envelope as a JSON object, the one text block is its exact
+//!   serialization (for clients that read only `content`), and `isError` is `true` for the
+//!   statuses `invalid` and `error`; `resultType` is there on 2026-07-28 only. A problem with
+//!   the arguments is a tool execution error, not a protocol error (2025-11-25, "Error
+//!   Handling"; SEP-1303): the model reads the refusal and corrects its call.
+//!
+//! Two requests are protocol errors instead, JSON-RPC `-32602` (invalid params):
+//! - a tool name the toolbox does not have; the message lists the tools and the closest name;
+//! - `arguments` that is not a JSON object (an array, a number, a string that does not hold an
+//!   object, any string for a strict tool). The message is the refusal sentence and `data` is
+//!   the refusal envelope. A string that holds a JSON object is decoded and served when the tool
+//!   is not strict, since some clients double-encode `arguments`.
+//!
+//! Every transport of this module ([`serve_stdio`], [`serve_io`], and `http::McpHttp` with feature
+//! `http`)
+//! reads each message before rmcp does and hands `tools/call` on with the exact text of its
+//! `arguments`, so the toolbox refuses by name what rmcp's parser would lose (a value nested
+//! 128 levels deep, `1e400`, an integer past 64 bits), and every `tools/call` reply is made by
+//! [`McpServer`]. A synchronous tool body runs on tokio's blocking threads, so a slow one does
+//! not hold up other calls; `notifications/cancelled` stops the wait for a call, and its reply
+//! is never sent.
+//!
+//! [`serve_stdio`] serves over stdin/stdout (2025-11-25, "Transports / stdio": one JSON-RPC
+//! message per line):
+//!
+//! ```no_run
+//! use envelope_core::{Toolbox, tool};
+//!
+//! /// Adds two small numbers.
+//! #[tool]
+//! fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> std::io::Result<()> {
+//!     envelope_core::mcp::serve_stdio(Toolbox::new().with(add::tool())).await
+//! }
+//! ```
+
+mod stdio;
+mod wire;
+
+#[cfg(feature = "http")]
+pub mod http;
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+        Extensions, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+        ServerConfig,
+    },
+    service::RequestContext,
+};
+use serde_json::Value;
+
+use crate::{Envelope, Toolbox, UnknownTool};
+
+pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
+
+/// The `rmcp` this adapter is built on, for handlers of your own (see [`serve_handler_stdio`]):
+/// the same version, so its types are the adapter's.
+pub use rmcp;
+
+/// An `rmcp` [`ServerHandler`] that serves the tools of one [`Toolbox`].
+///
+/// It advertises the `tools` capability and answers `tools/list` and `tools/call` as the
+/// [module documentation](self) describes. Serve it with [`serve_stdio`] or (feature `http`)
+/// `http::McpHttp`, which read each message first; or hand it to any other `rmcp` transport
+/// with [`rmcp::ServiceExt::serve`], where rmcp's parser reads the messages (a `tools/call`
+/// nested past 127 levels is then lost to it). To serve envelope tools beside your own
+/// resources and prompts, call [`McpServer::list_tools`](ServerHandler::list_tools) and
+/// [`McpServer::call_tool`](ServerHandler::call_tool) from your own handler's.
+#[derive(Clone)]
+pub struct McpServer {
+    toolbox: Arc<Toolbox>,
+}
+
+impl McpServer {
+    /// Wraps `toolbox`; the server identifies itself as `envelope` with this crate's version.
+    #[must_use]
+    pub fn new(toolbox: Toolbox) -> Self {
+        Self { toolbox: Arc::new(toolbox) }
+    }
+
+    /// The toolbox this server answers from.
+    #[must_use]
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+}
+
+/// The exact `arguments` text a transport of this module read for this request, if any.
+fn raw_arguments(extensions: &Extensions) -> Option<wire::RawArguments> {
+    if let Some(raw) = extensions.get::<wire::RawArguments>() {
+        return Some(raw.clone());
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<wire::RawArguments>().cloned();
+    }
+    None
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("envelope", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.toolbox.tools().iter().map(|tool| {
+            let mut listed = rmcp::model::Tool::new(
+                tool.name().to_owned(),
+                tool.description().to_owned(),
+                Arc::new(tool.input_schema()),
+            );
+            listed.title = tool.title().map(str::to_owned);
+            listed.output_schema = Some(Arc::new(tool.output_schema(self.toolbox.code_prefix())));
+            let a = tool.spec().annotations;
+            if a != envelope_core_annotations_none() {
+                listed.annotations = Some(rmcp::model::ToolAnnotations::from_raw(
+                    None,
+                    a.read_only,
+                    a.destructive,
+                    a.idempotent,
+                    a.open_world,
+                ));
+            }
+            listed
+        });
+        Ok(ListToolsResult::with_all_items(tools.collect()))
+    }
+
+    /// Answers from the exact `arguments` text when the transport read it (see the
+    /// [module documentation](self)), else from the object rmcp parsed. A call cancelled with
+    /// `notifications/cancelled` stops being waited for (a sync body already running finishes
+    /// on its blocking thread; its envelope is dropped).
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = match raw_arguments(&context.extensions) {
+            Some(raw) => raw.0,
+            None => request.arguments.map(|object| Value::Object(object).to_string().into()),
+        };
+        let call = call_with_raw_arguments(&self.toolbox, &request.name, arguments);
+        tokio::select! {
+            result = call => Ok(result?.into()),
+            () = context.ct.cancelled() => Err(ErrorData::invalid_request("the call was cancelled", None)),
+        }
+    }
+
+    /// rmcp reads `params.arguments` as an object; on a transport that is not this module's, a
+    /// `tools/call` whose `arguments` is anything else fails that shape and arrives here, as
+    /// the catch-all `CustomRequest` of its request union, instead of at [`Self::call_tool`].
+    /// Left to rmcp, it would answer `-32601` (method not found) with the message `tools/call`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            let message = format!(
+                "method not found: {}; this server answers initialize, server/discover, ping, tools/list and tools/call",
+                request.method
+            );
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
+        }
+        let params = request.params.unwrap_or_default();
+        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wrong_name(params.get("name")))?;
+        let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
+        let mut result = call_with_raw_arguments(&self.toolbox, name, arguments).await?;
+        // rmcp shapes a custom result for no version: `resultType` is 2026-07-28's alone.
+        if context.protocol_version().is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str()) {
+            result.result_type = None;
+        }
+        let result = serde_json::to_value(result)
+            .map_err(|_| ErrorData::internal_error("the tools/call result did not serialize", None))?;
+        Ok(CustomResult::new(result))
+    }
+}
+
+/// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text
+/// block is its exact serialization, `isError` is [`Envelope::is_error`].
+fn call_tool_result(envelope: &Envelope) -> CallToolResult {
+    let mut result = CallToolResult::default();
+    result.content = vec![ContentBlock::text(envelope.to_json())];
+    result.structured_content = Some(envelope.to_value());
+    result.is_error = Some(envelope.is_error());
+    result
+}
+
+fn unknown_tool(unknown: UnknownTool) -> ErrorData {
+    ErrorData::invalid_params(unknown.to_string(), None)
+}
+
+/// `params.name` sent, but not a string: quoted.
+fn wrong_name(name: Option<&Value>) -> ErrorData {
+    match name {
+        Some(v) => {
+            let shown: String = v.to_string().chars().take(40).collect();
+            ErrorData::invalid_params(
+                format!(
+                    "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
+                ),
+                None,
+            )
+        }
+        None => missing_name(),
+    }
+}
+
+fn missing_name() -> ErrorData {
+    ErrorData::invalid_params(
+        "tools/call needs params.name, a JSON string naming the tool to call (see tools/list)",
+        None,
+    )
+}
+
+/// A `tools/call` whose `arguments` arrive as JSON text of any shape and any depth (`None`: not
+/// sent). An object is served; a string that holds an object is decoded and served for a tool
+/// that is not strict; anything else is refused with `-32602`, because MCP defines `arguments`
+/// as an object and such a request is malformed, not a call the tool could serve.
+async fn call_with_raw_arguments(
+    toolbox: &Arc<Toolbox>,
+    name: &str,
+    arguments: Option<Arc<str>>,
+) -> Result<CallToolResult, ErrorData> {
+    let Some(text) = arguments else {
+        return served(run(toolbox, name, None).await);
+    };
+    let lenient = toolbox.get(name).is_some_and(|tool| !tool.strict());
+    let trimmed = text.trim_start();
+    match trimmed.as_bytes().first() {
+        Some(b'{') => served(run(toolbox, name, Some(text)).await),
+        Some(b'"') if lenient => match decoded_object(trimmed) {
+            Some(object) => served(run(toolbox, name, Some(object.into())).await),
+            None => refused(run(toolbox, name, Some(text)).await),
+        },
+        _ => refused(run(toolbox, name, Some(text)).await),
+    }
+}
+
+/// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on
+/// tokio's blocking threads once its arguments are owned, so a slow body stalls no other call,
+/// on a multi-thread or a current-thread runtime alike; an `async fn` tool runs on the runtime.
+async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) -> Result<Envelope, UnknownTool> {
+    let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
+    if !tool.has_sync_body() {
+        return call_now(toolbox, name, arguments.as_deref()).await;
+    }
+    let (toolbox, owned_name) = (Arc::clone(toolbox), name.to_owned());
+    let blocking = tokio::task::spawn_blocking(move || {
+        let call = call_now(&toolbox, &owned_name, arguments.as_deref());
+        let mut call = std::pin::pin!(call);
+        // A sync body finishes within the first poll; nothing is left to wait for.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match call.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(envelope) => envelope,
+            std::task::Poll::Pending => tokio::runtime::Handle::current().block_on(call),
+        }
+    });
+    match blocking.await {
+        Ok(envelope) => envelope,
+        // Only when the runtime shuts down under the call.
+        Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
+    }
+}
+
+async fn call_now(toolbox: &Toolbox, name: &str, arguments: Option<&str>) -> Result<Envelope, UnknownTool> {
+    match arguments {
+        Some(text) => toolbox.call_json(name, text).await,
+        None => toolbox.call(name, None).await,
+    }
+}
+
+fn served(call: Result<Envelope, UnknownTool>) -> Result<CallToolResult, ErrorData> {
+    Ok(call_tool_result(&call.map_err(unknown_tool)?))
+}
+
+/// `-32602` carrying the toolbox's refusal of the `arguments` value: its sentence as `message`,
+/// the envelope as `data`.
+fn refused(call: Result<Envelope, UnknownTool>) -> Result<CallToolResult, ErrorData> {
+    let envelope = call.map_err(unknown_tool)?;
+    match envelope.message() {
+        Some(message) if envelope.is_error() => {
+            Err(ErrorData::invalid_params(message.to_owned(), Some(envelope.to_value())))
+        }
+        // The toolbox served it after all: answer what it answered.
+        _ => Ok(call_tool_result(&envelope)),
+    }
+}
+
+/// The text of the object a JSON string holds (`"{\"a\":1}"` → `{"a":1}`), if it holds one.
+fn decoded_object(string_json: &str) -> Option<String> {
+    let text: String = serde_json::from_str(string_json).ok()?;
+    // `IgnoredAny` checks the syntax without building a value, so a deep object is no problem.
+    let is_object = text.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+    is_object.then_some(text)
+}
+
+/// Whether `[`/`{` nest at least `depth` levels deep somewhere in `json`, outside strings.
+/// Works on malformed text too: it only counts.
+fn nests_at_least(json: &[u8], depth: usize) -> bool {
+    let mut level = 0usize;
+    crate::render::scan_outside_strings(json, |_, byte| {
+        match byte {
+            b'[' | b'{' => level += 1,
+            b']' | b'}' => level = level.saturating_sub(1),
+            _ => {}
+        }
+        level >= depth
+    })
+}
+
+fn envelope_core_annotations_none() -> crate::Annotations {
+    crate::Annotations::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools_call_nested(depth: usize) -> String {
+        // The message object, `params` and `arguments` are three levels; the rest is `tags`.
+        let tags = format!("{}{}", "[".repeat(depth - 3), "]".repeat(depth - 3));
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{{"tags":{tags}}}}}}}"#
+        )
+    }
+
+    /// Pins [`wire::RMCP_UNREADABLE_DEPTH`] to what rmcp's own parse of a client message does.
+    #[test]
+    fn the_depth_limit_is_the_one_rmcp_drops_at() {
+        for depth in [wire::RMCP_UNREADABLE_DEPTH - 1, wire::RMCP_UNREADABLE_DEPTH] {
+            let line = tools_call_nested(depth);
+            let rmcp_reads = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&line).is_ok();
+            assert_eq!(rmcp_reads, depth < wire::RMCP_UNREADABLE_DEPTH, "depth {depth}");
+            assert_eq!(nests_at_least(line.as_bytes(), wire::RMCP_UNREADABLE_DEPTH), !rmcp_reads, "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_count() {
+        let line = format!(r#"{{"a":"{}\"{}"}}"#, "[".repeat(300), "{".repeat(300));
+        assert!(!nests_at_least(line.as_bytes(), 3));
+        assert!(nests_at_least(br#"{"a":[{"b":"]]]"}]}"#, 3));
+    }
+
+    #[test]
+    fn a_string_that_holds_an_object_is_decoded() {
+        assert_eq!(decoded_object(r#""{\"a\": 1}""#).as_deref(), Some(r#"{"a": 1}"#));
+        assert_eq!(decoded_object(r#""[1]""#), None);
+        assert_eq!(decoded_object(r#""{not json""#), None);
+        assert_eq!(decoded_object("[1]"), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! MCP over stdio (2025-11-25 and 2026-07-28, "Transports / stdio": one JSON-RPC message per
+//! line, UTF-8, `\n`-terminated), as an rmcp transport that reads each line before rmcp does.
+
+use std::{
+    collections::{HashMap, HashSet},
+    io,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
+
+use rmcp::{
+    RoleServer, ServerHandler, ServiceExt,
+    model::{
+        ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, RequestId,
+        ServerJsonRpcMessage,
+    },
+    service::ServerInitializeError,
+    transport::Transport,
+};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader},
+    sync::{Mutex, OwnedSemaphorePermit, Semaphore, mpsc},
+};
+
+use super::{
+    McpServer,
+    wire::{self, Incoming, TopLevel},
+};
+use crate::Toolbox;
+
+/// The most requests one stdio session has in flight (read, not yet answered). Past it the
+/// server stops reading stdin until a reply is written, so a client that writes without
+/// reading meets backpressure (its writes block) instead of growing the server's memory.
+pub const MAX_REQUESTS_IN_FLIGHT: usize = 64;
+
+/// The longest line read (16 MiB, rmcp's own stdio limit). A longer line is not held: its `id`
+/// is read as it streams past and the request is answered `-32600` under that id.
+const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// Serves `toolbox` over stdin/stdout until stdin closes (MCP "Transports / stdio").
+///
+/// Every line is read before rmcp parses it (see the [module documentation](super)): a line
+/// that is not JSON is answered `-32700`, a message of the wrong shape `-32600`, each under the
+/// request's `id` whenever one can be read, even from a line longer than 16 MiB or one that
+/// sends `id` twice (the last is used); a notification is never answered, malformed or not. A
+/// `tools/call` goes to [`McpServer`] with the exact text of its `arguments`.
+///
+/// At most [`MAX_REQUESTS_IN_FLIGHT`] requests are in flight; replies go out in the order they
+/// are ready, each under its request's id.
+///
+/// Returns `Ok` when stdin reaches end of file and every reply has been written (or when the
+/// client closes stdout).
+///
+/// # Errors
+/// An I/O failure on stdin or stdout, or an MCP session that could not start (its first
+/// request was neither `initialize`, `server/discover`, `ping`, nor a 2026-07-28 request).
+pub async fn serve_stdio(toolbox: Toolbox) -> io::Result<()> {
+    serve_handler_stdio(McpServer::new(toolbox)).await
+}
+
+/// [`serve_stdio`] for your own rmcp [`ServerHandler`], for example one that serves resources
+/// and prompts and delegates `tools/list` and `tools/call` to an [`McpServer`]: the exact
+/// `arguments` text reaches [`McpServer::call_tool`](ServerHandler::call_tool) through the
+/// request context it is given.
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_handler_stdio<H: ServerHandler>(handler: H) -> io::Result<()> {
+    serve_io(handler, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// [`serve_handler_stdio`] on any byte streams: newline-delimited JSON-RPC read from `input`,
+/// replies written to `output` (a socket, a pipe, an in-memory `tokio::io::duplex`).
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_io<H, R, W>(handler: H, input: R, output: W) -> io::Result<()>
+where
+    H: ServerHandler,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (lines, out_lines) = mpsc::channel::<Vec<u8>>(MAX_REQUESTS_IN_FLIGHT);
+    let (messages, from_reader) = mpsc::channel::<ClientJsonRpcMessage>(1);
+    let in_flight = InFlight::new();
+    let writer = tokio::spawn(write_lines(output, out_lines));
+    let reader = tokio::spawn(read_lines(input, messages, lines.clone(), in_flight.clone()));
+    let transport = LineTransport { messages: from_reader, lines, in_flight };
+    let served = match handler.serve(transport).await {
+        Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
+        // stdin closed before a session started: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(error) => Err(io::Error::new(io::ErrorKind::InvalidData, error.to_string())),
+    };
+    // The reader ends by itself at end of input; it is stopped only when rmcp ended first.
+    reader.abort();
+    let read = match reader.await {
+        Ok(read) => read,
+        Err(_) => Ok(()),
+    };
+    let written = writer.await.unwrap_or(Ok(()));
+    served.and(read).and(written)
+}
+
+/// Writes each line whole; a client that closed its end of stdout ends the session normally.
+async fn write_lines(mut output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
+    while let Some(line) = lines.recv().await {
+        let written = async {
+            output.write_all(&line).await?;
+            output.flush().await
+        };
+        match written.await {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn line_of(message: &ServerJsonRpcMessage) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"the reply did not serialize"}}"#.to_vec()
+    });
+    line.push(b'\n');
+    line
+}
+
+/// The requests read and not yet answered, each holding one of [`MAX_REQUESTS_IN_FLIGHT`]
+/// permits.
+///
+/// It also knows when rmcp's session has started: before it, rmcp reads only requests (a
+/// notification or a response would end the session), so those are dropped unanswered.
+#[derive(Clone)]
+struct InFlight {
+    permits: Arc<Semaphore>,
+    held: Arc<Mutex<HashMap<RequestId, OwnedSemaphorePermit>>>,
+    /// Requests that start a session when answered with a result: `initialize`, or on
+    /// 2026-07-28 any request but `ping` and `server/discover`.
+    openers: Arc<Mutex<HashSet<RequestId>>>,
+    started: Arc<AtomicBool>,
+}
+
+impl InFlight {
+    fn new() -> Self {
+        InFlight {
+            permits: Arc::new(Semaphore::new(MAX_REQUESTS_IN_FLIGHT)),
+            held: Arc::default(),
+            openers: Arc::default(),
+            started: Arc::default(),
+        }
+    }
+
+    fn started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+
+    /// Notes a request read before the session started, that starts it if answered.
+    async fn may_open(&self, request: &ClientRequest, id: &RequestId) {
+        let probe = matches!(request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
+        if !self.started() && !probe {
+            self.openers.lock().await.insert(id.clone());
+        }
+    }
+
+    /// Request `id` was answered with a result.
+    async fn succeeded(&self, id: &RequestId) {
+        if !self.started() && self.openers.lock().await.remove(id) {
+            self.started.store(true, Ordering::Release);
+        }
+    }
+
+    /// Waits for a free place, then holds it for request `id`.
+    async fn enter(&self, id: RequestId) {
+        if let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await {
+            self.held.lock().await.insert(id, permit);
+        }
+    }
+
+    /// Request `id` was answered, or cancelled (rmcp then sends no reply).
+    async fn leave(&self, id: &RequestId) {
+        self.held.lock().await.remove(id);
+    }
+
+    /// Waits until every request read has been answered.
+    async fn drain(&self) {
+        let all = u32::try_from(MAX_REQUESTS_IN_FLIGHT).unwrap_or(u32::MAX);
+        drop(self.permits.acquire_many(all).await);
+    }
+}
+
+/// Reads stdin line by line: what rmcp must see goes to `messages`, what is answered here goes
+/// to `lines`. At end of input, waits for every reply before closing `messages`, so rmcp ends
+/// the session only once nothing is left to answer.
+async fn read_lines(
+    input: impl AsyncRead + Unpin,
+    messages: mpsc::Sender<ClientJsonRpcMessage>,
+    lines: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+) -> io::Result<()> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let mut line = Vec::new();
+    let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "the session ended");
+    loop {
+        if line.capacity() > 1 << 20 {
+            line = Vec::new();
+        }
+        line.clear();
+        let read = (&mut input).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line).await?;
+        if read == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n") {
+            if let Some(reply) = too_long(&mut input, &line).await? {
+                lines.send(line_of(&reply)).await.map_err(|_| closed())?;
+            }
+            continue;
+        }
+        match wire::read_message(&line) {
+            Incoming::Message(message) => {
+                match &*message {
+                    JsonRpcMessage::Request(request) => {
+                        in_flight.may_open(&request.request, &request.id).await;
+                        in_flight.enter(request.id.clone()).await;
+                    }
+                    _ if !in_flight.started() => continue,
+                    JsonRpcMessage::Notification(n) => {
+                        if let ClientNotification::CancelledNotification(c) = &n.notification
+                            && let Some(id) = &c.params.request_id
+                        {
+                            in_flight.leave(id).await;
+                        }
+                    }
+                    _ => {}
+                }
+                messages.send(*message).await.map_err(|_| closed())?;
+            }
+            Incoming::Answered(Some(reply)) => lines.send(line_of(&reply)).await.map_err(|_| closed())?,
+            Incoming::Answered(None) => {}
+        }
+    }
+    in_flight.drain().await;
+    Ok(())
+}
+
+/// Reads the rest of a line past [`MAX_LINE_BYTES`] without holding it, and answers it under
+/// its id (`None` for a notification).
+async fn too_long(
+    input: &mut BufReader<impl AsyncRead + Unpin>,
+    start: &[u8],
+) -> io::Result<Option<ServerJsonRpcMessage>> {
+    let mut scan = TopLevel::default();
+    scan.feed(start);
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            break;
+        }
+        if let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+            scan.feed(&buffer[..end]);
+            input.consume(end + 1);
+            break;
+        }
+        scan.feed(buffer);
+        let n = buffer.len();
+        input.consume(n);
+    }
+    scan.finish();
+    if scan.is_notification() {
+        return Ok(None);
+    }
+    let why = format!(
+        "the message is longer than {} MiB, the most this server reads; send smaller arguments",
+        MAX_LINE_BYTES >> 20
+    );
+    Ok(Some(ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), scan.id())))
+}
+
+/// rmcp's side of the session: messages the reader let through; replies to the writer.
+struct LineTransport {
+    messages: mpsc::Receiver<ClientJsonRpcMessage>,
+    lines: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = io::Error;
+
+    fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let (lines, in_flight) = (self.lines.clone(), self.in_flight.clone());
+        async move {
+            // The session counts as started before its opening reply can reach the client, so
+            // the notification the client sends on reading it (`notifications/initialized`) is
+            // passed on.
+            if let JsonRpcMessage::Response(response) = &item {
+                in_flight.succeeded(&response.id).await;
+            }
+            let line = line_of(&item);
+            lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
+            let answered = match &item {
+                JsonRpcMessage::Response(response) => Some(&response.id),
+                JsonRpcMessage::Error(error) => error.id.as_ref(),
+                _ => None,
+            };
+            if let Some(id) = answered {
+                in_flight.leave(id).await;
+            }
+            Ok(())
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        self.messages.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.messages.close();
+        Ok(())
+    }
+}

@@ -1,0 +1,529 @@
+//! Reading one JSON-RPC message before rmcp does (JSON-RPC 2.0; MCP "Base Protocol").
+//!
+//! rmcp parses each message with `serde_json` into typed structs, and some messages do not
+//! survive that parse: a value nested 128 levels or deeper (`serde_json`'s recursion limit), a
+//! number no double holds (`1e400`), a member sent twice (`"id":6,"id":7`: a derived struct
+//! refuses a duplicate field), an integer past 64 bits (read as a float, digits lost). rmcp then
+//! answers without the request's `id`, or not at all. [`read_message`] reads what the parse
+//! would lose first: the `id` whenever it can be read, whether the message is a notification
+//! (never answered), and for `tools/call` the exact text of `arguments`, which it takes out of
+//! the message and hands on beside it ([`RawArguments`]), so the toolbox reads the arguments
+//! from the text the client sent.
+
+use std::sync::Arc;
+
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value, value::RawValue};
+
+/// The exact JSON text of a `tools/call`'s `params.arguments` (`None`: not sent, or `null`),
+/// carried in the request's extensions (or, over HTTP, in the extensions of the request's
+/// `http::request::Parts`) for [`super::McpServer`] to read.
+#[derive(Clone, Debug)]
+pub(crate) struct RawArguments(pub(crate) Option<Arc<str>>);
+
+/// `serde_json` refuses a value nested this deep or deeper: its parser starts with 128 levels
+/// and fails when none is left (`remaining_depth` in `serde_json/src/de.rs`). rmcp parses each
+/// message with `serde_json`, so this is the first depth rmcp cannot read.
+pub(crate) const RMCP_UNREADABLE_DEPTH: usize = 128;
+
+/// What became of one message.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// For rmcp. A `tools/call` request carries [`RawArguments`] in its extensions and no
+    /// `arguments` in its params.
+    Message(Box<ClientJsonRpcMessage>),
+    /// Answered here: an error under the request's id, or `None` for a notification or a
+    /// response, which are never answered (JSON-RPC 2.0 §4.1).
+    Answered(Option<Box<ServerJsonRpcMessage>>),
+}
+
+/// The members of a JSON object in the order sent, duplicates kept, each value unparsed.
+/// `RawValue` skips a value without recursion in `serde_json`: no depth limit, and a number is
+/// only scanned, never converted.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, &'de RawValue>()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Object)
+    }
+}
+
+impl<'a> Members<'a> {
+    fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'a RawValue> + 's {
+        self.0.iter().filter(move |(n, _)| n == name).map(|(_, v)| *v)
+    }
+    fn last(&self, name: &str) -> Option<&'a RawValue> {
+        self.all(name).last()
+    }
+    /// The first of `names` sent more than once, with its values as sent.
+    fn repeated(&self, names: &[&str]) -> Option<(String, Vec<&'a str>)> {
+        names.iter().find_map(|name| {
+            let values: Vec<&str> = self.all(name).map(RawValue::get).collect();
+            (values.len() > 1).then(|| ((*name).to_owned(), values))
+        })
+    }
+}
+
+/// A JSON-RPC id as rmcp can answer it: a string, or an integer that fits `i64`.
+fn request_id(raw: &str) -> Option<RequestId> {
+    match serde_json::from_str::<Value>(raw).ok()? {
+        Value::String(s) => Some(RequestId::String(s.into())),
+        Value::Number(n) => n.as_i64().map(RequestId::Number),
+        _ => None,
+    }
+}
+
+const EXAMPLE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"...","arguments":{}}}"#;
+
+fn error(id: Option<RequestId>, error: ErrorData) -> Incoming {
+    Incoming::Answered(Some(Box::new(ServerJsonRpcMessage::error(error, id))))
+}
+
+/// The answer to a message of the wrong shape: -32600 under `id` for a request, nothing for a
+/// notification.
+fn invalid(id: Option<RequestId>, notification: bool, why: &str) -> Incoming {
+    if notification {
+        return Incoming::Answered(None);
+    }
+    error(id, ErrorData::invalid_request(format!("{why}; a request looks like {EXAMPLE}"), None))
+}
+
+/// Reads one message (one line on stdio, one body over HTTP) as [the module](self) describes.
+pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        let scan = TopLevel::scan(bytes);
+        if scan.is_notification() {
+            return Incoming::Answered(None);
+        }
+        let why = "the message is not UTF-8 text; send JSON encoded as UTF-8, one message per line";
+        return error(scan.id(), ErrorData::parse_error(why, None));
+    };
+    // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+    if text.is_empty() {
+        return Incoming::Answered(None);
+    }
+    match serde_json::from_str::<Members<'_>>(text) {
+        Ok(members) => read_object(text, &members),
+        Err(e) => not_an_object(text, &e),
+    }
+}
+
+/// Text that is not one well-formed JSON object.
+fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
+    let scan = TopLevel::scan(text.as_bytes());
+    if scan.is_notification() {
+        return Incoming::Answered(None);
+    }
+    if serde_json::from_str::<IgnoredAny>(text).is_ok() || e.is_data() {
+        let why = if text.starts_with('[') {
+            "a batch (a JSON array) is not supported: send one request object per message"
+        } else {
+            "a message is a JSON object"
+        };
+        return invalid(None, false, why);
+    }
+    error(scan.id(), ErrorData::parse_error(parse_error_words(text, e), None))
+}
+
+/// The parse error in JSON's words, not the parser's: where the text stops being JSON, and the
+/// text there.
+fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
+    let send = "send one JSON-RPC message object per line";
+    if e.is_eof() {
+        return format!(
+            "the message is not valid JSON: it ends before its object does (a missing `}}`, `]` or `\"`); {send}"
+        );
+    }
+    // serde_json counts columns in bytes from 1 on the error's line; messages are one line.
+    let at = e.column().saturating_sub(1).min(text.len());
+    let start = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let shown: String = text[start..].chars().take(12).collect();
+    let character = text[..start].chars().count() + 1;
+    let what = if !text.starts_with(['{', '[']) {
+        let shown: String = text.chars().take(12).collect();
+        format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
+    } else {
+        format!("the text from character {character} ({shown:?}) is not JSON")
+    };
+    format!("the message is not valid JSON: {what}; {send}, like {EXAMPLE}")
+}
+
+fn read_object(text: &str, members: &Members<'_>) -> Incoming {
+    let ids: Vec<&str> = members.all("id").map(RawValue::get).collect();
+    let method = members.last("method");
+    let notification = ids.is_empty() && method.is_some();
+    // The last of several ids, as most JSON parsers would read the message.
+    let id = ids.last().and_then(|raw| request_id(raw));
+    if let Some((name, values)) = members.repeated(&["jsonrpc", "id", "method", "params", "result", "error"]) {
+        let why = format!("`{name}` is sent {} times ({}); send each member once", values.len(), values.join(", "));
+        return invalid(id, notification, &why);
+    }
+    if members.last("jsonrpc").map(RawValue::get) != Some(r#""2.0""#) {
+        return invalid(id, notification, "`jsonrpc` must be \"2.0\"");
+    }
+    if id.is_none() && !ids.is_empty() {
+        return invalid(None, false, "`id` must be a string or a whole number");
+    }
+    let Some(method) = method else {
+        if members.last("result").is_some() || members.last("error").is_some() {
+            // A response to a request of the server's: rmcp's to match; never answered.
+            return match serde_json::from_str::<ClientJsonRpcMessage>(text) {
+                Ok(message) => Incoming::Message(Box::new(message)),
+                Err(_) => Incoming::Answered(None),
+            };
+        }
+        return invalid(id, false, "`method` must be a string naming the method, like \"tools/call\"");
+    };
+    let Ok(method) = serde_json::from_str::<String>(method.get()) else {
+        return invalid(id, notification, "`method` must be a string naming the method, like \"tools/call\"");
+    };
+    let params = members.last("params");
+    if params.is_some_and(|p| !p.get().starts_with('{') && p.get() != "null") {
+        return invalid(id, notification, "`params` must be an object");
+    }
+    if method == "tools/call" && !notification {
+        return read_tools_call(id, params);
+    }
+    let unreadable = if super::nests_at_least(text.as_bytes(), RMCP_UNREADABLE_DEPTH) {
+        Some(format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1))
+    } else {
+        serde_json::from_str::<IgnoredAny>(text)
+            .is_err()
+            .then(|| "holds text JSON cannot read (a number past a double, or an invalid escape)".to_owned())
+    };
+    if let Some(why) = unreadable {
+        return invalid(id, notification, &format!("{method}: the message {why}"));
+    }
+    match serde_json::from_str::<ClientJsonRpcMessage>(text) {
+        Ok(message) => Incoming::Message(Box::new(message)),
+        Err(_) if notification => Incoming::Answered(None),
+        Err(_) => error(
+            id,
+            ErrorData::invalid_params(format!("{method}: params do not have the shape MCP defines for it"), None),
+        ),
+    }
+}
+
+/// A `tools/call` request: `arguments` taken out as text, the rest read as rmcp reads it.
+fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming {
+    let Some(id) = id else {
+        return invalid(None, false, "`id` must be a string or a whole number");
+    };
+    let members = match params.map(|p| serde_json::from_str::<Members<'_>>(p.get())) {
+        Some(Ok(members)) => members,
+        _ => return error(Some(id), super::missing_name()),
+    };
+    if let Some((name, values)) = members.repeated(&["name", "arguments"]) {
+        let why = format!(
+            "tools/call: params.{name} is sent {} times; send it once (sent: {})",
+            values.len(),
+            values.iter().map(|v| shorten(v)).collect::<Vec<_>>().join(", ")
+        );
+        return error(Some(id), ErrorData::invalid_params(why, None));
+    }
+    let mut rest = Map::new();
+    let mut arguments = None;
+    for (name, raw) in &members.0 {
+        if name == "arguments" {
+            arguments = (raw.get() != "null").then(|| Arc::<str>::from(raw.get()));
+            continue;
+        }
+        match serde_json::from_str::<Value>(raw.get()) {
+            Ok(value) => {
+                rest.insert(name.clone(), value);
+            }
+            Err(_) => {
+                let why = format!(
+                    "params.{name} nests deeper than {} levels or holds text JSON cannot read",
+                    RMCP_UNREADABLE_DEPTH - 1
+                );
+                return invalid(Some(id), false, &format!("tools/call: {why}"));
+            }
+        }
+    }
+    match rest.get("name") {
+        Some(Value::String(_)) => {}
+        other => return error(Some(id), super::wrong_name(other)),
+    }
+    let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": rest});
+    match serde_json::from_value::<ClientJsonRpcMessage>(message) {
+        Ok(mut message) => {
+            if let JsonRpcMessage::Request(request) = &mut message {
+                request.request.extensions_mut().insert(RawArguments(arguments));
+            }
+            Incoming::Message(Box::new(message))
+        }
+        Err(_) => error(
+            Some(id),
+            ErrorData::invalid_params("tools/call: params do not have the shape MCP defines for it", None),
+        ),
+    }
+}
+
+/// A value as sent, cut to 40 characters.
+fn shorten(raw: &str) -> String {
+    let mut shown: String = raw.chars().take(40).collect();
+    if shown.len() < raw.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// What a lexical pass over a message's top level finds, for text no parser reads whole
+/// (malformed, not UTF-8, longer than the line limit): the raw tokens of its `id` members and
+/// whether it names a `method`. Fed in pieces, so a line too long to hold is read as it streams
+/// past; it keeps a few bytes of state and at most [`TopLevel::TOKEN_LIMIT`] bytes of a token.
+#[derive(Debug, Default)]
+pub(crate) struct TopLevel {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// At depth 1, the next string is a member name.
+    expect_name: bool,
+    /// What the string or number being read is.
+    reading: Reading,
+    token: Vec<u8>,
+    /// The member whose value comes next, once its `:` is read.
+    name: Option<Vec<u8>>,
+    value_next: bool,
+    ids: Vec<Vec<u8>>,
+    has_method: bool,
+    is_object: bool,
+    started: bool,
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+enum Reading {
+    #[default]
+    Nothing,
+    Name,
+    IdString,
+    IdNumber,
+}
+
+impl TopLevel {
+    const TOKEN_LIMIT: usize = 256;
+
+    /// Scans a whole message.
+    pub(crate) fn scan(bytes: &[u8]) -> Self {
+        let mut scan = TopLevel::default();
+        scan.feed(bytes);
+        scan.finish();
+        scan
+    }
+
+    /// Scans the next piece of a message.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.byte(byte);
+        }
+    }
+
+    /// Ends the message (a number `id` at the very end is complete).
+    pub(crate) fn finish(&mut self) {
+        self.end_number();
+    }
+
+    fn keep(&mut self, byte: u8) {
+        if self.token.len() < Self::TOKEN_LIMIT {
+            self.token.push(byte);
+        }
+    }
+
+    fn end_number(&mut self) {
+        if self.reading == Reading::IdNumber {
+            self.ids.push(std::mem::take(&mut self.token));
+            self.reading = Reading::Nothing;
+        }
+    }
+
+    fn byte(&mut self, byte: u8) {
+        if self.in_string {
+            if self.reading != Reading::Nothing {
+                self.keep(byte);
+            }
+            match byte {
+                _ if self.escaped => self.escaped = false,
+                b'\\' => self.escaped = true,
+                b'"' => {
+                    self.in_string = false;
+                    match std::mem::take(&mut self.reading) {
+                        Reading::Name => {
+                            self.name = Some(std::mem::take(&mut self.token));
+                            self.expect_name = false;
+                        }
+                        Reading::IdString => self.ids.push(std::mem::take(&mut self.token)),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if self.reading == Reading::IdNumber {
+            if matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                self.keep(byte);
+                return;
+            }
+            self.end_number();
+        }
+        if !self.started {
+            if byte.is_ascii_whitespace() || byte == 0xEF || byte == 0xBB || byte == 0xBF {
+                return;
+            }
+            self.started = true;
+            self.is_object = byte == b'{';
+        }
+        let value_starts = self.depth == 1 && self.value_next && !byte.is_ascii_whitespace();
+        if value_starts {
+            self.value_next = false;
+            let name = self.name.take();
+            let name = name.as_deref().map(|n| serde_json::from_slice::<String>(n).unwrap_or_default());
+            match name.as_deref() {
+                Some("method") => self.has_method = true,
+                Some("id") => match byte {
+                    b'"' => {
+                        self.reading = Reading::IdString;
+                        self.token.clear();
+                    }
+                    b'-' | b'0'..=b'9' => {
+                        self.reading = Reading::IdNumber;
+                        self.token.clear();
+                    }
+                    // `null`, an object or an array: an id no reply can carry.
+                    _ => self.ids.push(Vec::new()),
+                },
+                _ => {}
+            }
+        }
+        match byte {
+            b'"' => {
+                self.in_string = true;
+                if self.depth == 1 && self.expect_name {
+                    self.reading = Reading::Name;
+                    self.token.clear();
+                }
+                if self.reading != Reading::Nothing {
+                    self.keep(byte);
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                if self.depth == 1 {
+                    self.expect_name = true;
+                }
+            }
+            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+            b':' if self.depth == 1 => self.value_next = true,
+            b',' if self.depth == 1 => self.expect_name = true,
+            b'0'..=b'9' | b'-' if self.reading == Reading::IdNumber => self.keep(byte),
+            _ => {}
+        }
+    }
+
+    /// The request's id, when one can be read (the last one sent, when several are).
+    pub(crate) fn id(&self) -> Option<RequestId> {
+        let raw = self.ids.last()?;
+        request_id(std::str::from_utf8(raw).ok()?)
+    }
+
+    /// An object that names a method and sends no id: a notification, never answered.
+    pub(crate) fn is_notification(&self) -> bool {
+        self.is_object && self.has_method && self.ids.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        match read_message(line.as_bytes()) {
+            Incoming::Answered(Some(reply)) => serde_json::to_value(reply).unwrap(),
+            other => panic!("not answered: {line}: {other:?}"),
+        }
+    }
+
+    fn silent(line: &str) {
+        assert!(matches!(read_message(line.as_bytes()), Incoming::Answered(None)), "answered: {line}");
+    }
+
+    #[test]
+    fn a_duplicate_id_is_answered_under_the_last_id_sent() {
+        let reply = answer(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#);
+        assert_eq!(reply["id"], 7, "{reply}");
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert!(reply["error"]["message"].as_str().unwrap().starts_with("`id` is sent 2 times (6, 7)"), "{reply}");
+    }
+
+    #[test]
+    fn notifications_are_never_answered() {
+        silent(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#);
+        silent(r#"{"jsonrpc":"1.0","method":"notifications/progress"}"#);
+        silent(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":NaN}}"#);
+        silent(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1e400}}"#);
+        // A readable notification goes to rmcp, which never answers one either.
+        let line = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+        assert!(
+            matches!(read_message(line.as_bytes()), Incoming::Message(m) if matches!(*m, JsonRpcMessage::Notification(_)))
+        );
+        silent("   ");
+    }
+
+    #[test]
+    fn a_parse_error_is_worded_in_json_terms() {
+        let reply = answer("this is not json");
+        assert_eq!(reply["error"]["code"], -32700, "{reply}");
+        assert!(reply.get("id").is_none(), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("the message is not valid JSON: a JSON-RPC message is a JSON object, starting with `{`; this one starts with \"this is not \""), "{message}");
+        assert!(!message.contains("expected"), "{message}");
+
+        let reply = answer(r#"{"jsonrpc":"2.0","id":12,"method":"ping",oops}"#);
+        assert_eq!(reply["id"], 12, "the id is read from malformed text: {reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains(r#"the text from character 42 ("oops}") is not JSON"#), "{message}");
+    }
+
+    #[test]
+    fn the_id_of_a_long_line_is_read_as_it_streams() {
+        let mut scan = TopLevel::default();
+        scan.feed(br#"{"jsonrpc":"2.0","params":{"id":1,"x":""#);
+        for _ in 0..1000 {
+            scan.feed(&[b'a'; 1000]);
+        }
+        scan.feed(br#""},"id":"call-9","method":"tools/call"}"#);
+        scan.finish();
+        assert_eq!(scan.id(), Some(RequestId::String("call-9".into())));
+        assert!(!scan.is_notification());
+
+        let scan = TopLevel::scan(br#"{"method":"notifications/x","params":{"id":3}}"#);
+        assert!(scan.is_notification());
+        assert_eq!(TopLevel::scan(br#"{"id": -42 ,"#).id(), Some(RequestId::Number(-42)));
+    }
+
+    #[test]
+    fn tools_call_arguments_travel_as_the_text_sent() {
+        let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1e400,"b":[[[]]]}}}"#;
+        let Incoming::Message(message) = read_message(line.as_bytes()) else { panic!("not for rmcp") };
+        let JsonRpcMessage::Request(request) = *message else { panic!("not a request") };
+        let raw = request.request.extensions().get::<RawArguments>().cloned().unwrap();
+        assert_eq!(raw.0.as_deref(), Some(r#"{"a":1e400,"b":[[[]]]}"#));
+    }
+}
