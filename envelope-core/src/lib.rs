@@ -52,12 +52,15 @@
 
 mod args;
 mod code;
+mod cx;
 mod envelope;
 mod fault;
 mod formats;
 mod manifest;
+mod readers;
 mod refusal;
 mod render;
+mod rules;
 mod schema;
 mod sent;
 mod spec;
