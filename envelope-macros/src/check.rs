@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
 
 use crate::attr::{RangeArg, RangeKeys, RawParam, RawTool, ValidateArgs, join_docs};
+use crate::rules::applies;
 
 /// The JSON shape a Rust parameter type reads as.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,7 +21,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn words(self) -> &'static str {
+    pub fn words(self) -> &'static str {
         match self {
             Kind::Int { .. } => "an integer",
             Kind::Float => "a float",
@@ -242,7 +243,7 @@ const RENAME_RULES: &[(&str, ident_case::RenameRule)] = &[
 pub fn rename_rule(value: &str) -> Result<ident_case::RenameRule, String> {
     RENAME_RULES.iter().find(|(name, _)| *name == value).map(|(_, r)| *r).ok_or_else(|| {
         let names: Vec<&str> = RENAME_RULES.iter().map(|(n, _)| *n).collect();
-        let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &value.to_lowercase()) > 0.85);
+        let close = crate::rules::closest(value, names.iter().copied());
         let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
         format!(
             "`rename_all` takes one of {}{hint}",
@@ -295,7 +296,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
         match names.iter().position(|n| *n == v) {
             Some(i) => Some(i),
             None => {
-                let close = names.iter().find(|n| strsim::jaro_winkler(n, &v) > 0.8);
+                let close = crate::rules::closest(&v, names.iter().copied());
                 let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
                 errors.push(
                     Error::custom(format!(
@@ -446,43 +447,15 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
             errors.push(Error::custom("give one of `length` (characters) and `byte_length` (bytes)").with_span(b));
             None
         }
-        (Some(l), None) => match kind {
-            Kind::Str => check_length(l, "Characters", errors),
-            Kind::Array => check_length(l, "Items", errors),
-            _ => {
-                errors.push(Error::custom(format!(
-                    "`length` applies to string and Vec parameters, and this one is {}; for a number use `range = 1..=10`",
-                    kind.words()
-                )).with_span(l));
-                None
-            }
-        },
-        (None, Some(b)) => match kind {
-            Kind::Str => check_length(b, "Bytes", errors),
-            _ => {
-                errors.push(
-                    Error::custom(format!(
-                        "`byte_length` applies to string parameters, and this one is {}",
-                        kind.words()
-                    ))
-                    .with_span(b),
-                );
-                None
-            }
-        },
+        (Some(l), None) if applies("length", kind, l.span(), errors) => {
+            check_length(l, if kind == Kind::Array { "Items" } else { "Characters" }, errors)
+        }
+        (None, Some(b)) if applies("byte_length", kind, b.span(), errors) => check_length(b, "Bytes", errors),
+        (Some(_), None) | (None, Some(_)) => None,
         (None, None) => None,
     };
     let pattern = v.pattern.as_ref().and_then(|p| {
-        if kind != Kind::Str {
-            let hint =
-                if kind == Kind::Array { "; for the items of a Vec write `each(pattern = \"...\")`" } else { "" };
-            errors.push(
-                Error::custom(format!(
-                    "`pattern` applies to string parameters, and this one is {}{hint}",
-                    kind.words()
-                ))
-                .with_span(p),
-            );
+        if !applies("pattern", kind, p.span(), errors) {
             return None;
         }
         if let Err(e) = regex_syntax::Parser::new().parse(&p.value()) {
@@ -500,13 +473,10 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         );
     }
     let items = v.each.as_ref().and_then(|each| {
-        let Some(item) = vec_item(ty) else {
-            errors.push(
-                Error::custom(format!("`each(...)` applies to Vec parameters, and this one is {}", kind.words()))
-                    .with_span(&each.span()),
-            );
+        if !applies("each", kind, each.span(), errors) {
             return None;
-        };
+        }
+        let item = vec_item(ty)?;
         if let Some(d) = &each.default {
             errors
                 .push(Error::custom("an item has no default: put `default` outside `each(...)`").with_span(&d.span()));
@@ -529,22 +499,13 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     let format = v.format.as_ref().and_then(|f| {
         const FORMATS: &[&str] = &["date", "date-time", "uuid", "email", "uri"];
         let value = f.value();
-        if kind != Kind::Str {
-            errors.push(
-                Error::custom(format!("`format` applies to string parameters, and this one is {}", kind.words()))
-                    .with_span(f),
-            );
+        if !applies("format", kind, f.span(), errors) {
             return None;
         }
         match FORMATS.iter().find(|x| **x == value) {
             Some(x) => Some(*x),
             None => {
-                let close = FORMATS
-                    .iter()
-                    .map(|x| (x, strsim::jaro_winkler(x, &value)))
-                    .filter(|(_, score)| *score > 0.8)
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(x, _)| x);
+                let close = crate::rules::closest(&value, FORMATS.iter().copied());
                 let hint = close.map(|x| format!("; did you mean \"{x}\"?")).unwrap_or_default();
                 errors.push(
                     Error::custom(format!(
@@ -669,18 +630,7 @@ fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulato
         RangeArg::Rust(r) => r.span(),
         RangeArg::Keys(k) => k.span,
     };
-    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
-        let hint = match kind {
-            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
-            _ => "; drop `range`",
-        };
-        errors.push(
-            Error::custom(format!(
-                "`range` applies to integer and float parameters, and this one is {}{hint}",
-                kind.words()
-            ))
-            .with_span(&span),
-        );
+    if !applies("range", kind, span, errors) {
         return None;
     }
     match r {
@@ -789,20 +739,6 @@ fn check_rust_range(
     kind: Kind,
     errors: &mut darling::error::Accumulator,
 ) -> Option<(BoundV, BoundV)> {
-    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
-        let hint = match kind {
-            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
-            _ => "; drop `range`",
-        };
-        errors.push(
-            Error::custom(format!(
-                "`range` applies to integer and float parameters, and this one is {}{hint}",
-                kind.words()
-            ))
-            .with_span(r),
-        );
-        return None;
-    }
     let lo = match &r.start {
         Some(e) => BoundV::Incl(check_bound(e, kind, errors)?),
         None => BoundV::Unbounded,
@@ -898,13 +834,7 @@ fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Ac
             Some(ChoicesV::Int(out))
         }
         _ => {
-            errors.push(
-                Error::custom(format!(
-                    "`choices` applies to string and integer parameters, and this one is {}",
-                    kind.words()
-                ))
-                .with_span(c),
-            );
+            applies("choices", kind, c.span(), errors);
             None
         }
     }
