@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::cx::{Cx, Path, SHOWN_ITEMS, holds_secret};
 use crate::refusal::{Problem, Rejected};
 use crate::render;
-use crate::rules::{self, choices, format, length, pattern, range};
+use crate::rules::{self, choices, format, length, multiple_of, pattern, range};
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
@@ -50,14 +50,11 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
     let range = cx.rules.range.as_ref();
     let accepted = || match choices {
         Some(c) => choices::int_words(c),
-        None => range::int_accepted(range, lo, hi).2,
+        None => rules::int_words(cx.rules, lo, hi),
     };
     let example = || match choices {
         Some(c) => c.first().map_or(0, |&x| i128::from(x)),
-        None => {
-            let (min, max, _) = range::int_accepted(range, lo, hi);
-            range::example_int(min, max)
-        }
+        None => rules::int_example(cx.rules, lo, hi),
     };
     let n: i128 = match v {
         Value::Number(num) => {
@@ -120,6 +117,9 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
     if n < min || n > max {
         return Err(range::int_out_of_range(cx, v, accepted()));
     }
+    if let Some(m) = cx.rules.multiple_of {
+        multiple_of::check_int(cx, v, n, m, (min, max), accepted)?;
+    }
     Ok(n)
 }
 
@@ -152,10 +152,11 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
     if let Value::Number(n) = v
         && let Some(f) = n.as_f64().filter(|f| f.is_finite())
         && cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(f, r))
+        && cx.rules.multiple_of.is_none_or(|m| multiple_of::float_accepts(m, f))
     {
         return Ok(f);
     }
-    let (accepted, example) = range::float_accepted(cx.rules.range.as_ref());
+    let (accepted, example) = rules::float_accepted(cx.rules);
     let f = match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => match s.trim().parse::<f64>() {
@@ -184,6 +185,10 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
         && !range::in_float_range(f, r)
     {
         return Err(range::float_out_of_range(cx, v, accepted));
+    }
+    if let Some(m) = cx.rules.multiple_of {
+        let in_range = |x: f64| cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(x, r));
+        multiple_of::check_float(cx, v, f, m, in_range, accepted)?;
     }
     Ok(f)
 }

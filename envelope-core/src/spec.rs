@@ -307,6 +307,8 @@ pub struct Requires {
 pub struct Rules {
     /// `range`.
     pub range: Option<Range>,
+    /// `multiple_of`: the value must be a whole multiple of this step (above 0).
+    pub multiple_of: Option<Num>,
     /// `choices`.
     pub choices: Option<Choices>,
     /// `secret`: the value is never echoed (in the envelope or a log line).
@@ -332,6 +334,7 @@ impl Rules {
     /// No rules.
     pub const NONE: Rules = Rules {
         range: None,
+        multiple_of: None,
         choices: None,
         secret: false,
         length: None,

@@ -35,6 +35,8 @@ pub struct ToolArgs {
 #[darling(default)]
 pub struct ValidateArgs {
     pub range: Option<RangeArg>,
+    /// `multiple_of = 5`: JSON Schema `multipleOf`.
+    pub multiple_of: Option<SpannedValue<Verbatim>>,
     pub choices: Option<ExprArray>,
     pub default: Option<SpannedValue<Verbatim>>,
     pub desc: Option<LitStr>,

@@ -79,6 +79,8 @@ pub struct RulesV {
     pub fix: Option<String>,
     pub reason: Option<String>,
     pub range: Option<(BoundV, BoundV)>,
+    /// `multiple_of`: above 0; whole for an integer parameter, a float for a float one.
+    pub multiple_of: Option<NumV>,
     pub choices: Option<ChoicesV>,
     pub secret: bool,
     /// (min, max (None: unbounded), unit: "Characters" | "Bytes" | "Items").
@@ -395,6 +397,12 @@ pub fn check_param(
             return None;
         }
         check_default(&d.0, kind, rules.range, rules.choices.as_ref(), errors);
+        if let (Some(step), Some(n)) = (rules.multiple_of, number(&d.0)) {
+            let whole = (n.f() / step.f()).round() * step.f();
+            if (whole - n.f()).abs() > 1e-9 * (n.f() / step.f()).abs().max(1.0) * step.f() {
+                errors.push(Error::custom(format!("the default {} is not a multiple of {}: a caller who leaves it out would get a value the tool refuses", show(n), show(step))).with_span(&d.0));
+            }
+        }
         if let (Some((min, max, unit)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) = (rules.length, &d.0) {
             let n = if unit == "Bytes" { s.value().len() } else { s.value().chars().count() };
             if n < min || max.is_some_and(|m| n > m) {
@@ -438,6 +446,7 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     let kind = kind_of(ty);
     let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
     let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
+    let multiple_of = v.multiple_of.as_ref().and_then(|m| check_multiple_of(&m.0, m.span(), kind, errors));
     let secret = v.secret.is_present();
     if secret && choices.is_some() {
         errors.push(Error::custom("`secret` with `choices` would list the secret's possible values in the schema and in every refusal: drop one of them").with_span(&v.secret.span()));
@@ -522,6 +531,7 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     }
     RulesV {
         range,
+        multiple_of,
         choices,
         secret,
         length,
@@ -531,6 +541,41 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         format,
         fix: v.fix.as_ref().map(LitStr::value),
         reason: v.reason.as_ref().map(LitStr::value),
+    }
+}
+
+/// `multiple_of = 5`: on a number, a finite literal above 0, whole for an integer parameter.
+fn check_multiple_of(e: &Expr, span: Span, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<NumV> {
+    if !applies("multiple_of", kind, span, errors) {
+        return None;
+    }
+    let Some(n) = number(e) else {
+        let words = crate::rules::form_words("multiple_of").unwrap_or_default();
+        errors.push(Error::custom(words).with_span(e));
+        return None;
+    };
+    if !(n.f() > 0.0 && n.f().is_finite()) {
+        errors.push(
+            Error::custom(format!(
+                "`multiple_of = {}` gives no step to count by: write a number above 0, like `multiple_of = 5`",
+                show(n)
+            ))
+            .with_span(e),
+        );
+        return None;
+    }
+    match (kind, n) {
+        (Kind::Int { .. }, NumV::Float(f)) => {
+            errors.push(
+                Error::custom(format!(
+                    "{f} is not a whole number, and this parameter is an integer: use a whole step, or make the parameter `f64`"
+                ))
+                .with_span(e),
+            );
+            None
+        }
+        (Kind::Float, NumV::Int(i)) => Some(NumV::Float(i as f64)),
+        _ => Some(n),
     }
 }
 

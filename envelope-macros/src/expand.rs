@@ -83,6 +83,7 @@ fn rules(r: &RulesV) -> TokenStream {
         let (lo, hi) = (bound(lo), bound(hi));
         quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
     }));
+    let multiple_of = opt(r.multiple_of.map(num));
     let choices = opt(r.choices.as_ref().map(|c| match c {
         ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
         ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
@@ -119,7 +120,7 @@ fn rules(r: &RulesV) -> TokenStream {
     let reason = opt(r.reason.as_ref().map(|f| quote!(#f)));
     quote! {
         ::envelope_core::__private::Rules {
-            range: #range, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
+            range: #range, multiple_of: #multiple_of, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
             ignore_case: #ignore_case, format: #format, fix: #fix, reason: #reason,
         }
     }

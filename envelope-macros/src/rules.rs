@@ -19,6 +19,8 @@ pub enum Form {
     List,
     /// `rule = "..."`.
     Str,
+    /// `rule = 5`.
+    Number,
     /// `rule` alone.
     Flag,
     /// `rule = <a literal of the parameter's type>`.
@@ -95,6 +97,15 @@ pub const RULES: &[Rule] = &[
             _ => "; drop `range`",
         },
     },
+    Rule {
+        name: "multiple_of",
+        form: Form::Number,
+        applies: Applies::Numbers,
+        hint: |k| match k {
+            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
+            _ => "; drop `multiple_of`",
+        },
+    },
     Rule { name: "choices", form: Form::List, applies: Applies::StringsAndIntegers, hint: no_hint },
     Rule { name: "ignore_case", form: Form::Flag, applies: Applies::Any, hint: no_hint },
     Rule {
@@ -163,6 +174,7 @@ pub fn form_words(name: &str) -> Option<String> {
         Form::Range => format!("`{name}` takes a range, like `{name} = 1..=120`; for exactly 5 write `5..=5`"),
         Form::List => format!("`{name}` is a list, like `{name} = [\"a\", \"b\"]`"),
         Form::Str => format!("`{name}` is a string: write `{name} = \"...\"`"),
+        Form::Number => format!("`{name}` is a number above 0, like `{name} = 5`"),
         Form::Flag | Form::Literal | Form::Nested => return None,
     })
 }
@@ -191,12 +203,15 @@ mod tests {
         assert!(applies("range", int, Span::call_site(), &mut errors));
         assert!(!applies("range", Kind::Str, Span::call_site(), &mut errors));
         assert!(!applies("each", Kind::Str, Span::call_site(), &mut errors));
+        assert!(applies("multiple_of", Kind::Float, Span::call_site(), &mut errors));
+        assert!(!applies("multiple_of", Kind::Str, Span::call_site(), &mut errors));
         let messages: Vec<String> = errors.finish().unwrap_err().into_iter().map(|e| e.to_string()).collect();
         assert_eq!(
             messages,
             [
                 "`range` applies to integer and float parameters, and this one is a string; for a length write `length = 1..=120`",
                 "`each(...)` applies to Vec parameters, and this one is a string",
+                "`multiple_of` applies to integer and float parameters, and this one is a string; for a length write `length = 1..=120`",
             ]
         );
     }
@@ -206,6 +221,7 @@ mod tests {
         assert_eq!(closest("rnage", names()), Some("range"));
         assert_eq!(closest("datetime", ["date", "date-time", "uuid"]), Some("date-time"));
         assert_eq!(closest("camelcase", ["lowercase", "camelCase"]), Some("camelCase"));
+        assert_eq!(closest("multipleof", names()), Some("multiple_of"));
         assert_eq!(closest("zzz", names()), None);
     }
 }

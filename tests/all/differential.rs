@@ -145,6 +145,7 @@ const KEYWORDS: &[&str] = &[
     "maximum",
     "exclusiveMinimum",
     "exclusiveMaximum",
+    "multipleOf",
     "minLength",
     "maxLength",
     "minItems",

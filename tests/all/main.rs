@@ -10,6 +10,7 @@ mod differential;
 mod features;
 mod formats;
 mod manifest;
+mod multiple_of;
 mod reading;
 mod reports;
 mod rules;

@@ -47,9 +47,10 @@ pub(crate) fn example_int(min: i128, max: i128) -> i128 {
 
 /// The refusal of an integer outside its bounds: `is out of range`, both bounds stated.
 pub(crate) fn int_out_of_range(cx: &Cx<'_>, v: &Value, accepted: String) -> Problem {
+    // `a whole number from 1 to 720` (or `a multiple of 5 from 0 to 100`): the bounds.
     let fix = accepted
-        .strip_prefix("a whole number ")
-        .map_or_else(|| "Send a value in range.".to_owned(), |r| format!("Send a value {r}."));
+        .find(" from ")
+        .map_or_else(|| "Send a value in range.".to_owned(), |i| format!("Send a value {}.", &accepted[i + 1..]));
     cx.problem(v, "is out of range", accepted, fix)
 }
 
