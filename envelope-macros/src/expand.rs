@@ -78,32 +78,47 @@ fn opt(t: Option<TokenStream>) -> TokenStream {
     }
 }
 
-fn rules(r: &RulesV) -> TokenStream {
-    let range = opt(r.range.map(|(lo, hi)| {
+/// The rules that are set, each as one builder call on `Rules::NONE` (none when none is set):
+/// the expansion spells no field left `None` or `false`.
+fn rules(r: &RulesV) -> Option<TokenStream> {
+    let mut calls = Vec::new();
+    if let Some((lo, hi)) = r.range {
         let (lo, hi) = (bound(lo), bound(hi));
-        quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
-    }));
-    let multiple_of = opt(r.multiple_of.map(num));
-    let choices = opt(r.choices.as_ref().map(|c| match c {
-        ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
-        ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
-    }));
-    let length = opt(r.length.map(|(min, max, unit)| {
+        calls.push(quote!(with_range(::envelope_core::__private::Range::new(#lo, #hi))));
+    }
+    if let Some(step) = r.multiple_of {
+        let step = num(step);
+        calls.push(quote!(with_multiple_of(#step)));
+    }
+    if let Some(c) = &r.choices {
+        let c = match c {
+            ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
+            ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
+        };
+        calls.push(quote!(with_choices(#c)));
+    }
+    if r.secret {
+        calls.push(quote!(with_secret()));
+    }
+    if let Some((min, max, unit)) = r.length {
         let max = max.map_or_else(|| quote!(::core::primitive::usize::MAX), |m| quote!(#m));
         let unit = format_ident!("{}", unit);
-        quote!(::envelope_core::__private::Length { min: #min, max: #max, unit: ::envelope_core::__private::Unit::#unit })
-    }));
-    let pattern = opt(r.pattern.as_ref().map(|(src, example)| {
+        calls.push(
+            quote!(with_length(::envelope_core::__private::Length::new(#min, #max, ::envelope_core::__private::Unit::#unit))),
+        );
+    }
+    if let Some((src, example)) = &r.pattern {
         let example = opt(example.as_ref().map(|e| quote!(#e)));
-        quote!(::envelope_core::__private::Pattern::new(#src, #example))
-    }));
-    let items = opt(r.items.as_ref().map(|i| {
-        let i = rules(i);
-        quote!(::std::boxed::Box::new(#i))
-    }));
-    let secret = r.secret;
-    let ignore_case = r.ignore_case;
-    let format = opt(r.format.map(|f| {
+        calls.push(quote!(with_pattern(::envelope_core::__private::Pattern::new(#src, #example))));
+    }
+    if let Some(items) = &r.items {
+        let items = rules(items).unwrap_or_else(|| quote!(::envelope_core::__private::Rules::NONE));
+        calls.push(quote!(with_items(#items)));
+    }
+    if r.ignore_case {
+        calls.push(quote!(with_ignore_case()));
+    }
+    if let Some(f) = r.format {
         let variant = format_ident!(
             "{}",
             match f {
@@ -114,16 +129,18 @@ fn rules(r: &RulesV) -> TokenStream {
                 _ => "Uri",
             }
         );
-        quote!(::envelope_core::__private::Format::#variant)
-    }));
-    let fix = opt(r.fix.as_ref().map(|f| quote!(#f)));
-    let reason = opt(r.reason.as_ref().map(|f| quote!(#f)));
-    quote! {
-        ::envelope_core::__private::Rules {
-            range: #range, multiple_of: #multiple_of, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
-            ignore_case: #ignore_case, format: #format, fix: #fix, reason: #reason,
-        }
+        calls.push(quote!(with_format(::envelope_core::__private::Format::#variant)));
     }
+    if let Some(f) = &r.fix {
+        calls.push(quote!(with_fix(#f)));
+    }
+    if let Some(reason) = &r.reason {
+        calls.push(quote!(with_reason(#reason)));
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    Some(quote!(::envelope_core::__private::Rules::NONE #(.#calls)*))
 }
 
 fn param_spec(p: &Param) -> TokenStream {
@@ -131,31 +148,33 @@ fn param_spec(p: &Param) -> TokenStream {
     let desc = &p.description;
     let ty = &p.ty;
     let required = !p.optional && p.default.is_none();
-    let rules = rules(&p.rules);
-    let default = opt(p.default.as_ref().map(|d| {
+    let mut calls = Vec::new();
+    if let Some(d) = &p.default {
         let e = &d.expr;
-        quote_spanned!(d.span=> ::envelope_core::__private::json(#e))
-    }));
-    let requires = p.requires.iter().map(|r| {
-        let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
-        let then = r.then.iter().map(|(n, v)| {
-            let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
-            quote!((#n, #v))
+        calls.push(quote_spanned!(d.span=> with_default(::envelope_core::__private::json(#e))));
+    }
+    if let Some(rules) = rules(&p.rules) {
+        calls.push(quote!(with_rules(#rules)));
+    }
+    if !p.requires.is_empty() {
+        let requires = p.requires.iter().map(|r| {
+            let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
+            let then = r.then.iter().map(|(n, v)| {
+                let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
+                quote!((#n, #v))
+            });
+            quote!(::envelope_core::__private::Requires::new(#when, ::std::vec![#(#then),*]))
         });
-        quote!(::envelope_core::__private::Requires { when: #when, then: ::std::vec![#(#then),*] })
-    });
-    let excludes = &p.excludes;
+        calls.push(quote!(with_requires(::std::vec![#(#requires),*])));
+    }
+    if !p.excludes.is_empty() {
+        let excludes = &p.excludes;
+        calls.push(quote!(with_excludes(::std::vec![#(#excludes),*])));
+    }
     quote! {
-        ::envelope_core::__private::ParamSpec {
-            name: #name,
-            description: #desc,
-            ty: <#ty as ::envelope_core::__private::FromArg>::ty(),
-            required: #required,
-            default: #default,
-            rules: #rules,
-            requires: ::std::vec![#(#requires),*],
-            excludes: ::std::vec![#(#excludes),*],
-        }
+        ::envelope_core::__private::ParamSpec::new(
+            #name, #desc, <#ty as ::envelope_core::__private::FromArg>::ty(), #required
+        ) #(.#calls)*
     }
 }
 

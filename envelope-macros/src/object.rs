@@ -106,9 +106,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
             fn __envelope_object() -> &'static ::envelope_core::__private::ObjectSpec {
                 static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private::ObjectSpec> =
                     ::std::sync::OnceLock::new();
-                __ENVELOPE_SPEC.get_or_init(|| ::envelope_core::__private::ObjectSpec {
-                    name: #name,
-                    params: ::std::vec![#(#specs),*],
+                __ENVELOPE_SPEC.get_or_init(|| {
+                    ::envelope_core::__private::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
                 })
             }
         }

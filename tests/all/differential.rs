@@ -584,7 +584,7 @@ fn value(ty: &Ty, rules: &Rules, good: bool) -> BoxedStrategy<Value> {
         Ty::Boolean => boolean(good),
         Ty::String => string(rules, good),
         Ty::Enum(names) => {
-            let rules = Rules { choices: Some(Choices::Str(names)), ..rules.clone() };
+            let rules = rules.clone().with_choices(Choices::Str(names));
             string(&rules, good)
         }
         Ty::Array(item) => array(item, rules, good),
