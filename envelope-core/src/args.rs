@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 pub use crate::cx::{Cx, Path};
 use crate::cx::{SHOWN_ITEMS, holds_secret, rejected_of};
-pub use crate::readers::{FromArg, object_of, read_choice};
+pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::refusal::{Problem, Rejected};
 use crate::render;
 use crate::rules::{example_json, value_words};

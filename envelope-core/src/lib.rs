@@ -69,7 +69,7 @@ mod toolbox;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 
-pub use args::{Cx, FromArg, Path};
+pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, codes};
 pub use envelope::{Confirmation, Envelope, Status};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal

@@ -20,6 +20,51 @@ use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
 /// `Vec<T>` and `serde_json::Value`.
+///
+/// # A type of your own
+///
+/// A type alias of a parameter type is that type. A newtype implements `FromArg` by reading
+/// the type it wraps: the rules on the parameter reach the reader through `cx`, so the
+/// refusals, the schema and the manifest are the wrapped type's. A newtype of a number that
+/// takes `range` or `multiple_of` implements [`Numeric`] too.
+///
+/// ```
+/// use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, Ty, tool};
+/// use serde_json::{Value, json};
+///
+/// /// A number of hours.
+/// pub struct Hours(u32);
+///
+/// impl FromArg for Hours {
+///     fn ty() -> Ty {
+///         u32::ty()
+///     }
+///     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+///         u32::from_arg(v, cx).map(Hours)
+///     }
+/// }
+///
+/// impl Numeric for Hours {}
+///
+/// /// Counts the queries of the last hours.
+/// #[tool]
+/// fn count_queries(#[validate(range = 1..=720)] hours_back: Hours) -> u32 {
+///     hours_back.0
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(count_queries::tool());
+/// let ok = toolbox.call("count_queries", Some(&json!({"hours_back": 48}))).await.unwrap();
+/// assert_eq!(ok.to_value()["data"], 48);
+/// let refused = toolbox.call("count_queries", Some(&json!({"hours_back": 0}))).await.unwrap();
+/// assert_eq!(
+///     refused.message().unwrap(),
+///     "hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."
+/// );
+/// let schema = toolbox.get("count_queries").unwrap().input_schema();
+/// assert_eq!(schema["properties"]["hours_back"], json!({"type": "integer", "minimum": 1, "maximum": 720}));
+/// # });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "use an integer, f64, bool, String, Vec<T>, Option<T>, serde_json::Value, or a type with `#[derive(Object)]` or `#[derive(Choice)]`",
@@ -36,6 +81,24 @@ pub trait FromArg: Sized {
         None
     }
 }
+
+/// A parameter type that reads a JSON number: `range` and `multiple_of` apply to it. Implemented
+/// for the integer types, `f32` and `f64`; a newtype of a number implements it to take those
+/// rules (see [`FromArg`]). A type alias of a number is that number and needs nothing.
+///
+/// The `#[tool]` macro checks the types it knows by name; for any other type it asks for this
+/// trait, so `range` on a type that is not a number is a compile error at the rule.
+#[diagnostic::on_unimplemented(
+    message = "`range` and `multiple_of` apply to numbers, and `{Self}` is not one",
+    label = "this rule needs a parameter type that implements `envelope_core::Numeric`",
+    note = "a newtype of a number implements `FromArg` by reading the number, and `Numeric`"
+)]
+pub trait Numeric: FromArg {}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$(impl Numeric for $t {})*};
+}
+numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
 /// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
 ///

@@ -87,6 +87,9 @@ pub struct RulesV {
     pub length: Option<(usize, Option<usize>, &'static str)>,
     pub pattern: Option<(String, Option<String>)>,
     pub items: Option<Box<RulesV>>,
+    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private`
+    /// function whose trait bound decides whether the rule applies).
+    pub by_trait: Vec<(&'static str, Span, Type, &'static str)>,
 }
 
 pub struct Param {
@@ -447,6 +450,24 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
     let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
     let multiple_of = v.multiple_of.as_ref().and_then(|m| check_multiple_of(&m.0, m.span(), kind, errors));
+    let mut by_trait = Vec::new();
+    if kind == Kind::Other {
+        let spans = [
+            (
+                "range",
+                range.and(v.range.as_ref()).map(|r| match r {
+                    RangeArg::Rust(r) => r.span(),
+                    RangeArg::Keys(k) => k.span,
+                }),
+            ),
+            ("multiple_of", multiple_of.and(v.multiple_of.as_ref()).map(|m| m.span())),
+        ];
+        for (name, span) in spans {
+            if let (Some(span), Some(f)) = (span, crate::rules::rule(name).and_then(|r| r.by_trait)) {
+                by_trait.push((name, span, ty.clone(), f));
+            }
+        }
+    }
     let secret = v.secret.is_present();
     if secret && choices.is_some() {
         errors.push(Error::custom("`secret` with `choices` would list the secret's possible values in the schema and in every refusal: drop one of them").with_span(&v.secret.span()));
@@ -530,6 +551,7 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         errors.push(Error::custom("a refusal's message is generated so it always quotes the rejected value, lists the accepted set and names the fix: write `fix = \"...\"` for the move that fixes the call, or `reason = \"...\"` for a short reason").with_span(&bad.span()));
     }
     RulesV {
+        by_trait,
         range,
         multiple_of,
         choices,

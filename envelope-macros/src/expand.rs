@@ -82,12 +82,24 @@ fn opt(t: Option<TokenStream>) -> TokenStream {
 /// the expansion spells no field left `None` or `false`.
 fn rules(r: &RulesV) -> Option<TokenStream> {
     let mut calls = Vec::new();
+    // A rule on a type the macro cannot name: its value passes through the function whose
+    // trait bound says whether the rule applies, spanned at the rule.
+    let by_trait = |rule: &str, value: TokenStream| match r.by_trait.iter().find(|b| b.0 == rule) {
+        Some((_, span, ty, f)) => {
+            let f = format_ident!("{}", f);
+            // The type's tokens take the rule's span too: the unmet bound is reported there.
+            let ty = respan(quote!(#ty), *span);
+            quote_spanned!(*span=> ::envelope_core::__private::#f::<#ty, _>(#value))
+        }
+        None => value,
+    };
     if let Some((lo, hi)) = r.range {
         let (lo, hi) = (bound(lo), bound(hi));
-        calls.push(quote!(with_range(::envelope_core::__private::Range::new(#lo, #hi))));
+        let range = by_trait("range", quote!(::envelope_core::__private::Range::new(#lo, #hi)));
+        calls.push(quote!(with_range(#range)));
     }
     if let Some(step) = r.multiple_of {
-        let step = num(step);
+        let step = by_trait("multiple_of", num(step));
         calls.push(quote!(with_multiple_of(#step)));
     }
     if let Some(c) = &r.choices {
@@ -141,6 +153,22 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
         return None;
     }
     Some(quote!(::envelope_core::__private::Rules::NONE #(.#calls)*))
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                return proc_macro2::TokenTree::Group(group);
+            }
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }
 
 fn param_spec(p: &Param) -> TokenStream {

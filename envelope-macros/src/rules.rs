@@ -80,11 +80,16 @@ pub struct Rule {
     pub applies: Applies,
     /// What to write instead when it is on a type it does not apply to, by that type.
     pub hint: fn(Kind) -> &'static str,
+    /// For a type the macro cannot name (an alias, a newtype): the function of
+    /// `envelope_core::__private` whose trait bound decides, at the rule, whether it applies.
+    pub by_trait: Option<&'static str>,
 }
 
 fn no_hint(_: Kind) -> &'static str {
     ""
 }
+
+const NUMERIC: Option<&str> = Some("numeric");
 
 /// Every rule, in the order the unknown-rule message lists them.
 pub const RULES: &[Rule] = &[
@@ -96,6 +101,7 @@ pub const RULES: &[Rule] = &[
             Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
             _ => "; drop `range`",
         },
+        by_trait: NUMERIC,
     },
     Rule {
         name: "multiple_of",
@@ -105,9 +111,10 @@ pub const RULES: &[Rule] = &[
             Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
             _ => "; drop `multiple_of`",
         },
+        by_trait: NUMERIC,
     },
-    Rule { name: "choices", form: Form::List, applies: Applies::StringsAndIntegers, hint: no_hint },
-    Rule { name: "ignore_case", form: Form::Flag, applies: Applies::Any, hint: no_hint },
+    Rule { name: "choices", form: Form::List, applies: Applies::StringsAndIntegers, hint: no_hint, by_trait: None },
+    Rule { name: "ignore_case", form: Form::Flag, applies: Applies::Any, hint: no_hint, by_trait: None },
     Rule {
         name: "length",
         form: Form::Range,
@@ -116,25 +123,27 @@ pub const RULES: &[Rule] = &[
             Kind::Int { .. } | Kind::Float => "; for a number use `range = 1..=10`",
             _ => "",
         },
+        by_trait: None,
     },
-    Rule { name: "byte_length", form: Form::Range, applies: Applies::Strings, hint: no_hint },
+    Rule { name: "byte_length", form: Form::Range, applies: Applies::Strings, hint: no_hint, by_trait: None },
     Rule {
         name: "pattern",
         form: Form::Str,
         applies: Applies::Strings,
         hint: |k| if k == Kind::Array { "; for the items of a Vec write `each(pattern = \"...\")`" } else { "" },
+        by_trait: None,
     },
-    Rule { name: "example", form: Form::Str, applies: Applies::Any, hint: no_hint },
-    Rule { name: "format", form: Form::Str, applies: Applies::Strings, hint: no_hint },
-    Rule { name: "each", form: Form::Nested, applies: Applies::Vecs, hint: no_hint },
-    Rule { name: "default", form: Form::Literal, applies: Applies::Any, hint: no_hint },
-    Rule { name: "secret", form: Form::Flag, applies: Applies::Any, hint: no_hint },
-    Rule { name: "requires", form: Form::Nested, applies: Applies::Any, hint: no_hint },
-    Rule { name: "excludes", form: Form::Str, applies: Applies::Any, hint: no_hint },
-    Rule { name: "rename", form: Form::Str, applies: Applies::Any, hint: no_hint },
-    Rule { name: "desc", form: Form::Str, applies: Applies::Any, hint: no_hint },
-    Rule { name: "fix", form: Form::Str, applies: Applies::Any, hint: no_hint },
-    Rule { name: "reason", form: Form::Str, applies: Applies::Any, hint: no_hint },
+    Rule { name: "example", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "format", form: Form::Str, applies: Applies::Strings, hint: no_hint, by_trait: None },
+    Rule { name: "each", form: Form::Nested, applies: Applies::Vecs, hint: no_hint, by_trait: None },
+    Rule { name: "default", form: Form::Literal, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "secret", form: Form::Flag, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "requires", form: Form::Nested, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "excludes", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "rename", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "desc", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "fix", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
+    Rule { name: "reason", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
 ];
 
 /// The row of rule `name`.
@@ -148,10 +157,11 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 }
 
 /// Whether rule `name` applies to a parameter of kind `kind`; when not, the error (spanned at
-/// the rule) says which types it applies to, which this one is, and what to write instead.
+/// the rule) says which types it applies to, which this one is, and what to write instead. A
+/// type the macro cannot name is left to the rule's trait bound (`by_trait`), when it has one.
 pub fn applies(name: &str, kind: Kind, span: Span, errors: &mut darling::error::Accumulator) -> bool {
     let Some(r) = rule(name) else { return true };
-    if r.applies.takes(kind) {
+    if r.applies.takes(kind) || (kind == Kind::Other && r.by_trait.is_some()) {
         return true;
     }
     let shown = if r.form == Form::Nested { format!("{name}(...)") } else { name.to_owned() };

@@ -11,6 +11,7 @@ mod features;
 mod formats;
 mod manifest;
 mod multiple_of;
+mod own_types;
 mod reading;
 mod reports;
 mod rules;
