@@ -435,8 +435,19 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         });
     }
     if let Err(e) = errors.finish() {
+        // Still implement `ToolSet` (for a type it can be implemented for), so the user sees
+        // these errors and not a second one where the state is registered.
         let mut out = e.write_errors();
         out.extend(quote!(#item));
+        if item.generics.params.is_empty() && item.trait_.is_none() {
+            out.extend(quote! {
+                impl ::envelope_core::ToolSet for #self_ty {
+                    fn tools(_: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::envelope_core::Tool> {
+                        ::core::unimplemented!()
+                    }
+                }
+            });
+        }
         return out;
     }
     quote! {
