@@ -1105,6 +1105,58 @@ mod tests {
         assert!(errors[2].contains("`max` is given twice"), "{errors:?}");
     }
 
+    /// `check_rules` on `#[validate(...)]` for a value of type `ty`: the checked `multiple_of`
+    /// and the types left to a trait bound, or every error message.
+    fn multiple_of(attr: syn::Attribute, ty: Type) -> Result<(Option<String>, Vec<&'static str>), Vec<String>> {
+        let mut errors = darling::Error::accumulator();
+        let mut attrs = vec![attr];
+        let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
+        let rules = check_rules(&v, &ty, &mut errors);
+        match errors.finish() {
+            Ok(()) => Ok((
+                rules.multiple_of.map(|m| format!("{m:?}")),
+                rules.by_trait.iter().map(|(rule, _, _, f)| if *f == "numeric" { *rule } else { "?" }).collect(),
+            )),
+            Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn multiple_of_is_a_step_above_zero_of_the_type() {
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 5)]), syn::parse_quote!(u32)),
+            Ok((Some("Int(5)".to_owned()), vec![]))
+        );
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 2)]), syn::parse_quote!(f64)),
+            Ok((Some("Float(2.0)".to_owned()), vec![]))
+        );
+        let zero = multiple_of(syn::parse_quote!(#[validate(multiple_of = 0)]), syn::parse_quote!(u8)).unwrap_err();
+        assert_eq!(
+            zero,
+            ["`multiple_of = 0` gives no step to count by: write a number above 0, like `multiple_of = 5`"]
+        );
+        let fraction =
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 0.5)]), syn::parse_quote!(i64)).unwrap_err();
+        assert!(fraction[0].starts_with("0.5 is not a whole number"), "{fraction:?}");
+        let text = multiple_of(syn::parse_quote!(#[validate(multiple_of = "5")]), syn::parse_quote!(u8)).unwrap_err();
+        assert_eq!(text, ["`multiple_of` is a number above 0, like `multiple_of = 5`"]);
+        let string =
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 5)]), syn::parse_quote!(String)).unwrap_err();
+        assert!(string[0].starts_with("`multiple_of` applies to integer and float parameters"), "{string:?}");
+    }
+
+    #[test]
+    fn a_type_the_macro_cannot_name_is_left_to_a_trait_bound_at_the_rule() {
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(range = 1..=720, multiple_of = 5)]), syn::parse_quote!(Hours)),
+            Ok((Some("Int(5)".to_owned()), vec!["range", "multiple_of"]))
+        );
+        // A rule with no trait to decide it is still refused by the macro.
+        let length = multiple_of(syn::parse_quote!(#[validate(length = 1..=5)]), syn::parse_quote!(Hours)).unwrap_err();
+        assert_eq!(length, ["`length` applies to string and Vec parameters, and this one is this type"]);
+    }
+
     #[test]
     fn a_range_that_holds_nothing_of_the_type_is_refused() {
         let holds_nothing = |attr: syn::Attribute, ty: Type| range_of(attr, ty).unwrap_err().join("\n");
