@@ -49,6 +49,13 @@ fn own(
     json!([hours_back, rows.map(|r| r.0), ratio.map(|r| r.0), at])
 }
 
+/// Float bounds and a fractional step on an integer alias: the whole numbers they admit, as the
+/// schema says.
+#[tool]
+fn own_float_rules(#[validate(range = 0.5..=10.5, multiple_of = 2.5)] n: Hours) -> Hours {
+    n
+}
+
 fn call(args: Value) -> Value {
     let t = Toolbox::new().with(own::tool());
     block_on(t.call("own", Some(&args))).expect("a test tool").to_value()
@@ -79,4 +86,22 @@ fn the_schema_is_the_one_of_the_type_they_stand_for() {
     assert_eq!(schema["properties"]["ratio"]["exclusiveMaximum"], 1.0);
     assert_eq!(schema["properties"]["at"]["items"]["maximum"], 24);
     crate::differential::assert_valid_2020_12("own", &schema);
+}
+
+#[test]
+fn float_rules_on_an_integer_alias_agree_with_the_schema() {
+    let t = Toolbox::new().with(own_float_rules::tool());
+    let schema = Value::Object(t.get("own_float_rules").unwrap().input_schema());
+    assert_eq!(
+        schema["properties"]["n"],
+        json!({"type": "integer", "minimum": 0.5, "maximum": 10.5, "multipleOf": 2.5})
+    );
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    for n in -2..=13 {
+        let args = json!({ "n": n });
+        let env = block_on(t.call("own_float_rules", Some(&args))).unwrap().to_value();
+        assert_eq!(env["status"] == "ok", validator.is_valid(&args), "n {n}: {env}");
+    }
+    let env = block_on(t.call("own_float_rules", Some(&json!({"n": 7})))).unwrap().to_value();
+    assert_eq!(env["message"], "n: 7 is not a multiple of 2.5; accepted: a multiple of 2.5 from 1 to 10. Send 5.");
 }

@@ -43,10 +43,13 @@ fn int_step(m: Num) -> Option<i128> {
     }
 }
 
-/// Whether the integer `n` is a multiple of `m` (exact; a step that is not a whole number
-/// above 0 accepts every integer, as the macro never writes one).
+/// Whether the integer `n` is a multiple of `m`: exact for a whole step; a fractional step
+/// (on a type the macro could not name) as for a float.
 pub(crate) fn int_accepts(m: Num, n: i128) -> bool {
-    int_step(m).is_none_or(|m| n.rem_euclid(m) == 0)
+    match int_step(m) {
+        Some(s) => n.rem_euclid(s) == 0,
+        None => float_accepts(m, n as f64),
+    }
 }
 
 /// Refuses an integer that is not a multiple of `m`, offering the multiples on either side of
@@ -62,13 +65,25 @@ pub(crate) fn check_int(
     if int_accepts(m, n) {
         return Ok(());
     }
-    let s = int_step(m).unwrap_or(1);
-    let below = n.div_euclid(s) * s;
-    let near: Vec<String> = [below, below.saturating_add(s)]
-        .into_iter()
-        .filter(|x| (min..=max).contains(x))
-        .map(|x| x.to_string())
-        .collect();
+    let near: Vec<String> = match int_step(m) {
+        Some(s) => {
+            let below = n.div_euclid(s) * s;
+            [below, below.saturating_add(s)]
+                .into_iter()
+                .filter(|x| (min..=max).contains(x))
+                .map(|x| x.to_string())
+                .collect()
+        }
+        None => {
+            let s = m.as_f64();
+            let below = (n as f64 / s).floor() * s;
+            [below, below + s]
+                .into_iter()
+                .filter(|x| x.fract() == 0.0 && *x >= min as f64 && *x <= max as f64)
+                .map(render::number)
+                .collect()
+        }
+    };
     Err(cx.problem(v, format!("is not a multiple of {}", step(m)), accepted(), fix(&near, m)))
 }
 

@@ -14,15 +14,21 @@ use crate::spec::{Bound, Num, Range, Ty};
 pub(crate) fn int_bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
     let (mut min, mut max) = (lo, hi);
     if let Some(r) = r {
+        // A float bound reaches an integer only on a type the macro could not name (an alias, a
+        // newtype): the whole numbers it admits, as JSON Schema's `minimum: 0.5` on an integer.
         match r.min {
             Bound::Inclusive(Num::Int(a)) => min = min.max(a),
             Bound::Exclusive(Num::Int(a)) => min = min.max(a.saturating_add(1)),
-            _ => {}
+            Bound::Inclusive(Num::Float(a)) => min = min.max(a.ceil() as i128),
+            Bound::Exclusive(Num::Float(a)) => min = min.max((a.floor() as i128).saturating_add(1)),
+            Bound::Unbounded => {}
         }
         match r.max {
             Bound::Inclusive(Num::Int(b)) => max = max.min(b),
             Bound::Exclusive(Num::Int(b)) => max = max.min(b.saturating_sub(1)),
-            _ => {}
+            Bound::Inclusive(Num::Float(b)) => max = max.min(b.floor() as i128),
+            Bound::Exclusive(Num::Float(b)) => max = max.min((b.ceil() as i128).saturating_sub(1)),
+            Bound::Unbounded => {}
         }
     }
     (min, max)
