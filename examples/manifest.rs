@@ -4,6 +4,7 @@
 //!
 //! Run it with `cargo run --example manifest`.
 
+#[allow(dead_code)] // each example uses some of the tools module
 mod tools;
 
 fn main() {

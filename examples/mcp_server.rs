@@ -1,13 +1,16 @@
-//! The example MCP server: the four tools of the project's example set, served over stdio.
+//! The example MCP server: the tools of the project's example set, served over stdio.
+//! `ENVELOPE_SECRET` (at least 32 bytes) seals pending actions; with `ENVELOPE_REDIS_URL` set,
+//! approvals and idempotency keys live in that Redis, so replicas share them.
 //!
 //! Run it with `cargo run --example mcp_server`; attach a client, e.g. the MCP Inspector:
 //! `npx @modelcontextprotocol/inspector cargo run --example mcp_server`.
 
+#[allow(dead_code)] // each example uses some of the tools module
 mod tools;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let toolbox = tools::toolbox();
+    let toolbox = tools::configured().await.map_err(std::io::Error::other)?;
     let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name()).collect();
     eprintln!("envelope example MCP server on stdio; tools: {}", names.join(", "));
     envelope_core::mcp::serve_stdio(toolbox).await

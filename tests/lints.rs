@@ -78,6 +78,40 @@ pub fn remove_entry(#[validate(secret)] token: String) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// What `archive` would do.
+///
+/// # Errors
+/// Refuses an empty name.
+pub fn archive_preview(name: &str, keep_days: &u32) -> Result<String, Refusal> {
+    if name.is_empty() {
+        return Err(Refusal::parameter("name").rejected(name).accepted("a name").fix("Send a name.").build());
+    }
+    Ok(format!("archive {name}, keep {keep_days} days"))
+}
+
+/// Archives a project, once approved.
+#[tool(destructive, confirm = archive_preview)]
+#[must_use]
+pub fn archive(
+    /// The project.
+    name: String,
+    /// How long to keep it.
+    #[validate(range = 1..=365, default = 30)]
+    keep_days: u32,
+) -> String {
+    format!("{name} archived for {keep_days} days")
+}
+
+/// Records an event once per key.
+#[tool(idempotency_key)]
+pub async fn record(
+    /// The event.
+    #[validate(length = 1..=40)]
+    event: String,
+) -> String {
+    std::future::ready(event).await
+}
+
 #[test]
 fn the_tools_register() {
     let toolbox = Toolbox::new()
@@ -86,6 +120,9 @@ fn the_tools_register() {
         .with(tick::tool())
         .with(fetch::tool())
         .with(kind::tool())
-        .with(remove_entry::tool());
-    assert_eq!(toolbox.tools().len(), 6);
+        .with(remove_entry::tool())
+        .with(archive::tool())
+        .with(record::tool());
+    // And `confirm_action`, for `archive`.
+    assert_eq!(toolbox.tools().len(), 9);
 }

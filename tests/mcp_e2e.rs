@@ -1,4 +1,4 @@
-//! End to end over MCP stdio: the example server (`examples/mcp_server.rs`, the four tools of
+//! End to end over MCP stdio: the example server (`examples/mcp_server.rs`, the tools of
 //! `EXAMPLE_TOOLS.md`) runs as a child process. The first test talks to it through rmcp's client;
 //! the others write JSON-RPC lines rmcp's client cannot send (arguments nested 300 levels deep,
 //! arguments that are not an object) and read the reply lines.
@@ -78,11 +78,22 @@ async fn tools_are_listed_and_called_over_mcp() {
     let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
     let client = timeout(READ_TIMEOUT, ().serve(transport)).await.expect("initialize answered").unwrap();
 
-    // tools/list: the four tools, each with its inputSchema.
+    // tools/list: the example tools and confirm_action, each with its inputSchema.
     let tools = timeout(READ_TIMEOUT, client.list_all_tools()).await.unwrap().unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["create_note", "get_top_queries", "search_analytics", "set_threshold"]);
+    assert_eq!(
+        names,
+        [
+            "confirm_action",
+            "create_note",
+            "delete_note",
+            "get_top_queries",
+            "list_notes",
+            "search_analytics",
+            "set_threshold"
+        ]
+    );
     for tool in &tools {
         assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()), "{} has a description", tool.name);
         assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
@@ -149,6 +160,45 @@ async fn tools_are_listed_and_called_over_mcp() {
     }
     assert!(error.message.contains(r#"Did you mean "get_top_queries"?"#), "{}", error.message);
 
+    client.cancel().await.unwrap();
+}
+
+/// A write that waits for approval, over MCP: `needs_confirmation` is not an error (`isError`
+/// false), nothing happens until `confirm_action` approves, and an approval runs once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_waits_for_approval_over_mcp() {
+    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
+    let client = timeout(READ_TIMEOUT, ().serve(transport)).await.expect("initialize answered").unwrap();
+    let call = |name: &'static str, args: Value| {
+        let client = &client;
+        async move {
+            let params = CallToolRequestParams::new(name).with_arguments(object(args));
+            let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
+            assert_text_is_structured(&result);
+            (result.is_error, result.structured_content.clone().unwrap())
+        }
+    };
+    let key = json!({"title": "to delete", "idempotency_key": "e2e-note-0001"});
+    let (_, created) = call("create_note", key.clone()).await;
+    assert_eq!(created["data"]["title"], "to delete");
+    // Replayed key: the first envelope again, no second note.
+    assert_eq!(call("create_note", key).await.1, created);
+    let id = created["data"]["id"].clone();
+
+    let (is_error, queued) = call("delete_note", json!({ "note_id": id })).await;
+    assert_eq!(is_error, Some(false), "{queued}");
+    assert_eq!(queued["status"], "needs_confirmation");
+    assert_eq!(queued["preview"], json!({"delete": {"id": id, "title": "to delete"}}));
+    let pending = queued["pending_action_id"].as_str().unwrap().to_owned();
+    assert_eq!(call("list_notes", json!({})).await.1["data"].as_array().unwrap().len(), 1);
+
+    let (is_error, done) = call("confirm_action", json!({"pending_action_id": pending, "approved": true})).await;
+    assert_eq!(is_error, Some(false), "{done}");
+    assert_eq!(done["data"], json!({"deleted": {"id": id, "title": "to delete"}}));
+    assert_eq!(call("list_notes", json!({})).await.1["data"], json!([]));
+    let (is_error, again) = call("confirm_action", json!({"pending_action_id": pending, "approved": true})).await;
+    assert_eq!(is_error, Some(true));
+    assert_eq!(again["error_code"], "CONFLICT");
     client.cancel().await.unwrap();
 }
 

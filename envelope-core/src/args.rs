@@ -8,8 +8,9 @@
 
 use serde_json::{Map, Value};
 
+pub(crate) use crate::cx::holds_secret;
 pub use crate::cx::{Cx, Path};
-use crate::cx::{SHOWN_ITEMS, holds_secret, rejected_of};
+use crate::cx::{SHOWN_ITEMS, rejected_of};
 pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::refusal::{Problem, Rejected};
 use crate::render;
@@ -389,7 +390,7 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).
-    pub fn refuse(self) -> crate::toolbox::Outcome<'static> {
+    pub fn refuse<'o>(self) -> crate::toolbox::Outcome<'o> {
         let envelope = match self.finish() {
             Err(refusal) => refusal.into(),
             Ok(()) => crate::Fault::backend("reading the arguments").into(),
@@ -398,7 +399,7 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of names that are not parameters, when every parameter was read.
-    pub fn unknown(self) -> Option<crate::toolbox::Outcome<'static>> {
+    pub fn unknown<'o>(self) -> Option<crate::toolbox::Outcome<'o>> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 

@@ -31,6 +31,39 @@ pub struct Code {
     action: &'static str,
     retryable: bool,
     http_status: u16,
+    retry: Retry,
+    also: Option<Status>,
+}
+
+/// When and how a client may send a call again after this code: the contract's retry guidance,
+/// stated per code in the manifest's code table (`"retry"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Retry {
+    /// `never`: the same call cannot succeed; change it (validation, authorization, quota,
+    /// not implemented) or, for `CONFIRMATION_REQUIRED`, approve it with `confirm_action`.
+    Never,
+    /// `after_reread`: read the current state, then send a call that fits it (`CONFLICT`,
+    /// `VERSION_CONFLICT`).
+    AfterReread,
+    /// `with_backoff`: retry with bounded exponential backoff, and a write only under an
+    /// idempotency key, so a retry of a call that did act acts once (`BACKEND_ERROR`, `TIMEOUT`,
+    /// `IN_PROGRESS`).
+    WithBackoff,
+    /// `after_delay`: wait the delay the envelope gives in `hints`, then send the same call
+    /// (`RATE_LIMITED`).
+    AfterDelay,
+}
+
+impl Retry {
+    /// The wire word: `never`, `after_reread`, `with_backoff`, `after_delay`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Retry::Never => "never",
+            Retry::AfterReread => "after_reread",
+            Retry::WithBackoff => "with_backoff",
+            Retry::AfterDelay => "after_delay",
+        }
+    }
 }
 
 impl Code {
@@ -48,7 +81,39 @@ impl Code {
             Status::Error => 500,
             Status::NeedsConfirmation => 202,
         };
-        Code { name, status, meaning: "", action: "", retryable: false, http_status }
+        let retry = match status {
+            Status::Error => Retry::WithBackoff,
+            _ => Retry::Never,
+        };
+        Code { name, status, meaning: "", action: "", retryable: false, http_status, retry, also: None }
+    }
+
+    /// The retry guidance (default: `with_backoff` for an `error` code, `never` otherwise).
+    pub const fn retry(mut self, retry: Retry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The code may also be sent with `status` (`CONFIRMATION_REQUIRED`: `needs_confirmation`
+    /// when the action is queued, `error` where it cannot be).
+    pub const fn also_with(mut self, status: Status) -> Self {
+        self.also = Some(status);
+        self
+    }
+
+    /// The retry guidance.
+    pub const fn retry_guidance(&self) -> Retry {
+        self.retry
+    }
+
+    /// The other status word the code may be sent with, if any.
+    pub const fn also_status(&self) -> Option<Status> {
+        self.also
+    }
+
+    /// Whether an envelope of `status` may carry this code.
+    pub fn allows(&self, status: Status) -> bool {
+        self.status == status || self.also == Some(status)
     }
 
     /// What the code means, in one clause (`"the request is not valid for this tool"`).
@@ -130,7 +195,7 @@ const fn is_upper_snake(name: &str) -> bool {
 /// The standard codes. `invalid` codes ask the caller to change the request; `error` codes are
 /// faults of the server.
 pub mod codes {
-    use super::Code;
+    use super::{Code, Retry};
     use crate::envelope::Status::{Error, Invalid, NeedsConfirmation};
 
     /// `invalid`, 400: an argument is missing, unknown, of the wrong JSON type, out of range or
@@ -147,6 +212,7 @@ pub mod codes {
     pub const CONFLICT: Code = Code::new("CONFLICT", Invalid)
         .meaning("the request conflicts with the current state")
         .action("read the current state and send a request that fits it")
+        .retry(Retry::AfterReread)
         .http_status(409);
     /// `invalid`, 401: no valid credentials were presented.
     pub const UNAUTHORIZED: Code = Code::new("UNAUTHORIZED", Invalid)
@@ -161,8 +227,9 @@ pub mod codes {
     /// `invalid`, 429, retryable: too many calls; the same call succeeds after waiting.
     pub const RATE_LIMITED: Code = Code::new("RATE_LIMITED", Invalid)
         .meaning("too many calls in a short time")
-        .action("wait, then send the same call again")
+        .action("wait the delay given in hints, then send the same call again")
         .retryable_unchanged()
+        .retry(Retry::AfterDelay)
         .http_status(429);
     /// `invalid`, 429: a quota is used up; waiting a short while does not help.
     pub const QUOTA_EXCEEDED: Code = Code::new("QUOTA_EXCEEDED", Invalid)
@@ -173,16 +240,27 @@ pub mod codes {
     pub const VERSION_CONFLICT: Code = Code::new("VERSION_CONFLICT", Invalid)
         .meaning("the version the change was based on is no longer current")
         .action("read the current version and apply the change to it")
+        .retry(Retry::AfterReread)
         .http_status(409);
     /// `invalid`, 409: an idempotency key was reused with a different request.
     pub const IDEMPOTENCY_CONFLICT: Code = Code::new("IDEMPOTENCY_CONFLICT", Invalid)
         .meaning("the idempotency key was already used with a different request")
         .action("send a new idempotency key, or resend the original request unchanged")
         .http_status(409);
-    /// `needs_confirmation`, 202: nothing happened yet; the action waits for approval.
+    /// `invalid`, 409, retryable: a call with the same idempotency key is still running; nothing
+    /// was done by this one.
+    pub const IN_PROGRESS: Code = Code::new("IN_PROGRESS", Invalid)
+        .meaning("a call with the same idempotency key is still running; this one did nothing")
+        .action("wait a moment, then send the same call again to get the first call's answer")
+        .retryable_unchanged()
+        .retry(Retry::WithBackoff)
+        .http_status(409);
+    /// `needs_confirmation`, 202: nothing happened yet; the action waits for approval. Also sent
+    /// with status `error` (and no `pending_action_id`) by a toolbox that cannot queue actions.
     pub const CONFIRMATION_REQUIRED: Code = Code::new("CONFIRMATION_REQUIRED", NeedsConfirmation)
-        .meaning("the action is queued and waits for approval; nothing has happened yet")
-        .action("show the preview to the user and confirm with pending_action_id")
+        .meaning("the action needs a person's approval; nothing has happened yet")
+        .action("show the preview to the person and call confirm_action with the pending_action_id; never repeat the original call")
+        .also_with(Error)
         .http_status(202);
     /// `error`, 501: the tool does not implement this yet.
     pub const NOT_IMPLEMENTED: Code = Code::new("NOT_IMPLEMENTED", Error)
@@ -212,6 +290,7 @@ pub mod codes {
         QUOTA_EXCEEDED,
         VERSION_CONFLICT,
         IDEMPOTENCY_CONFLICT,
+        IN_PROGRESS,
         CONFIRMATION_REQUIRED,
         NOT_IMPLEMENTED,
         TIMEOUT,

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
+use crate::wire::WireFormat;
 
 /// The first key of every envelope (DESIGN "Status words").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +49,7 @@ impl Serialize for Status {
 /// | `invalid` | `status`, `success: false`, `error_code`, `message`, `hints` (`parameter`, `rejected`, `accepted`, `fix`, `suggestion`, `others`), `retryable: false` |
 /// | `error` | `status`, `success: false`, `error_code`, `message`, `hints` (`operation`), `retryable` |
 /// | `needs_confirmation` | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false`, `pending_action_id`, `preview`, `preview_hash` |
+/// | `error` (cannot queue) | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false` |
 ///
 /// ```
 /// use envelope_core::Envelope;
@@ -59,6 +61,7 @@ impl Serialize for Status {
 pub struct Envelope {
     inner: Inner,
     prefix: Option<&'static str>,
+    format: WireFormat,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,9 +86,16 @@ struct Failed {
     message: String,
     operation: Option<String>,
     retryable: bool,
+    trace_id: Option<String>,
 }
 
 /// An action that waits for approval: its id, what it would do, and a hash of that preview.
+///
+/// A `#[tool(confirm = preview_fn)]` builds it: `pending_action_id` is the sealed id that
+/// `confirm_action` takes (see [`Toolbox::confirm`](crate::Toolbox::confirm)), `preview` is what
+/// the preview function returned, and `preview_hash` is the SHA-256 (lowercase hex) of the
+/// RFC 8785 canonical JSON of `{"tool", "arguments", "preview"}`, the arguments without any
+/// `secret` parameter ([`crate::confirm::preview_hash`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Confirmation {
     pending_action_id: String,
@@ -95,34 +105,83 @@ pub struct Confirmation {
 }
 
 impl Confirmation {
-    /// A queued action. `preview` is the JSON of what it would do; `preview_hash` is computed
-    /// from it (FNV-1a 64 of its JSON text, 16 hex digits: it detects a changed preview, it is
-    /// not a signature). `message` tells the model what to ask the user.
+    /// A queued action built by hand (an adapter, a hand-written handler). `preview` is the JSON
+    /// of what it would do; `preview_hash` is the SHA-256 (lowercase hex) of its RFC 8785
+    /// canonical JSON. `message` tells the model what to ask the person and how to confirm.
     pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
-        let text = serde_json::to_string(&preview).unwrap_or_default();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        Confirmation {
-            pending_action_id: pending_action_id.into(),
-            message: message.into(),
-            preview,
-            preview_hash: format!("{hash:016x}"),
-        }
+        let preview_hash = crate::confirm::sha256_hex(&crate::confirm::canonical(&preview));
+        Confirmation { pending_action_id: pending_action_id.into(), message: message.into(), preview, preview_hash }
+    }
+
+    pub(crate) fn hashed(pending_action_id: String, message: String, preview: Value, preview_hash: String) -> Self {
+        Confirmation { pending_action_id, message, preview, preview_hash }
+    }
+
+    /// The id `confirm_action` takes (an MCP 2026-07-28 adapter sends it as `requestState`).
+    pub fn pending_action_id(&self) -> &str {
+        &self.pending_action_id
+    }
+
+    /// What the action would do, to show the person.
+    pub fn preview(&self) -> &Value {
+        &self.preview
+    }
+
+    /// The SHA-256 of the preview (and, from a `#[tool]`, of the tool and its arguments).
+    pub fn preview_hash(&self) -> &str {
+        &self.preview_hash
+    }
+
+    /// What to ask the person and how to confirm.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None }
+        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope }
     }
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None }
+        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None, format: WireFormat::Envelope }
+    }
+
+    /// The queued action of a `needs_confirmation` envelope.
+    pub fn confirmation(&self) -> Option<&Confirmation> {
+        match &self.inner {
+            Inner::NeedsConfirmation(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `error` with `CONFIRMATION_REQUIRED`: the action needs approval and this toolbox cannot
+    /// queue it. No `pending_action_id`; not retryable.
+    pub(crate) fn cannot_queue(message: String) -> Self {
+        let failed =
+            Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false, trace_id: None };
+        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope }
+    }
+
+    /// An envelope recorded as JSON (`to_value`) read back: `ok`, or `invalid` with one of
+    /// `codes`. `None` for anything else (faults and confirmations are never recorded).
+    pub(crate) fn from_recorded(v: &Value, codes: &[Code]) -> Option<Self> {
+        match v.get("status")?.as_str()? {
+            "ok" => Some(Envelope::ok(v.get("data")?.clone())),
+            "invalid" => {
+                let name = v.get("error_code")?.as_str()?;
+                let code = *codes.iter().find(|c| c.name() == name && c.status() == Status::Invalid)?;
+                let invalid = Invalid {
+                    code,
+                    message: v.get("message")?.as_str()?.to_owned(),
+                    hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
+                };
+                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope })
+            }
+            _ => None,
+        }
     }
 
     /// Prefixes `error_code` on the wire (`ACME_` + `NOT_FOUND`); `None` removes it.
@@ -130,6 +189,40 @@ impl Envelope {
     pub fn with_code_prefix(mut self, prefix: Option<&'static str>) -> Self {
         self.prefix = prefix;
         self
+    }
+
+    /// Serializes in `format` ([`to_json`](Self::to_json), [`to_value`](Self::to_value), the
+    /// HTTP body, MCP's text content and `structuredContent`); [`WireFormat::Envelope`], the
+    /// default, is the wire contract above. The accessors are the same in every format.
+    #[must_use]
+    pub fn with_wire_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The wire format it serializes in.
+    pub fn wire_format(&self) -> WireFormat {
+        self.format
+    }
+
+    /// The parts a wire format writes.
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        match &self.inner {
+            Inner::Ok(data) => Parts::Ok(data),
+            Inner::Invalid(i) => Parts::Invalid { message: &i.message, hints: &i.hints },
+            Inner::Error(f) => Parts::Error { message: &f.message, operation: f.operation.as_deref() },
+            Inner::NeedsConfirmation(c) => Parts::Confirm {
+                message: &c.message,
+                pending_action_id: &c.pending_action_id,
+                preview: &c.preview,
+                preview_hash: &c.preview_hash,
+            },
+        }
+    }
+
+    /// `error_code` as sent: the code with the prefix, if any.
+    pub(crate) fn code_on_wire(&self) -> Option<String> {
+        self.code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
     }
 
     /// The status word.
@@ -195,6 +288,32 @@ impl Envelope {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// Adds `hints.trace_id` to a fault (status `error`): the id its log line carries too, so an
+    /// operator finds the details the message leaves out. Other statuses are returned unchanged.
+    ///
+    /// ```
+    /// use envelope_core::{Envelope, Fault};
+    ///
+    /// let env = Envelope::from(Fault::backend("reading notes")).with_trace_id("4f1c2a9e0b7d3e65");
+    /// assert_eq!(env.trace_id(), Some("4f1c2a9e0b7d3e65"));
+    /// assert_eq!(env.to_value()["hints"], serde_json::json!({"operation": "reading notes", "trace_id": "4f1c2a9e0b7d3e65"}));
+    /// ```
+    #[must_use]
+    pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
+        if let Inner::Error(f) = &mut self.inner {
+            f.trace_id = Some(trace_id.into());
+        }
+        self
+    }
+
+    /// `hints.trace_id` of a fault, when set with [`with_trace_id`](Self::with_trace_id).
+    pub fn trace_id(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Error(f) => f.trace_id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
@@ -209,7 +328,7 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.code(), message, hints };
-        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None }
+        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
     }
 }
 
@@ -222,10 +341,20 @@ impl From<Fault> for Envelope {
                 message: f.message(),
                 operation: f.operation().map(str::to_owned),
                 retryable: code.retryable(),
+                trace_id: None,
             })),
             prefix: None,
+            format: WireFormat::Envelope,
         }
     }
+}
+
+/// An envelope's parts, for the wire formats.
+pub(crate) enum Parts<'a> {
+    Ok(&'a Value),
+    Invalid { message: &'a str, hints: &'a Value },
+    Error { message: &'a str, operation: Option<&'a str> },
+    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
 }
 
 struct CodeName<'a>(Option<&'a str>, Code);
@@ -241,6 +370,9 @@ impl Serialize for CodeName<'_> {
 
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.format != WireFormat::Envelope {
+            return crate::wire::serialize(self, s);
+        }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
         m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;
@@ -255,8 +387,8 @@ impl Serialize for Envelope {
             Inner::Error(f) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, f.code))?;
                 m.serialize_entry("message", &f.message)?;
-                if let Some(op) = &f.operation {
-                    m.serialize_entry("hints", &OperationHint(op))?;
+                if f.operation.is_some() || f.trace_id.is_some() {
+                    m.serialize_entry("hints", &FaultHints(f))?;
                 }
                 m.serialize_entry("retryable", &f.retryable)?;
             }
@@ -273,12 +405,18 @@ impl Serialize for Envelope {
     }
 }
 
-struct OperationHint<'a>(&'a str);
+/// A fault's `hints`: `operation`, then `trace_id`, each when known.
+struct FaultHints<'a>(&'a Failed);
 
-impl Serialize for OperationHint<'_> {
+impl Serialize for FaultHints<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("operation", self.0)?;
+        let mut m = s.serialize_map(None)?;
+        if let Some(op) = &self.0.operation {
+            m.serialize_entry("operation", op)?;
+        }
+        if let Some(id) = &self.0.trace_id {
+            m.serialize_entry("trace_id", id)?;
+        }
         m.end()
     }
 }

@@ -52,11 +52,13 @@
 
 mod args;
 mod code;
+pub mod confirm;
 mod cx;
 mod envelope;
 mod fault;
 mod formats;
 mod manifest;
+mod read;
 mod readers;
 mod refusal;
 mod render;
@@ -64,13 +66,16 @@ mod rules;
 mod schema;
 mod sent;
 mod spec;
+pub mod store;
 mod toolbox;
+mod wire;
 
+pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 
 pub use args::{Cx, FromArg, Numeric, Path};
-pub use code::{Code, codes};
+pub use code::{Code, Retry, codes};
 pub use envelope::{Confirmation, Envelope, Status};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
@@ -134,8 +139,13 @@ pub use envelope_macros::ToolError;
 /// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
 /// `rename_all = "..."` (serde's words), the MCP annotations `read_only`, `destructive`,
 /// `idempotent`, `open_world` (each also `= false`; absent is an absent hint), `timeout_ms = N`
-/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`), and
-/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`).
+/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`),
+/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`),
+/// `confirm = preview_fn` (a valid call runs only `preview_fn`, which takes the same parameters
+/// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
+/// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
+/// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
+/// replay answers the first envelope). See [`confirm`] for both.
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///
@@ -274,12 +284,14 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
+pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use spec::{
     Anchoring, Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires,
     Rules, ToolSpec, Ty, Unit,
 };
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
+pub use wire::WireFormat;
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

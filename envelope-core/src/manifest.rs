@@ -29,7 +29,7 @@ impl Toolbox {
     ///   }],
     ///   "error_codes": {
     ///     "BACKEND_ERROR": {"status": "error", "meaning": "...", "action": "...",
-    ///                       "retryable": true, "http_status": 500},
+    ///                       "retryable": true, "retry": "with_backoff", "http_status": 500},
     ///     "VALIDATION_ERROR": {...}
     ///   }
     /// }
@@ -43,9 +43,13 @@ impl Toolbox {
     ///   ([`ToolSpec::error_codes`](crate::ToolSpec::error_codes)), each with the `retryable`
     ///   its envelopes carry: a fault is retryable only when its code is and the tool is
     ///   `idempotent` (a retry of a call that may have acted could act twice); a refusal never is.
-    /// - The top-level `error_codes` table describes each code once: its `status` word, its
-    ///   `meaning`, the client's next `action`, its own `retryable` (on a tool where a retry is
-    ///   safe) and its `http_status` (RFC 9110 §15).
+    /// - The top-level `error_codes` table describes each code once: its `status` word (and
+    ///   `also_status`, the other word it may come with: `CONFIRMATION_REQUIRED` is
+    ///   `needs_confirmation`, or `error` where actions cannot be queued), its `meaning`, the
+    ///   client's next `action`, its own `retryable` (on a tool where a retry is safe), its
+    ///   `retry` guidance ([`Retry`](crate::Retry): `never` unchanged, `after_reread` of the
+    ///   state, `with_backoff` under an idempotency key, `after_delay` given in `hints`) and its
+    ///   `http_status` (RFC 9110 §15).
     ///
     /// ```
     /// use envelope_core::{tool, Toolbox};
@@ -136,11 +140,16 @@ fn tool_entry(tool: &Tool, prefix: &str) -> Value {
 }
 
 fn code_entry(code: &Code) -> Value {
-    json!({
+    let mut entry = json!({
         "status": code.status().as_str(),
         "meaning": code.describe(),
         "action": code.next_action(),
         "retryable": code.retryable(),
+        "retry": code.retry_guidance().as_str(),
         "http_status": code.http(),
-    })
+    });
+    if let (Some(also), Value::Object(m)) = (code.also_status(), &mut entry) {
+        m.insert("also_status".into(), json!(also.as_str()));
+    }
+    entry
 }

@@ -4,6 +4,7 @@
 pub use serde_json::{Map, Value};
 
 pub use crate::args::{Args, FromArg, Numeric, object_of, read_choice};
+pub use crate::confirm::{Guarded, Step};
 
 /// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
 /// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.
@@ -63,6 +64,49 @@ pub fn error_codes(declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> 
         }
     }
     out
+}
+
+/// The codes of a tool: [`error_codes`] of every declared set (the tool's error type, its
+/// preview's), with `CONFIRMATION_REQUIRED`, `NOT_FOUND` and `CONFLICT` for a confirm tool and
+/// `IDEMPOTENCY_CONFLICT` and `IN_PROGRESS` for a key tool, before `TIMEOUT` and `BACKEND_ERROR`.
+pub fn guarded_codes(declared: &[&[crate::Code]], timeout: bool, confirm: bool, key: bool) -> Vec<crate::Code> {
+    use crate::codes;
+    let mut all: Vec<crate::Code> = declared.iter().flat_map(|d| d.iter().copied()).collect();
+    if confirm {
+        all.extend([codes::CONFIRMATION_REQUIRED, codes::NOT_FOUND, codes::CONFLICT]);
+    }
+    if key {
+        all.extend([codes::IDEMPOTENCY_CONFLICT, codes::IN_PROGRESS]);
+    }
+    error_codes(&all, timeout)
+}
+
+/// The `idempotency_key` parameter of `#[tool(idempotency_key)]`: optional, 8 to 64 characters.
+pub fn idempotency_key_param() -> ParamSpec {
+    crate::confirm::idempotency_key_param()
+}
+
+/// The error type of a preview function's `Result`, as a type (the closure naming it is never
+/// called).
+pub fn preview_error<T, E>(_: &Result<T, E>) -> core::marker::PhantomData<fn() -> E> {
+    core::marker::PhantomData
+}
+
+/// The codes of a preview function's error type, from a closure that calls it (never run).
+pub fn preview_codes<A, E: ToolError>(
+    _: impl Fn(&A) -> core::marker::PhantomData<fn() -> E>,
+) -> &'static [crate::Code] {
+    E::CODES
+}
+
+/// The outcome of a key tool asked for a preview (it has none; never asked).
+pub fn no_preview<'a>() -> Outcome<'a> {
+    Outcome::Ready(Envelope::ok(Value::Null))
+}
+
+/// A guarded call: the toolbox previews, queues, replays or runs it.
+pub fn guarded<'a>(key: Option<String>, then: impl FnOnce(Step) -> Outcome<'a> + Send + 'a) -> Outcome<'a> {
+    Outcome::Guarded(Guarded::new(key, then))
 }
 
 /// `#[tool(timeout_ms = N)]` needs a timer: the `tokio` feature of envelope-core (on with
@@ -140,6 +184,16 @@ const fn same_code(a: &crate::Code, b: &crate::Code) -> bool {
         && same_str(a.next_action(), b.next_action())
         && a.retryable() == b.retryable()
         && a.http() == b.http()
+        && a.retry_guidance() as u8 == b.retry_guidance() as u8
+        && same_status(a.also_status(), b.also_status())
+}
+
+const fn same_status(a: Option<crate::Status>, b: Option<crate::Status>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a as u8 == b as u8,
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 /// How many distinct codes `all` holds (for `#[derive(ToolError)]`'s `CODES`).

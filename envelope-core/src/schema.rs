@@ -168,11 +168,16 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
 pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
-    // A tool answers `ok`, `invalid` or `error`; `needs_confirmation` comes from no `#[tool]`.
-    let m = json!({
+    // A tool answers `ok`, `invalid` or `error`; a confirm tool also `needs_confirmation`.
+    let statuses: &[&str] = if spec.needs_confirmation {
+        &["ok", "invalid", "error", "needs_confirmation"]
+    } else {
+        &["ok", "invalid", "error"]
+    };
+    let mut m = json!({
         "type": "object",
         "properties": {
-            "status": {"enum": ["ok", "invalid", "error"]},
+            "status": {"enum": statuses},
             "success": {"type": "boolean"},
             "data": data,
             "error_code": {"enum": codes},
@@ -187,13 +192,21 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
                     "fix": {"type": "string"},
                     "suggestion": {"type": "string"},
                     "others": {"type": "array", "items": {"type": "object"}},
-                    "operation": {"type": "string"}
+                    "operation": {"type": "string"},
+                    "trace_id": {"type": "string"}
                 }
             },
             "retryable": {"type": "boolean"}
         },
         "required": ["status", "success"]
     });
+    if spec.needs_confirmation
+        && let Some(Value::Object(props)) = m.get_mut("properties")
+    {
+        props.insert("pending_action_id".into(), json!({"type": "string"}));
+        props.insert("preview".into(), json!({}));
+        props.insert("preview_hash".into(), json!({"type": "string", "pattern": "^[0-9a-f]{64}$"}));
+    }
     match m {
         Value::Object(m) => m,
         _ => Map::new(),

@@ -543,4 +543,9 @@ pub struct ToolSpec {
     pub error_codes: Vec<crate::Code>,
     /// `#[tool(output_schema = path)]`: a function giving the JSON Schema of `data`.
     pub output_schema: Option<fn() -> serde_json::Value>,
+    /// `#[tool(confirm = preview_fn)]`: a valid call runs only the preview and waits for
+    /// approval (`needs_confirmation`).
+    pub needs_confirmation: bool,
+    /// `#[tool(idempotency_key)]`: the last parameter is the optional `idempotency_key`.
+    pub idempotency_key: bool,
 }

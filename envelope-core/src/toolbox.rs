@@ -18,6 +18,7 @@ use crate::render;
 use crate::schema;
 use crate::sent;
 use crate::spec::ToolSpec;
+use crate::wire::{self, WireFormat};
 
 /// A boxed future of an envelope, as an async tool's call returns it.
 pub type EnvelopeFuture<'a> = Pin<Box<dyn Future<Output = Envelope> + Send + 'a>>;
@@ -28,6 +29,11 @@ pub enum Outcome<'a> {
     Ready(Envelope),
     /// An async tool at work.
     Pending(EnvelopeFuture<'a>),
+    /// A confirm or key tool whose arguments were read: the toolbox previews, queues, replays
+    /// or runs it.
+    Guarded(crate::confirm::Guarded<'a>),
+    /// `confirm_action`'s arguments, for the toolbox to act on.
+    Decide(String, crate::confirm::Decision),
 }
 
 /// The function `#[tool]` generates: reads the arguments object and calls the tool.
@@ -60,6 +66,7 @@ pub struct Tool {
     spec: ToolSpec,
     call: DynCall,
     schema: Map<String, Value>,
+    format: WireFormat,
 }
 
 impl fmt::Debug for Tool {
@@ -82,7 +89,7 @@ impl Tool {
 
     fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
-        Tool { spec, call, schema }
+        Tool { spec, call, schema, format: WireFormat::Envelope }
     }
 
     /// The name callers use in `tools/call`.
@@ -102,9 +109,10 @@ impl Tool {
 
     /// The `outputSchema`: the envelope's shape, with `data` as declared by
     /// `#[tool(output_schema = path)]` (any JSON otherwise) and `error_code` one of the tool's
-    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]).
+    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]); in the wire format of the
+    /// toolbox the tool is registered in ([`Toolbox::with_wire_format`]).
     pub fn output_schema(&self, prefix: Option<&str>) -> Map<String, Value> {
-        schema::output_schema(&self.spec, prefix.unwrap_or(""))
+        wire::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
     }
 
     /// Whether lax coercions are off (`#[tool(strict)]`).
@@ -133,13 +141,22 @@ impl Tool {
     /// A `serde_json::Value` has already lost what only the JSON text shows: a key sent twice
     /// (the parser kept one value), and the characters of each number (`1e3` is the double
     /// 1000.0, and is quoted as `1000.0`). With the text at hand, call [`Tool::call_json`].
+    ///
+    /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
+    /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, Vec::new()).await
+        self.call_with(arguments, Vec::new(), None).await
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
     /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
-    async fn call_with(&self, arguments: Option<&Value>, numbers: Vec<(usize, Box<str>)>) -> Envelope {
+    /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
+    async fn call_with(
+        &self,
+        arguments: Option<&Value>,
+        numbers: Vec<(usize, Box<str>)>,
+        toolbox: Option<&Toolbox>,
+    ) -> Envelope {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -159,12 +176,47 @@ impl Tool {
                 return Refusal::from_problems(vec![problem]).into();
             }
         };
-        let outcome =
-            render::with_sent_numbers(numbers, || catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj))));
+        let outcome = render::with_sent_numbers(numbers, || self.start(obj));
+        let guard: &crate::confirm::Guard = match toolbox {
+            Some(t) => &t.guard,
+            None => crate::confirm::default_guard(),
+        };
+        match outcome {
+            Outcome::Guarded(g) => {
+                let args = crate::confirm::validated_args(&self.spec.params, obj);
+                if self.spec.needs_confirmation {
+                    guard.queue(self, args, g).await
+                } else {
+                    guard.idempotent(self, &args, g).await
+                }
+            }
+            Outcome::Decide(id, decision) => match toolbox {
+                Some(toolbox) => guard.decide(toolbox, &id, decision).await,
+                None => Fault::backend("confirming an action outside its toolbox").into(),
+            },
+            other => self.settle(other).await,
+        }
+    }
+
+    /// Runs the generated call function on `obj`; a panic becomes a `BACKEND_ERROR` fault.
+    pub(crate) fn start<'a>(&'a self, obj: Option<&'a Map<String, Value>>) -> Outcome<'a> {
+        catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj)))
+            .unwrap_or_else(|_| Outcome::Ready(self.panicked()))
+    }
+
+    /// Asks a guarded call for its preview or its run; a panic becomes a fault.
+    pub(crate) fn step<'a>(&self, g: crate::confirm::Guarded<'a>, step: crate::confirm::Step) -> Outcome<'a> {
+        catch_unwind(AssertUnwindSafe(|| (g.then)(step))).unwrap_or_else(|_| Outcome::Ready(self.panicked()))
+    }
+
+    /// The envelope of an outcome: awaited (a panic inside becomes a fault) and, for a tool
+    /// that is not idempotent, with faults not retryable.
+    pub(crate) async fn settle(&self, outcome: Outcome<'_>) -> Envelope {
         let envelope = match outcome {
-            Ok(Outcome::Ready(e)) => e,
-            Ok(Outcome::Pending(fut)) => CatchUnwind(fut).await.unwrap_or_else(|()| self.panicked()),
-            Err(_) => self.panicked(),
+            Outcome::Ready(e) => e,
+            Outcome::Pending(fut) => CatchUnwind(fut).await.unwrap_or_else(|()| self.panicked()),
+            // A preview or run step never asks to be guarded again.
+            Outcome::Guarded(_) | Outcome::Decide(..) => self.panicked(),
         };
         if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent != Some(true) {
             // A retry of a call that may have acted could act twice.
@@ -191,6 +243,10 @@ impl Tool {
     /// large for a double (`1e400`), is refused by name, together with any unknown names; text
     /// that is not JSON is refused as such.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
+        self.call_json_in(arguments, None).await
+    }
+
+    async fn call_json_in(&self, arguments: &str, toolbox: Option<&Toolbox>) -> Envelope {
         let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
             Ok(v) => (v, None),
             Err(_) => match self.read_fields(arguments) {
@@ -209,7 +265,7 @@ impl Tool {
             // Read field by field: each field's text pairs with its own value.
             Some(raws) => self.numbers_by_field(&parsed, &raws),
         };
-        self.call_with(Some(&parsed), numbers).await
+        self.call_with(Some(&parsed), numbers, toolbox).await
     }
 
     /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
@@ -314,10 +370,17 @@ impl Future for CatchUnwind<'_> {
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 /// # }
 /// ```
+///
+/// A toolbox with a confirm tool (`#[tool(confirm = ...)]`) also has `confirm_action`, always
+/// listed last; see [`crate::confirm`] for confirmation, idempotency keys and their store.
 #[derive(Clone, Debug, Default)]
 pub struct Toolbox {
     tools: Vec<Tool>,
     prefix: Option<&'static str>,
+    pub(crate) guard: Arc<crate::confirm::Guard>,
+    /// Whether the last tool is the `confirm_action` this toolbox added.
+    confirm_action: bool,
+    format: WireFormat,
 }
 
 impl Toolbox {
@@ -332,10 +395,34 @@ impl Toolbox {
     /// If a tool of the same name is already registered (a programming error: the second
     /// could never be called).
     #[must_use]
-    pub fn with(mut self, tool: Tool) -> Self {
+    pub fn with(mut self, mut tool: Tool) -> Self {
         assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
+        tool.format = self.format;
         self.tools.push(tool);
+        self.refresh_confirm_action();
         self
+    }
+
+    /// Adds `confirm_action` (last) exactly when a tool needs confirmation and actions can be
+    /// queued; rebuilt so its codes cover every confirm tool.
+    pub(crate) fn refresh_confirm_action(&mut self) {
+        if self.confirm_action {
+            let added = self.tools.iter().position(|t| t.name() == crate::confirm::CONFIRM_ACTION);
+            if let Some(i) = added {
+                self.tools.remove(i);
+            }
+            self.confirm_action = false;
+        }
+        if self.guard.queue && self.tools.iter().any(|t| t.spec().needs_confirmation) {
+            assert!(
+                self.get(crate::confirm::CONFIRM_ACTION).is_none(),
+                "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
+            );
+            let mut confirm_action = crate::confirm::confirm_action_tool(&self.tools);
+            confirm_action.format = self.format;
+            self.tools.push(confirm_action);
+            self.confirm_action = true;
+        }
     }
 
     /// Adds every `#[tool]` method of a `#[tools]` impl block, each calling `state`.
@@ -356,6 +443,41 @@ impl Toolbox {
     pub fn with_code_prefix(mut self, prefix: &'static str) -> Self {
         self.prefix = Some(prefix);
         self
+    }
+
+    /// Writes every envelope of this toolbox in `format` (see [`WireFormat`]): the answers of
+    /// [`call`](Self::call) and [`call_json`](Self::call_json), hence MCP's text content and
+    /// `structuredContent` and the HTTP body, and each tool's `outputSchema`.
+    ///
+    /// ```
+    /// use envelope_core::{tool, Toolbox, WireFormat};
+    ///
+    /// /// Counts.
+    /// #[tool]
+    /// fn count(#[validate(range = 1..=3)] n: u32) -> serde_json::Value {
+    ///     serde_json::json!({"count": n, "results": vec![0; n as usize]})
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(count::tool()).with_wire_format(WireFormat::SuccessFlag);
+    /// let ok = toolbox.call("count", Some(&serde_json::json!({"n": 2}))).await.unwrap();
+    /// assert_eq!(ok.to_json(), r#"{"count":2,"results":[0,0]}"#);
+    /// let refused = toolbox.call("count", Some(&serde_json::json!({"n": 9}))).await.unwrap();
+    /// assert_eq!(refused.to_json(), r#"{"success":false,"refused":true,"error":"n: 9 is out of range; accepted: a whole number from 1 to 3. Send a value from 1 to 3."}"#);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_wire_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        for tool in &mut self.tools {
+            tool.format = format;
+        }
+        self
+    }
+
+    /// The format set with [`with_wire_format`](Self::with_wire_format).
+    pub fn wire_format(&self) -> WireFormat {
+        self.format
     }
 
     /// The prefix set with [`with_code_prefix`](Self::with_code_prefix), if any.
@@ -385,7 +507,11 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call(arguments).await.with_code_prefix(self.prefix))
+        Ok(tool
+            .call_with(arguments, Vec::new(), Some(self))
+            .await
+            .with_code_prefix(self.prefix)
+            .with_wire_format(self.format))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -395,7 +521,7 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call_json(arguments).await.with_code_prefix(self.prefix))
+        Ok(tool.call_json_in(arguments, Some(self)).await.with_code_prefix(self.prefix).with_wire_format(self.format))
     }
 
     /// The error for a tool name that does not exist.

@@ -28,6 +28,10 @@ pub struct ToolArgs {
     pub timeout_ms: Option<syn::LitInt>,
     /// Spell every parameter this way on the wire (`camelCase`, `snake_case`, ... as serde).
     pub rename_all: Option<SpannedValue<String>>,
+    /// `confirm = preview_fn`: a valid call runs only the preview and waits for approval.
+    pub confirm: Option<syn::Path>,
+    /// Adds the optional `idempotency_key` parameter: a write that happens once per key.
+    pub idempotency_key: Flag,
 }
 
 /// `#[validate(...)]` on a parameter.
@@ -323,6 +327,8 @@ const TOOL_OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "confirm",
+    "idempotency_key",
 ];
 
 /// darling's messages in this crate's voice: lowercase, naming what was wrong and what to write.

@@ -129,6 +129,10 @@ pub struct Tool {
     pub timeout_ms: Option<(u64, Span)>,
     /// `output_schema = path`.
     pub output_schema: Option<syn::Path>,
+    /// `confirm = preview_fn`.
+    pub confirm: Option<syn::Path>,
+    /// `idempotency_key`.
+    pub idempotency_key: bool,
 }
 
 pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
@@ -171,6 +175,17 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         }
         Ok(ms) => Some((ms, lit.span())),
     });
+    let idempotency_key = raw.args.idempotency_key.is_present();
+    if idempotency_key {
+        let span = raw.args.idempotency_key.span();
+        if raw.args.confirm.is_some() {
+            errors.push(Error::custom("a `confirm` tool runs once per approval already: drop `idempotency_key`, or drop `confirm` for a write that needs no approval").with_span(&span));
+        }
+        if let Some(p) = params.iter().find(|p| p.name == "idempotency_key") {
+            let at = raw.params.iter().find(|r| r.ident == p.name).map_or(span, |r| r.ident.span());
+            errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&at));
+        }
+    }
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -190,6 +205,8 @@ pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
         error_type,
         timeout_ms,
         output_schema: raw.args.output_schema.clone(),
+        confirm: raw.args.confirm.clone(),
+        idempotency_key,
     }
 }
 

@@ -261,8 +261,9 @@ fn hint(on: Option<bool>) -> TokenStream {
     }
 }
 
-/// The `ToolSpec` expression of a checked tool.
-fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
+/// The `ToolSpec` expression of a checked tool. `preview_codes`: the codes of a confirm tool's
+/// preview function's error type.
+fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<TokenStream>) -> TokenStream {
     let name = &t.name;
     let title = opt(t.title.as_ref().map(|s| quote!(#s)));
     let description = &t.description;
@@ -277,6 +278,14 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
     };
+    let confirm = t.confirm.is_some();
+    let key = t.idempotency_key;
+    let error_codes = if confirm || key {
+        let preview = preview_codes.unwrap_or_else(|| quote!(&[]));
+        quote!(::envelope_core::__private::guarded_codes(&[#declared, #preview], #timeout, #confirm, #key))
+    } else {
+        quote!(::envelope_core::__private::error_codes(#declared, #timeout))
+    };
     quote! {
         ::envelope_core::__private::ToolSpec {
             name: #name,
@@ -287,21 +296,55 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream]) -> TokenStream {
             annotations: ::envelope_core::__private::Annotations {
                 read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
             },
-            error_codes: ::envelope_core::__private::error_codes(#declared, #timeout),
+            error_codes: #error_codes,
             output_schema: #output_schema,
+            needs_confirmation: #confirm,
+            idempotency_key: #key,
         }
+    }
+}
+
+/// How the preview function of a `#[tool(confirm = f)]` is called: `f(&a, &b)` for a function,
+/// `this.f(&a, &b)` for a method (`receiver`: the `Arc` of the state).
+fn preview_call(path: &syn::Path, receiver: Option<TokenStream>, args: &[TokenStream]) -> TokenStream {
+    let span = syn::spanned::Spanned::span(path);
+    match (receiver, path.get_ident()) {
+        (Some(this), Some(ident)) => quote_spanned!(span=> #this.#ident(#(#args),*)),
+        (Some(this), None) => quote_spanned!(span=> #path(&#this, #(#args),*)),
+        (None, _) => quote_spanned!(span=> #path(#(#args),*)),
     }
 }
 
 /// The body of the generated call function: read the arguments, call `callee(locals)`.
 /// `prelude` runs before an async call is boxed (to clone the state into the future).
+/// `state`: the state type of a `#[tools]` method.
 fn call_body(
     t: &check::Tool,
     asyncness: bool,
     callee: TokenStream,
     prelude: TokenStream,
-) -> (Vec<TokenStream>, TokenStream) {
-    let Reader { specs, takes, locals, refuse_with } = reader(&t.params, quote!(return __envelope_args.refuse()));
+    state: Option<&syn::Type>,
+) -> (Vec<TokenStream>, TokenStream, Option<TokenStream>) {
+    let refuse = quote!(return __envelope_args.refuse());
+    let Reader { mut specs, mut takes, locals, refuse_with } = reader(&t.params, refuse.clone());
+    let mut bound = locals.clone();
+    if t.idempotency_key {
+        let i = t.params.len();
+        specs.push(quote!(::envelope_core::__private::idempotency_key_param()));
+        takes.extend(
+            quote!(let __envelope_key = __envelope_args.take::<::core::option::Option<::std::string::String>>(#i);),
+        );
+        bound.push(format_ident!("__envelope_key"));
+    }
+    let refuse_with = if bound.len() == locals.len() {
+        refuse_with
+    } else {
+        quote! {
+            let (#(::core::option::Option::Some(#bound),)*) = (#(#bound,)*) else {
+                #refuse;
+            };
+        }
+    };
     let call = quote!(#callee(#(#locals),*));
     let finish = match (&t.ret, &t.error_type) {
         // Naming the error type keeps a "not a tool error" diagnostic to one, at the type.
@@ -310,13 +353,55 @@ fn call_body(
         (Ret::Plain, _) => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
     };
     let name = &t.name;
+    let guarded = t.confirm.is_some() || t.idempotency_key;
+    // A guarded call's run is a closure that owns the state: clone it before, not inside.
+    let (prelude_outer, prelude_inner) = if guarded { (prelude, quote!()) } else { (quote!(), prelude) };
     let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
         let timed = quote_spanned!(span=> ::envelope_core::__private::with_timeout(#ms, #name, async move { #finish(#call.await) }));
-        quote!(#prelude ::envelope_core::__private::pending(#timed))
+        quote!(#prelude_inner ::envelope_core::__private::pending(#timed))
     } else if asyncness {
-        quote!(#prelude ::envelope_core::__private::pending(async move { #finish(#call.await) }))
+        quote!(#prelude_inner ::envelope_core::__private::pending(async move { #finish(#call.await) }))
     } else {
         quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
+    };
+    let receiver = state.map(|_| quote!(__envelope_this));
+    let mut preview_codes = None;
+    let run = if guarded {
+        let preview = match &t.confirm {
+            Some(path) => {
+                let refs: Vec<TokenStream> = locals.iter().map(|l| quote!(&#l)).collect();
+                let called = preview_call(path, receiver.clone(), &refs);
+                let span = syn::spanned::Spanned::span(path);
+                // The preview's error type, named by a closure the compiler checks and nobody runs.
+                let tys = t.params.iter().map(|p| &p.ty);
+                let fields: Vec<TokenStream> = (0..t.params.len())
+                    .map(|i| {
+                        let i = syn::Index::from(i + usize::from(state.is_some()));
+                        quote!(&__envelope_p.#i)
+                    })
+                    .collect();
+                let (tuple, recv) = match state {
+                    Some(s) => (quote!((::std::sync::Arc<#s>, #(#tys,)*)), Some(quote!(__envelope_p.0))),
+                    None => (quote!((#(#tys,)*)), None),
+                };
+                let probe = preview_call(path, recv, &fields);
+                preview_codes = Some(quote_spanned! {span=>
+                    ::envelope_core::__private::preview_codes(|__envelope_p: &#tuple| ::envelope_core::__private::preview_error(&#probe))
+                });
+                quote_spanned!(span=> ::envelope_core::__private::Outcome::Ready(::envelope_core::__private::result(#called)))
+            }
+            None => quote!(::envelope_core::__private::no_preview()),
+        };
+        let key = if t.idempotency_key { quote!(__envelope_key) } else { quote!(::core::option::Option::None) };
+        quote! {
+            #prelude_outer
+            ::envelope_core::__private::guarded(#key, move |__envelope_step| match __envelope_step {
+                ::envelope_core::__private::Step::Preview => #preview,
+                ::envelope_core::__private::Step::Run => { #run }
+            })
+        }
+    } else {
+        run
     };
     let body = quote! {
         let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
@@ -327,7 +412,7 @@ fn call_body(
         }
         #run
     };
-    (specs, body)
+    (specs, body, preview_codes)
 }
 
 fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
@@ -338,8 +423,8 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;
     let name = &t.name;
-    let (specs, body) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!());
-    let spec = spec_expr(t, &specs);
+    let (specs, body, preview_codes) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!(), None);
+    let spec = spec_expr(t, &specs, preview_codes);
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
     quote! {
         #item
@@ -414,13 +499,14 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         f.sig = raw.item.sig.clone();
         f.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
         let method = &f.sig.ident;
-        let (specs, body) = call_body(
+        let (specs, body, preview_codes) = call_body(
             &checked,
             f.sig.asyncness.is_some(),
             quote!(__envelope_this.#method),
             quote!(let __envelope_this = ::std::sync::Arc::clone(__envelope_this);),
+            Some(&self_ty),
         );
-        let spec = spec_expr(&checked, &specs);
+        let spec = spec_expr(&checked, &specs, preview_codes);
         tools.push(quote! {
             {
                 fn __envelope_call<'a>(
@@ -459,5 +545,69 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 ::std::vec![#(#tools),*]
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The `compile_error!` messages of `#[tool(args)]` on `item`, in order.
+    fn errors(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> Vec<String> {
+        let out = super::tool(args, item).to_string();
+        out.split("compile_error ! {").skip(1).filter_map(|e| e.split('"').nth(1).map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn confirm_and_idempotency_key_together_are_refused() {
+        let errs = errors(
+            quote!(confirm = preview, idempotency_key),
+            quote!(
+                fn drop_table(name: String) -> u32 {
+                    0
+                }
+            ),
+        );
+        assert_eq!(
+            errs,
+            [
+                "a `confirm` tool runs once per approval already: drop `idempotency_key`, or drop `confirm` for a write that needs no approval"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_parameter_named_idempotency_key_is_refused_with_the_flag() {
+        let errs = errors(
+            quote!(idempotency_key),
+            quote!(
+                fn write(idempotency_key: String) -> u32 {
+                    0
+                }
+            ),
+        );
+        assert_eq!(
+            errs,
+            [
+                "`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_confirm_tool_expands_to_a_guarded_call_with_its_preview() {
+        let out = super::tool(
+            quote!(confirm = preview),
+            quote!(
+                fn wipe(id: u32) -> u32 {
+                    id
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("__private :: guarded"), "{out}");
+        assert!(out.contains("preview (& __envelope_0)"), "{out}");
+        assert!(out.contains("needs_confirmation : true"), "{out}");
     }
 }

@@ -1,10 +1,12 @@
-//! The four example tools of the project (`get_top_queries`, `search_analytics`, `create_note`,
-//! `set_threshold`), answering from small in-memory data. Shared by the example server and the
-//! tests.
+//! The example tools of the project (`get_top_queries`, `search_analytics`, the note store's
+//! `create_note`, `delete_note` and `list_notes`, and `set_threshold`; with `confirm_action`,
+//! which the toolbox adds for `delete_note`), answering from small in-memory data. Shared by the
+//! example server and the tests.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use envelope_core::{tool, tools};
+use envelope_core::{ToolError, codes, tool, tools};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -110,23 +112,64 @@ fn search_analytics(
 }
 
 #[derive(Clone, Serialize)]
-struct Note {
+pub struct Note {
     id: u32,
     title: String,
     tags: Vec<String>,
     pinned: bool,
 }
 
-/// The notes written so far: the state behind `create_note`.
+/// The notes written so far: the state behind `create_note`, `delete_note` and `list_notes`.
+/// Replicas of a server share it as they would share a database.
 #[derive(Default)]
 pub struct NoteStore {
     notes: Mutex<Vec<Note>>,
+    next_id: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl NoteStore {
+    /// How many times a write ran (a note created or deleted): what confirmation and
+    /// idempotency keys keep from happening twice.
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::SeqCst)
+    }
+
+    fn find(&self, note_id: u32) -> Result<Note, NoteError> {
+        let notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        match notes.iter().find(|n| n.id == note_id) {
+            Some(n) => Ok(n.clone()),
+            None => Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) }),
+        }
+    }
+
+    /// What `delete_note` would delete: `{"delete": {"id": 3, "title": "..."}}`.
+    fn delete_preview(&self, note_id: &u32) -> Result<serde_json::Value, NoteError> {
+        let note = self.find(*note_id)?;
+        Ok(serde_json::json!({"delete": {"id": note.id, "title": note.title}}))
+    }
+}
+
+fn ids(notes: &[Note]) -> String {
+    if notes.is_empty() {
+        return "none yet".to_owned();
+    }
+    notes.iter().map(|n| n.id.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Why a note tool refuses.
+#[derive(ToolError)]
+pub enum NoteError {
+    #[refuse(code = codes::NOT_FOUND, parameter = "note_id", reason = "is not the id of a note",
+             accepted = "the id of an existing note (ids now: {ids})",
+             fix = "Call list_notes to see the notes and their ids, then send one of them.")]
+    NotFound { rejected: u32, ids: String },
 }
 
 #[tools]
 impl NoteStore {
-    /// Creates a note with a title and optional tags.
-    #[tool(destructive = false)]
+    /// Creates a note with a title and optional tags. Send an idempotency_key to make a retry safe.
+    #[tool(destructive = false, idempotency_key)]
     fn create_note(
         &self,
         /// The note's title.
@@ -139,10 +182,42 @@ impl NoteStore {
         #[validate(default = false)]
         pinned: bool,
     ) -> Note {
+        self.writes.fetch_add(1, Ordering::SeqCst);
         let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        let note = Note { id: notes.len() as u32 + 1, title, tags: tags.unwrap_or_default(), pinned };
+        let id = u32::try_from(self.next_id.fetch_add(1, Ordering::SeqCst) + 1).unwrap_or(u32::MAX);
+        let note = Note { id, title, tags: tags.unwrap_or_default(), pinned };
         notes.push(note.clone());
         note
+    }
+
+    /// Deletes a note. Nothing is deleted until the person approves: the call answers a preview
+    /// and a pending_action_id for confirm_action.
+    #[tool(destructive, confirm = delete_preview)]
+    fn delete_note(
+        &self,
+        /// The id of the note to delete (see list_notes).
+        #[validate(range = 1..)]
+        note_id: u32,
+    ) -> Result<serde_json::Value, NoteError> {
+        let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(at) = notes.iter().position(|n| n.id == note_id) else {
+            return Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) });
+        };
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        let note = notes.remove(at);
+        Ok(serde_json::json!({"deleted": {"id": note.id, "title": note.title}}))
+    }
+
+    /// Lists the notes, oldest first; an empty list when there are none.
+    #[tool(read_only, idempotent)]
+    fn list_notes(
+        &self,
+        /// Only the pinned notes.
+        #[validate(default = false)]
+        pinned_only: bool,
+    ) -> Vec<Note> {
+        let notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        notes.iter().filter(|n| n.pinned || !pinned_only).cloned().collect()
     }
 }
 
@@ -160,11 +235,35 @@ fn set_threshold(
     serde_json::json!({ "ratio": ratio })
 }
 
-/// The four example tools.
+/// The example tools, over a fresh note store, with the in-memory store of approvals and keys.
 pub fn toolbox() -> envelope_core::Toolbox {
+    toolbox_over(Arc::new(NoteStore::default()))
+}
+
+/// The example tools over `notes` (replicas of one server share it, as they would a database).
+pub fn toolbox_over(notes: Arc<NoteStore>) -> envelope_core::Toolbox {
     envelope_core::Toolbox::new()
         .with(get_top_queries::tool())
         .with(search_analytics::tool())
-        .with_state(Arc::new(NoteStore::default()))
+        .with_state(notes)
         .with(set_threshold::tool())
+}
+
+/// The example tools as the example servers run them: `ENVELOPE_SECRET` (at least 32 bytes)
+/// seals pending actions, else a random key of this process; `ENVELOPE_REDIS_URL` set, approvals
+/// and idempotency keys live in that Redis (feature `redis`), else in memory.
+///
+/// # Errors
+/// A sentence for the operator: a secret too short, a Redis that cannot be reached.
+pub async fn configured() -> Result<envelope_core::Toolbox, String> {
+    let mut toolbox = toolbox();
+    if let Ok(secret) = std::env::var("ENVELOPE_SECRET") {
+        toolbox = toolbox.with_secret(secret).map_err(|e| format!("ENVELOPE_SECRET: {e}"))?;
+    }
+    if let Ok(url) = std::env::var("ENVELOPE_REDIS_URL") {
+        let store =
+            envelope_core::store::RedisStore::connect(&url).await.map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
+        toolbox = toolbox.with_store(Arc::new(store));
+    }
+    Ok(toolbox)
 }

@@ -78,7 +78,7 @@ mod strict {
     }
 
     /// Strict twin of create_note.
-    #[tool(strict, destructive)]
+    #[tool(strict, destructive, idempotency_key)]
     pub fn create_note(
         /// The note's title.
         #[validate(length = 1..=120)]
@@ -117,6 +117,13 @@ mod strict {
 }
 
 const TOOLS: [&str; 4] = ["get_top_queries", "search_analytics", "create_note", "set_threshold"];
+
+/// Example tools outside this property, each driven through every kind of bad argument in
+/// codes.rs: `delete_note` and `confirm_action`, whose valid calls do not answer `ok` (a preview
+/// waiting for approval, an id to confirm; their conversations are in confirm.rs), and
+/// `list_notes`, which has no required parameter, so `null` arguments read as `{}` (documented)
+/// where a schema of type object refuses them; its one boolean reads as create_note's `pinned`.
+const OTHER_TOOLS: [&str; 3] = ["delete_note", "list_notes", "confirm_action"];
 
 // ---------------------------------------------------------------------------------------------
 // The schemas themselves.
@@ -203,7 +210,8 @@ pub(crate) fn assert_valid_2020_12(name: &str, schema: &Value) {
 #[test]
 fn example_schemas_are_valid_json_schema_2020_12() {
     let toolbox = tools::toolbox();
-    let names: Vec<&str> = toolbox.tools().iter().map(Tool::name).collect();
+    let mut names: Vec<&str> = toolbox.tools().iter().map(Tool::name).collect();
+    names.retain(|n| !OTHER_TOOLS.contains(n));
     assert_eq!(names, TOOLS, "the example tools changed: give each new one a differential test");
     for name in TOOLS {
         let schema = Value::Object(toolbox.get(name).unwrap().input_schema());
@@ -695,6 +703,9 @@ impl Harness {
         let tool = toolbox.get(name).unwrap().clone();
         let lax = !tool.strict();
         let schema = jsonschema::draft202012::new(&Value::Object(tool.input_schema())).expect("a valid schema");
+        // The property is about reading arguments: records kept for no time, so a random
+        // idempotency_key drawn twice is never replayed or refused as reused.
+        let toolbox = toolbox.with_idempotency_ttl(std::time::Duration::ZERO);
         Harness { toolbox, tool, schema, lax, allow_known }
     }
 

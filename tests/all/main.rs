@@ -6,16 +6,20 @@ mod tools;
 
 mod cases;
 mod codes;
+mod confirm;
 mod differential;
 mod features;
 mod formats;
+mod http;
 mod manifest;
 mod multiple_of;
 mod own_types;
+mod reader;
 mod reading;
 mod reports;
 mod rules;
 mod wire;
+mod wire_formats;
 
 /// Runs a future to completion on a fresh current-thread runtime.
 fn block_on<F: std::future::Future>(f: F) -> F::Output {

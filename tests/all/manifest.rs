@@ -10,7 +10,18 @@ use crate::tools;
 fn the_example_manifest_lists_its_tools_in_registration_order() {
     let manifest = tools::toolbox().manifest();
     let names: Vec<&str> = manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["get_top_queries", "search_analytics", "create_note", "set_threshold"]);
+    assert_eq!(
+        names,
+        [
+            "get_top_queries",
+            "search_analytics",
+            "create_note",
+            "delete_note",
+            "list_notes",
+            "set_threshold",
+            "confirm_action"
+        ]
+    );
     assert_eq!(manifest.as_object().unwrap().keys().collect::<Vec<_>>(), ["tools", "error_codes"]);
 }
 
@@ -70,7 +81,8 @@ fn the_example_manifest_pins_get_top_queries() {
                             "fix": {"type": "string"},
                             "suggestion": {"type": "string"},
                             "others": {"type": "array", "items": {"type": "object"}},
-                            "operation": {"type": "string"}
+                            "operation": {"type": "string"},
+                            "trace_id": {"type": "string"}
                         }
                     },
                     "retryable": {"type": "boolean"}
@@ -100,13 +112,56 @@ fn the_example_manifest_pins_the_code_table() {
                 "meaning": "the server failed while serving a valid request",
                 "action": "retry later if the tool is idempotent; otherwise check whether it took effect",
                 "retryable": true,
+                "retry": "with_backoff",
                 "http_status": 500
+            },
+            "CONFIRMATION_REQUIRED": {
+                "status": "needs_confirmation",
+                "meaning": "the action needs a person's approval; nothing has happened yet",
+                "action": "show the preview to the person and call confirm_action with the pending_action_id; never repeat the original call",
+                "retryable": false,
+                "retry": "never",
+                "http_status": 202,
+                "also_status": "error"
+            },
+            "CONFLICT": {
+                "status": "invalid",
+                "meaning": "the request conflicts with the current state",
+                "action": "read the current state and send a request that fits it",
+                "retryable": false,
+                "retry": "after_reread",
+                "http_status": 409
+            },
+            "IDEMPOTENCY_CONFLICT": {
+                "status": "invalid",
+                "meaning": "the idempotency key was already used with a different request",
+                "action": "send a new idempotency key, or resend the original request unchanged",
+                "retryable": false,
+                "retry": "never",
+                "http_status": 409
+            },
+            "IN_PROGRESS": {
+                "status": "invalid",
+                "meaning": "a call with the same idempotency key is still running; this one did nothing",
+                "action": "wait a moment, then send the same call again to get the first call's answer",
+                "retryable": true,
+                "retry": "with_backoff",
+                "http_status": 409
+            },
+            "NOT_FOUND": {
+                "status": "invalid",
+                "meaning": "the thing the request names does not exist",
+                "action": "check the identifier, or list what exists first",
+                "retryable": false,
+                "retry": "never",
+                "http_status": 404
             },
             "VALIDATION_ERROR": {
                 "status": "invalid",
                 "meaning": "an argument is missing, unknown, of the wrong type, or outside its accepted set",
                 "action": "fix the parameter named in hints.parameter as hints.fix says, then call again",
                 "retryable": false,
+                "retry": "never",
                 "http_status": 400
             }
         })
@@ -123,7 +178,12 @@ fn a_fault_on_the_non_idempotent_example_tool_is_not_retryable() {
     assert_eq!(create_note["annotations"], json!({"destructiveHint": false}));
     assert_eq!(
         create_note["error_codes"],
-        json!([{"code": "VALIDATION_ERROR", "retryable": false}, {"code": "BACKEND_ERROR", "retryable": false}])
+        json!([
+            {"code": "VALIDATION_ERROR", "retryable": false},
+            {"code": "IDEMPOTENCY_CONFLICT", "retryable": false},
+            {"code": "IN_PROGRESS", "retryable": true},
+            {"code": "BACKEND_ERROR", "retryable": false}
+        ])
     );
 }
 
@@ -206,6 +266,7 @@ fn declared_codes_are_listed_and_described_with_the_prefix() {
             "meaning": "the order was deleted",
             "action": "list the open orders and choose one of them",
             "retryable": false,
+            "retry": "never",
             "http_status": 410
         })
     );

@@ -61,7 +61,7 @@ fn needs_confirmation_bytes() {
     let c = Confirmation::new("act_42", "Deleting 3 notes needs the user's approval.", json!({"delete": [1, 2, 3]}));
     assert_eq!(
         Envelope::needs_confirmation(c).to_json(),
-        r#"{"status":"needs_confirmation","success":false,"error_code":"CONFIRMATION_REQUIRED","message":"Deleting 3 notes needs the user's approval.","retryable":false,"pending_action_id":"act_42","preview":{"delete":[1,2,3]},"preview_hash":"c314b3696562663e"}"#
+        r#"{"status":"needs_confirmation","success":false,"error_code":"CONFIRMATION_REQUIRED","message":"Deleting 3 notes needs the user's approval.","retryable":false,"pending_action_id":"act_42","preview":{"delete":[1,2,3]},"preview_hash":"50b39993438db18dc59b98b4ac4ff9ab7ddedb7bcb03d241fa19a2a1f0b670a9"}"#
     );
 }
 

@@ -1,0 +1,792 @@
+//! Writes that run once: confirmation (`#[tool(confirm = preview_fn)]`, `confirm_action`) and
+//! idempotency keys (`#[tool(idempotency_key)]`), over a [`Store`] shared by every replica.
+//!
+//! # Confirmation
+//! A valid call of a confirm tool runs only its preview function and answers
+//! `needs_confirmation`: nothing has happened yet. The envelope carries
+//!
+//! - `preview`: what the preview function returned;
+//! - `preview_hash`: SHA-256, lowercase hex, of the RFC 8785 canonical JSON of
+//!   `{"tool": <name>, "arguments": <validated arguments>, "preview": <preview>}`
+//!   ([`preview_hash`]); `secret` parameters are left out of the arguments;
+//! - `pending_action_id`: 39 base64url characters (RFC 4648 §5, no padding) holding 29 bytes:
+//!   the expiry (4 bytes, Unix seconds, big-endian), a random nonce (9 bytes) and the first 16
+//!   bytes of an HMAC-SHA256 (RFC 2104) under the toolbox's secret over the tool's name, the
+//!   SHA-256 of the canonical validated arguments, the expiry and the nonce. The same format in
+//!   every build; unforgeable without the secret.
+//!
+//! The validated arguments and the preview wait in the store under the id until it expires (15
+//! minutes by default). `confirm_action(pending_action_id, approved)` then runs the action once
+//! (approved) or drops it (rejected); the store's atomic `put_new` makes the id single-use across
+//! replicas. The store holds the arguments as validated, `secret` ones included, since the action
+//! runs with them: keep a shared store private to the servers.
+//!
+//! # Idempotency keys
+//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool. The
+//! first call with a key claims it (`put_new`), runs, and records its envelope for 24 hours (by
+//! default) when it is `ok` or the tool's own refusal; a fault is not recorded (a retry may
+//! succeed), and a call refused for its arguments never claims the key. A later call with the
+//! key and the same canonical arguments answers the recorded envelope without running; with
+//! other arguments it is refused with `IDEMPOTENCY_CONFLICT`. A call that finds the key's first
+//! call still running waits for its envelope (5 seconds by default, feature `tokio`), then
+//! answers the retryable `IN_PROGRESS`. Arguments are compared by an HMAC-SHA256 of their
+//! canonical JSON under the toolbox's secret, so the store never holds a hash of a secret
+//! parameter that could be guessed offline; replicas must share the secret.
+//!
+//! # The secret
+//! [`Toolbox::with_secret`] (at least 32 bytes; the examples read `ENVELOPE_SECRET`). Without
+//! it each process draws a random key at start: its pending actions cannot be confirmed after a
+//! restart or on another replica (they answer `NOT_FOUND`, and the person is asked again), and
+//! its idempotency records do not match another replica's.
+//!
+//! # For protocol adapters
+//! An adapter that asks for approval its own way (MCP 2026-07-28 elicitation, with the id as
+//! `requestState`) uses [`Toolbox::needs_confirmation`] to know a tool waits for approval,
+//! [`Toolbox::call`] to run its preview and seal the id ([`Envelope::confirmation`]),
+//! [`Toolbox::check_pending`] to verify a retried call's `requestState` against its arguments
+//! without touching the store, and [`Toolbox::decide`] to run or drop the action once.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{KeyInit, Mac};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::code::{Code, codes};
+use crate::envelope::{Confirmation, Envelope, Status};
+use crate::fault::Fault;
+use crate::refusal::Refusal;
+use crate::spec::{Choices, ParamSpec, Ty};
+use crate::store::{MemoryStore, Store};
+use crate::toolbox::{Outcome, Tool, Toolbox};
+
+/// The name of the parameter `#[tool(idempotency_key)]` adds.
+pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+/// The name of the tool a toolbox adds when one of its tools needs confirmation.
+pub const CONFIRM_ACTION: &str = "confirm_action";
+
+/// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`]).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// How long a claimed idempotency key may stay `running` before another call may claim it (a
+/// replica that died mid-call must not hold its key for a day).
+const RUNNING_LEASE: Duration = Duration::from_secs(5 * 60);
+
+/// What the call function of a confirm or key tool is asked to do once its arguments are read.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Run the preview function: `ok` with the preview, or its refusal.
+    Preview,
+    /// Run the tool.
+    Run,
+}
+
+/// A confirm or key tool whose arguments were read: what happens next is the toolbox's call.
+#[doc(hidden)]
+pub struct Guarded<'a> {
+    pub(crate) key: Option<String>,
+    pub(crate) then: Box<dyn FnOnce(Step) -> Outcome<'a> + Send + 'a>,
+}
+
+impl<'a> Guarded<'a> {
+    /// `key`: the idempotency key sent, if any; `then`: the preview or the run.
+    pub fn new(key: Option<String>, then: impl FnOnce(Step) -> Outcome<'a> + Send + 'a) -> Self {
+        Guarded { key, then: Box::new(then) }
+    }
+}
+
+/// The person's answer to a pending action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run it once.
+    Approve,
+    /// Do not run it (`confirm_action` with `approved: false`): `{"done": false, "reason": "rejected"}`.
+    Reject,
+    /// The person declined an elicitation: `"reason": "declined"`.
+    Decline,
+    /// The person dismissed an elicitation: `"reason": "cancelled"`.
+    Cancel,
+}
+
+impl Decision {
+    fn word(self) -> &'static str {
+        match self {
+            Decision::Approve => "approved",
+            Decision::Reject => "rejected",
+            Decision::Decline => "declined",
+            Decision::Cancel => "cancelled",
+        }
+    }
+}
+
+/// Whether a pending action id fits a call ([`Toolbox::check_pending`]).
+#[derive(Debug, PartialEq)]
+pub enum PendingCheck {
+    /// The id is authentic, unexpired, and sealed for this tool and these arguments.
+    Matches,
+    /// The id is authentic and pending, but sealed for other arguments: ask again for these.
+    OtherArguments,
+    /// The call cannot go on: its arguments are refused, or the id is unknown, expired, forged,
+    /// used (the envelope `confirm_action` would answer), or the store failed.
+    Refused(Envelope),
+}
+
+/// A secret shorter than [`MIN_SECRET_BYTES`] was given to [`Toolbox::with_secret`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretTooShort {
+    /// Its length in bytes.
+    pub len: usize,
+}
+
+impl fmt::Display for SecretTooShort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the secret that seals pending actions is {} bytes long; it needs at least {MIN_SECRET_BYTES} bytes of random data (e.g. `openssl rand -base64 48`)",
+            self.len
+        )
+    }
+}
+
+impl std::error::Error for SecretTooShort {}
+
+/// The configuration behind confirmation and idempotency keys, shared by a toolbox's clones.
+#[derive(Clone)]
+pub(crate) struct Guard {
+    store: Arc<dyn Store>,
+    key: Arc<[u8]>,
+    confirm_ttl: Duration,
+    idem_ttl: Duration,
+    wait: Duration,
+    pub(crate) queue: bool,
+}
+
+impl fmt::Debug for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the key.
+        f.debug_struct("Guard")
+            .field("store", &self.store)
+            .field("confirm_ttl", &self.confirm_ttl)
+            .field("idem_ttl", &self.idem_ttl)
+            .field("queue", &self.queue)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            store: Arc::new(MemoryStore::default()),
+            key: process_key(),
+            confirm_ttl: Duration::from_secs(15 * 60),
+            idem_ttl: Duration::from_secs(24 * 60 * 60),
+            wait: Duration::from_secs(5),
+            queue: true,
+        }
+    }
+}
+
+/// The random key of this process, drawn once.
+fn process_key() -> Arc<[u8]> {
+    static KEY: OnceLock<Arc<[u8]>> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut k = [0u8; 32];
+        random(&mut k);
+        Arc::from(&k[..])
+    })
+    .clone()
+}
+
+/// Fills `buf` from the operating system's generator; should it fail, from std's randomly
+/// seeded SipHash keys and the clock (still unpredictable to a caller, never a panic).
+fn random(buf: &mut [u8]) {
+    if getrandom::fill(buf).is_ok() {
+        return;
+    }
+    use std::hash::{BuildHasher, Hasher};
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    for chunk in buf.chunks_mut(8) {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(nanos);
+        let bytes = h.finish().to_le_bytes();
+        chunk.copy_from_slice(&bytes[..chunk.len()]);
+    }
+}
+
+/// The RFC 8785 (JSON Canonicalization Scheme) text of `v`: object keys sorted by UTF-16 code
+/// units, no whitespace, numbers as ECMAScript prints them.
+pub fn canonical(v: &Value) -> String {
+    // A `Value` has string keys and finite numbers only: canonicalization cannot fail.
+    serde_json_canonicalizer::to_string(v).unwrap_or_default()
+}
+
+/// SHA-256 (FIPS 180-4) of `text`, lowercase hex.
+pub fn sha256_hex(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The `preview_hash` of a pending action: SHA-256, lowercase hex, of the RFC 8785 canonical
+/// JSON of `{"tool": tool, "arguments": arguments, "preview": preview}`. `arguments` is the
+/// validated arguments object without `secret` parameters, as a client can rebuild it from the
+/// call it made (absent defaults filled in, lax strings read as their numbers and booleans).
+pub fn preview_hash(tool: &str, arguments: &Value, preview: &Value) -> String {
+    sha256_hex(&canonical(&json!({"tool": tool, "arguments": arguments, "preview": preview})))
+}
+
+/// The arguments as validated: each parameter sent (not `null`) or defaulted, lax strings read
+/// as the number or boolean they hold, `ignore_case` choices in their declared spelling. The
+/// same object hashes the same, however the call spelled it; read again, it gives the same
+/// values. The idempotency key is left out.
+pub(crate) fn validated_args(params: &[ParamSpec], obj: Option<&Map<String, Value>>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for p in params {
+        if p.name == IDEMPOTENCY_KEY {
+            continue;
+        }
+        let sent = obj.and_then(|o| o.get(p.name)).filter(|v| !v.is_null()).cloned();
+        let Some(v) = sent.or_else(|| p.default.clone()) else { continue };
+        out.insert(p.name.to_owned(), normalized(p, v));
+    }
+    out
+}
+
+fn normalized(p: &ParamSpec, v: Value) -> Value {
+    match (&p.ty, v) {
+        (Ty::Integer { .. }, Value::String(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| s.trim().parse::<u64>().map(Value::from))
+            .unwrap_or(Value::String(s)),
+        (Ty::Integer { .. }, Value::Number(n)) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => Value::Number(n),
+        },
+        (Ty::Number, Value::String(s)) => match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() => Value::from(f),
+            _ => Value::String(s),
+        },
+        (Ty::Boolean, Value::String(s)) if s == "true" || s == "false" => Value::Bool(s == "true"),
+        (Ty::String, Value::String(s)) if p.rules.ignore_case => match p.rules.choices {
+            Some(Choices::Str(names)) => {
+                Value::String(names.iter().find(|n| n.eq_ignore_ascii_case(&s)).map_or(s, |n| (*n).to_owned()))
+            }
+            _ => Value::String(s),
+        },
+        (_, v) => v,
+    }
+}
+
+/// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
+fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
+    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
+    Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+const ID_BYTES: usize = 4 + 9 + 16;
+
+/// A decoded pending action id: not yet verified.
+struct Sealed {
+    expiry: u32,
+    nonce: [u8; 9],
+    tag: [u8; 16],
+}
+
+fn open(id: &str) -> Option<Sealed> {
+    if id.len() != 39 {
+        return None;
+    }
+    let bytes = URL_SAFE_NO_PAD.decode(id).ok()?;
+    if bytes.len() != ID_BYTES {
+        return None;
+    }
+    let expiry = u32::from_be_bytes(bytes[0..4].try_into().ok()?);
+    let nonce = bytes[4..13].try_into().ok()?;
+    let tag = bytes[13..29].try_into().ok()?;
+    Some(Sealed { expiry, nonce, tag })
+}
+
+impl Guard {
+    fn mac(&self, domain: &[u8]) -> hmac::Hmac<Sha256> {
+        let mut m = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
+            .unwrap_or_else(|_| <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(&[0u8; 32]).expect("any key length"));
+        m.update(domain);
+        m
+    }
+
+    /// The seal of a pending action: HMAC-SHA256 over a domain label, the tool's name (length
+    /// first), the SHA-256 of the canonical arguments, the expiry and the nonce.
+    fn seal_tag(&self, tool: &str, args: &Map<String, Value>, expiry: u32, nonce: &[u8; 9]) -> hmac::Hmac<Sha256> {
+        let mut m = self.mac(b"envelope pending action v1\0");
+        m.update(&u32::try_from(tool.len()).unwrap_or(u32::MAX).to_be_bytes());
+        m.update(tool.as_bytes());
+        m.update(&Sha256::digest(canonical(&Value::Object(args.clone())).as_bytes()));
+        m.update(&expiry.to_be_bytes());
+        m.update(nonce);
+        m
+    }
+
+    fn seal(&self, tool: &str, args: &Map<String, Value>) -> String {
+        let ttl = u32::try_from(self.confirm_ttl.as_secs()).unwrap_or(u32::MAX);
+        let expiry = u32::try_from(now_secs()).unwrap_or(u32::MAX).saturating_add(ttl);
+        let mut nonce = [0u8; 9];
+        random(&mut nonce);
+        let tag = self.seal_tag(tool, args, expiry, &nonce).finalize().into_bytes();
+        let mut bytes = Vec::with_capacity(ID_BYTES);
+        bytes.extend_from_slice(&expiry.to_be_bytes());
+        bytes.extend_from_slice(&nonce);
+        bytes.extend_from_slice(&tag[..16]);
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    fn verifies(&self, sealed: &Sealed, tool: &str, args: &Map<String, Value>) -> bool {
+        // Constant-time comparison of the truncated tag.
+        self.seal_tag(tool, args, sealed.expiry, &sealed.nonce).verify_truncated_left(&sealed.tag).is_ok()
+    }
+
+    fn fingerprint(&self, args: &Map<String, Value>) -> String {
+        let mut m = self.mac(b"envelope idempotency v1\0");
+        m.update(canonical(&Value::Object(args.clone())).as_bytes());
+        hex(&m.finalize().into_bytes())
+    }
+
+    fn minutes(&self) -> String {
+        let s = self.confirm_ttl.as_secs();
+        match s {
+            60 => "1 minute".into(),
+            s if s % 60 == 0 => format!("{} minutes", s / 60),
+            1 => "1 second".into(),
+            s => format!("{s} seconds"),
+        }
+    }
+
+    fn not_found(&self, id: &str) -> Envelope {
+        Refusal::parameter("pending_action_id")
+            .rejected(id)
+            .reason("is not a pending action: unknown, expired, or not issued by this server")
+            .accepted(format!("a pending_action_id from a needs_confirmation reply of the last {}", self.minutes()))
+            .fix("Call the tool again for a new pending_action_id, show its preview to the person, then confirm that id.")
+            .build()
+            .with_code(codes::NOT_FOUND)
+            .into()
+    }
+
+    fn used(id: &str) -> Envelope {
+        Refusal::parameter("pending_action_id")
+            .rejected(id)
+            .reason("was approved or rejected already, so nothing ran now")
+            .accepted("a pending_action_id not yet confirmed")
+            .fix("Read the current state before acting again; if the action is still wanted, call the tool again for a new pending_action_id.")
+            .build()
+            .with_code(codes::CONFLICT)
+            .into()
+    }
+
+    /// A confirm tool's call: the preview, then `needs_confirmation` with a sealed id (or the
+    /// preview's refusal; or `CONFIRMATION_REQUIRED` as an `error` where nothing can be queued).
+    pub(crate) async fn queue(&self, tool: &Tool, args: Map<String, Value>, g: Guarded<'_>) -> Envelope {
+        let preview = tool.settle(tool.step(g, Step::Preview)).await;
+        let Some(preview) = preview.data().cloned() else { return preview };
+        let name = tool.name();
+        if !self.queue {
+            return Envelope::cannot_queue(format!(
+                "{name} needs a person's approval, and this server cannot queue actions for approval: nothing was done. Do not call it again; ask the person to do it another way."
+            ));
+        }
+        let id = self.seal(name, &args);
+        let hash = preview_hash(name, &public_args(&tool.spec().params, &args), &preview);
+        let record = json!({"tool": name, "arguments": args, "preview": preview, "preview_hash": hash});
+        if self.store.put(&pending_key(&id), &record.to_string(), self.confirm_ttl).await.is_err() {
+            return Fault::backend("queueing the action for approval").into();
+        }
+        let message = format!(
+            "Nothing has been done yet: {name} waits for the person's approval. Show them the preview and ask whether to go ahead; then call confirm_action with this pending_action_id and approved: true to run it once, or approved: false to drop it. Do not call {name} again for this action. The id expires in {}.",
+            self.minutes()
+        );
+        Envelope::needs_confirmation(Confirmation::hashed(id, message, preview, hash))
+    }
+
+    /// Verifies `id` for `tool` and its validated `args`, without the store unless the seal
+    /// does not fit these arguments.
+    pub(crate) async fn check(&self, id: &str, tool: &str, args: &Map<String, Value>) -> PendingCheck {
+        let Some(sealed) = open(id) else { return PendingCheck::Refused(self.not_found(id)) };
+        if u64::from(sealed.expiry) < now_secs() {
+            return PendingCheck::Refused(self.not_found(id));
+        }
+        if self.verifies(&sealed, tool, args) {
+            return PendingCheck::Matches;
+        }
+        match self.pending(id, &sealed).await {
+            Ok(Some((name, _))) if name == tool => PendingCheck::OtherArguments,
+            Ok(_) => PendingCheck::Refused(self.not_found(id)),
+            Err(e) => PendingCheck::Refused(e),
+        }
+    }
+
+    /// The authentic pending record of `id` (tool, arguments), if it waits in the store.
+    async fn pending(&self, id: &str, sealed: &Sealed) -> Result<Option<(String, Map<String, Value>)>, Envelope> {
+        let text = match self.store.get(&pending_key(id)).await {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(None),
+            Err(_) => return Err(Fault::backend("reading the pending action").into()),
+        };
+        let Ok(record) = serde_json::from_str::<Value>(&text) else { return Ok(None) };
+        let (Some(tool), Some(Value::Object(args))) =
+            (record.get("tool").and_then(Value::as_str), record.get("arguments").cloned())
+        else {
+            return Ok(None);
+        };
+        // A record altered in the store (or written under another key) does not verify.
+        Ok(self.verifies(sealed, tool, &args).then(|| (tool.to_owned(), args)))
+    }
+
+    /// `confirm_action`: runs the action of `id` once, or drops it.
+    pub(crate) async fn decide(&self, toolbox: &Toolbox, id: &str, decision: Decision) -> Envelope {
+        let Some(sealed) = open(id) else { return self.not_found(id) };
+        let now = now_secs();
+        if u64::from(sealed.expiry) < now {
+            return self.not_found(id);
+        }
+        let (name, args) = match self.pending(id, &sealed).await {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                return match self.store.get(&used_key(id)).await {
+                    Ok(Some(_)) => Guard::used(id),
+                    Ok(None) => self.not_found(id),
+                    Err(_) => Fault::backend("reading the pending action").into(),
+                };
+            }
+            Err(e) => return e,
+        };
+        // Single use: of every replica confirming this id at once, one sets the marker.
+        let left = Duration::from_secs(u64::from(sealed.expiry).saturating_sub(now) + 60);
+        match self.store.put_new(&used_key(id), decision.word(), left).await {
+            Ok(true) => {}
+            Ok(false) => return Guard::used(id),
+            Err(_) => return Fault::backend("claiming the pending action").into(),
+        }
+        // Once claimed the record is not needed; removing it keeps an evicted marker from
+        // letting the action run twice.
+        let _ = self.store.remove(&pending_key(id)).await;
+        if decision != Decision::Approve {
+            return Envelope::ok(json!({"done": false, "reason": decision.word()}));
+        }
+        let Some(tool) = toolbox.get(&name) else {
+            return Fault::backend(format!("running the approved {name}")).into();
+        };
+        match tool.start(Some(&args)) {
+            Outcome::Guarded(g) => tool.settle(tool.step(g, Step::Run)).await,
+            // Read again, the stored arguments were refused (a tool changed between replicas).
+            other => tool.settle(other).await,
+        }
+    }
+
+    /// A key tool's call: replay, conflict, wait, or run and record.
+    pub(crate) async fn idempotent(&self, tool: &Tool, args: &Map<String, Value>, g: Guarded<'_>) -> Envelope {
+        let Some(key) = g.key.clone() else { return tool.settle(tool.step(g, Step::Run)).await };
+        let name = tool.name();
+        let record_key = format!("envelope:idem:{name}:{key}");
+        let fp = self.fingerprint(args);
+        let running = json!({"state": "running", "fingerprint": fp}).to_string();
+        let started = std::time::Instant::now();
+        let mut pause = Duration::from_millis(20);
+        loop {
+            match self.store.put_new(&record_key, &running, RUNNING_LEASE).await {
+                Err(_) => return Fault::backend("claiming the idempotency key").into(),
+                Ok(true) => break,
+                Ok(false) => {}
+            }
+            let record = match self.store.get(&record_key).await {
+                Err(_) => return Fault::backend("reading the idempotency record").into(),
+                // Expired or removed since: claim it again.
+                Ok(None) => continue,
+                Ok(Some(text)) => serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
+            };
+            if record.get("fingerprint").and_then(Value::as_str) != Some(fp.as_str()) {
+                return key_refusal(
+                    &key,
+                    codes::IDEMPOTENCY_CONFLICT,
+                    &format!("was used with other arguments of {name}"),
+                );
+            }
+            if record.get("state").and_then(Value::as_str) == Some("done") {
+                let recorded =
+                    record.get("envelope").and_then(|e| Envelope::from_recorded(e, &tool.spec().error_codes));
+                return recorded.unwrap_or_else(|| Fault::backend("reading the idempotency record").into());
+            }
+            if started.elapsed() + pause > self.wait || !sleep(pause).await {
+                return key_refusal(
+                    &key,
+                    codes::IN_PROGRESS,
+                    &format!("belongs to a call of {name} that is still running"),
+                );
+            }
+            pause = (pause * 2).min(Duration::from_millis(500));
+        }
+        let envelope = tool.settle(tool.step(g, Step::Run)).await;
+        if envelope.status() == Status::Error {
+            // A fault is not replayed: free the key so a retry can succeed.
+            let _ = self.store.remove(&record_key).await;
+        } else {
+            let done = json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value()}).to_string();
+            // Unrecorded, the key stays `running` until its lease ends; the caller still gets
+            // its envelope.
+            let _ = self.store.put(&record_key, &done, self.idem_ttl).await;
+        }
+        envelope
+    }
+}
+
+/// Sleeps `d`; `false` where there is no timer (without feature `tokio`): do not wait.
+async fn sleep(d: Duration) -> bool {
+    #[cfg(feature = "tokio")]
+    {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::time::sleep(d).await;
+            return true;
+        }
+    }
+    let _ = d;
+    false
+}
+
+fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
+    let (accepted, fix) = if code == codes::IN_PROGRESS {
+        (
+            "this key once its first call has answered",
+            "Wait a moment, then send the same call again: it answers the first call's envelope.",
+        )
+    } else {
+        (
+            "a new idempotency_key, or this key with the arguments first sent with it",
+            "Resend the original request unchanged, or send this one with a new idempotency_key.",
+        )
+    };
+    Refusal::parameter(IDEMPOTENCY_KEY)
+        .rejected(key)
+        .reason(reason)
+        .accepted(accepted)
+        .fix(fix)
+        .build()
+        .with_code(code)
+        .into()
+}
+
+fn pending_key(id: &str) -> String {
+    format!("envelope:pending:{id}")
+}
+
+fn used_key(id: &str) -> String {
+    format!("envelope:used:{id}")
+}
+
+/// The `idempotency_key` parameter `#[tool(idempotency_key)]` adds.
+pub(crate) fn idempotency_key_param() -> ParamSpec {
+    ParamSpec {
+        name: IDEMPOTENCY_KEY,
+        description: "Optional. A key you choose (8 to 64 characters) that makes this write happen once: sent again with the same arguments, the call answers the first call's reply without acting again; sent with other arguments, it is refused. Use a new key for each new write.",
+        ty: Ty::String,
+        required: false,
+        default: None,
+        rules: crate::spec::Rules {
+            length: Some(crate::spec::Length { min: 8, max: 64, unit: crate::spec::Unit::Characters }),
+            ..crate::spec::Rules::NONE
+        },
+        requires: Vec::new(),
+        excludes: Vec::new(),
+    }
+}
+
+/// The `confirm_action` tool for the confirm tools among `tools`.
+pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
+    let mut declared = vec![codes::NOT_FOUND, codes::CONFLICT];
+    for t in tools.iter().filter(|t| t.spec().needs_confirmation) {
+        for c in &t.spec().error_codes {
+            if *c != codes::CONFIRMATION_REQUIRED && !declared.contains(c) {
+                declared.push(*c);
+            }
+        }
+    }
+    let names: Vec<&str> = tools.iter().filter(|t| t.spec().needs_confirmation).map(Tool::name).collect();
+    let description: &'static str = Box::leak(
+        format!(
+            "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply of {}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
+            names.join(", ")
+        )
+        .into_boxed_str(),
+    );
+    let spec = crate::spec::ToolSpec {
+        name: CONFIRM_ACTION,
+        title: Some("Confirm an action"),
+        description,
+        params: vec![
+            ParamSpec {
+                name: "pending_action_id",
+                description: "The pending_action_id of the needs_confirmation reply.",
+                ty: Ty::String,
+                required: true,
+                default: None,
+                rules: crate::spec::Rules::NONE,
+                requires: Vec::new(),
+                excludes: Vec::new(),
+            },
+            ParamSpec {
+                name: "approved",
+                description: "true: the person approved, run the action once; false: drop it.",
+                ty: Ty::Boolean,
+                required: true,
+                default: None,
+                rules: crate::spec::Rules::NONE,
+                requires: Vec::new(),
+                excludes: Vec::new(),
+            },
+        ],
+        strict: false,
+        annotations: crate::spec::Annotations::default(),
+        error_codes: crate::__private::error_codes(&declared, false),
+        output_schema: None,
+        needs_confirmation: false,
+        idempotency_key: false,
+    };
+    Tool::__new(spec, confirm_action_call)
+}
+
+fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, obj: Option<&'a Map<String, Value>>) -> Outcome<'a> {
+    let mut args = crate::args::Args::new(spec, obj);
+    let id = args.take::<String>(0);
+    let approved = args.take::<bool>(1);
+    let (Some(id), Some(approved)) = (id, approved) else { return args.refuse() };
+    if let Some(refused) = args.unknown() {
+        return refused;
+    }
+    Outcome::Decide(id, if approved { Decision::Approve } else { Decision::Reject })
+}
+
+/// The default guard of a tool called outside a toolbox.
+pub(crate) fn default_guard() -> &'static Guard {
+    static GUARD: OnceLock<Guard> = OnceLock::new();
+    GUARD.get_or_init(Guard::default)
+}
+
+impl Toolbox {
+    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`] of
+    /// this toolbox and its clones). Replicas that share a store (and a secret,
+    /// [`with_secret`](Self::with_secret)) confirm each other's actions and replay each
+    /// other's keys.
+    #[must_use]
+    pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
+        Arc::make_mut(&mut self.guard).store = store;
+        self
+    }
+
+    /// Seals pending action ids and fingerprints arguments with `secret` (at least 32 bytes;
+    /// the examples read it from `ENVELOPE_SECRET`). Without it, a random key of this process:
+    /// approvals do not survive a restart or cross replicas.
+    ///
+    /// # Errors
+    /// [`SecretTooShort`] under 32 bytes: refuse to start rather than seal with a guessable key.
+    pub fn with_secret(mut self, secret: impl AsRef<[u8]>) -> Result<Self, SecretTooShort> {
+        let secret = secret.as_ref();
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(SecretTooShort { len: secret.len() });
+        }
+        Arc::make_mut(&mut self.guard).key = Arc::from(secret);
+        Ok(self)
+    }
+
+    /// How long a pending action waits for approval (default 15 minutes; at least 1 second).
+    #[must_use]
+    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).confirm_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How long an idempotency record is kept (default 24 hours).
+    #[must_use]
+    pub fn with_idempotency_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).idem_ttl = ttl;
+        self
+    }
+
+    /// How long a call waits for the envelope of a running call with its idempotency key before
+    /// answering `IN_PROGRESS` (default 5 seconds; needs feature `tokio` to wait at all).
+    #[must_use]
+    pub fn with_idempotency_wait(mut self, wait: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).wait = wait;
+        self
+    }
+
+    /// This toolbox cannot queue actions for approval (served where `confirm_action` is not
+    /// exposed): a confirm tool runs its preview and answers `error` with
+    /// `CONFIRMATION_REQUIRED` and no `pending_action_id`; `confirm_action` is not offered.
+    #[must_use]
+    pub fn without_queue(mut self) -> Self {
+        Arc::make_mut(&mut self.guard).queue = false;
+        self.refresh_confirm_action();
+        self
+    }
+
+    /// Whether tool `name` waits for approval (`#[tool(confirm = ...)]`).
+    pub fn needs_confirmation(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|t| t.spec().needs_confirmation)
+    }
+
+    /// `confirm_action` by hand: `approved` runs the pending action once and answers its
+    /// envelope; otherwise `ok` with `{"done": false, "reason": "rejected"}`. Unknown, expired,
+    /// forged or altered ids answer `NOT_FOUND`, a used one `CONFLICT`, a store fault
+    /// `BACKEND_ERROR`.
+    pub async fn confirm(&self, pending_action_id: &str, approved: bool) -> Envelope {
+        let decision = if approved { Decision::Approve } else { Decision::Reject };
+        self.decide(pending_action_id, decision).await
+    }
+
+    /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
+    /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
+    /// `rejected`, `declined` or `cancelled`.
+    pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
+        self.guard.decide(self, pending_action_id, decision).await.with_code_prefix(self.code_prefix())
+    }
+
+    /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
+    /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
+    /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
+    /// the tool for a new id), or the envelope to answer.
+    pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
+        // Only a confirm tool's reading stops before its body: never run another to check.
+        let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
+            return PendingCheck::Refused(self.guard.not_found(pending_action_id).with_code_prefix(self.code_prefix()));
+        };
+        let obj = match arguments {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) => Some(o),
+            Some(_) => return PendingCheck::Refused(t.call(arguments).await.with_code_prefix(self.code_prefix())),
+        };
+        match t.start(obj) {
+            Outcome::Guarded(_) => {}
+            other => return PendingCheck::Refused(t.settle(other).await.with_code_prefix(self.code_prefix())),
+        }
+        let args = validated_args(&t.spec().params, obj);
+        match self.guard.check(pending_action_id, tool, &args).await {
+            PendingCheck::Refused(e) => PendingCheck::Refused(e.with_code_prefix(self.code_prefix())),
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The HTTP tool endpoints: `POST /tools/{name}`, `GET /tools`, `GET /manifest`.
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get, post};
+use serde_json::{Value, json};
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use super::transport::TransportError;
+use crate::code::codes;
+use crate::envelope::{Envelope, Status};
+use crate::refusal::Refusal;
+use crate::render;
+use crate::toolbox::Toolbox;
+
+/// The default body limit of [`HttpTools`]: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
+
+/// The default `Retry-After` of a 429 answer, in seconds.
+pub const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
+
+/// The HTTP tool endpoints of a [`Toolbox`], as an axum [`Router`] to nest or merge into an app.
+///
+/// | request | answer |
+/// |---|---|
+/// | `POST /tools/{name}`, body: the arguments object | the envelope, with the status of [`status`](super::status) |
+/// | `GET /tools` | `{"tools": [{name, title?, description, inputSchema, outputSchema, annotations}]}`, 200 |
+/// | `GET /manifest` | [`Toolbox::manifest`], 200 |
+///
+/// `POST /tools/{name}`:
+/// - The body is read as text and handed to [`Toolbox::call_json`], so duplicate keys, numbers
+///   past 64 bits and nesting past 127 levels are refused by name, as over MCP; lax coercions
+///   apply as over MCP, strict tools refuse them. An empty body means no arguments (`{}`). The
+///   `Content-Type` is not consulted.
+/// - A `name` no tool has: 404 with an `invalid` envelope (`NOT_FOUND`) listing the tools and
+///   the closest name.
+/// - A body that is not JSON, or JSON that is not an object: 400 with an `invalid` envelope
+///   (`VALIDATION_ERROR`) quoting what was sent, cut (never for a tool with a secret parameter).
+/// - A 429 carries `Retry-After` ([`retry_after_seconds`](Self::retry_after_seconds)).
+/// - A fault (`error`) carries `hints.trace_id`, the id its log line carries.
+///
+/// Transport errors, `{"error": "<word>", "message": "<sentence>"}`: a body over the limit is
+/// `payload_too_large` (413); a method a path does not take is `method_not_allowed` (405, with
+/// `Allow`). Put [`AuthLayer`](super::AuthLayer) and [`OriginLayer`](super::OriginLayer) around
+/// the router for the others.
+///
+/// Each call runs in one `tracing` span `tool_call` with the fields `tool`, `status`,
+/// `error_code`, `http_status`, `duration_ms` (whole milliseconds) and, for a fault, `trace_id`;
+/// it ends with one event (`error` level for a fault, `info` otherwise). No argument value is
+/// logged, so no secret is.
+///
+/// ```
+/// use axum::Router;
+/// use envelope_core::{Toolbox, tool, http::{AuthLayer, BearerTokens, HttpTools, OriginLayer}};
+///
+/// /// Adds two small numbers.
+/// #[tool]
+/// fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+///     a + b
+/// }
+///
+/// let app: Router = Router::new()
+///     .merge(HttpTools::new(Toolbox::new().with(add::tool())).router())
+///     .layer(AuthLayer::new(BearerTokens::new(["s3cret-token"])))
+///     .layer(OriginLayer::loopback());
+/// ```
+#[derive(Clone, Debug)]
+pub struct HttpTools {
+    toolbox: Arc<Toolbox>,
+    body_limit: usize,
+    retry_after: u64,
+}
+
+impl HttpTools {
+    /// The endpoints of `toolbox`, with a body limit of [`DEFAULT_BODY_LIMIT`] bytes.
+    pub fn new(toolbox: Toolbox) -> Self {
+        HttpTools {
+            toolbox: Arc::new(toolbox),
+            body_limit: DEFAULT_BODY_LIMIT,
+            retry_after: DEFAULT_RETRY_AFTER_SECONDS,
+        }
+    }
+
+    /// A body over `bytes` is answered `payload_too_large` (413) without running the tool.
+    #[must_use]
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// The `Retry-After` (RFC 9110 §10.2.3, in seconds) sent with every 429
+    /// (`RATE_LIMITED`, `QUOTA_EXCEEDED`, or a domain code answering 429).
+    #[must_use]
+    pub fn retry_after_seconds(mut self, seconds: u64) -> Self {
+        self.retry_after = seconds;
+        self
+    }
+
+    /// The toolbox served.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+
+    /// The router: `POST /tools/{name}`, `GET /tools`, `GET /manifest`. Generic over the app's
+    /// state, so it merges into any `Router<S>`.
+    pub fn router<S: Clone + Send + Sync + 'static>(self) -> Router<S> {
+        let app = Arc::new(self);
+        Router::new()
+            .route("/tools/{name}", only(post(call), "POST"))
+            .route("/tools", only(get(list), "GET, HEAD"))
+            .route("/manifest", only(get(manifest), "GET, HEAD"))
+            .with_state(app)
+    }
+
+    /// Calls tool `name` with a request body and answers the response `POST /tools/{name}`
+    /// gives, for an app that routes calls itself.
+    pub async fn respond(&self, name: &str, headers: &HeaderMap, body: Body) -> Response {
+        // A name no tool has is the caller's text: quoted and cut.
+        let shown_name = match self.toolbox.get(name) {
+            Some(tool) => tool.name().to_owned(),
+            None => render::shown(&Value::String(name.to_owned())),
+        };
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = %shown_name,
+            status = Empty,
+            error_code = Empty,
+            http_status = Empty,
+            duration_ms = Empty,
+            trace_id = Empty,
+        );
+        let started = Instant::now();
+        async move {
+            let span = tracing::Span::current();
+            let bytes = match super::read_body(headers, body, self.body_limit).await {
+                Ok(bytes) => bytes,
+                Err(error) => {
+                    span.record("status", error.word());
+                    span.record("http_status", error.http_status());
+                    span.record("duration_ms", elapsed_ms(started));
+                    tracing::info!("tool call refused before reading: {}", error.word());
+                    return error.into_response();
+                }
+            };
+            let mut envelope = self.envelope(name, &bytes).await;
+            let status = super::status(&envelope);
+            span.record("status", envelope.status().as_str());
+            if let Some(code) = envelope.code() {
+                span.record("error_code", code.name());
+            }
+            span.record("http_status", status);
+            span.record("duration_ms", elapsed_ms(started));
+            if envelope.status() == Status::Error {
+                let trace_id = trace_id();
+                span.record("trace_id", trace_id.as_str());
+                tracing::error!(trace_id = %trace_id, "tool call failed");
+                envelope = envelope.with_trace_id(trace_id);
+            } else {
+                tracing::info!("tool call answered");
+            }
+            self.envelope_response(&envelope, status)
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn envelope(&self, name: &str, body: &[u8]) -> Envelope {
+        let Some(tool) = self.toolbox.get(name) else {
+            return self.unknown_tool(name);
+        };
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim();
+        if text.is_empty() {
+            return self.toolbox.call(name, None).await.unwrap_or_else(|_| self.unknown_tool(name));
+        }
+        // `IgnoredAny` checks the syntax at any depth without building a value.
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+            let secret = tool.spec().params.iter().any(|p| crate::args::holds_secret(&p.rules, &p.ty));
+            // The accepted set and the fix of a non-object, as over MCP.
+            let shape = crate::args::not_an_object(tool.spec(), &Value::Null);
+            let refusal = Refusal::parameter("arguments");
+            let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
+            let refusal = refusal.reason("is not JSON").accepted(shape.accepted_set()).fix(shape.fix_text()).build();
+            return Envelope::from(refusal)
+                .with_code_prefix(self.toolbox.code_prefix())
+                .with_wire_format(self.toolbox.wire_format());
+        }
+        self.toolbox.call_json(name, text).await.unwrap_or_else(|_| self.unknown_tool(name))
+    }
+
+    /// `NOT_FOUND` for a tool name the toolbox does not have: the names it has, the closest one.
+    fn unknown_tool(&self, name: &str) -> Envelope {
+        let names: Vec<&str> = self.toolbox.tools().iter().map(|t| t.name()).collect();
+        let suggestion = render::closest(name, names.iter().copied());
+        let fix = match suggestion {
+            Some(s) => format!("Send POST /tools/{s}."),
+            None => "Send POST /tools/<name> with a name from GET /tools.".to_owned(),
+        };
+        let accepted = if names.is_empty() {
+            "none: this server has no tools".to_owned()
+        } else {
+            render::quoted_list(names.iter().copied())
+        };
+        let mut refusal = Refusal::parameter("name")
+            .rejected(name)
+            .reason("is not a tool of this server")
+            .accepted(accepted)
+            .fix(fix);
+        if let Some(s) = suggestion {
+            refusal = refusal.suggestion(s);
+        }
+        Envelope::from(refusal.build().with_code(codes::NOT_FOUND)).with_code_prefix(self.toolbox.code_prefix())
+    }
+
+    fn envelope_response(&self, envelope: &Envelope, status: u16) -> Response {
+        let mut response = Response::new(Body::from(envelope.to_json()));
+        *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if status == 429 {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(self.retry_after));
+        }
+        response
+    }
+}
+
+/// A route answering `method_not_allowed` (405, with `Allow`) for every method it does not take.
+fn only(route: MethodRouter<Arc<HttpTools>>, allow: &'static str) -> MethodRouter<Arc<HttpTools>> {
+    route.fallback(move |method: Method| async move {
+        let allowed: Vec<&str> = allow.split(", ").collect();
+        TransportError::method_not_allowed(method.as_str(), &allowed).into_response()
+    })
+}
+
+async fn call(
+    State(app): State<Arc<HttpTools>>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
+    let name = name.map(|Path(n)| n).unwrap_or_default();
+    app.respond(&name, &headers, body).await
+}
+
+async fn list(State(app): State<Arc<HttpTools>>) -> Response {
+    let mut manifest = app.toolbox.manifest();
+    let tools: Vec<Value> = manifest["tools"]
+        .as_array_mut()
+        .map(std::mem::take)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut t| {
+            if let Some(t) = t.as_object_mut() {
+                t.remove("error_codes");
+            }
+            t
+        })
+        .collect();
+    json_response(&json!({ "tools": tools }))
+}
+
+async fn manifest(State(app): State<Arc<HttpTools>>) -> Response {
+    json_response(&app.toolbox.manifest())
+}
+
+fn json_response(value: &Value) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], value.to_string()).into_response()
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// 16 hex digits, unique per process run and call: a per-process random key (std's
+/// `RandomState`) over a counter and the time.
+fn trace_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+    let mut h = KEYS.get_or_init(std::collections::hash_map::RandomState::new).build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    format!("{:016x}", h.finish())
+}

@@ -1,0 +1,395 @@
+//! Transport errors: failures before any tool runs. They are not envelopes and carry no `status`.
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+/// Which transport failure (DESIGN "Transport errors"): its word and its HTTP status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// `missing_bearer_token`, 401: no credential (RFC 6750 §3.1: `WWW-Authenticate: Bearer`).
+    MissingBearerToken,
+    /// `invalid_bearer_token`, 401: the credential does not verify (RFC 6750 `invalid_token`).
+    InvalidBearerToken,
+    /// `insufficient_scope`, 403: the credential lacks the scope (RFC 6750 `insufficient_scope`).
+    InsufficientScope,
+    /// `forbidden_origin`, 403: an `Origin` the server does not serve (DNS-rebinding defence,
+    /// MCP 2025-11-25 "Transports / Security Warning").
+    ForbiddenOrigin,
+    /// `method_not_allowed`, 405: a method the path does not take (RFC 9110 §15.5.6, with
+    /// `Allow`).
+    MethodNotAllowed,
+    /// `payload_too_large`, 413: a body over the server's limit (RFC 9110 §15.5.14).
+    PayloadTooLarge,
+}
+
+impl TransportErrorKind {
+    /// The lowercase word sent as `error`.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Self::MissingBearerToken => "missing_bearer_token",
+            Self::InvalidBearerToken => "invalid_bearer_token",
+            Self::InsufficientScope => "insufficient_scope",
+            Self::ForbiddenOrigin => "forbidden_origin",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PayloadTooLarge => "payload_too_large",
+        }
+    }
+
+    /// The HTTP status.
+    pub const fn http_status(self) -> u16 {
+        match self {
+            Self::MissingBearerToken | Self::InvalidBearerToken => 401,
+            Self::InsufficientScope | Self::ForbiddenOrigin => 403,
+            Self::MethodNotAllowed => 405,
+            Self::PayloadTooLarge => 413,
+        }
+    }
+}
+
+/// How a [`TransportError`] is written in a response body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ErrorBody {
+    /// `{"error": "<word>", "message": "<sentence>"}` (the tool endpoints, `GET /manifest`, ...).
+    #[default]
+    Plain,
+    /// A JSON-RPC 2.0 error response with `id: null` (for `/mcp`): see
+    /// [`TransportError::to_json_rpc`].
+    JsonRpc,
+}
+
+/// A failure before any tool runs: authentication, the `Origin`, the HTTP method, the body's size.
+///
+/// Rendered with its own HTTP status as `{"error": "<word>", "message": "<sentence>"}` (DESIGN's
+/// transport table), never as an envelope; a 401/403 of a bearer token carries
+/// `WWW-Authenticate` (RFC 6750 §3), a 405 carries `Allow`.
+///
+/// ```
+/// use envelope_core::http::TransportError;
+///
+/// let e = TransportError::missing_bearer_token();
+/// assert_eq!(e.http_status(), 401);
+/// assert_eq!(e.www_authenticate().as_deref(), Some("Bearer"));
+/// assert_eq!(
+///     e.to_json(),
+///     r#"{"error":"missing_bearer_token","message":"This server needs a bearer token: send the header `Authorization: Bearer <token>`."}"#
+/// );
+/// let too_big = TransportError::payload_too_large(1_048_576);
+/// assert_eq!(too_big.word(), "payload_too_large");
+/// assert_eq!(too_big.http_status(), 413);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransportError {
+    kind: TransportErrorKind,
+    message: String,
+    scope: Option<String>,
+    resource_metadata: Option<String>,
+    allow: Option<String>,
+}
+
+impl TransportError {
+    fn new(kind: TransportErrorKind, message: String) -> Self {
+        TransportError { kind, message, scope: None, resource_metadata: None, allow: None }
+    }
+
+    /// `missing_bearer_token` (401): the request carries no `Authorization: Bearer` credential.
+    pub fn missing_bearer_token() -> Self {
+        Self::new(
+            TransportErrorKind::MissingBearerToken,
+            "This server needs a bearer token: send the header `Authorization: Bearer <token>`.".to_owned(),
+        )
+    }
+
+    /// `invalid_bearer_token` (401): the token is unknown, expired, revoked or malformed. The
+    /// message never repeats the token.
+    pub fn invalid_bearer_token() -> Self {
+        Self::new(
+            TransportErrorKind::InvalidBearerToken,
+            "The bearer token was not accepted: it is unknown, expired or malformed. Send a valid token.".to_owned(),
+        )
+    }
+
+    /// `insufficient_scope` (403): the token verifies but lacks `scope` (space-separated scope
+    /// tokens, RFC 6749 §3.3).
+    pub fn insufficient_scope(scope: &str) -> Self {
+        let mut e = Self::new(
+            TransportErrorKind::InsufficientScope,
+            format!("The bearer token lacks the scope this request needs ({scope}). Send a token granted that scope."),
+        );
+        e.scope = Some(scope.to_owned());
+        e
+    }
+
+    /// `forbidden_origin` (403): the request's `Origin` header names an origin the server does
+    /// not serve. The origin is quoted, cut to 80 characters.
+    pub fn forbidden_origin(origin: &str) -> Self {
+        let shown = quoted_cut(origin, 80);
+        Self::new(
+            TransportErrorKind::ForbiddenOrigin,
+            format!(
+                "The origin {shown} is not served by this server. Send the request from an allowed origin, \
+                 or from a program that sends no Origin header."
+            ),
+        )
+    }
+
+    /// `method_not_allowed` (405): `method` is not one the path takes; `allowed` are those it
+    /// does (sent as `Allow`, RFC 9110 §10.2.1).
+    pub fn method_not_allowed(method: &str, allowed: &[&str]) -> Self {
+        let allow = allowed.join(", ");
+        let method: String = method.chars().filter(|c| !c.is_control()).take(20).collect();
+        let mut e = Self::new(
+            TransportErrorKind::MethodNotAllowed,
+            format!("{method} is not a method this path takes; accepted: {allow}. Send the request with {}.", {
+                allowed.first().copied().unwrap_or("another method")
+            }),
+        );
+        e.allow = Some(allow);
+        e
+    }
+
+    /// `payload_too_large` (413): the body is over `limit_bytes`.
+    pub fn payload_too_large(limit_bytes: usize) -> Self {
+        Self::new(
+            TransportErrorKind::PayloadTooLarge,
+            format!("The body is larger than this server's limit of {limit_bytes} bytes. Send a smaller body."),
+        )
+    }
+
+    /// Adds `resource_metadata="<url>"` to `WWW-Authenticate` (RFC 9728 §5.1), the URL of the
+    /// OAuth protected resource metadata that MCP clients read to find the authorization server
+    /// (MCP 2025-11-25 "Authorization"). Only bearer errors carry it.
+    #[must_use]
+    pub fn with_resource_metadata(mut self, url: impl Into<String>) -> Self {
+        self.resource_metadata = Some(url.into());
+        self
+    }
+
+    /// Which failure.
+    pub fn kind(&self) -> TransportErrorKind {
+        self.kind
+    }
+
+    /// The word sent as `error` (`"missing_bearer_token"`).
+    pub fn word(&self) -> &'static str {
+        self.kind.word()
+    }
+
+    /// The HTTP status: 401, 403, 405 or 413.
+    pub fn http_status(&self) -> u16 {
+        self.kind.http_status()
+    }
+
+    /// The sentence sent as `message`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The `WWW-Authenticate` value (RFC 6750 §3) for the bearer errors: `Bearer` when no token
+    /// was sent (no error code, §3.1), `Bearer error="invalid_token"`, or `Bearer
+    /// error="insufficient_scope", scope="..."`; each with `resource_metadata="..."` when set.
+    /// `None` for the other kinds.
+    pub fn www_authenticate(&self) -> Option<String> {
+        let mut params: Vec<String> = Vec::new();
+        match self.kind {
+            TransportErrorKind::MissingBearerToken => {}
+            TransportErrorKind::InvalidBearerToken => params.push(r#"error="invalid_token""#.to_owned()),
+            TransportErrorKind::InsufficientScope => {
+                params.push(r#"error="insufficient_scope""#.to_owned());
+                if let Some(scope) = &self.scope {
+                    params.push(format!("scope={}", quoted(scope)));
+                }
+            }
+            _ => return None,
+        }
+        if let Some(url) = &self.resource_metadata {
+            params.push(format!("resource_metadata={}", quoted(url)));
+        }
+        Some(if params.is_empty() { "Bearer".to_owned() } else { format!("Bearer {}", params.join(", ")) })
+    }
+
+    /// The `Allow` value of a 405 (`"GET, POST"`).
+    pub fn allow(&self) -> Option<&str> {
+        self.allow.as_deref()
+    }
+
+    /// The body: `{"error": "<word>", "message": "<sentence>"}`.
+    pub fn to_value(&self) -> Value {
+        json!({"error": self.word(), "message": self.message})
+    }
+
+    /// The body as JSON text, keys in that order.
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    /// The same failure as a JSON-RPC 2.0 error response, for `/mcp` (DESIGN: "Over MCP the same
+    /// failures are JSON-RPC errors on the HTTP response"), sent with the same HTTP status and
+    /// headers:
+    ///
+    /// ```json
+    /// {"jsonrpc": "2.0", "id": null,
+    ///  "error": {"code": -32000, "message": "<sentence>", "data": {"error": "<word>"}}}
+    /// ```
+    ///
+    /// `id` is the request's id when known, else `null` (JSON-RPC 2.0 §5: the id could not be
+    /// read, as before the body is read). `-32000` is in the range JSON-RPC leaves to servers
+    /// (§5.1); the word in `data.error` tells the failures apart.
+    pub fn to_json_rpc(&self, id: Option<&Value>) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id.cloned().unwrap_or(Value::Null),
+            "error": {"code": -32000, "message": self.message, "data": {"error": self.word()}},
+        })
+    }
+
+    /// The body in the given shape.
+    pub fn body(&self, shape: ErrorBody) -> Value {
+        match shape {
+            ErrorBody::Plain => self.to_value(),
+            ErrorBody::JsonRpc => self.to_json_rpc(None),
+        }
+    }
+}
+
+/// `text` as a JSON string, its first `max` characters and its length when longer.
+fn quoted_cut(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return Value::String(text.to_owned()).to_string();
+    }
+    let prefix: String = text.chars().take(max).collect();
+    let quoted = Value::String(prefix).to_string();
+    format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
+}
+
+/// An RFC 9110 §5.6.4 quoted-string.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars().filter(|c| !c.is_control()) {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.word(), self.message)
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+#[cfg(feature = "http")]
+impl TransportError {
+    /// The response in the given shape: status, `content-type: application/json`,
+    /// `WWW-Authenticate` or `Allow` where they apply.
+    pub fn into_response_as(self, shape: ErrorBody) -> axum::response::Response {
+        self.response_with(self.body(shape))
+    }
+
+    /// The JSON-RPC response for `/mcp` (see [`to_json_rpc`](Self::to_json_rpc)), with the
+    /// request's `id` when it is known.
+    pub fn into_json_rpc_response(self, id: Option<&Value>) -> axum::response::Response {
+        let body = self.to_json_rpc(id);
+        self.response_with(body)
+    }
+
+    fn response_with(&self, body: Value) -> axum::response::Response {
+        use axum::http::{HeaderValue, StatusCode, header};
+        let mut response = axum::response::Response::new(axum::body::Body::from(body.to_string()));
+        *response.status_mut() = StatusCode::from_u16(self.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(challenge) = self.www_authenticate().and_then(|c| HeaderValue::from_str(&c).ok()) {
+            headers.insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        if let Some(allow) = self.allow.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
+            headers.insert(header::ALLOW, allow);
+        }
+        response
+    }
+}
+
+#[cfg(feature = "http")]
+impl axum::response::IntoResponse for TransportError {
+    fn into_response(self) -> axum::response::Response {
+        self.into_response_as(ErrorBody::Plain)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_statuses_and_challenges() {
+        let cases = [
+            (TransportError::missing_bearer_token(), "missing_bearer_token", 401, Some("Bearer")),
+            (
+                TransportError::invalid_bearer_token(),
+                "invalid_bearer_token",
+                401,
+                Some(r#"Bearer error="invalid_token""#),
+            ),
+            (
+                TransportError::insufficient_scope("tools:call"),
+                "insufficient_scope",
+                403,
+                Some(r#"Bearer error="insufficient_scope", scope="tools:call""#),
+            ),
+            (TransportError::forbidden_origin("http://evil.example"), "forbidden_origin", 403, None),
+            (TransportError::method_not_allowed("PUT", &["POST"]), "method_not_allowed", 405, None),
+            (TransportError::payload_too_large(10), "payload_too_large", 413, None),
+        ];
+        for (e, word, status, challenge) in cases {
+            assert_eq!((e.word(), e.http_status(), e.www_authenticate().as_deref()), (word, status, challenge));
+            let body: Value = serde_json::from_str(&e.to_json()).unwrap();
+            assert_eq!(body.as_object().unwrap().len(), 2);
+            assert_eq!(body["error"], word);
+            assert_eq!(body["message"], e.message());
+        }
+    }
+
+    #[test]
+    fn messages_quote_what_was_refused() {
+        assert_eq!(
+            TransportError::forbidden_origin("http://evil.example").message(),
+            "The origin \"http://evil.example\" is not served by this server. Send the request from an allowed \
+             origin, or from a program that sends no Origin header."
+        );
+        let e = TransportError::method_not_allowed("PUT", &["POST"]);
+        assert_eq!(e.message(), "PUT is not a method this path takes; accepted: POST. Send the request with POST.");
+        assert_eq!(e.allow(), Some("POST"));
+        let long = format!("http://{}.example", "a".repeat(500));
+        assert!(TransportError::forbidden_origin(&long).message().len() < 250);
+    }
+
+    #[test]
+    fn resource_metadata_goes_in_the_challenge() {
+        let e = TransportError::invalid_bearer_token().with_resource_metadata("https://x.example/.well-known/oauth");
+        assert_eq!(
+            e.www_authenticate().as_deref(),
+            Some(r#"Bearer error="invalid_token", resource_metadata="https://x.example/.well-known/oauth""#)
+        );
+        let missing = TransportError::missing_bearer_token().with_resource_metadata("https://x.example/m");
+        assert_eq!(missing.www_authenticate().as_deref(), Some(r#"Bearer resource_metadata="https://x.example/m""#));
+    }
+
+    #[test]
+    fn json_rpc_form() {
+        let e = TransportError::payload_too_large(4);
+        assert_eq!(
+            e.to_json_rpc(Some(&json!(7))),
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": e.message(),
+                   "data": {"error": "payload_too_large"}}})
+        );
+        assert_eq!(e.body(ErrorBody::JsonRpc)["id"], Value::Null);
+    }
+}
