@@ -513,6 +513,7 @@ impl ParamSpec {
 /// MCP tool annotations (MCP 2025-11-25 `ToolAnnotations`), from `#[tool(...)]` flags. Absent
 /// flags are absent hints (`None`), not `false`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Annotations {
     /// `readOnlyHint`: the tool does not modify its environment.
     pub read_only: Option<bool>,
@@ -526,6 +527,7 @@ pub struct Annotations {
 
 /// What `#[tool]` declares about a tool.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The tool's name (the function's name unless `#[tool(name = "...")]`).
     pub name: &'static str,
@@ -548,4 +550,75 @@ pub struct ToolSpec {
     pub needs_confirmation: bool,
     /// `#[tool(idempotency_key)]`: the last parameter is the optional `idempotency_key`.
     pub idempotency_key: bool,
+}
+
+impl Annotations {
+    /// These hints (`None`: an absent hint).
+    pub const fn new(
+        read_only: Option<bool>,
+        destructive: Option<bool>,
+        idempotent: Option<bool>,
+        open_world: Option<bool>,
+    ) -> Self {
+        Annotations { read_only, destructive, idempotent, open_world }
+    }
+}
+
+impl ToolSpec {
+    /// A tool without title, flags, annotations or output schema.
+    pub fn new(
+        name: &'static str,
+        description: &'static str,
+        params: Vec<ParamSpec>,
+        error_codes: Vec<crate::Code>,
+    ) -> Self {
+        ToolSpec {
+            name,
+            title: None,
+            description,
+            params,
+            strict: false,
+            annotations: Annotations::default(),
+            error_codes,
+            output_schema: None,
+            needs_confirmation: false,
+            idempotency_key: false,
+        }
+    }
+
+    /// With `#[tool(title = "...")]`.
+    #[must_use]
+    pub fn with_title(self, title: &'static str) -> Self {
+        ToolSpec { title: Some(title), ..self }
+    }
+
+    /// `#[tool(strict)]`.
+    #[must_use]
+    pub fn with_strict(self) -> Self {
+        ToolSpec { strict: true, ..self }
+    }
+
+    /// With MCP annotations.
+    #[must_use]
+    pub fn with_annotations(self, annotations: Annotations) -> Self {
+        ToolSpec { annotations, ..self }
+    }
+
+    /// With `#[tool(output_schema = path)]`.
+    #[must_use]
+    pub fn with_output_schema(self, output_schema: fn() -> serde_json::Value) -> Self {
+        ToolSpec { output_schema: Some(output_schema), ..self }
+    }
+
+    /// `#[tool(confirm = preview_fn)]`.
+    #[must_use]
+    pub fn with_confirmation(self) -> Self {
+        ToolSpec { needs_confirmation: true, ..self }
+    }
+
+    /// `#[tool(idempotency_key)]`.
+    #[must_use]
+    pub fn with_idempotency_key(self) -> Self {
+        ToolSpec { idempotency_key: true, ..self }
+    }
 }

@@ -265,15 +265,14 @@ fn hint(on: Option<bool>) -> TokenStream {
 /// preview function's error type.
 fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<TokenStream>) -> TokenStream {
     let name = &t.name;
-    let title = opt(t.title.as_ref().map(|s| quote!(#s)));
     let description = &t.description;
     let strict = t.strict;
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
     let timeout = t.timeout_ms.is_some();
-    let output_schema = opt(t
+    let output_schema = t
         .output_schema
         .as_ref()
-        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value)));
+        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value));
     let declared = match &t.error_type {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
@@ -286,21 +285,29 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     } else {
         quote!(::envelope_core::__private::error_codes(#declared, #timeout))
     };
+    // Only what is set is spelled: each a builder call.
+    let mut calls = Vec::new();
+    if let Some(title) = &t.title {
+        calls.push(quote!(with_title(#title)));
+    }
+    if strict {
+        calls.push(quote!(with_strict()));
+    }
+    if [t.read_only, t.destructive, t.idempotent, t.open_world].iter().any(Option::is_some) {
+        calls.push(quote!(with_annotations(::envelope_core::__private::Annotations::new(#ro, #de, #id, #ow))));
+    }
+    if t.output_schema.is_some() {
+        calls.push(quote!(with_output_schema(#output_schema)));
+    }
+    if confirm {
+        calls.push(quote!(with_confirmation()));
+    }
+    if key {
+        calls.push(quote!(with_idempotency_key()));
+    }
     quote! {
-        ::envelope_core::__private::ToolSpec {
-            name: #name,
-            title: #title,
-            description: #description,
-            params: ::std::vec![#(#specs),*],
-            strict: #strict,
-            annotations: ::envelope_core::__private::Annotations {
-                read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
-            },
-            error_codes: #error_codes,
-            output_schema: #output_schema,
-            needs_confirmation: #confirm,
-            idempotency_key: #key,
-        }
+        ::envelope_core::__private::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
+            #(.#calls)*
     }
 }
 
@@ -608,6 +615,6 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("__private :: guarded"), "{out}");
         assert!(out.contains("preview (& __envelope_0)"), "{out}");
-        assert!(out.contains("needs_confirmation : true"), "{out}");
+        assert!(out.contains(". with_confirmation ()"), "{out}");
     }
 }
