@@ -162,10 +162,20 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--variants", nargs="+", default=list(SOURCES))
     p.add_argument("--out", default=str(REPO / "target" / "compile-time"))
+    p.add_argument(
+        "--expanded-only",
+        action="store_true",
+        help="only count the expanded lines per tool of the envelope variant (scripts/expanded_lines.sh)",
+    )
     args = p.parse_args()
     root = Path(args.out)
     root.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, CARGO_TARGET_DIR=str(root / "target"), CARGO_TERM_COLOR="never")
+    if args.expanded_only:
+        none, ten = crate(root, "envelope", 0), crate(root, "envelope", 10)
+        lines = (expanded_lines(ten, env) - expanded_lines(none, env)) / 10
+        print(f"envelope: {lines:.1f} expanded lines per tool")
+        return
     results = {"machine": os.uname().machine, "cores": os.cpu_count(), "reps": args.reps, "variants": {}}
     # Build everything first, then time in interleaved rounds (every variant and N once per
     # round), so a load that comes and goes weighs on all variants alike.

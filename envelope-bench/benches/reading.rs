@@ -286,10 +286,8 @@ fn main() {
     let cx1 = Cx { rules: &spec.params[1].rules, strict: false, path: Path::Param("group_by") };
     r.bench("success", "read_string_choices", || String::from_arg(black_box(&database), &cx1).is_ok());
     // Not in `top_queries`: an f64 with a range (`set_threshold`'s `ratio`), for comparison.
-    let ratio_rules = Rules {
-        range: Some(Range { min: Bound::Inclusive(Num::Float(0.0)), max: Bound::Exclusive(Num::Float(1.0)) }),
-        ..Rules::NONE
-    };
+    let ratio_rules =
+        Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Float(0.0)), Bound::Exclusive(Num::Float(1.0))));
     let ratio = json!(0.25);
     let cx_f = Cx { rules: &ratio_rules, strict: false, path: Path::Param("ratio") };
     r.bench("success", "read_f64_range", || f64::from_arg(black_box(&ratio), &cx_f).is_ok());

@@ -53,13 +53,16 @@
 mod args;
 mod code;
 pub mod confirm;
+mod cx;
 mod envelope;
 mod fault;
 mod formats;
 mod manifest;
 mod read;
+mod readers;
 mod refusal;
 mod render;
+mod rules;
 mod schema;
 mod sent;
 mod spec;
@@ -71,7 +74,7 @@ pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 
-pub use args::{Cx, FromArg, Path};
+pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, Retry, codes};
 pub use envelope::{Confirmation, Envelope, Status};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal

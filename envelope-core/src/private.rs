@@ -3,8 +3,14 @@
 
 pub use serde_json::{Map, Value};
 
-pub use crate::args::{Args, FromArg, object_of, read_choice};
+pub use crate::args::{Args, FromArg, Numeric, object_of, read_choice};
 pub use crate::confirm::{Guarded, Step};
+
+/// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
+/// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.
+pub fn numeric<T: Numeric, V>(value: V) -> V {
+    value
+}
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,

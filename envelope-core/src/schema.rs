@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::spec::{Bound, Choices, Num, ParamSpec, Range, Rules, ToolSpec, Ty, Unit};
+use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
 
 /// JSON Schema 2020-12 for a tool's arguments object.
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
@@ -138,56 +138,8 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
     if let Ty::Enum(names) = ty {
         m.insert("enum".into(), json!(names));
     }
-    if let Some(r) = rules.and_then(|r| r.range.as_ref()) {
-        range(&mut m, r, ty);
-    }
-    match (rules.and_then(|r| r.choices.as_ref()), rules.is_some_and(|r| r.ignore_case)) {
-        // `ignore_case` accepts any case: an `enum` would refuse what the tool serves, so the
-        // choices become a case-blind `pattern`, with the canonical spellings as `examples`.
-        (Some(Choices::Str(c)), true) => {
-            m.insert("pattern".into(), json!(case_blind_pattern(c)));
-            m.insert("examples".into(), json!(c));
-        }
-        (Some(Choices::Str(c)), false) => {
-            m.insert("enum".into(), json!(c));
-        }
-        (Some(Choices::Int(c)), _) => {
-            m.insert("enum".into(), json!(c));
-        }
-        (None, _) => {}
-    }
-    if let Some(l) = rules.and_then(|r| r.length.as_ref()) {
-        // JSON Schema counts string length in characters (2020-12 Validation §6.3) and has no
-        // byte length: a `byte_length` rule is stated in the description instead.
-        let (lo, hi) = match (l.unit, ty) {
-            (Unit::Items, _) | (_, Ty::Array(_)) => ("minItems", "maxItems"),
-            (Unit::Characters, _) => ("minLength", "maxLength"),
-            (Unit::Bytes, _) => ("", ""),
-        };
-        if lo.is_empty() {
-            let note = crate::args::length_words("a string", l).replacen("a string of", "UTF-8 length:", 1);
-            m.insert("description".into(), json!(note));
-            // What characters can say of bytes: a character is 1 to 4 bytes in UTF-8.
-            if l.min > 0 {
-                m.insert("minLength".into(), json!(l.min.div_ceil(4)));
-            }
-            if l.max != usize::MAX {
-                m.insert("maxLength".into(), json!(l.max));
-            }
-        } else {
-            if l.min > 0 {
-                m.insert(lo.into(), json!(l.min));
-            }
-            if l.max != usize::MAX {
-                m.insert(hi.into(), json!(l.max));
-            }
-        }
-    }
-    if let Some(f) = rules.and_then(|r| r.format) {
-        m.insert("format".into(), json!(f.keyword()));
-    }
-    if let Some(pat) = rules.and_then(|r| r.pattern.as_ref()) {
-        m.insert("pattern".into(), json!(pat.source));
+    if let Some(rules) = rules {
+        crate::rules::schema(&mut m, ty, rules);
     }
     if rules.is_some_and(|r| r.secret) {
         // JSON Schema 2020-12 (Validation §9.4): sent by the caller, never returned.
@@ -198,44 +150,6 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         m.insert("items".into(), Value::Object(value_schema(item, item_rules)));
     }
     m
-}
-
-fn num(n: Num) -> Value {
-    match n {
-        Num::Int(i) => i64::try_from(i).map_or_else(|_| json!(i as f64), |i| json!(i)),
-        Num::Float(f) => json!(f),
-    }
-}
-
-fn range(m: &mut Map<String, Value>, r: &Range, ty: &Ty) {
-    let int = matches!(ty, Ty::Integer { .. });
-    match r.min {
-        Bound::Unbounded => {}
-        // For integers an exclusive bound is the next whole number, inclusive.
-        Bound::Exclusive(Num::Int(a)) if int => {
-            m.insert("minimum".into(), num(Num::Int(a + 1)));
-        }
-        Bound::Inclusive(a) => {
-            m.insert("minimum".into(), num(a));
-        }
-        Bound::Exclusive(a) => {
-            m.remove("minimum");
-            m.insert("exclusiveMinimum".into(), num(a));
-        }
-    }
-    match r.max {
-        Bound::Unbounded => {}
-        Bound::Exclusive(Num::Int(b)) if int => {
-            m.insert("maximum".into(), num(Num::Int(b - 1)));
-        }
-        Bound::Inclusive(b) => {
-            m.insert("maximum".into(), num(b));
-        }
-        Bound::Exclusive(b) => {
-            m.remove("maximum");
-            m.insert("exclusiveMaximum".into(), num(b));
-        }
-    }
 }
 
 /// The `outputSchema` of a tool: the envelope its every call answers (MCP 2025-11-25 "Output
@@ -287,27 +201,4 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         Value::Object(m) => m,
         _ => Map::new(),
     }
-}
-
-/// `^(?:[Aa][Ll][Ll]|...)$`: matches each choice in any letter case, in the regex syntax that
-/// JSON Schema (ECMA-262) and the `regex` crate share.
-fn case_blind_pattern(choices: &[&str]) -> String {
-    let alternatives: Vec<String> = choices
-        .iter()
-        .map(|c| {
-            c.chars()
-                .map(|ch| {
-                    let (lo, up): (String, String) = (ch.to_lowercase().collect(), ch.to_uppercase().collect());
-                    if lo != up && lo.chars().count() == 1 && up.chars().count() == 1 {
-                        format!("[{lo}{up}]")
-                    } else if ch.is_ascii_alphanumeric() || !ch.is_ascii() {
-                        ch.to_string()
-                    } else {
-                        format!("\\{ch}")
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    format!("^(?:{})$", alternatives.join("|"))
 }

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::args::Path;
+use crate::cx::Path;
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]

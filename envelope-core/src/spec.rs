@@ -75,6 +75,7 @@ impl Ty {
 
 /// The fields of a `#[derive(Object)]` struct, built once per type.
 #[derive(Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ObjectSpec {
     /// The Rust type's name (for messages about the object as a whole).
     pub name: &'static str,
@@ -83,6 +84,11 @@ pub struct ObjectSpec {
 }
 
 impl ObjectSpec {
+    /// The fields of a `#[derive(Object)]` struct named `name`.
+    pub fn new(name: &'static str, params: Vec<ParamSpec>) -> Self {
+        ObjectSpec { name, params }
+    }
+
     /// `"since", "limit"`.
     pub fn keys(&self) -> String {
         crate::render::quoted_list(self.params.iter().map(|p| p.name))
@@ -122,6 +128,7 @@ impl Num {
 /// `range = A..=B` and its forms: JSON Schema `minimum`/`maximum`/`exclusiveMinimum`/
 /// `exclusiveMaximum`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Range {
     /// Lower bound.
     pub min: Bound,
@@ -129,8 +136,16 @@ pub struct Range {
     pub max: Bound,
 }
 
+impl Range {
+    /// The range from `min` to `max`.
+    pub const fn new(min: Bound, max: Bound) -> Self {
+        Range { min, max }
+    }
+}
+
 /// `choices = [...]`: JSON Schema `enum`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Choices {
     /// Accepted strings, in declared order.
     Str(&'static [&'static str]),
@@ -162,6 +177,7 @@ impl Unit {
 
 /// `length = A..=B` (characters or items) or `byte_length = A..=B`, as an inclusive span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Length {
     /// Least length.
     pub min: usize,
@@ -171,9 +187,17 @@ pub struct Length {
     pub unit: Unit,
 }
 
+impl Length {
+    /// From `min` to `max` (`usize::MAX`: no upper bound) of `unit`.
+    pub const fn new(min: usize, max: usize, unit: Unit) -> Self {
+        Length { min, max, unit }
+    }
+}
+
 /// `pattern = "regex"`: the value must contain a match, as JSON Schema's `pattern` searches;
 /// `^` and `$` in the regex tie the match to the value's ends (see [`Pattern::anchoring`]).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Pattern {
     /// The regex as written (also the schema's `pattern`).
     pub source: &'static str,
@@ -229,6 +253,7 @@ impl Pattern {
 
 /// `format = "..."`: a string of a standard form (JSON Schema 2020-12 Validation §7.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Format {
     /// `date`: an RFC 3339 §5.6 full-date, `2026-11-30` (the day checked with chrono).
     Date,
@@ -294,6 +319,7 @@ impl Format {
 /// A cross-field rule: when this parameter has a value (or any value), other parameters must
 /// have given values (or be sent). JSON Schema: `dependentRequired` / `if`-`then`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Requires {
     /// The value of this parameter that triggers the rule; `None`: whenever it is sent.
     pub when: Option<serde_json::Value>,
@@ -302,11 +328,22 @@ pub struct Requires {
     pub then: Vec<(&'static str, Option<serde_json::Value>)>,
 }
 
+impl Requires {
+    /// When this parameter is `when` (`None`: whenever it is sent), the parameters of `then`
+    /// must have their values (`None`: be sent).
+    pub fn new(when: Option<serde_json::Value>, then: Vec<(&'static str, Option<serde_json::Value>)>) -> Self {
+        Requires { when, then }
+    }
+}
+
 /// The rules on one value (a parameter, or each item of an array parameter).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Rules {
     /// `range`.
     pub range: Option<Range>,
+    /// `multiple_of`: the value must be a whole multiple of this step (above 0).
+    pub multiple_of: Option<Num>,
     /// `choices`.
     pub choices: Option<Choices>,
     /// `secret`: the value is never echoed (in the envelope or a log line).
@@ -332,6 +369,7 @@ impl Rules {
     /// No rules.
     pub const NONE: Rules = Rules {
         range: None,
+        multiple_of: None,
         choices: None,
         secret: false,
         length: None,
@@ -342,10 +380,77 @@ impl Rules {
         fix: None,
         reason: None,
     };
+
+    /// With `range`.
+    #[must_use]
+    pub fn with_range(self, range: Range) -> Self {
+        Rules { range: Some(range), ..self }
+    }
+
+    /// With `multiple_of` (a step above 0).
+    #[must_use]
+    pub fn with_multiple_of(self, step: Num) -> Self {
+        Rules { multiple_of: Some(step), ..self }
+    }
+
+    /// With `choices`.
+    #[must_use]
+    pub fn with_choices(self, choices: Choices) -> Self {
+        Rules { choices: Some(choices), ..self }
+    }
+
+    /// `secret`.
+    #[must_use]
+    pub fn with_secret(self) -> Self {
+        Rules { secret: true, ..self }
+    }
+
+    /// With `length` or `byte_length`.
+    #[must_use]
+    pub fn with_length(self, length: Length) -> Self {
+        Rules { length: Some(length), ..self }
+    }
+
+    /// With `pattern`.
+    #[must_use]
+    pub fn with_pattern(self, pattern: Pattern) -> Self {
+        Rules { pattern: Some(pattern), ..self }
+    }
+
+    /// With `each(...)`: the rules on every item.
+    #[must_use]
+    pub fn with_items(self, items: Rules) -> Self {
+        Rules { items: Some(Box::new(items)), ..self }
+    }
+
+    /// `ignore_case`.
+    #[must_use]
+    pub fn with_ignore_case(self) -> Self {
+        Rules { ignore_case: true, ..self }
+    }
+
+    /// With `format`.
+    #[must_use]
+    pub fn with_format(self, format: Format) -> Self {
+        Rules { format: Some(format), ..self }
+    }
+
+    /// With `fix = "..."`.
+    #[must_use]
+    pub fn with_fix(self, fix: &'static str) -> Self {
+        Rules { fix: Some(fix), ..self }
+    }
+
+    /// With `reason = "..."`.
+    #[must_use]
+    pub fn with_reason(self, reason: &'static str) -> Self {
+        Rules { reason: Some(reason), ..self }
+    }
 }
 
 /// One parameter of a tool.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ParamSpec {
     /// The name as the caller spells it.
     pub name: &'static str,
@@ -365,9 +470,50 @@ pub struct ParamSpec {
     pub excludes: Vec<&'static str>,
 }
 
+impl ParamSpec {
+    /// A parameter without rules, default, `requires` or `excludes`.
+    pub fn new(name: &'static str, description: &'static str, ty: Ty, required: bool) -> Self {
+        ParamSpec {
+            name,
+            description,
+            ty,
+            required,
+            default: None,
+            rules: Rules::NONE,
+            requires: Vec::new(),
+            excludes: Vec::new(),
+        }
+    }
+
+    /// With a default (as JSON, for the schema's `default`).
+    #[must_use]
+    pub fn with_default(self, default: serde_json::Value) -> Self {
+        ParamSpec { default: Some(default), ..self }
+    }
+
+    /// With rules on the value.
+    #[must_use]
+    pub fn with_rules(self, rules: Rules) -> Self {
+        ParamSpec { rules, ..self }
+    }
+
+    /// With cross-field rules triggered by this parameter.
+    #[must_use]
+    pub fn with_requires(self, requires: Vec<Requires>) -> Self {
+        ParamSpec { requires, ..self }
+    }
+
+    /// With parameters that cannot be sent together with this one.
+    #[must_use]
+    pub fn with_excludes(self, excludes: Vec<&'static str>) -> Self {
+        ParamSpec { excludes, ..self }
+    }
+}
+
 /// MCP tool annotations (MCP 2025-11-25 `ToolAnnotations`), from `#[tool(...)]` flags. Absent
 /// flags are absent hints (`None`), not `false`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Annotations {
     /// `readOnlyHint`: the tool does not modify its environment.
     pub read_only: Option<bool>,
@@ -381,6 +527,7 @@ pub struct Annotations {
 
 /// What `#[tool]` declares about a tool.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The tool's name (the function's name unless `#[tool(name = "...")]`).
     pub name: &'static str,
@@ -403,4 +550,75 @@ pub struct ToolSpec {
     pub needs_confirmation: bool,
     /// `#[tool(idempotency_key)]`: the last parameter is the optional `idempotency_key`.
     pub idempotency_key: bool,
+}
+
+impl Annotations {
+    /// These hints (`None`: an absent hint).
+    pub const fn new(
+        read_only: Option<bool>,
+        destructive: Option<bool>,
+        idempotent: Option<bool>,
+        open_world: Option<bool>,
+    ) -> Self {
+        Annotations { read_only, destructive, idempotent, open_world }
+    }
+}
+
+impl ToolSpec {
+    /// A tool without title, flags, annotations or output schema.
+    pub fn new(
+        name: &'static str,
+        description: &'static str,
+        params: Vec<ParamSpec>,
+        error_codes: Vec<crate::Code>,
+    ) -> Self {
+        ToolSpec {
+            name,
+            title: None,
+            description,
+            params,
+            strict: false,
+            annotations: Annotations::default(),
+            error_codes,
+            output_schema: None,
+            needs_confirmation: false,
+            idempotency_key: false,
+        }
+    }
+
+    /// With `#[tool(title = "...")]`.
+    #[must_use]
+    pub fn with_title(self, title: &'static str) -> Self {
+        ToolSpec { title: Some(title), ..self }
+    }
+
+    /// `#[tool(strict)]`.
+    #[must_use]
+    pub fn with_strict(self) -> Self {
+        ToolSpec { strict: true, ..self }
+    }
+
+    /// With MCP annotations.
+    #[must_use]
+    pub fn with_annotations(self, annotations: Annotations) -> Self {
+        ToolSpec { annotations, ..self }
+    }
+
+    /// With `#[tool(output_schema = path)]`.
+    #[must_use]
+    pub fn with_output_schema(self, output_schema: fn() -> serde_json::Value) -> Self {
+        ToolSpec { output_schema: Some(output_schema), ..self }
+    }
+
+    /// `#[tool(confirm = preview_fn)]`.
+    #[must_use]
+    pub fn with_confirmation(self) -> Self {
+        ToolSpec { needs_confirmation: true, ..self }
+    }
+
+    /// `#[tool(idempotency_key)]`.
+    #[must_use]
+    pub fn with_idempotency_key(self) -> Self {
+        ToolSpec { idempotency_key: true, ..self }
+    }
 }

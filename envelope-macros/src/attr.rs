@@ -39,6 +39,8 @@ pub struct ToolArgs {
 #[darling(default)]
 pub struct ValidateArgs {
     pub range: Option<RangeArg>,
+    /// `multiple_of = 5`: JSON Schema `multipleOf`.
+    pub multiple_of: Option<SpannedValue<Verbatim>>,
     pub choices: Option<ExprArray>,
     pub default: Option<SpannedValue<Verbatim>>,
     pub desc: Option<LitStr>,
@@ -158,14 +160,7 @@ fn range_key_for(written: &str) -> Option<&'static str> {
         "exclusivemaximum" | "exclusivemax" | "lt" => Some("exclusive_max"),
         _ => None,
     };
-    by_schema.or_else(|| {
-        RANGE_KEYS
-            .iter()
-            .map(|k| (strsim::jaro_winkler(k, written), *k))
-            .filter(|(score, _)| *score > 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, k)| k)
-    })
+    by_schema.or_else(|| crate::rules::closest(written, RANGE_KEYS.iter().copied()))
 }
 
 impl FromMeta for RangeArg {
@@ -321,26 +316,6 @@ pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut dar
     RawTool { args: tool_args, docs, params, item }
 }
 
-const RULES: &[&str] = &[
-    "range",
-    "choices",
-    "ignore_case",
-    "length",
-    "byte_length",
-    "pattern",
-    "example",
-    "format",
-    "each",
-    "default",
-    "secret",
-    "requires",
-    "excludes",
-    "rename",
-    "desc",
-    "fix",
-    "reason",
-];
-
 const TOOL_OPTIONS: &[&str] = &[
     "strict",
     "name",
@@ -369,10 +344,8 @@ fn reword(e: darling::Error, what: &str, known: &[&str]) -> darling::Error {
         let quoted = head.split('`').nth(1).unwrap_or("").to_owned();
         let msg = if head.starts_with("Unknown field") {
             let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            match head.split_once("Did you mean ") {
-                Some((_, sugg)) => {
-                    format!("unknown {what} `{quoted}`; did you mean {}", sugg.trim_end_matches('?').to_owned() + "?")
-                }
+            match crate::rules::closest(&quoted, known.iter().copied()) {
+                Some(sugg) => format!("unknown {what} `{quoted}`; did you mean `{sugg}`?"),
                 None => format!("unknown {what} `{quoted}`; the {what}s are {list}"),
             }
         } else if head.starts_with("Duplicate field") {
@@ -382,17 +355,11 @@ fn reword(e: darling::Error, what: &str, known: &[&str]) -> darling::Error {
             || head.starts_with("Unknown value")
         {
             let field = at.split('/').next().unwrap_or("");
-            match field {
-                "range" | "length" | "byte_length" => {
-                    format!("`{field}` takes a range, like `{field} = 1..=120`; for exactly 5 write `5..=5`")
-                }
-                "choices" => "`choices` is a list, like `choices = [\"a\", \"b\"]`".to_owned(),
-                "name" | "title" | "pattern" | "example" | "format" | "rename" | "desc" | "fix" | "reason"
-                | "rename_all" => {
-                    format!("`{field}` is a string: write `{field} = \"...\"`")
-                }
-                "" => lowercase_first(&head),
-                _ => format!("`{field}`: {}", lowercase_first(&head)),
+            match (field, crate::rules::form_words(field)) {
+                (_, Some(words)) => words,
+                ("name" | "title" | "rename_all", None) => format!("`{field}` is a string: write `{field} = \"...\"`"),
+                ("", None) => lowercase_first(&head),
+                (_, None) => format!("`{field}`: {}", lowercase_first(&head)),
             }
         } else {
             lowercase_first(&head)
@@ -427,7 +394,7 @@ pub fn take_validate(
             seen_validate = true;
             match ValidateArgs::from_meta(&attr.meta) {
                 Ok(v) => validate = v,
-                Err(e) => errors.push(reword(e, "rule", RULES)),
+                Err(e) => errors.push(reword(e, "rule", &crate::rules::names().collect::<Vec<_>>())),
             }
         }
     }

@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
 
 use crate::attr::{RangeArg, RangeKeys, RawParam, RawTool, ValidateArgs, join_docs};
+use crate::rules::applies;
 
 /// The JSON shape a Rust parameter type reads as.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,7 +21,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn words(self) -> &'static str {
+    pub fn words(self) -> &'static str {
         match self {
             Kind::Int { .. } => "an integer",
             Kind::Float => "a float",
@@ -78,12 +79,17 @@ pub struct RulesV {
     pub fix: Option<String>,
     pub reason: Option<String>,
     pub range: Option<(BoundV, BoundV)>,
+    /// `multiple_of`: above 0; whole for an integer parameter, a float for a float one.
+    pub multiple_of: Option<NumV>,
     pub choices: Option<ChoicesV>,
     pub secret: bool,
     /// (min, max (None: unbounded), unit: "Characters" | "Bytes" | "Items").
     pub length: Option<(usize, Option<usize>, &'static str)>,
     pub pattern: Option<(String, Option<String>)>,
     pub items: Option<Box<RulesV>>,
+    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private`
+    /// function whose trait bound decides whether the rule applies).
+    pub by_trait: Vec<(&'static str, Span, Type, &'static str)>,
 }
 
 pub struct Param {
@@ -259,7 +265,7 @@ const RENAME_RULES: &[(&str, ident_case::RenameRule)] = &[
 pub fn rename_rule(value: &str) -> Result<ident_case::RenameRule, String> {
     RENAME_RULES.iter().find(|(name, _)| *name == value).map(|(_, r)| *r).ok_or_else(|| {
         let names: Vec<&str> = RENAME_RULES.iter().map(|(n, _)| *n).collect();
-        let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &value.to_lowercase()) > 0.85);
+        let close = crate::rules::closest(value, names.iter().copied());
         let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
         format!(
             "`rename_all` takes one of {}{hint}",
@@ -312,7 +318,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
         match names.iter().position(|n| *n == v) {
             Some(i) => Some(i),
             None => {
-                let close = names.iter().find(|n| strsim::jaro_winkler(n, &v) > 0.8);
+                let close = crate::rules::closest(&v, names.iter().copied());
                 let hint = close.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
                 errors.push(
                     Error::custom(format!(
@@ -411,6 +417,12 @@ pub fn check_param(
             return None;
         }
         check_default(&d.0, kind, rules.range, rules.choices.as_ref(), errors);
+        if let (Some(step), Some(n)) = (rules.multiple_of, number(&d.0)) {
+            let whole = (n.f() / step.f()).round() * step.f();
+            if (whole - n.f()).abs() > 1e-9 * (n.f() / step.f()).abs().max(1.0) * step.f() {
+                errors.push(Error::custom(format!("the default {} is not a multiple of {}: a caller who leaves it out would get a value the tool refuses", show(n), show(step))).with_span(&d.0));
+            }
+        }
         if let (Some((min, max, unit)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) = (rules.length, &d.0) {
             let n = if unit == "Bytes" { s.value().len() } else { s.value().chars().count() };
             if n < min || max.is_some_and(|m| n > m) {
@@ -454,6 +466,25 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     let kind = kind_of(ty);
     let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
     let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
+    let multiple_of = v.multiple_of.as_ref().and_then(|m| check_multiple_of(&m.0, m.span(), kind, errors));
+    let mut by_trait = Vec::new();
+    if kind == Kind::Other {
+        let spans = [
+            (
+                "range",
+                range.and(v.range.as_ref()).map(|r| match r {
+                    RangeArg::Rust(r) => r.span(),
+                    RangeArg::Keys(k) => k.span,
+                }),
+            ),
+            ("multiple_of", multiple_of.and(v.multiple_of.as_ref()).map(|m| m.span())),
+        ];
+        for (name, span) in spans {
+            if let (Some(span), Some(f)) = (span, crate::rules::rule(name).and_then(|r| r.by_trait)) {
+                by_trait.push((name, span, ty.clone(), f));
+            }
+        }
+    }
     let secret = v.secret.is_present();
     if secret && choices.is_some() {
         errors.push(Error::custom("`secret` with `choices` would list the secret's possible values in the schema and in every refusal: drop one of them").with_span(&v.secret.span()));
@@ -463,43 +494,15 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
             errors.push(Error::custom("give one of `length` (characters) and `byte_length` (bytes)").with_span(b));
             None
         }
-        (Some(l), None) => match kind {
-            Kind::Str => check_length(l, "Characters", errors),
-            Kind::Array => check_length(l, "Items", errors),
-            _ => {
-                errors.push(Error::custom(format!(
-                    "`length` applies to string and Vec parameters, and this one is {}; for a number use `range = 1..=10`",
-                    kind.words()
-                )).with_span(l));
-                None
-            }
-        },
-        (None, Some(b)) => match kind {
-            Kind::Str => check_length(b, "Bytes", errors),
-            _ => {
-                errors.push(
-                    Error::custom(format!(
-                        "`byte_length` applies to string parameters, and this one is {}",
-                        kind.words()
-                    ))
-                    .with_span(b),
-                );
-                None
-            }
-        },
+        (Some(l), None) if applies("length", kind, l.span(), errors) => {
+            check_length(l, if kind == Kind::Array { "Items" } else { "Characters" }, errors)
+        }
+        (None, Some(b)) if applies("byte_length", kind, b.span(), errors) => check_length(b, "Bytes", errors),
+        (Some(_), None) | (None, Some(_)) => None,
         (None, None) => None,
     };
     let pattern = v.pattern.as_ref().and_then(|p| {
-        if kind != Kind::Str {
-            let hint =
-                if kind == Kind::Array { "; for the items of a Vec write `each(pattern = \"...\")`" } else { "" };
-            errors.push(
-                Error::custom(format!(
-                    "`pattern` applies to string parameters, and this one is {}{hint}",
-                    kind.words()
-                ))
-                .with_span(p),
-            );
+        if !applies("pattern", kind, p.span(), errors) {
             return None;
         }
         if let Err(e) = regex_syntax::Parser::new().parse(&p.value()) {
@@ -517,13 +520,10 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         );
     }
     let items = v.each.as_ref().and_then(|each| {
-        let Some(item) = vec_item(ty) else {
-            errors.push(
-                Error::custom(format!("`each(...)` applies to Vec parameters, and this one is {}", kind.words()))
-                    .with_span(&each.span()),
-            );
+        if !applies("each", kind, each.span(), errors) {
             return None;
-        };
+        }
+        let item = vec_item(ty)?;
         if let Some(d) = &each.default {
             errors
                 .push(Error::custom("an item has no default: put `default` outside `each(...)`").with_span(&d.span()));
@@ -546,22 +546,13 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
     let format = v.format.as_ref().and_then(|f| {
         const FORMATS: &[&str] = &["date", "date-time", "uuid", "email", "uri"];
         let value = f.value();
-        if kind != Kind::Str {
-            errors.push(
-                Error::custom(format!("`format` applies to string parameters, and this one is {}", kind.words()))
-                    .with_span(f),
-            );
+        if !applies("format", kind, f.span(), errors) {
             return None;
         }
         match FORMATS.iter().find(|x| **x == value) {
             Some(x) => Some(*x),
             None => {
-                let close = FORMATS
-                    .iter()
-                    .map(|x| (x, strsim::jaro_winkler(x, &value)))
-                    .filter(|(_, score)| *score > 0.8)
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(x, _)| x);
+                let close = crate::rules::closest(&value, FORMATS.iter().copied());
                 let hint = close.map(|x| format!("; did you mean \"{x}\"?")).unwrap_or_default();
                 errors.push(
                     Error::custom(format!(
@@ -577,7 +568,9 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         errors.push(Error::custom("a refusal's message is generated so it always quotes the rejected value, lists the accepted set and names the fix: write `fix = \"...\"` for the move that fixes the call, or `reason = \"...\"` for a short reason").with_span(&bad.span()));
     }
     RulesV {
+        by_trait,
         range,
+        multiple_of,
         choices,
         secret,
         length,
@@ -587,6 +580,41 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
         format,
         fix: v.fix.as_ref().map(LitStr::value),
         reason: v.reason.as_ref().map(LitStr::value),
+    }
+}
+
+/// `multiple_of = 5`: on a number, a finite literal above 0, whole for an integer parameter.
+fn check_multiple_of(e: &Expr, span: Span, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<NumV> {
+    if !applies("multiple_of", kind, span, errors) {
+        return None;
+    }
+    let Some(n) = number(e) else {
+        let words = crate::rules::form_words("multiple_of").unwrap_or_default();
+        errors.push(Error::custom(words).with_span(e));
+        return None;
+    };
+    if !(n.f() > 0.0 && n.f().is_finite()) {
+        errors.push(
+            Error::custom(format!(
+                "`multiple_of = {}` gives no step to count by: write a number above 0, like `multiple_of = 5`",
+                show(n)
+            ))
+            .with_span(e),
+        );
+        return None;
+    }
+    match (kind, n) {
+        (Kind::Int { .. }, NumV::Float(f)) => {
+            errors.push(
+                Error::custom(format!(
+                    "{f} is not a whole number, and this parameter is an integer: use a whole step, or make the parameter `f64`"
+                ))
+                .with_span(e),
+            );
+            None
+        }
+        (Kind::Float, NumV::Int(i)) => Some(NumV::Float(i as f64)),
+        _ => Some(n),
     }
 }
 
@@ -686,18 +714,7 @@ fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulato
         RangeArg::Rust(r) => r.span(),
         RangeArg::Keys(k) => k.span,
     };
-    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
-        let hint = match kind {
-            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
-            _ => "; drop `range`",
-        };
-        errors.push(
-            Error::custom(format!(
-                "`range` applies to integer and float parameters, and this one is {}{hint}",
-                kind.words()
-            ))
-            .with_span(&span),
-        );
+    if !applies("range", kind, span, errors) {
         return None;
     }
     match r {
@@ -806,20 +823,6 @@ fn check_rust_range(
     kind: Kind,
     errors: &mut darling::error::Accumulator,
 ) -> Option<(BoundV, BoundV)> {
-    if !matches!(kind, Kind::Int { .. } | Kind::Float) {
-        let hint = match kind {
-            Kind::Str | Kind::Array => "; for a length write `length = 1..=120`",
-            _ => "; drop `range`",
-        };
-        errors.push(
-            Error::custom(format!(
-                "`range` applies to integer and float parameters, and this one is {}{hint}",
-                kind.words()
-            ))
-            .with_span(r),
-        );
-        return None;
-    }
     let lo = match &r.start {
         Some(e) => BoundV::Incl(check_bound(e, kind, errors)?),
         None => BoundV::Unbounded,
@@ -915,13 +918,7 @@ fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Ac
             Some(ChoicesV::Int(out))
         }
         _ => {
-            errors.push(
-                Error::custom(format!(
-                    "`choices` applies to string and integer parameters, and this one is {}",
-                    kind.words()
-                ))
-                .with_span(c),
-            );
+            applies("choices", kind, c.span(), errors);
             None
         }
     }
@@ -1123,6 +1120,58 @@ mod tests {
             "{errors:?}"
         );
         assert!(errors[2].contains("`max` is given twice"), "{errors:?}");
+    }
+
+    /// `check_rules` on `#[validate(...)]` for a value of type `ty`: the checked `multiple_of`
+    /// and the types left to a trait bound, or every error message.
+    fn multiple_of(attr: syn::Attribute, ty: Type) -> Result<(Option<String>, Vec<&'static str>), Vec<String>> {
+        let mut errors = darling::Error::accumulator();
+        let mut attrs = vec![attr];
+        let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
+        let rules = check_rules(&v, &ty, &mut errors);
+        match errors.finish() {
+            Ok(()) => Ok((
+                rules.multiple_of.map(|m| format!("{m:?}")),
+                rules.by_trait.iter().map(|(rule, _, _, f)| if *f == "numeric" { *rule } else { "?" }).collect(),
+            )),
+            Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn multiple_of_is_a_step_above_zero_of_the_type() {
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 5)]), syn::parse_quote!(u32)),
+            Ok((Some("Int(5)".to_owned()), vec![]))
+        );
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 2)]), syn::parse_quote!(f64)),
+            Ok((Some("Float(2.0)".to_owned()), vec![]))
+        );
+        let zero = multiple_of(syn::parse_quote!(#[validate(multiple_of = 0)]), syn::parse_quote!(u8)).unwrap_err();
+        assert_eq!(
+            zero,
+            ["`multiple_of = 0` gives no step to count by: write a number above 0, like `multiple_of = 5`"]
+        );
+        let fraction =
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 0.5)]), syn::parse_quote!(i64)).unwrap_err();
+        assert!(fraction[0].starts_with("0.5 is not a whole number"), "{fraction:?}");
+        let text = multiple_of(syn::parse_quote!(#[validate(multiple_of = "5")]), syn::parse_quote!(u8)).unwrap_err();
+        assert_eq!(text, ["`multiple_of` is a number above 0, like `multiple_of = 5`"]);
+        let string =
+            multiple_of(syn::parse_quote!(#[validate(multiple_of = 5)]), syn::parse_quote!(String)).unwrap_err();
+        assert!(string[0].starts_with("`multiple_of` applies to integer and float parameters"), "{string:?}");
+    }
+
+    #[test]
+    fn a_type_the_macro_cannot_name_is_left_to_a_trait_bound_at_the_rule() {
+        assert_eq!(
+            multiple_of(syn::parse_quote!(#[validate(range = 1..=720, multiple_of = 5)]), syn::parse_quote!(Hours)),
+            Ok((Some("Int(5)".to_owned()), vec!["range", "multiple_of"]))
+        );
+        // A rule with no trait to decide it is still refused by the macro.
+        let length = multiple_of(syn::parse_quote!(#[validate(length = 1..=5)]), syn::parse_quote!(Hours)).unwrap_err();
+        assert_eq!(length, ["`length` applies to string and Vec parameters, and this one is this type"]);
     }
 
     #[test]

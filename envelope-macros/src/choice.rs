@@ -31,7 +31,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     let parsed = match ChoiceEnum::from_derive_input(&input) {
         Ok(p) => p,
-        Err(e) => return e.write_errors(),
+        Err(e) => {
+            let mut errors = darling::Error::accumulator();
+            errors.push(e);
+            return crate::object::with_fallback(errors, &input.ident, !input.generics.params.is_empty());
+        }
     };
     let mut errors = darling::Error::accumulator();
     if !parsed.generics.params.is_empty() {
@@ -68,7 +72,9 @@ pub fn derive(input: TokenStream) -> TokenStream {
         }
     }
     if let Err(e) = errors.finish() {
-        return e.write_errors();
+        let mut out = e.write_errors();
+        out.extend(crate::object::fallback(&parsed.ident, !parsed.generics.params.is_empty()));
+        return out;
     }
     let ident = &parsed.ident;
     let idents: Vec<&syn::Ident> = variants.iter().map(|v| &v.ident).collect();

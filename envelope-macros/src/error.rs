@@ -173,11 +173,7 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
 
 /// The candidate closest to `word`, when it is close (a typo, not another word).
 fn closest<'k>(word: &str, candidates: impl Iterator<Item = &'k str>) -> Option<&'k str> {
-    candidates
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
+    crate::rules::closest(word, candidates)
 }
 
 fn backticked(keys: &[&str]) -> String {

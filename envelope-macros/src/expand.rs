@@ -78,31 +78,59 @@ fn opt(t: Option<TokenStream>) -> TokenStream {
     }
 }
 
-fn rules(r: &RulesV) -> TokenStream {
-    let range = opt(r.range.map(|(lo, hi)| {
+/// The rules that are set, each as one builder call on `Rules::NONE` (none when none is set):
+/// the expansion spells no field left `None` or `false`.
+fn rules(r: &RulesV) -> Option<TokenStream> {
+    let mut calls = Vec::new();
+    // A rule on a type the macro cannot name: its value passes through the function whose
+    // trait bound says whether the rule applies, spanned at the rule.
+    let by_trait = |rule: &str, value: TokenStream| match r.by_trait.iter().find(|b| b.0 == rule) {
+        Some((_, span, ty, f)) => {
+            let f = format_ident!("{}", f);
+            // The type's tokens take the rule's span too: the unmet bound is reported there.
+            let ty = respan(quote!(#ty), *span);
+            quote_spanned!(*span=> ::envelope_core::__private::#f::<#ty, _>(#value))
+        }
+        None => value,
+    };
+    if let Some((lo, hi)) = r.range {
         let (lo, hi) = (bound(lo), bound(hi));
-        quote!(::envelope_core::__private::Range { min: #lo, max: #hi })
-    }));
-    let choices = opt(r.choices.as_ref().map(|c| match c {
-        ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
-        ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
-    }));
-    let length = opt(r.length.map(|(min, max, unit)| {
+        let range = by_trait("range", quote!(::envelope_core::__private::Range::new(#lo, #hi)));
+        calls.push(quote!(with_range(#range)));
+    }
+    if let Some(step) = r.multiple_of {
+        let step = by_trait("multiple_of", num(step));
+        calls.push(quote!(with_multiple_of(#step)));
+    }
+    if let Some(c) = &r.choices {
+        let c = match c {
+            ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
+            ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
+        };
+        calls.push(quote!(with_choices(#c)));
+    }
+    if r.secret {
+        calls.push(quote!(with_secret()));
+    }
+    if let Some((min, max, unit)) = r.length {
         let max = max.map_or_else(|| quote!(::core::primitive::usize::MAX), |m| quote!(#m));
         let unit = format_ident!("{}", unit);
-        quote!(::envelope_core::__private::Length { min: #min, max: #max, unit: ::envelope_core::__private::Unit::#unit })
-    }));
-    let pattern = opt(r.pattern.as_ref().map(|(src, example)| {
+        calls.push(
+            quote!(with_length(::envelope_core::__private::Length::new(#min, #max, ::envelope_core::__private::Unit::#unit))),
+        );
+    }
+    if let Some((src, example)) = &r.pattern {
         let example = opt(example.as_ref().map(|e| quote!(#e)));
-        quote!(::envelope_core::__private::Pattern::new(#src, #example))
-    }));
-    let items = opt(r.items.as_ref().map(|i| {
-        let i = rules(i);
-        quote!(::std::boxed::Box::new(#i))
-    }));
-    let secret = r.secret;
-    let ignore_case = r.ignore_case;
-    let format = opt(r.format.map(|f| {
+        calls.push(quote!(with_pattern(::envelope_core::__private::Pattern::new(#src, #example))));
+    }
+    if let Some(items) = &r.items {
+        let items = rules(items).unwrap_or_else(|| quote!(::envelope_core::__private::Rules::NONE));
+        calls.push(quote!(with_items(#items)));
+    }
+    if r.ignore_case {
+        calls.push(quote!(with_ignore_case()));
+    }
+    if let Some(f) = r.format {
         let variant = format_ident!(
             "{}",
             match f {
@@ -113,16 +141,34 @@ fn rules(r: &RulesV) -> TokenStream {
                 _ => "Uri",
             }
         );
-        quote!(::envelope_core::__private::Format::#variant)
-    }));
-    let fix = opt(r.fix.as_ref().map(|f| quote!(#f)));
-    let reason = opt(r.reason.as_ref().map(|f| quote!(#f)));
-    quote! {
-        ::envelope_core::__private::Rules {
-            range: #range, choices: #choices, secret: #secret, length: #length, pattern: #pattern, items: #items,
-            ignore_case: #ignore_case, format: #format, fix: #fix, reason: #reason,
-        }
+        calls.push(quote!(with_format(::envelope_core::__private::Format::#variant)));
     }
+    if let Some(f) = &r.fix {
+        calls.push(quote!(with_fix(#f)));
+    }
+    if let Some(reason) = &r.reason {
+        calls.push(quote!(with_reason(#reason)));
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    Some(quote!(::envelope_core::__private::Rules::NONE #(.#calls)*))
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                return proc_macro2::TokenTree::Group(group);
+            }
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }
 
 fn param_spec(p: &Param) -> TokenStream {
@@ -130,31 +176,33 @@ fn param_spec(p: &Param) -> TokenStream {
     let desc = &p.description;
     let ty = &p.ty;
     let required = !p.optional && p.default.is_none();
-    let rules = rules(&p.rules);
-    let default = opt(p.default.as_ref().map(|d| {
+    let mut calls = Vec::new();
+    if let Some(d) = &p.default {
         let e = &d.expr;
-        quote_spanned!(d.span=> ::envelope_core::__private::json(#e))
-    }));
-    let requires = p.requires.iter().map(|r| {
-        let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
-        let then = r.then.iter().map(|(n, v)| {
-            let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
-            quote!((#n, #v))
+        calls.push(quote_spanned!(d.span=> with_default(::envelope_core::__private::json(#e))));
+    }
+    if let Some(rules) = rules(&p.rules) {
+        calls.push(quote!(with_rules(#rules)));
+    }
+    if !p.requires.is_empty() {
+        let requires = p.requires.iter().map(|r| {
+            let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
+            let then = r.then.iter().map(|(n, v)| {
+                let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
+                quote!((#n, #v))
+            });
+            quote!(::envelope_core::__private::Requires::new(#when, ::std::vec![#(#then),*]))
         });
-        quote!(::envelope_core::__private::Requires { when: #when, then: ::std::vec![#(#then),*] })
-    });
-    let excludes = &p.excludes;
+        calls.push(quote!(with_requires(::std::vec![#(#requires),*])));
+    }
+    if !p.excludes.is_empty() {
+        let excludes = &p.excludes;
+        calls.push(quote!(with_excludes(::std::vec![#(#excludes),*])));
+    }
     quote! {
-        ::envelope_core::__private::ParamSpec {
-            name: #name,
-            description: #desc,
-            ty: <#ty as ::envelope_core::__private::FromArg>::ty(),
-            required: #required,
-            default: #default,
-            rules: #rules,
-            requires: ::std::vec![#(#requires),*],
-            excludes: ::std::vec![#(#excludes),*],
-        }
+        ::envelope_core::__private::ParamSpec::new(
+            #name, #desc, <#ty as ::envelope_core::__private::FromArg>::ty(), #required
+        ) #(.#calls)*
     }
 }
 
@@ -217,15 +265,14 @@ fn hint(on: Option<bool>) -> TokenStream {
 /// preview function's error type.
 fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<TokenStream>) -> TokenStream {
     let name = &t.name;
-    let title = opt(t.title.as_ref().map(|s| quote!(#s)));
     let description = &t.description;
     let strict = t.strict;
     let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
     let timeout = t.timeout_ms.is_some();
-    let output_schema = opt(t
+    let output_schema = t
         .output_schema
         .as_ref()
-        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value)));
+        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value));
     let declared = match &t.error_type {
         Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
         None => quote!(&[]),
@@ -238,21 +285,29 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     } else {
         quote!(::envelope_core::__private::error_codes(#declared, #timeout))
     };
+    // Only what is set is spelled: each a builder call.
+    let mut calls = Vec::new();
+    if let Some(title) = &t.title {
+        calls.push(quote!(with_title(#title)));
+    }
+    if strict {
+        calls.push(quote!(with_strict()));
+    }
+    if [t.read_only, t.destructive, t.idempotent, t.open_world].iter().any(Option::is_some) {
+        calls.push(quote!(with_annotations(::envelope_core::__private::Annotations::new(#ro, #de, #id, #ow))));
+    }
+    if t.output_schema.is_some() {
+        calls.push(quote!(with_output_schema(#output_schema)));
+    }
+    if confirm {
+        calls.push(quote!(with_confirmation()));
+    }
+    if key {
+        calls.push(quote!(with_idempotency_key()));
+    }
     quote! {
-        ::envelope_core::__private::ToolSpec {
-            name: #name,
-            title: #title,
-            description: #description,
-            params: ::std::vec![#(#specs),*],
-            strict: #strict,
-            annotations: ::envelope_core::__private::Annotations {
-                read_only: #ro, destructive: #de, idempotent: #id, open_world: #ow,
-            },
-            error_codes: #error_codes,
-            output_schema: #output_schema,
-            needs_confirmation: #confirm,
-            idempotency_key: #key,
-        }
+        ::envelope_core::__private::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
+            #(.#calls)*
     }
 }
 
@@ -475,8 +530,19 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         });
     }
     if let Err(e) = errors.finish() {
+        // Still implement `ToolSet` (for a type it can be implemented for), so the user sees
+        // these errors and not a second one where the state is registered.
         let mut out = e.write_errors();
         out.extend(quote!(#item));
+        if item.generics.params.is_empty() && item.trait_.is_none() {
+            out.extend(quote! {
+                impl ::envelope_core::ToolSet for #self_ty {
+                    fn tools(_: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::envelope_core::Tool> {
+                        ::core::unimplemented!()
+                    }
+                }
+            });
+        }
         return out;
     }
     quote! {
@@ -551,6 +617,6 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("__private :: guarded"), "{out}");
         assert!(out.contains("preview (& __envelope_0)"), "{out}");
-        assert!(out.contains("needs_confirmation : true"), "{out}");
+        assert!(out.contains(". with_confirmation ()"), "{out}");
     }
 }

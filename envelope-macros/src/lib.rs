@@ -7,6 +7,7 @@ mod choice;
 mod error;
 mod expand;
 mod object;
+mod rules;
 
 use proc_macro::TokenStream;
 

@@ -17,6 +17,37 @@ struct ObjectArgs {
     rename_all: Option<SpannedValue<String>>,
 }
 
+/// The errors, and an implementation of `FromArg` that stands in for the one the derive would
+/// have given (for a type that is not generic), so the user sees these errors and not a second
+/// one at every tool that takes the type.
+pub fn with_fallback(errors: darling::error::Accumulator, ident: &syn::Ident, generic: bool) -> TokenStream {
+    let mut out = errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
+    out.extend(fallback(ident, generic));
+    out
+}
+
+/// The stand-in `FromArg` of [`with_fallback`].
+pub fn fallback(ident: &syn::Ident, generic: bool) -> TokenStream {
+    let mut out = TokenStream::new();
+    if generic {
+        return out;
+    }
+    out.extend(quote! {
+        impl ::envelope_core::FromArg for #ident {
+            fn ty() -> ::envelope_core::Ty {
+                ::core::unimplemented!()
+            }
+            fn from_arg(
+                _: &::envelope_core::__private::Value,
+                _: &::envelope_core::Cx<'_>,
+            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
+                ::core::unimplemented!()
+            }
+        }
+    });
+    out
+}
+
 pub fn derive(input: TokenStream) -> TokenStream {
     let mut input: DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
@@ -36,7 +67,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
             None
         }
     });
-    if !input.generics.params.is_empty() {
+    let generic = !input.generics.params.is_empty();
+    if generic {
         errors.push(
             darling::Error::custom(
                 "an `Object` struct cannot be generic: its fields are read from JSON by their concrete types",
@@ -52,14 +84,14 @@ pub fn derive(input: TokenStream) -> TokenStream {
             )
             .with_span(&ident),
         );
-        return errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
+        return with_fallback(errors, &ident, generic);
     };
     let Fields::Named(fields) = &mut data.fields else {
         errors.push(
             darling::Error::custom("`#[derive(Object)]` needs named fields: each is a key of the JSON object")
                 .with_span(&ident),
         );
-        return errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
+        return with_fallback(errors, &ident, generic);
     };
     let mut raws = Vec::new();
     for f in &mut fields.named {
@@ -71,7 +103,9 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let params: Vec<_> = raws.iter().map(|r| check_param(r, rename_all, &mut errors)).collect();
     check_cross(&params, &raws, &mut errors);
     if let Err(e) = errors.finish() {
-        return e.write_errors();
+        let mut out = e.write_errors();
+        out.extend(fallback(&ident, generic));
+        return out;
     }
     let name = ident.to_string();
     let field_idents: Vec<&syn::Ident> = raws.iter().map(|r| &r.ident).collect();
@@ -106,9 +140,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
             fn __envelope_object() -> &'static ::envelope_core::__private::ObjectSpec {
                 static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private::ObjectSpec> =
                     ::std::sync::OnceLock::new();
-                __ENVELOPE_SPEC.get_or_init(|| ::envelope_core::__private::ObjectSpec {
-                    name: #name,
-                    params: ::std::vec![#(#specs),*],
+                __ENVELOPE_SPEC.get_or_init(|| {
+                    ::envelope_core::__private::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
                 })
             }
         }

@@ -158,6 +158,7 @@ const KEYWORDS: &[&str] = &[
     "maximum",
     "exclusiveMinimum",
     "exclusiveMaximum",
+    "multipleOf",
     "minLength",
     "maxLength",
     "minItems",
@@ -597,7 +598,7 @@ fn value(ty: &Ty, rules: &Rules, good: bool) -> BoxedStrategy<Value> {
         Ty::Boolean => boolean(good),
         Ty::String => string(rules, good),
         Ty::Enum(names) => {
-            let rules = Rules { choices: Some(Choices::Str(names)), ..rules.clone() };
+            let rules = rules.clone().with_choices(Choices::Str(names));
             string(&rules, good)
         }
         Ty::Array(item) => array(item, rules, good),

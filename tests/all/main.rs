@@ -12,6 +12,8 @@ mod features;
 mod formats;
 mod http;
 mod manifest;
+mod multiple_of;
+mod own_types;
 mod reader;
 mod reading;
 mod reports;

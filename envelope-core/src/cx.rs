@@ -1,0 +1,125 @@
+//! The reading context, beneath the rules and the value readers: where a value is ([`Path`]),
+//! what reading it needs ([`Cx`]), whether it may be quoted (the secret check), and the
+//! constants every reader shares. It depends on no reader and no rule.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::refusal::{Problem, Rejected};
+use crate::render;
+use crate::spec::{Rules, Ty, Unit};
+
+/// Where a value sits in the arguments: a parameter, an item of it, a field of it.
+#[derive(Clone, Copy, Debug)]
+pub enum Path<'a> {
+    /// A top-level parameter.
+    Param(&'a str),
+    /// `parent[i]`.
+    Index(&'a Path<'a>, usize),
+    /// `parent.field`.
+    Field(&'a Path<'a>, &'a str),
+}
+
+impl Path<'_> {
+    /// The top-level parameter this path is in.
+    pub fn parameter(&self) -> &str {
+        match self {
+            Path::Param(p) => p,
+            Path::Index(parent, _) | Path::Field(parent, _) => parent.parameter(),
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Param(p) => f.write_str(p),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            Path::Field(parent, name) => write!(f, "{parent}.{name}"),
+        }
+    }
+}
+
+/// What reading one value needs: its rules, the policy and where it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Cx<'a> {
+    /// Rules that apply to this value.
+    pub rules: &'a Rules,
+    /// `#[tool(strict)]`.
+    pub strict: bool,
+    /// Where the value is.
+    pub path: Path<'a>,
+}
+
+static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
+static NO_RULES: Rules = Rules::NONE;
+
+impl<'a> Cx<'a> {
+    /// The context of the `i`-th item of this (array) value: no rules of its own yet.
+    pub fn item<'b>(&'b self, path: &'b Path<'b>) -> Cx<'b> {
+        let rules = match &self.rules.items {
+            Some(items) => items,
+            None if self.rules.secret => &SECRET,
+            None => &NO_RULES,
+        };
+        Cx { rules, strict: self.strict, path: *path }
+    }
+
+    /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
+    pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
+        let rejected = if rules_hide(self.rules) { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
+        let fix = match self.rules.fix {
+            Some(f) => f.to_owned(),
+            None if rules_hide(self.rules) => strip_example(fix),
+            None => fix,
+        };
+        let issue = match self.rules.reason {
+            Some(r) => format!("{} ({r})", issue.into()),
+            None => issue.into(),
+        };
+        Problem::new(self.path.parameter(), rejected, issue).accepted(accepted).fix(fix).at(self.path.to_string())
+    }
+}
+
+/// Whether a value under these rules is secret, or holds secret items at any depth.
+pub(crate) fn rules_hide(rules: &Rules) -> bool {
+    rules.secret || rules.items.as_deref().is_some_and(rules_hide)
+}
+
+/// How a value is quoted: not at all when it is, or holds, a secret.
+pub(crate) fn rejected_of(v: &Value, secret: bool) -> Rejected {
+    if secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) }
+}
+
+/// A fix for a secret value must not quote it back (`like "48"` would echo digits sent).
+fn strip_example(fix: String) -> String {
+    match fix.find(", like ") {
+        Some(i) => format!("{}.", &fix[..i]),
+        None => fix,
+    }
+}
+
+/// Whether a value with these rules (or any part of it) is secret: then no part of it is shown.
+pub(crate) fn holds_secret(rules: &Rules, ty: &Ty) -> bool {
+    rules.secret
+        || rules.items.as_ref().is_some_and(|items| match ty {
+            Ty::Array(item) => holds_secret(items, item),
+            _ => items.secret,
+        })
+        || match ty {
+            Ty::Object(o) => o.params.iter().any(|p| holds_secret(&p.rules, &p.ty)),
+            Ty::Array(item) => holds_secret(&Rules::NONE, item),
+            _ => false,
+        }
+}
+
+/// How many failing items of one array (or names that are not parameters) are described one by
+/// one; the rest are counted.
+pub(crate) const SHOWN_ITEMS: usize = 3;
+
+/// `1 character`, `3 items`.
+pub(crate) fn count(n: usize, unit: Unit) -> String {
+    let word = unit.word();
+    if n == 1 { format!("1 {}", &word[..word.len() - 1]) } else { format!("{n} {word}") }
+}

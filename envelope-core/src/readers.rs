@@ -1,0 +1,551 @@
+//! The value readers, beside the rules: JSON in, a typed value out, or a [`Problem`]. Each
+//! reads one JSON shape and calls the rules that apply to it (`crate::rules`).
+//!
+//! The lax policy (default) accepts lossless coercions only, and documents them:
+//! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
+//! - a JSON string holding a finite decimal number (`"0.5"`) for a number parameter;
+//! - the strings `"true"` and `"false"` for a boolean parameter.
+//!
+//! `#[tool(strict)]` refuses each of these, saying to send the JSON type itself. A whole float
+//! (`48.0`) for an integer is taken in both modes: JSON Schema 2020-12 counts it as an integer,
+//! so the `inputSchema` accepts it too and strict mode agrees with the schema on every value.
+
+use serde_json::{Map, Value};
+
+use crate::cx::{Cx, Path, SHOWN_ITEMS, holds_secret};
+use crate::refusal::{Problem, Rejected};
+use crate::render;
+use crate::rules::{self, choices, format, length, multiple_of, pattern, range};
+use crate::spec::{Choices, ObjectSpec, Rules, Ty};
+
+/// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
+/// `Vec<T>` and `serde_json::Value`.
+///
+/// # A type of your own
+///
+/// A type alias of a parameter type is that type. A newtype implements `FromArg` by reading
+/// the type it wraps: the rules on the parameter reach the reader through `cx`, so the
+/// refusals, the schema and the manifest are the wrapped type's. A newtype of a number that
+/// takes `range` or `multiple_of` implements [`Numeric`] too.
+///
+/// ```
+/// use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, Ty, tool};
+/// use serde_json::{Value, json};
+///
+/// /// A number of hours.
+/// pub struct Hours(u32);
+///
+/// impl FromArg for Hours {
+///     fn ty() -> Ty {
+///         u32::ty()
+///     }
+///     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+///         u32::from_arg(v, cx).map(Hours)
+///     }
+/// }
+///
+/// impl Numeric for Hours {}
+///
+/// /// Counts the queries of the last hours.
+/// #[tool]
+/// fn count_queries(#[validate(range = 1..=720)] hours_back: Hours) -> u32 {
+///     hours_back.0
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(count_queries::tool());
+/// let ok = toolbox.call("count_queries", Some(&json!({"hours_back": 48}))).await.unwrap();
+/// assert_eq!(ok.to_value()["data"], 48);
+/// let refused = toolbox.call("count_queries", Some(&json!({"hours_back": 0}))).await.unwrap();
+/// assert_eq!(
+///     refused.message().unwrap(),
+///     "hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."
+/// );
+/// let schema = toolbox.get("count_queries").unwrap().input_schema();
+/// assert_eq!(schema["properties"]["hours_back"], json!({"type": "integer", "minimum": 1, "maximum": 720}));
+/// # });
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "use an integer, f64, bool, String, Vec<T>, Option<T>, serde_json::Value, or a type with `#[derive(Object)]` or `#[derive(Choice)]`",
+    note = "a parameter's type decides the JSON it accepts and the schema it advertises"
+)]
+pub trait FromArg: Sized {
+    /// The JSON shape.
+    fn ty() -> Ty;
+    /// Reads `v` (never JSON `null` for a top-level parameter: that means absent).
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem>;
+    /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
+    /// (the parameter is required).
+    fn absent() -> Option<Self> {
+        None
+    }
+}
+
+/// A parameter type that reads a JSON number: `range` and `multiple_of` apply to it. Implemented
+/// for the integer types, `f32` and `f64`; a newtype of a number implements it to take those
+/// rules (see [`FromArg`]). A type alias of a number is that number and needs nothing.
+///
+/// The `#[tool]` macro checks the types it knows by name; for any other type it asks for this
+/// trait, so `range` on a type that is not a number is a compile error at the rule.
+#[diagnostic::on_unimplemented(
+    message = "`range` and `multiple_of` apply to numbers, and `{Self}` is not one",
+    label = "this rule needs a parameter type that implements `envelope_core::Numeric`",
+    note = "a newtype of a number implements `FromArg` by reading the number, and `Numeric`"
+)]
+pub trait Numeric: FromArg {}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$(impl Numeric for $t {})*};
+}
+numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+
+/// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
+///
+/// Refusals: a fraction (`48.5 is not a whole number`), a non-number (`"ten" is a string`), a
+/// numeric string or whole float in strict mode, a value outside the range (both bounds
+/// stated), a value not among the integer choices (every choice listed).
+pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Problem> {
+    let choices = match cx.rules.choices {
+        Some(Choices::Int(c)) => Some(c),
+        _ => None,
+    };
+    let range = cx.rules.range.as_ref();
+    let accepted = || match choices {
+        Some(c) => choices::int_words(c),
+        None => rules::int_words(cx.rules, lo, hi),
+    };
+    let example = || match choices {
+        Some(c) => c.first().map_or(0, |&x| i128::from(x)),
+        None => rules::int_example(cx.rules, lo, hi),
+    };
+    let n: i128 = match v {
+        Value::Number(num) => {
+            if let Some(i) = num.as_i64() {
+                i128::from(i)
+            } else if let Some(u) = num.as_u64() {
+                i128::from(u)
+            } else {
+                let f = num.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 || !f.is_finite() {
+                    return Err(cx.problem(
+                        v,
+                        "is not a whole number",
+                        accepted(),
+                        format!("Send a whole number, like {}.", example()),
+                    ));
+                }
+                // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
+                // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
+                // that fits 64 bits as an integer: a float at or past 2^63 came from a literal
+                // too large for the 64-bit types, and has lost digits; it is out of their range.
+                let beyond_64_bits = f.abs() >= 9.223_372_036_854_776e18;
+                if f.abs() >= 1e38 || (beyond_64_bits && lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX)) {
+                    return Err(range::int_out_of_range(cx, v, accepted()));
+                }
+                f as i128
+            }
+        }
+        Value::String(s) => match parse_decimal_int(s) {
+            Some(n) if !cx.strict => n,
+            Some(n) => {
+                return Err(cx.problem(v, "is a string", accepted(), format!("Send it as a JSON number, like {n}.")));
+            }
+            None if names_non_finite(s) => {
+                return Err(not_finite(cx, v, accepted(), &example().to_string()));
+            }
+            None => {
+                return Err(cx.problem(
+                    v,
+                    "is a string",
+                    accepted(),
+                    format!("Send it as a JSON number, like {}.", example()),
+                ));
+            }
+        },
+        _ => {
+            return Err(cx.problem(
+                v,
+                render::type_issue(v),
+                accepted(),
+                format!("Send a JSON number, like {}.", example()),
+            ));
+        }
+    };
+    if let Some(c) = choices {
+        choices::check_int(cx, v, n, c, accepted())?;
+        return Ok(n);
+    }
+    let (min, max) = range::int_bounds(range, lo, hi);
+    if n < min || n > max {
+        return Err(range::int_out_of_range(cx, v, accepted()));
+    }
+    if let Some(m) = cx.rules.multiple_of {
+        multiple_of::check_int(cx, v, n, m, (min, max), accepted)?;
+    }
+    Ok(n)
+}
+
+/// `"48"`, `"-3"`: optional minus, then ASCII digits only (no spaces, signs, exponents).
+fn parse_decimal_int(s: &str) -> Option<i128> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `"NaN"`, `"inf"`, `"Infinity"` (any case, any sign) sent for a number: a string that names a
+/// number JSON cannot carry. Its issue is that, not that it is a string (lax mode reads `"0.5"`).
+fn names_non_finite(s: &str) -> bool {
+    s.trim().parse::<f64>().is_ok_and(|f| !f.is_finite())
+}
+
+/// The refusal of a value that is, or names, a number that is not finite.
+fn not_finite(cx: &Cx<'_>, v: &Value, accepted: String, example: &str) -> Problem {
+    cx.problem(v, "is not a finite number", accepted, format!("Send a finite JSON number, like {example}."))
+}
+
+/// Reads a finite number within the value's `range`.
+///
+/// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
+/// bound stated with whether it is included).
+pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
+    // The fast path: a finite JSON number within range, no words built.
+    if let Value::Number(n) = v
+        && let Some(f) = n.as_f64().filter(|f| f.is_finite())
+        && cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(f, r))
+        && cx.rules.multiple_of.is_none_or(|m| multiple_of::float_accepts(m, f))
+    {
+        return Ok(f);
+    }
+    let (accepted, example) = rules::float_accepted(cx.rules);
+    let f = match v {
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
+            Ok(f) if f.is_finite() && s.trim() == s => {
+                return Err(cx.problem(
+                    v,
+                    "is a string",
+                    accepted,
+                    format!("Send it as a JSON number, like {}.", render::number(f)),
+                ));
+            }
+            Ok(_) => return Err(not_finite(cx, v, accepted, &example)),
+            _ => {
+                return Err(cx.problem(v, "is a string", accepted, format!("Send a JSON number, like {example}.")));
+            }
+        },
+        _ => {
+            return Err(cx.problem(v, render::type_issue(v), accepted, format!("Send a JSON number, like {example}.")));
+        }
+    };
+    if !f.is_finite() {
+        return Err(not_finite(cx, v, accepted, &example));
+    }
+    if let Some(r) = &cx.rules.range
+        && !range::in_float_range(f, r)
+    {
+        return Err(range::float_out_of_range(cx, v, accepted));
+    }
+    if let Some(m) = cx.rules.multiple_of {
+        let in_range = |x: f64| cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(x, r));
+        multiple_of::check_float(cx, v, f, m, in_range, accepted)?;
+    }
+    Ok(f)
+}
+
+/// Reads a string that meets the value's `choices`.
+///
+/// Refusals: a non-string; a value not among the choices (every choice listed, the closest
+/// offered — a case-only difference included).
+pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
+    let choices = match cx.rules.choices {
+        Some(Choices::Str(c)) => Some(c),
+        _ => None,
+    };
+    let accepted = || match choices {
+        Some(c) => choices::str_words(c),
+        None => rules::str_words(cx.rules),
+    };
+    let Value::String(s) = v else {
+        let plain = cx.rules.length.is_none() && cx.rules.pattern.is_none() && cx.rules.format.is_none();
+        let fix = match (choices, v) {
+            (Some(c), _) => format!(
+                "Send one of the accepted values as a JSON string, like {}.",
+                render::quoted_list(c.first().copied())
+            ),
+            (None, Value::Number(n)) if plain => format!("Send it as a JSON string, like \"{n}\"."),
+            (None, _) => "Send a JSON string.".to_owned(),
+        };
+        return Err(cx.problem(v, render::type_issue(v), accepted(), fix));
+    };
+    if let Some(len) = &cx.rules.length {
+        length::check_str(cx, v, s, len)?;
+    }
+    if let Some(f) = cx.rules.format {
+        format::check(cx, v, s, f)?;
+    }
+    if let Some(p) = &cx.rules.pattern {
+        pattern::check(cx, v, s, p, || rules::str_words(cx.rules))?;
+    }
+    match choices {
+        Some(c) => choices::check_str(cx, v, s, c),
+        None => Ok(s),
+    }
+}
+
+/// Reads one of `names` (a `#[derive(Choice)]` enum's variants) and gives its index. No
+/// allocation: the string is compared in place.
+pub fn read_choice(v: &Value, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
+    if let Value::String(s) = v
+        && let Some(i) = names.iter().position(|n| *n == s)
+    {
+        return Ok(i);
+    }
+    let rules = Rules { choices: Some(Choices::Str(names)), ..cx.rules.clone() };
+    let with_choices = Cx { rules: &rules, strict: cx.strict, path: cx.path };
+    let s = read_str(v, &with_choices)?;
+    // Only a case-only difference under `ignore_case` gets here.
+    Ok(names.iter().position(|n| *n == s).unwrap_or(0))
+}
+
+/// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
+pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if !cx.strict && (s == "true" || s == "false") => Ok(s == "true"),
+        Value::String(s) if s == "true" || s == "false" => Err(cx.problem(
+            v,
+            "is a string",
+            "true or false".into(),
+            format!("Send it as a JSON boolean, {s}, without quotes."),
+        )),
+        _ => Err(cx.problem(
+            v,
+            render::type_issue(v),
+            "true or false".into(),
+            "Send a JSON boolean, true or false.".into(),
+        )),
+    }
+}
+
+macro_rules! int_from_arg {
+    ($($t:ty),*) => {$(
+        impl FromArg for $t {
+            fn ty() -> Ty {
+                Ty::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
+            }
+            fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+                // In range of the type by construction of `read_int`'s bounds.
+                read_int(v, cx, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
+            }
+        }
+    )*};
+}
+int_from_arg!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
+
+impl FromArg for u128 {
+    fn ty() -> Ty {
+        // Read within i128: JSON numbers past that are refused as out of range.
+        Ty::Integer { min: 0, max: i128::MAX }
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_int(v, cx, 0, i128::MAX).map(|n| n as u128)
+    }
+}
+
+impl FromArg for f64 {
+    fn ty() -> Ty {
+        Ty::Number
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_f64(v, cx)
+    }
+}
+
+impl FromArg for f32 {
+    fn ty() -> Ty {
+        Ty::Number
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        let f = read_f64(v, cx)?;
+        // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
+        // the value the function would get.
+        let r = f as f32;
+        let fits =
+            r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::in_float_range(f64::from(r), rule));
+        if fits {
+            return Ok(r);
+        }
+        let (accepted, _) = range::float_accepted(cx.rules.range.as_ref());
+        let accepted =
+            if cx.rules.range.is_some() { accepted } else { format!("{accepted} of at most {:e} in size", f32::MAX) };
+        Err(cx.problem(
+            v,
+            "is out of range once rounded to single precision",
+            accepted,
+            "Send a value inside the range, not at its edge.".to_owned(),
+        ))
+    }
+}
+
+impl FromArg for bool {
+    fn ty() -> Ty {
+        Ty::Boolean
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_bool(v, cx)
+    }
+}
+
+impl FromArg for String {
+    fn ty() -> Ty {
+        Ty::String
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        read_str(v, cx).map(str::to_owned)
+    }
+}
+
+impl FromArg for Value {
+    fn ty() -> Ty {
+        Ty::Any
+    }
+    fn from_arg(v: &Value, _cx: &Cx<'_>) -> Result<Self, Problem> {
+        Ok(v.clone())
+    }
+}
+
+impl<T: FromArg> FromArg for Option<T> {
+    fn ty() -> Ty {
+        T::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        if v.is_null() { Ok(None) } else { T::from_arg(v, cx).map(Some) }
+    }
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+}
+
+/// Items are read with the item rules; the first few failing items are reported with a count.
+impl<T: FromArg> FromArg for Vec<T> {
+    fn ty() -> Ty {
+        Ty::Array(Box::new(T::ty()))
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        let Value::Array(items) = v else {
+            let words = rules::array_words(&T::ty(), cx.rules.items.as_deref(), cx.rules.length.as_ref());
+            // A JSON string holding an array: read in lax mode, refused in strict mode.
+            if let Value::String(s) = v
+                && let Some(decoded @ Value::Array(_)) = container_in_string(s)
+            {
+                if !cx.strict {
+                    return Self::from_arg(&decoded, cx);
+                }
+                let fix = "Send the array itself, like [...], not a string holding it.".to_owned();
+                return Err(cx.problem(v, "is a string holding an array", words, fix));
+            }
+            let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
+                "Send a JSON array."
+            } else {
+                "Send a JSON array, like []."
+            };
+            return Err(cx.problem(v, render::type_issue(v), words, fix.into()));
+        };
+        if let Some(len) = &cx.rules.length {
+            length::check_items(cx, v, items.len(), len, || {
+                rules::array_words(&T::ty(), cx.rules.items.as_deref(), Some(len))
+            })?;
+        }
+        let mut out = Vec::with_capacity(items.len().min(1024));
+        let mut refused: Vec<Problem> = Vec::new();
+        let mut more: Vec<usize> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = Path::Index(&cx.path, i);
+            let item_cx = cx.item(&path);
+            match T::from_arg(item, &item_cx) {
+                Ok(x) if refused.is_empty() => out.push(x),
+                Ok(_) => {}
+                Err(p) if refused.len() < SHOWN_ITEMS => refused.push(p),
+                Err(_) => more.push(i),
+            }
+        }
+        if refused.is_empty() {
+            return Ok(out);
+        }
+        if !more.is_empty() {
+            let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", cx.path)).collect();
+            let etc = if more.len() > 5 { ", …" } else { "" };
+            let items = if more.len() == 1 { "item" } else { "items" };
+            let issue = format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", "));
+            let accepted = refused[0].accepted.clone();
+            refused.push(
+                Problem::new(cx.path.parameter(), Rejected::Missing, issue)
+                    .accepted(accepted)
+                    .fix("Fix those items the same way.")
+                    .at(cx.path.to_string()),
+            );
+        }
+        let mut first = refused.remove(0);
+        first.also = refused;
+        Err(first)
+    }
+}
+
+/// The object a `#[derive(Object)]` value is read from, or the refusal of a non-object.
+///
+/// A JSON string holding an object (`"{\"name\": \"Ada\"}"`, as models often send) is decoded
+/// and read in lax mode; `#[tool(strict)]` refuses it, saying to send the object itself.
+pub fn object_of<'v>(
+    v: &'v Value,
+    cx: &Cx<'_>,
+    spec: &ObjectSpec,
+) -> Result<std::borrow::Cow<'v, Map<String, Value>>, Problem> {
+    let like = || {
+        spec.params.iter().find(|p| p.required).or(spec.params.first()).map_or_else(
+            || "{}".to_owned(),
+            |p| format!("{{\"{}\": {}}}", p.name, rules::example_json(&p.ty, &p.rules)),
+        )
+    };
+    let hide = |mut problem: Problem| {
+        if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
+            problem.rejected = Rejected::Hidden;
+        }
+        problem
+    };
+    let accepted = || format!("an object with the keys {}", spec.keys());
+    match v {
+        Value::Object(o) => Ok(std::borrow::Cow::Borrowed(o)),
+        Value::String(s) => match container_in_string(s) {
+            Some(Value::Object(o)) if !cx.strict => Ok(std::borrow::Cow::Owned(o)),
+            Some(Value::Object(_)) => Err(hide(cx.problem(
+                v,
+                "is a string holding an object",
+                accepted(),
+                format!("Send the object itself, like {}, not a string holding it.", like()),
+            ))),
+            _ => Err(hide(cx.problem(
+                v,
+                render::type_issue(v),
+                accepted(),
+                format!("Send a JSON object, like {}.", like()),
+            ))),
+        },
+        _ => {
+            Err(hide(cx.problem(v, render::type_issue(v), accepted(), format!("Send a JSON object, like {}.", like()))))
+        }
+    }
+}
+
+/// The object or array a JSON string holds (`"{\"a\": 1}"`, `"[1, 2]"`), for a parameter that
+/// expects that container: models often send a container as its JSON text. `None` for any other
+/// string (a number, a word, invalid JSON).
+fn container_in_string(s: &str) -> Option<Value> {
+    if !s.trim_start().starts_with(['{', '[']) {
+        return None;
+    }
+    serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())
+}

@@ -1,0 +1,60 @@
+//! `pattern` (with `example`): a regex the string must contain a match for, as JSON Schema's
+//! `pattern` searches (2020-12 Validation §6.3.3). Its check, its words by where the regex is
+//! anchored, and its keyword.
+
+use serde_json::{Map, Value, json};
+
+use crate::cx::Cx;
+use crate::refusal::Problem;
+use crate::render;
+use crate::spec::{Anchoring, Pattern};
+
+/// How a string relates to its pattern, by where the pattern is anchored: ` matching the
+/// pattern ` only when `^` and `$` tie it to both ends; else a search (JSON Schema `pattern`).
+pub(crate) fn words(p: &Pattern) -> &'static str {
+    match p.anchoring() {
+        Anchoring::Full => " matching the pattern ",
+        Anchoring::Start => " starting with a match for the pattern ",
+        Anchoring::End => " ending with a match for the pattern ",
+        Anchoring::Search => " containing a match for the pattern ",
+    }
+}
+
+/// The move that fixes a string its pattern refused, when no `example` is declared: "in full"
+/// only for a pattern anchored at both ends.
+fn fix(p: &Pattern) -> String {
+    let src = p.source;
+    match p.anchoring() {
+        Anchoring::Full => format!("Send a string that matches {src} in full."),
+        Anchoring::Start => format!("Send a string that starts with a match for {src}."),
+        Anchoring::End => format!("Send a string that ends with a match for {src}."),
+        Anchoring::Search => format!("Send a string that contains a match for {src} somewhere."),
+    }
+}
+
+/// Refuses a string holding no match; `accepted` is the string's accepted set.
+pub(crate) fn check(
+    cx: &Cx<'_>,
+    v: &Value,
+    s: &str,
+    p: &Pattern,
+    accepted: impl FnOnce() -> String,
+) -> Result<(), Problem> {
+    if p.regex.is_match(s) {
+        return Ok(());
+    }
+    let fix = match p.example {
+        Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
+        None => fix(p),
+    };
+    let issue = match p.anchoring() {
+        Anchoring::Search => "does not contain a match for the pattern",
+        _ => "does not match the pattern",
+    };
+    Err(cx.problem(v, issue, accepted(), fix))
+}
+
+/// The JSON Schema keyword.
+pub(crate) fn schema(m: &mut Map<String, Value>, p: &Pattern) {
+    m.insert("pattern".into(), json!(p.source));
+}

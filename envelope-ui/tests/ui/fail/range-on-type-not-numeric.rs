@@ -1,0 +1,21 @@
+use envelope_core::{Cx, FromArg, Problem, Ty, tool};
+use serde_json::Value;
+
+/// A newtype of a string: it reads a string, so `range` does not apply to it.
+struct Code(String);
+
+impl FromArg for Code {
+    fn ty() -> Ty {
+        String::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        String::from_arg(v, cx).map(Code)
+    }
+}
+
+#[tool]
+fn lookup(#[validate(range = 1..=9)] code: Code) -> String {
+    code.0
+}
+
+fn main() {}
