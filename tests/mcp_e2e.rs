@@ -9,12 +9,13 @@
 use std::{path::PathBuf, process::Stdio, sync::OnceLock, time::Duration};
 
 use rmcp::{
-    RoleClient, ServiceError,
+    ClientHandler, RoleClient, ServiceError,
     model::{
-        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode, Implementation, JsonObject,
-        ProtocolVersion, ReadResourceRequestParams, ResultType,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
+        ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode, FormElicitationCapability, Implementation,
+        JsonObject, ProtocolVersion, ReadResourceRequestParams, ResultType,
     },
-    service::{ClientLifecycleMode, ClientServiceExt, RunningService},
+    service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService},
     transport::{StreamableHttpClientTransport, TokioChildProcess},
 };
 use serde_json::{Value, json};
@@ -1159,4 +1160,199 @@ async fn the_auth_hook_guards_streamable_http() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["result"]["structuredContent"]["data"], 7, "{reply}");
     server.abort();
+}
+
+/// A client that declares form elicitation and answers every elicitation with `answer`,
+/// recording each form it was shown (message, requested schema).
+#[derive(Clone)]
+struct Approver {
+    version: ProtocolVersion,
+    answer: std::sync::Arc<std::sync::Mutex<ElicitResult>>,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<(String, Value)>>>,
+}
+
+impl Approver {
+    fn answer(&self, action: ElicitationAction, content: Option<Value>) {
+        let mut answer = ElicitResult::new(action);
+        answer.content = content;
+        *self.answer.lock().unwrap() = answer;
+    }
+
+    fn asked(&self) -> Vec<(String, Value)> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl ClientHandler for Approver {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } = request {
+            self.asked.lock().unwrap().push((message, serde_json::to_value(requested_schema).unwrap()));
+        }
+        Ok(self.answer.lock().unwrap().clone())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        ClientConfig::new(capabilities, Implementation::new("mcp_e2e", "0")).with_protocol_version(self.version.clone())
+    }
+}
+
+/// An [`Approver`] client of a new example server over stdio, speaking `version`.
+async fn approver_client(version: &ProtocolVersion) -> (RunningService<RoleClient, Approver>, Approver) {
+    let approver = Approver {
+        version: version.clone(),
+        answer: std::sync::Arc::new(std::sync::Mutex::new(ElicitResult::new(ElicitationAction::Cancel))),
+        asked: std::sync::Arc::default(),
+    };
+    let transport = TokioChildProcess::new(Command::new(server())).expect("spawning the server");
+    let lifecycle = if version.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] }
+    };
+    let connecting = approver.clone().serve_with_lifecycle(transport, lifecycle);
+    let client =
+        timeout(READ_TIMEOUT, connecting).await.expect("the session starts in time").expect("the session starts");
+    (client, approver)
+}
+
+/// `tools/call` through rmcp's high-level helper (which drives MRTR rounds): the envelope.
+async fn envelope_of(client: &RunningService<RoleClient, Approver>, name: &'static str, args: Value) -> Value {
+    let params = CallToolRequestParams::new(name).with_arguments(object(args));
+    let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
+    assert_text_is_structured(&result);
+    assert_result_type(&result, &client.service().version);
+    result.structured_content.unwrap()
+}
+
+async fn new_note(client: &RunningService<RoleClient, Approver>, title: &str) -> Value {
+    let created = envelope_of(client, "create_note", json!({ "title": title })).await;
+    assert_eq!(created["status"], "ok", "{created}");
+    created["data"]["id"].clone()
+}
+
+/// 2026-07-28 with elicitation: rmcp's client answers the approval form through its
+/// `ClientHandler` and retries; only an accepted `approved: true` deletes, and only once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_is_approved_through_elicitation_on_2026_07_28() {
+    let (client, approver) = approver_client(&ProtocolVersion::V_2026_07_28).await;
+    let id = new_note(&client, "elicited").await;
+    let delete = json!({ "note_id": id });
+
+    approver.answer(ElicitationAction::Decline, None);
+    let declined = envelope_of(&client, "delete_note", delete.clone()).await;
+    assert_eq!(declined["status"], "ok", "{declined}");
+    assert_eq!(declined["data"], json!({"done": false, "reason": "declined"}));
+    approver.answer(ElicitationAction::Accept, Some(json!({"approved": false})));
+    let not_approved = envelope_of(&client, "delete_note", delete.clone()).await;
+    assert_eq!(not_approved["data"], json!({"done": false, "reason": "declined"}));
+    approver.answer(ElicitationAction::Cancel, None);
+    let cancelled = envelope_of(&client, "delete_note", delete.clone()).await;
+    assert_eq!(cancelled["data"], json!({"done": false, "reason": "cancelled"}));
+    assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 1);
+
+    approver.answer(ElicitationAction::Accept, Some(json!({"approved": true})));
+    let deleted = envelope_of(&client, "delete_note", delete.clone()).await;
+    assert_eq!(deleted["status"], "ok", "{deleted}");
+    assert_eq!(deleted["data"], json!({"deleted": {"id": id, "title": "elicited"}}));
+    assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"], json!([]));
+
+    // One form per call, showing the preview to the person.
+    let asked = approver.asked();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    let (message, schema) = &asked[3];
+    assert!(message.starts_with("delete_note waits for your approval. It would do: "), "{message}");
+    assert!(message.contains(r#""title":"elicited""#), "{message}");
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["approved"]));
+    assert_eq!(schema["properties"]["approved"]["type"], "boolean");
+    client.cancel().await.unwrap();
+}
+
+/// `call_tool_once` shows the `InputRequiredResult` itself; a forged `requestState` runs
+/// nothing, other arguments are asked about afresh, and a used one is a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_input_required_result_and_its_request_state() {
+    let (client, approver) = approver_client(&ProtocolVersion::V_2026_07_28).await;
+    let first = new_note(&client, "first").await;
+    let second = new_note(&client, "second").await;
+    let once = |args: Value, state: Option<String>, approved: Option<bool>| {
+        let client = &client;
+        async move {
+            let mut params = CallToolRequestParams::new("delete_note").with_arguments(object(args));
+            params.request_state = state;
+            if let Some(approved) = approved {
+                let answer = json!({"action": "accept", "content": {"approved": approved}});
+                params.input_responses = Some([("approval".to_owned(), answer)].into_iter().collect());
+            }
+            timeout(READ_TIMEOUT, client.call_tool_once(params)).await.unwrap().unwrap()
+        }
+    };
+    let CallToolResponse::InputRequired(asked) = once(json!({ "note_id": first }), None, None).await else {
+        panic!("an InputRequiredResult");
+    };
+    let wire = serde_json::to_value(&asked).unwrap();
+    assert_eq!(wire["resultType"], "input_required", "{wire}");
+    let state = wire["requestState"].as_str().expect("requestState").to_owned();
+    assert!(state.len() > 20, "{state}");
+    let request = &wire["inputRequests"]["approval"];
+    assert_eq!(request["method"], "elicitation/create", "{wire}");
+    assert_eq!(request["params"]["mode"], "form", "{wire}");
+    assert!(request["params"]["message"].as_str().unwrap().contains(r#""title":"first""#), "{wire}");
+    assert_eq!(request["params"]["requestedSchema"]["properties"]["approved"]["type"], "boolean", "{wire}");
+    assert_eq!(wire.as_object().unwrap().len(), 3, "nothing else: {wire}");
+    assert!(approver.asked().is_empty(), "call_tool_once asks no one");
+
+    let envelope = |response: CallToolResponse| match response {
+        CallToolResponse::Complete(result) => {
+            assert_text_is_structured(&result);
+            result.structured_content.unwrap()
+        }
+        other => panic!("a complete result: {other:?}"),
+    };
+    let mut forged = state.clone();
+    forged.replace_range(..4, if state.starts_with("AAAA") { "BBBB" } else { "AAAA" });
+    let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(true)).await);
+    assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
+    assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
+
+    // The state of the first note's delete, sent with the second's arguments: asked afresh.
+    let CallToolResponse::InputRequired(again) =
+        once(json!({ "note_id": second }), Some(state.clone()), Some(true)).await
+    else {
+        panic!("a fresh InputRequiredResult");
+    };
+    let again_state = again.request_state.clone().unwrap();
+    assert_ne!(again_state, state);
+    assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
+
+    let deleted = envelope(once(json!({ "note_id": first }), Some(state.clone()), Some(true)).await);
+    assert_eq!(deleted["data"], json!({"deleted": {"id": first, "title": "first"}}), "{deleted}");
+    let used = envelope(once(json!({ "note_id": first }), Some(state), Some(true)).await);
+    assert_eq!(used["error_code"], "CONFLICT", "{used}");
+    let notes = envelope_of(&client, "list_notes", json!({})).await;
+    assert_eq!(notes["data"].as_array().unwrap().len(), 1, "{notes}");
+    assert_eq!(notes["data"][0]["title"], "second", "{notes}");
+    client.cancel().await.unwrap();
+}
+
+/// A 2025-11-25 client that declares elicitation keeps the envelope flow: `needs_confirmation`,
+/// no form shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_11_25_client_still_gets_needs_confirmation() {
+    let (client, approver) = approver_client(&ProtocolVersion::V_2025_11_25).await;
+    approver.answer(ElicitationAction::Accept, Some(json!({"approved": true})));
+    let id = new_note(&client, "kept").await;
+    let params = CallToolRequestParams::new("delete_note").with_arguments(object(json!({ "note_id": id })));
+    let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
+    let queued = result.structured_content.unwrap();
+    assert_eq!(queued["status"], "needs_confirmation", "{queued}");
+    assert!(queued["pending_action_id"].is_string(), "{queued}");
+    assert!(approver.asked().is_empty());
+    client.cancel().await.unwrap();
 }

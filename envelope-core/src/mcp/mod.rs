@@ -44,6 +44,11 @@
 //! not hold up other calls; `notifications/cancelled` stops the wait for a call, and its reply
 //! is never sent.
 //!
+//! A confirm tool (`#[tool(confirm = ...)]`) called on 2026-07-28 by a client that declares
+//! form elicitation asks for approval with an MRTR `InputRequiredResult` (SEP-2322) instead of
+//! `needs_confirmation`; the retried call runs the action once or drops it. The shapes are in
+//! the source of `mrtr.rs` and in the README ("Writes that run once").
+//!
 //! [`serve_stdio`] serves over stdin/stdout (2025-11-25, "Transports / stdio": one JSON-RPC
 //! message per line):
 //!
@@ -62,6 +67,7 @@
 //! }
 //! ```
 
+mod mrtr;
 mod stdio;
 mod wire;
 
@@ -169,16 +175,22 @@ impl ServerHandler for McpServer {
     /// on its blocking thread; its envelope is dropped).
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = match raw_arguments(&context.extensions) {
             Some(raw) => raw.0,
-            None => request.arguments.map(|object| Value::Object(object).to_string().into()),
+            None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
-        let call = call_with_raw_arguments(&self.toolbox, &request.name, arguments);
+        let call = async {
+            if mrtr::applies(&self.toolbox, &request.name, &context) {
+                return mrtr::call(&self.toolbox, &request, arguments).await;
+            }
+            let envelope = call_with_raw_arguments(&self.toolbox, &request.name, arguments).await?;
+            Ok(call_tool_result(&envelope).into())
+        };
         tokio::select! {
-            result = call => Ok(result?.into()),
+            result = call => result,
             () = context.ct.cancelled() => Err(ErrorData::invalid_request("the call was cancelled", None)),
         }
     }
@@ -202,7 +214,7 @@ impl ServerHandler for McpServer {
         let params = request.params.unwrap_or_default();
         let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wrong_name(params.get("name")))?;
         let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
-        let mut result = call_with_raw_arguments(&self.toolbox, name, arguments).await?;
+        let mut result = call_tool_result(&call_with_raw_arguments(&self.toolbox, name, arguments).await?);
         // rmcp shapes a custom result for no version: `resultType` is 2026-07-28's alone.
         if context.protocol_version().is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str()) {
             result.result_type = None;
@@ -258,7 +270,7 @@ async fn call_with_raw_arguments(
     toolbox: &Arc<Toolbox>,
     name: &str,
     arguments: Option<Arc<str>>,
-) -> Result<CallToolResult, ErrorData> {
+) -> Result<Envelope, ErrorData> {
     let Some(text) = arguments else {
         return served(run(toolbox, name, None).await);
     };
@@ -307,20 +319,20 @@ async fn call_now(toolbox: &Toolbox, name: &str, arguments: Option<&str>) -> Res
     }
 }
 
-fn served(call: Result<Envelope, UnknownTool>) -> Result<CallToolResult, ErrorData> {
-    Ok(call_tool_result(&call.map_err(unknown_tool)?))
+fn served(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
+    call.map_err(unknown_tool)
 }
 
 /// `-32602` carrying the toolbox's refusal of the `arguments` value: its sentence as `message`,
 /// the envelope as `data`.
-fn refused(call: Result<Envelope, UnknownTool>) -> Result<CallToolResult, ErrorData> {
+fn refused(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
     let envelope = call.map_err(unknown_tool)?;
     match envelope.message() {
         Some(message) if envelope.is_error() => {
             Err(ErrorData::invalid_params(message.to_owned(), Some(envelope.to_value())))
         }
         // The toolbox served it after all: answer what it answered.
-        _ => Ok(call_tool_result(&envelope)),
+        _ => Ok(envelope),
     }
 }
 
