@@ -27,8 +27,9 @@ async def drive(label, server, mode):
     async with Client(server, mode=mode) as client:
         tools = await client.list_tools()
         names = sorted(t.name for t in tools.tools)
-        check(f"{label}: tools/list names the four tools", names ==
-              ["create_note", "get_top_queries", "search_analytics", "set_threshold"], names)
+        check(f"{label}: tools/list names the example tools and confirm_action", names ==
+              ["confirm_action", "create_note", "delete_note", "get_top_queries", "list_notes",
+               "search_analytics", "set_threshold"], names)
 
         # The smallest input: a number with a three-digit exponent.
         result = await client.call_tool("set_threshold", {"ratio": 1e-100, "api_key": KEY})

@@ -8,7 +8,8 @@
 //!   caught inside envelope);
 //! - the answer is one JSON object whose first key is `status`, one of the four status words,
 //!   with `success` true exactly for `ok`;
-//! - no envelope over 2 KB (2,048 bytes of JSON text), whatever the input's size;
+//! - no refusal, fault or confirmation over 2 KB (2,048 bytes of JSON text), whatever the
+//!   input's size (an `ok` envelope carries the tool's data, as large as the tool makes it);
 //! - a `secret` parameter's value (`set_threshold`'s `api_key`) never appears in the answer;
 //! - an unknown tool name gives `UnknownTool`, whose message stays under 2 KB.
 
@@ -38,7 +39,7 @@ pub struct Report {
     pub by_status: BTreeMap<String, u64>,
     /// Inputs by kind: `random text`, `structured`, `mutated`, `unknown tool`.
     pub by_kind: BTreeMap<&'static str, u64>,
-    /// The largest envelope seen, in bytes.
+    /// The largest envelope seen that is not `ok`, in bytes.
     pub largest_envelope: usize,
     /// The largest input fed, in bytes.
     pub largest_input: usize,
@@ -137,15 +138,19 @@ pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
         let Ok(envelope) = call else { return Err(fail("the tool was not found".into())) };
         let text = envelope.to_json();
         let status = check(&text, secret).map_err(|what| fail(format!("{what}: {text}")))?;
-        report.largest_envelope = report.largest_envelope.max(text.len());
+        if status != "ok" {
+            report.largest_envelope = report.largest_envelope.max(text.len());
+        }
         *report.by_status.entry(status).or_default() += 1;
     }
     Ok(report)
 }
 
-/// Checks one envelope's text; answers its status word.
+/// Checks one envelope's text; answers its status word. The 2 KB budget is envelope's own words
+/// (refusals, faults, confirmations); an `ok` envelope's `data` is the tool's answer, as large as
+/// the tool makes it (`list_notes` after many `create_note` calls).
 fn check(text: &str, secret: bool) -> Result<String, String> {
-    if text.len() > MAX_ENVELOPE_BYTES {
+    if text.len() > MAX_ENVELOPE_BYTES && !text.starts_with(r#"{"status":"ok","#) {
         return Err(format!("envelope of {} bytes", text.len()));
     }
     if secret && text.contains(SECRET_MARK) {
