@@ -150,11 +150,18 @@ impl NoteStore {
     }
 }
 
+/// The ids a refusal lists: the first ten, then how many more, so the refusal stays short however
+/// many notes there are.
 fn ids(notes: &[Note]) -> String {
+    const SHOWN: usize = 10;
     if notes.is_empty() {
         return "none yet".to_owned();
     }
-    notes.iter().map(|n| n.id.to_string()).collect::<Vec<_>>().join(", ")
+    let shown = notes.iter().take(SHOWN).map(|n| n.id.to_string()).collect::<Vec<_>>().join(", ");
+    match notes.len().saturating_sub(SHOWN) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
 }
 
 /// Why a note tool refuses.

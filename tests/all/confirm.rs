@@ -181,6 +181,22 @@ fn bad_arguments_and_a_refusing_preview_queue_nothing() {
     assert_eq!(store.len(), before, "nothing was queued");
 }
 
+/// However many notes there are, the refusal lists ten ids and counts the rest (found by the
+/// fuzzer: with 184 notes it listed them all and passed 2 KB).
+#[test]
+fn a_refusal_lists_ten_ids_and_counts_the_rest() {
+    let toolbox = with_notes(Arc::default());
+    for i in 0..20 {
+        let created = call(&toolbox, "create_note", json!({"title": format!("note {i}")})).to_value();
+        assert_eq!(created["status"], "ok", "{created}");
+    }
+    let env = call(&toolbox, "delete_note", json!({"note_id": 999})).to_value();
+    assert_eq!(
+        env["hints"]["accepted"], "the id of an existing note (ids now: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 12 more)",
+        "{env}"
+    );
+}
+
 #[test]
 fn the_sealed_arguments_are_the_ones_that_run() {
     let notes = Arc::new(examples::NoteStore::default());
