@@ -27,6 +27,9 @@ mod tools;
 /// The largest envelope the contract allows, in bytes of JSON text.
 pub const MAX_ENVELOPE_BYTES: usize = 2048;
 
+/// Inputs served by one toolbox before a fresh one takes over.
+const FRESH_EVERY: u64 = 20_000;
+
 /// The distinctive part of every secret value the fuzzer sends; never in an answer.
 const SECRET_MARK: &str = "sk-Zq9XsEcReT";
 
@@ -81,7 +84,7 @@ impl fmt::Display for Failure {
 /// # Errors
 /// The first [`Failure`].
 pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
-    let toolbox = tools::toolbox();
+    let mut toolbox = tools::toolbox();
     let names: Vec<(String, Vec<String>)> = toolbox
         .tools()
         .iter()
@@ -98,7 +101,12 @@ pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let mut rng = Rng::with_seed(seed);
     let mut report = Report::default();
-    for _ in 0..iterations {
+    for i in 0..iterations {
+        if i % FRESH_EVERY == 0 && i > 0 {
+            // A fresh server now and then: the note store grows with every note the fuzzer
+            // creates, and `list_notes` answers all of them.
+            toolbox = tools::toolbox();
+        }
         let (tool, params) = &names[rng.usize(..names.len())];
         let (kind, input, secret) = match rng.u8(..10) {
             0 => ("random text", random_text(&mut rng), false),
