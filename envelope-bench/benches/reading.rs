@@ -32,7 +32,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use envelope_core::__private::{Args, Map};
+use envelope_core::__private::{Args, Input, Map};
 use envelope_core::{Bound, Cx, Envelope, FromArg, Num, Path, Range, Rules, Status, Tool, Toolbox, tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -116,6 +116,68 @@ fn serde_checked(v: &Value) -> Result<TopQueries, &'static str> {
     Ok(p)
 }
 
+/// The floor from text: serde_json into plain fields, no checks.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct TopQueriesPlain {
+    hours_back: u32,
+    group_by: String,
+    top: Option<u32>,
+}
+
+/// The limit from text: serde + a Rust enum + the range checks as plain `if`s.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopQueriesTyped {
+    hours_back: u32,
+    group_by: GroupBy,
+    #[serde(default = "ten")]
+    top: u32,
+}
+
+fn serde_limit(text: &str) -> Result<TopQueriesTyped, &'static str> {
+    let p: TopQueriesTyped = serde_json::from_str(text).map_err(|_| "does not deserialize")?;
+    if !(1..=720).contains(&p.hours_back) || !(1..=100).contains(&p.top) {
+        return Err("out of range");
+    }
+    Ok(p)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Allocations: a counting global allocator, read around one call.
+
+struct Counting;
+
+static ALLOCS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract is passed on.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations and reallocations made by one call of `f` (its result dropped outside).
+fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = ALLOCS.load(std::sync::atomic::Ordering::Relaxed);
+    let out = f();
+    (ALLOCS.load(std::sync::atomic::Ordering::Relaxed) - before, out)
+}
+
 #[derive(Deserialize)]
 struct OneString {
     #[allow(dead_code)]
@@ -133,7 +195,7 @@ struct OneEnum {
 // (no `catch_unwind`, no envelope).
 
 fn reader(tool: &Tool, obj: &Map<String, Value>) -> Option<(u32, String, u32)> {
-    let mut args = Args::new(tool.spec(), Some(obj));
+    let mut args = Args::new(tool.spec(), Input::object(Some(obj)));
     let a = args.take::<u32>(0);
     let b = args.take::<String>(1);
     let c = args.take_or::<u32>(2, || 10);
@@ -230,6 +292,9 @@ impl Runner {
             ("enum/enum_tool_call", "enum/string_tool_call", "Choice enum / String, Tool::call"),
             ("enum/serde_enum", "enum/serde_string", "enum / String, plain serde"),
             ("failure/toolbox_call", "success/toolbox_call", "refusal (2 problems) / success"),
+            ("text/call_json", "text/serde_limit", "Toolbox::call_json / serde limit, &str"),
+            ("text/serde_limit", "text/serde_floor", "serde limit / serde floor, &str"),
+            ("text/refusal", "text/serde_floor", "refusal from &str / serde floor"),
         ];
         for (a, b, what) in ratios {
             if let (Some(x), Some(y)) = (self.ns(a), self.ns(b)) {
@@ -274,22 +339,22 @@ fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
     r.bench("success", "toolbox_call_tokio", || rt.block_on(toolbox.call("top_queries", Some(black_box(&good)))));
     // The reader's pieces.
-    r.bench("success", "args_new", || Args::new(spec, Some(black_box(good_obj))).unknown().is_none());
+    r.bench("success", "args_new", || Args::new(spec, Input::object(Some(black_box(good_obj)))).unknown().is_none());
     r.bench("success", "map_get_x3", || {
         let o = black_box(good_obj);
         (o.get("hours_back").is_some(), o.get("group_by").is_some(), o.get("top").is_some())
     });
     let hours = json!(24);
-    let cx0 = Cx { rules: &spec.params[0].rules, strict: false, path: Path::Param("hours_back") };
+    let cx0 = Cx::new(&spec.params[0].rules, false, Path::Param("hours_back"));
     r.bench("success", "read_u32_range", || u32::from_arg(black_box(&hours), &cx0).is_ok());
     let database = json!("database");
-    let cx1 = Cx { rules: &spec.params[1].rules, strict: false, path: Path::Param("group_by") };
+    let cx1 = Cx::new(&spec.params[1].rules, false, Path::Param("group_by"));
     r.bench("success", "read_string_choices", || String::from_arg(black_box(&database), &cx1).is_ok());
     // Not in `top_queries`: an f64 with a range (`set_threshold`'s `ratio`), for comparison.
     let ratio_rules =
         Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Float(0.0)), Bound::Exclusive(Num::Float(1.0))));
     let ratio = json!(0.25);
-    let cx_f = Cx { rules: &ratio_rules, strict: false, path: Path::Param("ratio") };
+    let cx_f = Cx::new(&ratio_rules, false, Path::Param("ratio"));
     r.bench("success", "read_f64_range", || f64::from_arg(black_box(&ratio), &cx_f).is_ok());
 
     // --- enum vs String ---------------------------------------------------------------------
@@ -298,8 +363,8 @@ fn main() {
     let by_s = toolbox.get("by_string").expect("registered");
     assert_eq!(ready(by_e.call(Some(&one))).status(), Status::Ok);
     assert_eq!(ready(by_s.call(Some(&one))).status(), Status::Ok);
-    let cx_e = Cx { rules: &by_e.spec().params[0].rules, strict: false, path: Path::Param("group_by") };
-    let cx_s = Cx { rules: &by_s.spec().params[0].rules, strict: false, path: Path::Param("group_by") };
+    let cx_e = Cx::new(&by_e.spec().params[0].rules, false, Path::Param("group_by"));
+    let cx_s = Cx::new(&by_s.spec().params[0].rules, false, Path::Param("group_by"));
     r.bench("enum", "enum_from_arg", || GroupBy::from_arg(black_box(&database), &cx_e).is_ok());
     r.bench("enum", "string_from_arg", || String::from_arg(black_box(&database), &cx_s).is_ok());
     r.bench("enum", "enum_tool_call", || ready(by_e.call(Some(black_box(&one)))));
@@ -314,6 +379,24 @@ fn main() {
     assert!(refused.message().is_some_and(|m| m.contains("Did you mean \"database\"?")));
     r.bench("failure", "toolbox_call", || ready(toolbox.call("top_queries", Some(black_box(&bad)))));
     r.bench("failure", "to_json", || black_box(&refused).to_json());
+
+    // --- from text ---------------------------------------------------------------------------
+    let good_text = r#"{"hours_back": 24, "group_by": "database", "top": 5}"#;
+    let bad_text = r#"{"hours_back": 0, "group_by": "databse"}"#;
+    assert!(serde_limit(good_text).is_ok());
+    let ok = ready(toolbox.call_json("top_queries", good_text)).expect("a tool");
+    assert_eq!(ok.status(), Status::Ok);
+    r.bench("text", "serde_floor", || serde_json::from_str::<TopQueriesPlain>(black_box(good_text)).is_ok());
+    r.bench("text", "serde_limit", || serde_limit(black_box(good_text)).is_ok());
+    r.bench("text", "call_json", || ready(toolbox.call_json("top_queries", black_box(good_text))));
+    r.bench("text", "refusal", || ready(toolbox.call_json("top_queries", black_box(bad_text))).map(|e| e.to_json()));
+    let (floor, _) = allocations(|| serde_json::from_str::<TopQueriesPlain>(good_text));
+    let (limit, _) = allocations(|| serde_limit(good_text));
+    let (ours, _) = allocations(|| ready(toolbox.call_json("top_queries", good_text)));
+    let (refusal, _) = allocations(|| ready(toolbox.call_json("top_queries", bad_text)).map(|e| e.to_json()));
+    println!(
+        "allocations per call: serde floor {floor}, serde limit {limit}, call_json {ours}, refusal to text {refusal}"
+    );
 
     if r.only.is_none() {
         r.c.final_summary();

@@ -10,7 +10,9 @@ use serde_json::{Map, Value};
 
 pub(crate) use crate::cx::holds_secret;
 pub use crate::cx::{Cx, Path};
-use crate::cx::{SHOWN_ITEMS, rejected_of};
+use crate::cx::{Numbers, SHOWN_ITEMS, rejected_of};
+pub use crate::input::Input;
+use crate::input::{Sent, Source};
 pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::refusal::{Problem, Rejected};
 use crate::render;
@@ -77,6 +79,7 @@ fn cross_problem(
     want: Option<&Value>,
     by: &ParamSpec,
     cause: &Cause,
+    numbers: Numbers<'_>,
 ) -> Problem {
     let when = &cause.when;
     let noun = &cause.noun;
@@ -90,7 +93,9 @@ fn cross_problem(
         None => format!("Add \"{}\" to the arguments, or {change} {}.", other.name, by.name),
     };
     let (rejected, issue) = match (sent, value) {
-        (Some(v), _) => (rejected_of(v, holds_secret(&other.rules, &other.ty)), format!("does not go with {noun}")),
+        (Some(v), _) => {
+            (rejected_of(v, holds_secret(&other.rules, &other.ty), numbers), format!("does not go with {noun}"))
+        }
         (None, Some(d)) => {
             (Rejected::Missing, format!("was not sent, and its default {} does not go with {noun}", render::shown(d)))
         }
@@ -109,17 +114,37 @@ pub struct Args<'a> {
     /// The object's own path, for a nested object; `None` for a tool's arguments.
     parent: Option<Path<'a>>,
     obj: Option<&'a Map<String, Value>>,
-    /// The value sent for each parameter, found in one pass over the object.
+    /// The characters the numbers of `obj` were sent with (empty without the text).
+    numbers: Numbers<'a>,
+    /// The value sent for each parameter, found in one pass over the object (or the text).
     slots: Slots<'a>,
     problems: Vec<Problem>,
     /// Names that are not parameters: reported after the parameters' own problems.
     unknown: Vec<Problem>,
 }
 
+/// What was sent for one parameter: a node of the parsed object, or a value of the walked text.
+#[derive(Clone, Copy)]
+enum Slot<'a> {
+    Value(&'a Value),
+    Text(&'a Sent<'a>),
+}
+
+impl Slot<'_> {
+    fn is_null(&self) -> bool {
+        match self {
+            Slot::Value(v) => v.is_null(),
+            Slot::Text(s) => s.is_null(),
+        }
+    }
+}
+
 /// Per-parameter values, inline for the usual handful of parameters (no allocation).
 enum Slots<'a> {
-    Inline([Option<&'a Value>; 12]),
-    Heap(Vec<Option<&'a Value>>),
+    Inline([Option<Slot<'a>>; 12]),
+    Heap(Vec<Option<Slot<'a>>>),
+    /// The walked text's own slots.
+    Text(&'a [Option<Sent<'a>>]),
 }
 
 impl<'a> Slots<'a> {
@@ -127,17 +152,20 @@ impl<'a> Slots<'a> {
         if n <= 12 { Slots::Inline([None; 12]) } else { Slots::Heap(vec![None; n]) }
     }
 
-    fn get(&self, i: usize) -> Option<&'a Value> {
+    fn get(&self, i: usize) -> Option<Slot<'a>> {
         match self {
             Slots::Inline(a) => a.get(i).copied().flatten(),
             Slots::Heap(v) => v.get(i).copied().flatten(),
+            Slots::Text(t) => t.get(i).and_then(Option::as_ref).map(Slot::Text),
         }
     }
 
     fn set(&mut self, i: usize, value: &'a Value) {
+        let value = Slot::Value(value);
         let slot = match self {
             Slots::Inline(a) => a.get_mut(i),
             Slots::Heap(v) => v.get_mut(i),
+            Slots::Text(_) => None,
         };
         if let Some(slot) = slot {
             *slot = Some(value);
@@ -146,15 +174,29 @@ impl<'a> Slots<'a> {
 }
 
 impl<'a> Args<'a> {
-    /// Starts reading `obj` (`None`: no arguments were sent). Names that are not parameters are
-    /// refused here, each with the list of parameters and the closest name.
-    pub fn new(spec: &'a ToolSpec, obj: Option<&'a Map<String, Value>>) -> Self {
-        Args::scoped(&spec.params, spec.strict, spec.name, None, obj)
+    /// Starts reading a tool's arguments. Names that are not parameters are refused here, each
+    /// with the list of parameters and the closest name.
+    pub fn new(spec: &'a ToolSpec, input: Input<'a>) -> Self {
+        match input.0 {
+            Source::Value { obj, numbers } => Args::scoped(&spec.params, spec.strict, spec.name, None, obj, numbers),
+            // The walk matched every name to a parameter.
+            Source::Text(sent) => Args {
+                params: &spec.params,
+                strict: spec.strict,
+                owner: spec.name,
+                parent: None,
+                obj: None,
+                numbers: &[],
+                slots: Slots::Text(sent),
+                problems: Vec::new(),
+                unknown: Vec::new(),
+            },
+        }
     }
 
     /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `cx.path`.
     pub fn nested(params: &'a [ParamSpec], cx: &Cx<'a>, obj: &'a Map<String, Value>) -> Self {
-        Args::scoped(params, cx.strict, "", Some(cx.path), Some(obj))
+        Args::scoped(params, cx.strict, "", Some(cx.path), Some(obj), cx.numbers)
     }
 
     fn scoped(
@@ -163,6 +205,7 @@ impl<'a> Args<'a> {
         owner: &'a str,
         parent: Option<Path<'a>>,
         obj: Option<&'a Map<String, Value>>,
+        numbers: Numbers<'a>,
     ) -> Self {
         let mut args = Args {
             params,
@@ -170,6 +213,7 @@ impl<'a> Args<'a> {
             owner,
             parent,
             obj,
+            numbers,
             slots: Slots::new(params.len()),
             problems: Vec::new(),
             unknown: Vec::new(),
@@ -207,36 +251,43 @@ impl<'a> Args<'a> {
     pub fn take<T: FromArg>(&mut self, i: usize) -> Option<T> {
         let p = &self.params[i];
         match self.slots.get(i) {
-            None | Some(Value::Null) => {
-                if let Some(v) = T::absent() {
-                    return Some(v);
-                }
-                let sent_null = self.slots.get(i).is_some();
-                let problem = self.missing(p, &T::ty(), sent_null);
-                self.problems.push(problem);
-                None
-            }
-            Some(v) => self.read(p, v),
+            None => self.absent(p, false),
+            Some(s) if s.is_null() => self.absent(p, true),
+            Some(s) => self.read(p, s),
         }
+    }
+
+    /// A parameter not sent (or sent as `null`): `None` for `Option`, else a problem.
+    fn absent<T: FromArg>(&mut self, p: &ParamSpec, sent_null: bool) -> Option<T> {
+        if let Some(v) = T::absent() {
+            return Some(v);
+        }
+        let problem = self.missing(p, &T::ty(), sent_null);
+        self.problems.push(problem);
+        None
     }
 
     /// Reads parameter `i`, or `default()` when it is absent or `null`.
     pub fn take_or<T: FromArg>(&mut self, i: usize, default: impl FnOnce() -> T) -> Option<T> {
         let p = &self.params[i];
         match self.slots.get(i) {
-            None | Some(Value::Null) => Some(default()),
-            Some(v) => self.read(p, v),
+            Some(s) if !s.is_null() => self.read(p, s),
+            _ => Some(default()),
         }
     }
 
-    fn read<T: FromArg>(&mut self, p: &ParamSpec, v: &Value) -> Option<T> {
+    fn read<T: FromArg>(&mut self, p: &ParamSpec, slot: Slot<'a>) -> Option<T> {
         let parent = self.parent;
         let path = match &parent {
             Some(parent) => Path::Field(parent, p.name),
             None => Path::Param(p.name),
         };
-        let cx = Cx { rules: &p.rules, strict: self.strict, path };
-        match T::from_arg(v, &cx) {
+        let cx = Cx { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
+        let read = match slot {
+            Slot::Value(v) => T::from_arg(v, &cx),
+            Slot::Text(s) => T::from_sent(s, &cx),
+        };
+        match read {
             Ok(x) => Some(x),
             Err(problem) => {
                 self.problems.push(problem);
@@ -364,7 +415,8 @@ impl<'a> Args<'a> {
                         (Some(_), None) => false,
                     };
                     if !ok {
-                        let problem = cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause);
+                        let problem =
+                            cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause, self.numbers);
                         found.push(problem.at(self.path_of(other.name)).under(self.parameter_of(other.name)));
                     }
                 }
@@ -377,7 +429,7 @@ impl<'a> Args<'a> {
                     found.push(
                         Problem::new(
                             p.name,
-                            rejected_of(v, holds_secret(&p.rules, &p.ty)),
+                            rejected_of(v, holds_secret(&p.rules, &p.ty), self.numbers),
                             format!("cannot be sent together with {}", other.name),
                         )
                         .accepted(format!("{} or {}, not both", p.name, other.name))
@@ -442,7 +494,7 @@ pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
 }
 
 /// Refusal of arguments that are not a JSON object (an array, a string, a number).
-pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
+pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) -> Problem {
     let names: Vec<String> = spec.params.iter().map(|p| format!("\"{}\"", p.name)).collect();
     let like = spec
         .params
@@ -452,7 +504,7 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
         .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(&p.ty, &p.rules)))
         .unwrap_or_else(|| "{}".into());
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty));
-    Problem::new("arguments", rejected_of(v, secret), format!("is {}, not an object", render::json_type(v)))
+    Problem::new("arguments", rejected_of(v, secret, numbers), format!("is {}, not an object", render::json_type(v)))
         .accepted(if names.is_empty() {
             "an empty object, {}".to_owned()
         } else {

@@ -492,7 +492,7 @@ impl Guard {
         let Some(tool) = toolbox.get(&name) else {
             return Fault::backend(format!("running the approved {name}")).into();
         };
-        match tool.start(Some(&args)) {
+        match tool.start(crate::args::Input::object(Some(&args))) {
             Outcome::Guarded(g) => tool.settle(tool.step(g, Step::Run)).await,
             // Read again, the stored arguments were refused (a tool changed between replicas).
             other => tool.settle(other).await,
@@ -669,8 +669,8 @@ pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
     Tool::__new(spec, confirm_action_call)
 }
 
-fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, obj: Option<&'a Map<String, Value>>) -> Outcome<'a> {
-    let mut args = crate::args::Args::new(spec, obj);
+fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'a>) -> Outcome<'a> {
+    let mut args = crate::args::Args::new(spec, input);
     let id = args.take::<String>(0);
     let approved = args.take::<bool>(1);
     let (Some(id), Some(approved)) = (id, approved) else { return args.refuse() };
@@ -779,7 +779,7 @@ impl Toolbox {
             Some(Value::Object(o)) => Some(o),
             Some(_) => return PendingCheck::Refused(t.call(arguments).await.with_code_prefix(self.code_prefix())),
         };
-        match t.start(obj) {
+        match t.start(crate::args::Input::object(obj)) {
             Outcome::Guarded(_) => {}
             other => return PendingCheck::Refused(t.settle(other).await.with_code_prefix(self.code_prefix())),
         }

@@ -41,7 +41,8 @@ impl fmt::Display for Path<'_> {
     }
 }
 
-/// What reading one value needs: its rules, the policy and where it is.
+/// What reading one value needs: its rules, the policy and where it is; and, carried by the
+/// reader, the characters each number of the arguments was sent with.
 #[derive(Clone, Copy, Debug)]
 pub struct Cx<'a> {
     /// Rules that apply to this value.
@@ -50,12 +51,29 @@ pub struct Cx<'a> {
     pub strict: bool,
     /// Where the value is.
     pub path: Path<'a>,
+    /// The characters numbers were sent with (`1e3`, which a `Value` holds as 1000.0), by the
+    /// address of their node in the value being read, sorted; empty when no text was sent.
+    pub(crate) numbers: Numbers<'a>,
 }
+
+/// Number nodes of the value being read and the characters each was sent with, sorted by
+/// node address (see `sent::numbers_as_sent`): how a refusal quotes a number as sent.
+pub(crate) type Numbers<'a> = &'a [(usize, &'a str)];
 
 static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
 static NO_RULES: Rules = Rules::NONE;
 
 impl<'a> Cx<'a> {
+    /// The context of a value at `path` under `rules`, read in strict or lax mode.
+    pub fn new(rules: &'a Rules, strict: bool, path: Path<'a>) -> Self {
+        Cx { rules, strict, path, numbers: &[] }
+    }
+
+    /// This context with other rules (the same place, policy and numbers).
+    pub(crate) fn with_rules<'b>(&'b self, rules: &'b Rules) -> Cx<'b> {
+        Cx { rules, strict: self.strict, path: self.path, numbers: self.numbers }
+    }
+
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
     pub fn item<'b>(&'b self, path: &'b Path<'b>) -> Cx<'b> {
         let rules = match &self.rules.items {
@@ -63,12 +81,16 @@ impl<'a> Cx<'a> {
             None if self.rules.secret => &SECRET,
             None => &NO_RULES,
         };
-        Cx { rules, strict: self.strict, path: *path }
+        Cx { rules, strict: self.strict, path: *path, numbers: self.numbers }
     }
 
     /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
-        let rejected = if rules_hide(self.rules) { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) };
+        let rejected = if rules_hide(self.rules) {
+            Rejected::Hidden
+        } else {
+            Rejected::Shown(render::shown_as_sent(v, self.numbers))
+        };
         let fix = match self.rules.fix {
             Some(f) => f.to_owned(),
             None if rules_hide(self.rules) => strip_example(fix),
@@ -87,9 +109,9 @@ pub(crate) fn rules_hide(rules: &Rules) -> bool {
     rules.secret || rules.items.as_deref().is_some_and(rules_hide)
 }
 
-/// How a value is quoted: not at all when it is, or holds, a secret.
-pub(crate) fn rejected_of(v: &Value, secret: bool) -> Rejected {
-    if secret { Rejected::Hidden } else { Rejected::Shown(render::shown(v)) }
+/// How a value is quoted: not at all when it is, or holds, a secret; its numbers as sent.
+pub(crate) fn rejected_of(v: &Value, secret: bool, numbers: Numbers<'_>) -> Rejected {
+    if secret { Rejected::Hidden } else { Rejected::Shown(render::shown_as_sent(v, numbers)) }
 }
 
 /// A fix for a secret value must not quote it back (`like "48"` would echo digits sent).

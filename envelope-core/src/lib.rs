@@ -57,6 +57,7 @@ mod cx;
 mod envelope;
 mod fault;
 mod formats;
+mod input;
 mod manifest;
 mod read;
 mod readers;

@@ -3,8 +3,10 @@
 
 pub use serde_json::{Map, Value};
 
-pub use crate::args::{Args, FromArg, Numeric, object_of, read_choice};
+pub use crate::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
 pub use crate::confirm::{Guarded, Step};
+pub use crate::input::{Scalar, Sent};
+pub use crate::readers::read_choice_sent;
 
 /// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
 /// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.

@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use crate::cx::{Cx, Path, SHOWN_ITEMS, holds_secret};
+pub use crate::input::Sent;
 use crate::refusal::{Problem, Rejected};
 use crate::render;
 use crate::rules::{self, choices, format, length, multiple_of, pattern, range};
@@ -75,6 +76,14 @@ pub trait FromArg: Sized {
     fn ty() -> Ty;
     /// Reads `v` (never JSON `null` for a top-level parameter: that means absent).
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem>;
+    /// Reads a scalar of the arguments' text (see [`Sent`]), read by `Toolbox::call_json` in
+    /// one pass without a `serde_json::Value`. The default reads it as `from_arg` reads the
+    /// equal `Value`, quoting a number as it was sent; a type overrides it only to skip work
+    /// (`String` keeps the one copy it needs, a `Choice` compares the text in place).
+    #[doc(hidden)]
+    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+        as_value(sent, cx, Self::from_arg)
+    }
     /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
     /// (the parameter is required).
     fn absent() -> Option<Self> {
@@ -99,6 +108,16 @@ macro_rules! numeric {
     ($($t:ty),*) => {$(impl Numeric for $t {})*};
 }
 numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+
+/// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
+fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) -> T) -> T {
+    let v = sent.to_value();
+    if !v.is_number() {
+        return read(&v, cx);
+    }
+    let numbers = [(std::ptr::from_ref(&v) as usize, sent.text)];
+    read(&v, &Cx { numbers: &numbers, ..*cx })
+}
 
 /// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
 ///
@@ -305,10 +324,20 @@ pub fn read_choice(v: &Value, cx: &Cx<'_>, names: &'static [&'static str]) -> Re
         return Ok(i);
     }
     let rules = Rules { choices: Some(Choices::Str(names)), ..cx.rules.clone() };
-    let with_choices = Cx { rules: &rules, strict: cx.strict, path: cx.path };
+    let with_choices = cx.with_rules(&rules);
     let s = read_str(v, &with_choices)?;
     // Only a case-only difference under `ignore_case` gets here.
     Ok(names.iter().position(|n| *n == s).unwrap_or(0))
+}
+
+/// [`read_choice`] of a scalar of the arguments' text: a string among `names` is found in place.
+pub fn read_choice_sent(sent: &Sent<'_>, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
+    if let Some(s) = sent.as_str()
+        && let Some(i) = names.iter().position(|n| *n == s)
+    {
+        return Ok(i);
+    }
+    as_value(sent, cx, |v, cx| read_choice(v, cx, names))
 }
 
 /// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
@@ -407,6 +436,16 @@ impl FromArg for String {
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         read_str(v, cx).map(str::to_owned)
     }
+    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+        // The one copy the value needs, checked in place and moved out.
+        let Some(s) = sent.as_str() else { return as_value(sent, cx, Self::from_arg) };
+        let v = Value::String(s.to_owned());
+        read_str(&v, cx)?;
+        match v {
+            Value::String(s) => Ok(s),
+            _ => as_value(sent, cx, Self::from_arg),
+        }
+    }
 }
 
 impl FromArg for Value {
@@ -424,6 +463,9 @@ impl<T: FromArg> FromArg for Option<T> {
     }
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         if v.is_null() { Ok(None) } else { T::from_arg(v, cx).map(Some) }
+    }
+    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+        if sent.is_null() { Ok(None) } else { T::from_sent(sent, cx).map(Some) }
     }
     fn absent() -> Option<Self> {
         Some(None)

@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::cx::Numbers;
+
 /// Values whose JSON text is longer than this many characters are cut.
 pub(crate) const SHOWN_CHARS: usize = 40;
 
@@ -9,6 +11,12 @@ pub(crate) const SHOWN_CHARS: usize = 40;
 /// characters, an ellipsis and, for a string, its length in characters (`"aaaa…" (5000
 /// characters)`). The result is bounded (under 100 bytes) whatever the input.
 pub(crate) fn shown(value: &Value) -> String {
+    shown_as_sent(value, &[])
+}
+
+/// [`shown`], with each number of `value` found in `numbers` (by node address) quoted with
+/// the characters it was sent with.
+pub(crate) fn shown_as_sent(value: &Value, numbers: Numbers<'_>) -> String {
     match value {
         Value::String(s) => {
             let count = s.chars().count();
@@ -21,8 +29,8 @@ pub(crate) fn shown(value: &Value) -> String {
         }
         Value::Array(_) | Value::Object(_) => {
             let mut out = Bounded { buf: Vec::new(), limit: SHOWN_CHARS * 4 };
-            let complete = if has_sent_numbers() {
-                write_as_sent(&mut out, value).is_ok()
+            let complete = if !numbers.is_empty() {
+                write_as_sent(&mut out, value, numbers).is_ok()
             } else {
                 serde_json::to_writer(&mut out, value).is_ok()
             };
@@ -38,8 +46,8 @@ pub(crate) fn shown(value: &Value) -> String {
             };
             format!("{prefix}… (cut; {what})")
         }
-        Value::Number(_) => match number_as_sent(value) {
-            Some(text) => cut_token(&text),
+        Value::Number(_) => match number_as_sent(value, numbers) {
+            Some(text) => cut_token(text),
             None => number_as_parsed(value),
         },
         _ => json_text(value),
@@ -66,49 +74,18 @@ fn cut_token(text: &str) -> String {
     format!("{}… ({} characters)", &text[..SHOWN_CHARS - 8], text.len())
 }
 
-std::thread_local! {
-    /// The characters each number of the arguments being read was sent with, where they differ
-    /// from how serde_json writes the parsed double back: by the address of its node in the
-    /// parsed arguments, sorted (see `sent::numbers_as_sent`).
-    ///
-    /// Set by `Tool::call_json` around the tool's synchronous argument reading, which quotes
-    /// through [`shown`]. A thread-local rather than a field of the reader's context: the
-    /// reading code `#[tool]` generates takes the parsed arguments only, and a value read from
-    /// `Toolbox::call` has no text to carry.
-    static SENT: std::cell::RefCell<Vec<(usize, Box<str>)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` (a tool's synchronous argument reading) with `numbers` available to [`shown`]; the
-/// addresses must be of nodes that live, unmoved, through `f`.
-pub(crate) fn with_sent_numbers<R>(numbers: Vec<(usize, Box<str>)>, f: impl FnOnce() -> R) -> R {
-    if numbers.is_empty() {
-        return f();
-    }
-    let previous = SENT.with(|e| e.replace(numbers));
-    let out = f();
-    SENT.with(|e| e.replace(previous));
-    out
-}
-
-fn has_sent_numbers() -> bool {
-    SENT.with(|e| !e.borrow().is_empty())
-}
-
-/// The characters `value` (a number node of the arguments being read) was sent with, when they
-/// differ from serde_json's.
-fn number_as_sent(value: &Value) -> Option<String> {
+/// The characters `value` (a number node of the arguments being read) was sent with, when
+/// `numbers` has them.
+fn number_as_sent<'n>(value: &Value, numbers: Numbers<'n>) -> Option<&'n str> {
     let addr = std::ptr::from_ref(value) as usize;
-    SENT.with(|e| {
-        let table = e.borrow();
-        table.binary_search_by_key(&addr, |(a, _)| *a).ok().map(|i| table[i].1.to_string())
-    })
+    numbers.binary_search_by_key(&addr, |(a, _)| *a).ok().map(|i| numbers[i].1)
 }
 
 /// Writes `value` as JSON with each number as sent; stops with an error once `out` is full.
-fn write_as_sent(out: &mut Bounded, value: &Value) -> std::io::Result<()> {
+fn write_as_sent(out: &mut Bounded, value: &Value, numbers: Numbers<'_>) -> std::io::Result<()> {
     use std::io::Write as _;
     match value {
-        Value::Number(_) => match number_as_sent(value) {
+        Value::Number(_) => match number_as_sent(value, numbers) {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other),
         },
@@ -118,7 +95,7 @@ fn write_as_sent(out: &mut Bounded, value: &Value) -> std::io::Result<()> {
                 if i > 0 {
                     out.write_all(b",")?;
                 }
-                write_as_sent(out, item)?;
+                write_as_sent(out, item, numbers)?;
             }
             out.write_all(b"]")
         }
@@ -130,7 +107,7 @@ fn write_as_sent(out: &mut Bounded, value: &Value) -> std::io::Result<()> {
                 }
                 serde_json::to_writer(&mut *out, k).map_err(std::io::Error::other)?;
                 out.write_all(b":")?;
-                write_as_sent(out, v)?;
+                write_as_sent(out, v, numbers)?;
             }
             out.write_all(b"}")
         }

@@ -239,19 +239,19 @@ fn has_repeats(seen: &[(Cow<'_, str>, &str)]) -> bool {
 /// whose characters as sent differ from how `serde_json` writes them back (`1e3`, `1.50`,
 /// `18446744073709551616`): each by the address of its node in `value`, with its text. Empty
 /// when the two cannot be paired one to one (a container skipped as too deep).
-pub(crate) fn numbers_as_sent(numbers: &[&str], value: &Value) -> Vec<(usize, Box<str>)> {
+pub(crate) fn numbers_as_sent<'t>(numbers: &[&'t str], value: &Value) -> Vec<(usize, &'t str)> {
     let mut nodes = Vec::with_capacity(numbers.len());
     collect_numbers(value, &mut nodes);
     if nodes.len() != numbers.len() || numbers.contains(&"") {
         return Vec::new();
     }
-    let mut out: Vec<(usize, Box<str>)> = nodes
+    let mut out: Vec<(usize, &'t str)> = nodes
         .iter()
         .zip(numbers)
         // An integer in plain digits is written back as sent: no need to compare.
         .filter(|(node, token)| !((node.is_i64() || node.is_u64()) && plain_integer(token)))
         .filter(|(node, token)| serde_json::to_string(node).is_ok_and(|written| written != **token))
-        .map(|(node, token)| (std::ptr::from_ref::<Value>(node) as usize, Box::from(*token)))
+        .map(|(node, token)| (std::ptr::from_ref::<Value>(node) as usize, *token))
         .collect();
     out.sort_unstable_by_key(|(addr, _)| *addr);
     out

@@ -11,8 +11,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args;
+use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
+use crate::input::{self, Input, Sent, Source};
 use crate::refusal::Refusal;
 use crate::render;
 use crate::schema;
@@ -36,18 +38,18 @@ pub enum Outcome<'a> {
     Decide(String, crate::confirm::Decision),
 }
 
-/// The function `#[tool]` generates: reads the arguments object and calls the tool.
-pub type CallFn = for<'a> fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
+/// The function `#[tool]` generates: reads the arguments and calls the tool.
+pub type CallFn = for<'a> fn(&'a ToolSpec, Input<'a>) -> Outcome<'a>;
 
 /// The function `#[tools]` generates for a method: [`CallFn`] with the state first.
-pub type MethodFn<S> = for<'a> fn(&Arc<S>, &'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
+pub type MethodFn<S> = for<'a> fn(&Arc<S>, &'a ToolSpec, Input<'a>) -> Outcome<'a>;
 
 /// A call function with state (a `#[tools]` method bound to its `Arc<S>`).
-type DynCall = Arc<dyn for<'a> Fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a> + Send + Sync>;
+type DynCall = Arc<dyn for<'a> Fn(&'a ToolSpec, Input<'a>) -> Outcome<'a> + Send + Sync>;
 
 fn dyn_call<F>(f: F) -> DynCall
 where
-    F: for<'a> Fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a> + Send + Sync + 'static,
+    F: for<'a> Fn(&'a ToolSpec, Input<'a>) -> Outcome<'a> + Send + Sync + 'static,
 {
     Arc::new(f)
 }
@@ -68,6 +70,10 @@ pub struct Tool {
     schema: Map<String, Value>,
     format: WireFormat,
     sync_body: bool,
+    /// Whether `call_json` may read the text in one pass (`crate::input`): no cross-field
+    /// rules (they compare parsed values) and no confirmation or key (the store keeps the
+    /// parsed arguments).
+    walkable: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -90,7 +96,10 @@ impl Tool {
 
     fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
-        Tool { spec, call, schema, format: WireFormat::Envelope, sync_body: false }
+        let walkable = !spec.needs_confirmation
+            && !spec.idempotency_key
+            && spec.params.iter().all(|p| p.requires.is_empty() && p.excludes.is_empty());
+        Tool { spec, call, schema, format: WireFormat::Envelope, sync_body: false, walkable }
     }
 
     /// Marks the tool's body as a plain (not `async`) function: `#[tool]` calls this.
@@ -161,18 +170,13 @@ impl Tool {
     /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
     /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, Vec::new(), None).await
+        self.call_with(arguments, &[], None).await
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
     /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
     /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
-    async fn call_with(
-        &self,
-        arguments: Option<&Value>,
-        numbers: Vec<(usize, Box<str>)>,
-        toolbox: Option<&Toolbox>,
-    ) -> Envelope {
+    async fn call_with(&self, arguments: Option<&Value>, numbers: Numbers<'_>, toolbox: Option<&Toolbox>) -> Envelope {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -183,16 +187,26 @@ impl Tool {
                     Some(&decoded)
                 }
                 _ => {
-                    return Refusal::from_problems(vec![args::not_an_object(&self.spec, &Value::String(s.clone()))])
-                        .into();
+                    let problem = args::not_an_object(&self.spec, &Value::String(s.clone()), numbers);
+                    return Refusal::from_problems(vec![problem]).into();
                 }
             },
             Some(other) => {
-                let problem = render::with_sent_numbers(numbers, || args::not_an_object(&self.spec, other));
-                return Refusal::from_problems(vec![problem]).into();
+                return Refusal::from_problems(vec![args::not_an_object(&self.spec, other, numbers)]).into();
             }
         };
-        let outcome = render::with_sent_numbers(numbers, || self.start(obj));
+        let outcome = self.start(Input::object_as_sent(obj, numbers));
+        self.answer(outcome, obj, toolbox).await
+    }
+
+    /// The envelope of a started call: guarded (`obj`: the arguments it read), decided, or
+    /// settled.
+    async fn answer(
+        &self,
+        outcome: Outcome<'_>,
+        obj: Option<&Map<String, Value>>,
+        toolbox: Option<&Toolbox>,
+    ) -> Envelope {
         let guard: &crate::confirm::Guard = match toolbox {
             Some(t) => &t.guard,
             None => crate::confirm::default_guard(),
@@ -214,9 +228,9 @@ impl Tool {
         }
     }
 
-    /// Runs the generated call function on `obj`; a panic becomes a `BACKEND_ERROR` fault.
-    pub(crate) fn start<'a>(&'a self, obj: Option<&'a Map<String, Value>>) -> Outcome<'a> {
-        catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, obj)))
+    /// Runs the generated call function on `input`; a panic becomes a `BACKEND_ERROR` fault.
+    pub(crate) fn start<'a>(&'a self, input: Input<'a>) -> Outcome<'a> {
+        catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, input)))
             .unwrap_or_else(|_| Outcome::Ready(self.panicked()))
     }
 
@@ -263,6 +277,22 @@ impl Tool {
     }
 
     async fn call_json_in(&self, arguments: &str, toolbox: Option<&Toolbox>) -> Envelope {
+        if self.walkable {
+            // The usual call: an object of scalars, read in one pass (see `crate::input`).
+            let n = self.spec.params.len();
+            let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
+            let mut heap = Vec::new();
+            let slots: &mut [Option<Sent<'_>>] = if n <= WALKED_INLINE {
+                &mut inline[..n]
+            } else {
+                heap.resize(n, None);
+                &mut heap
+            };
+            if input::walk(arguments, &self.spec.params, slots) {
+                let outcome = self.start(Input(Source::Text(slots)));
+                return self.answer(outcome, None, toolbox).await;
+            }
+        }
         let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
             Ok(v) => (v, None),
             Err(_) => match self.read_fields(arguments) {
@@ -279,9 +309,9 @@ impl Tool {
                 sent::numbers_as_sent(&sent.numbers, &parsed)
             }
             // Read field by field: each field's text pairs with its own value.
-            Some(raws) => self.numbers_by_field(&parsed, &raws),
+            Some(ref raws) => Self::numbers_by_field(&parsed, raws),
         };
-        self.call_with(Some(&parsed), numbers, toolbox).await
+        self.call_with(Some(&parsed), &numbers, toolbox).await
     }
 
     /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
@@ -290,14 +320,14 @@ impl Tool {
         let problems = duplicates.iter().map(|d| args::duplicate_key(&self.spec, d)).collect();
         let mut refusal = Refusal::from_problems(problems);
         if let Value::Object(obj) = parsed
-            && let Err(unknown) = args::Args::new(&self.spec, Some(obj)).finish()
+            && let Err(unknown) = args::Args::new(&self.spec, Input::object(Some(obj))).finish()
         {
             refusal = refusal.and(unknown);
         }
         refusal
     }
 
-    fn numbers_by_field(&self, parsed: &Value, raws: &FieldTexts) -> Vec<(usize, Box<str>)> {
+    fn numbers_by_field<'t>(parsed: &Value, raws: &'t FieldTexts) -> Vec<(usize, &'t str)> {
         let mut all = Vec::new();
         for (name, raw) in raws {
             if let Some(v) = parsed.get(name) {
@@ -342,12 +372,15 @@ impl Tool {
         }
         // Report names that are not parameters too, without calling the tool.
         let mut refusal = Refusal::from_problems(problems);
-        if let Err(unknown) = args::Args::new(&self.spec, Some(&fields_read)).finish() {
+        if let Err(unknown) = args::Args::new(&self.spec, Input::object(Some(&fields_read))).finish() {
             refusal = refusal.and(unknown);
         }
         Err(refusal)
     }
 }
+
+/// How many parameters' walked values `call_json` keeps inline (more take one allocation).
+const WALKED_INLINE: usize = 12;
 
 /// Each field of an arguments object read field by field, with its JSON text as sent.
 type FieldTexts = Vec<(String, String)>;
@@ -523,11 +556,7 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool
-            .call_with(arguments, Vec::new(), Some(self))
-            .await
-            .with_code_prefix(self.prefix)
-            .with_wire_format(self.format))
+        Ok(tool.call_with(arguments, &[], Some(self)).await.with_code_prefix(self.prefix).with_wire_format(self.format))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see

@@ -91,15 +91,27 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
                 ::envelope_core::__private::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
-                    .map(|__envelope_i| match __envelope_i {
-                        #(#index => #ident::#idents,)*
-                        _ => #ident::#first,
-                    })
+                    .map(Self::__envelope_variant)
+            }
+            fn from_sent(
+                __envelope_v: &::envelope_core::__private::Sent<'_>,
+                __envelope_cx: &::envelope_core::Cx<'_>,
+            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
+                ::envelope_core::__private::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
+                    .map(Self::__envelope_variant)
             }
         }
 
         #[automatically_derived]
         impl #ident {
+            #[doc(hidden)]
+            fn __envelope_variant(__envelope_i: usize) -> Self {
+                match __envelope_i {
+                    #(#index => #ident::#idents,)*
+                    _ => #ident::#first,
+                }
+            }
+
             /// The name callers use for this value.
             #[must_use]
             pub const fn as_str(&self) -> &'static str {

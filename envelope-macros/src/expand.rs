@@ -521,7 +521,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 fn __envelope_call<'a>(
                     __envelope_this: &::std::sync::Arc<#self_ty>,
                     __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
-                    __envelope_obj: ::core::option::Option<&'a ::envelope_core::__private::Map<::std::string::String, ::envelope_core::__private::Value>>,
+                    __envelope_obj: ::envelope_core::__private::Input<'a>,
                 ) -> ::envelope_core::__private::Outcome<'a> {
                     #body
                 }

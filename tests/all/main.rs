@@ -13,6 +13,7 @@ mod formats;
 mod http;
 mod manifest;
 mod multiple_of;
+mod one_pass;
 mod own_types;
 mod reader;
 mod reading;

@@ -187,7 +187,7 @@ impl HttpTools {
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
             let secret = tool.spec().params.iter().any(|p| crate::args::holds_secret(&p.rules, &p.ty));
             // The accepted set and the fix of a non-object, as over MCP.
-            let shape = crate::args::not_an_object(tool.spec(), &Value::Null);
+            let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
             let refusal = Refusal::parameter("arguments");
             let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
             let refusal = refusal.reason("is not JSON").accepted(shape.accepted_set()).fix(shape.fix_text()).build();

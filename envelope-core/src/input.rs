@@ -1,0 +1,303 @@
+//! The arguments as the generated reader receives them: a parsed JSON object, or the JSON text
+//! walked once.
+//!
+//! [`walk`] reads an arguments object's text in one pass, borrowing from the text: each key is matched to its parameter and each value, a JSON scalar, is kept
+//! with the characters it was sent with. No `serde_json::Value` is built and nothing is
+//! allocated (a string with an escape is decoded into its own `String`). The walk declines,
+//! and the caller reads the text the general way (`serde_json::Value` first, then the scan of
+//! `crate::sent`), for anything it does not describe exactly: text that is not an object of
+//! parameters, a name that is not a parameter, a key sent twice, a value that is an object or
+//! an array, a number no double holds. The refusals are the general path's, so the two paths
+//! answer every input alike; the walk only makes the usual call fast.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Number, Value};
+
+use crate::cx::Numbers;
+use crate::spec::ParamSpec;
+
+/// A JSON scalar of the arguments' text, as `serde_json` reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as a `Value` would hold it (an integer when it fits 64 bits, else a double).
+    Number(Number),
+    /// A string, borrowed from the text unless it had an escape.
+    Str(Cow<'a, str>),
+}
+
+/// One value of the arguments' text: its characters as sent and the scalar they hold.
+#[derive(Clone, Debug)]
+pub struct Sent<'a> {
+    /// The JSON text of the value, without the whitespace around it (`1e3`, `"day"`).
+    pub text: &'a str,
+    /// What the text holds.
+    pub scalar: Scalar<'a>,
+}
+
+impl Sent<'_> {
+    /// The value as a `serde_json::Value` (a string is copied).
+    pub fn to_value(&self) -> Value {
+        match &self.scalar {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(*b),
+            Scalar::Number(n) => Value::Number(n.clone()),
+            Scalar::Str(s) => Value::String(s.as_ref().to_owned()),
+        }
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.scalar == Scalar::Null
+    }
+
+    /// The string, when the value is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.scalar {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The arguments a tool's generated call function reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a>(pub(crate) Source<'a>);
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Source<'a> {
+    /// A parsed object (`None`: no arguments), with the characters its numbers were sent with
+    /// when the text is known (see [`Numbers`]).
+    Value { obj: Option<&'a Map<String, Value>>, numbers: Numbers<'a> },
+    /// The text, walked: each parameter's value in declared order (`None`: not sent).
+    Text(&'a [Option<Sent<'a>>]),
+}
+
+impl<'a> Input<'a> {
+    /// A parsed arguments object (`None`: no arguments were sent).
+    pub fn object(obj: Option<&'a Map<String, Value>>) -> Self {
+        Input(Source::Value { obj, numbers: &[] })
+    }
+
+    /// A parsed object whose numbers were sent as `numbers` (node address, text; sorted).
+    pub(crate) fn object_as_sent(obj: Option<&'a Map<String, Value>>, numbers: Numbers<'a>) -> Self {
+        Input(Source::Value { obj, numbers })
+    }
+
+    /// The parsed object, when the arguments were parsed.
+    pub fn as_object(&self) -> Option<&'a Map<String, Value>> {
+        match self.0 {
+            Source::Value { obj, .. } => obj,
+            Source::Text(_) => None,
+        }
+    }
+}
+
+/// Walks `text`, an arguments object, filling `slots` (one per parameter of `params`, all
+/// `None`, at least `params.len()` long) with each parameter's value. `false`, with `slots` in
+/// any state, when the walk declines (see the module's documentation).
+///
+/// Accepts a subset of RFC 8259 JSON: an object whose keys (without escapes) are parameter
+/// names, each at most once, and whose values are scalars; whitespace is the four bytes of
+/// RFC 8259 §2. Numbers and strings are read as `serde_json` reads them into a `Value`: an
+/// integer literal that fits `u64` (or, negative, `i64`) exactly, any other number through
+/// `serde_json`; a string with an escape decoded by `serde_json`. Whatever it cannot read that
+/// way (`-0`, an integer past 64 bits, an invalid escape, a control character) it declines.
+pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<Sent<'a>>]) -> bool {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return false;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return skip_ws(b, i + 1) == b.len();
+    }
+    loop {
+        let Some((end, false)) = string_end(b, i) else { return false };
+        let key = &text[i + 1..end - 1];
+        let Some(index) = params.iter().position(|p| p.name == key) else { return false };
+        let Some(slot @ None) = slots.get_mut(index) else { return false };
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return false;
+        }
+        i = skip_ws(b, i + 1);
+        let Some((sent, end)) = scalar(text, i) else { return false };
+        *slot = Some(sent);
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return skip_ws(b, i + 1) == b.len(),
+            _ => return false,
+        }
+    }
+}
+
+/// The first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The end (past the closing quote) of the string token at `i`, and whether it has an escape;
+/// `None` when there is no string token there, or it holds a control character.
+fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut escaped = false;
+    loop {
+        match *b.get(j)? {
+            b'"' => return Some((j + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                j += 2;
+            }
+            c if c < 0x20 => return None,
+            _ => j += 1,
+        }
+    }
+}
+
+/// The scalar value at `i` and the index past it; `None` for anything else (see [`walk`]).
+fn scalar(text: &str, i: usize) -> Option<(Sent<'_>, usize)> {
+    let b = text.as_bytes();
+    let (scalar, end) = match *b.get(i)? {
+        b'"' => {
+            let (end, escaped) = string_end(b, i)?;
+            let s = if escaped {
+                Cow::Owned(serde_json::from_str::<String>(&text[i..end]).ok()?)
+            } else {
+                Cow::Borrowed(&text[i + 1..end - 1])
+            };
+            (Scalar::Str(s), end)
+        }
+        b't' if b[i..].starts_with(b"true") => (Scalar::Bool(true), i + 4),
+        b'f' if b[i..].starts_with(b"false") => (Scalar::Bool(false), i + 5),
+        b'n' if b[i..].starts_with(b"null") => (Scalar::Null, i + 4),
+        b'-' | b'0'..=b'9' => {
+            let (end, plain) = number_end(b, i)?;
+            let token = &text[i..end];
+            let n = if !plain {
+                Number::from_f64(serde_json::from_str::<f64>(token).ok()?)?
+            } else if b[i] == b'-' {
+                // `-0` is a double to serde_json; an integer past `i64` is one too.
+                Number::from(token.parse::<i64>().ok().filter(|n| *n < 0)?)
+            } else {
+                Number::from(token.parse::<u64>().ok()?)
+            };
+            (Scalar::Number(n), end)
+        }
+        _ => return None,
+    };
+    Some((Sent { text: &text[i..end], scalar }, end))
+}
+
+/// The end of the number token at `i` (RFC 8259 §6 grammar) and whether it is a plain integer
+/// (no fraction, no exponent).
+fn number_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    let digits = |mut j: usize| {
+        let start = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        (j > start).then_some(j)
+    };
+    let mut j = i + usize::from(b.get(i) == Some(&b'-'));
+    j = match b.get(j)? {
+        b'0' => j + 1,
+        b'1'..=b'9' => digits(j)?,
+        _ => return None,
+    };
+    let mut plain = true;
+    if b.get(j) == Some(&b'.') {
+        plain = false;
+        j = digits(j + 1)?;
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        plain = false;
+        j += 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        j = digits(j)?;
+    }
+    Some((j, plain))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{ParamSpec, Ty};
+
+    fn params() -> Vec<ParamSpec> {
+        ["hours_back", "group_by", "top"].into_iter().map(|name| ParamSpec::new(name, "", Ty::String, true)).collect()
+    }
+
+    fn walked(text: &str) -> Option<Vec<Option<(String, Scalar<'_>)>>> {
+        let params = params();
+        let mut slots = vec![None, None, None];
+        walk(text, &params, &mut slots)
+            .then(|| slots.into_iter().map(|s| s.map(|s| (s.text.to_owned(), s.scalar))).collect())
+    }
+
+    #[test]
+    fn scalars_with_their_text() {
+        let slots = walked(r#" {"top": 1e3, "group_by" : "d\u0061y", "hours_back":-0.5 } "#).unwrap();
+        assert_eq!(slots[0], Some(("-0.5".into(), Scalar::Number(Number::from_f64(-0.5).unwrap()))));
+        assert_eq!(slots[1], Some((r#""d\u0061y""#.into(), Scalar::Str(Cow::Owned("day".into())))));
+        assert_eq!(slots[2], Some(("1e3".into(), Scalar::Number(Number::from_f64(1000.0).unwrap()))));
+        assert_eq!(walked("{}").unwrap(), vec![None, None, None]);
+        assert_eq!(walked(r#"{"top": null}"#).unwrap()[2], Some(("null".into(), Scalar::Null)));
+        let slots = walked(r#"{"top":-12,"hours_back":18446744073709551615,"group_by":true}"#).unwrap();
+        assert_eq!(slots[0], Some(("18446744073709551615".into(), Scalar::Number(u64::MAX.into()))));
+        assert_eq!(slots[1], Some(("true".into(), Scalar::Bool(true))));
+        assert_eq!(slots[2], Some(("-12".into(), Scalar::Number((-12).into()))));
+        assert_eq!(
+            walked(r#"{"top": 0.1e-2}"#).unwrap()[2].as_ref().unwrap().1,
+            Scalar::Number(Number::from_f64(0.001).unwrap())
+        );
+    }
+
+    #[test]
+    fn declines_what_it_does_not_describe() {
+        for text in [
+            r#"{"top": 1, "top": 2}"#,
+            r#"{"tpo": 1}"#,
+            r#"{"top": [1]}"#,
+            r#"{"top": {"a": 1}}"#,
+            r#"{"top": 1e400}"#,
+            r#"{"top": "\ud800"}"#,
+            r#"{"top": 1} x"#,
+            r#"{"top": 01}"#,
+            r#"{"top": 1.}"#,
+            r#"{"top": -}"#,
+            r#"{"top": 1e}"#,
+            r#"{"top": tru}"#,
+            r#"{"top": truex}"#,
+            r#"{"top": 18446744073709551616}"#,
+            r#"{"top": "a\qb"}"#,
+            "{\"top\": \"a\tb\"}",
+            r#"{"t\u006fp": 1}"#,
+            r#"{"top": 1,}"#,
+            r#"{"top": -0}"#,
+            r#"{,"top": 1}"#,
+            r#"{"top" 1}"#,
+            r#"{"top": 1"#,
+            r#"[1]"#,
+            r#""{}""#,
+            "null",
+            "",
+        ] {
+            assert!(walked(text).is_none(), "{text}");
+        }
+    }
+}
