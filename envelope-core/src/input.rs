@@ -155,14 +155,15 @@ fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        match *b.get(j)? {
+        // Bytes that need no look: the run of them is skipped in one tight loop.
+        j += b.get(j..)?.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        match b[j] {
             b'"' => return Some((j + 1, escaped)),
             b'\\' => {
                 escaped = true;
                 j += 2;
             }
-            c if c < 0x20 => return None,
-            _ => j += 1,
+            _ => return None,
         }
     }
 }
@@ -184,15 +185,12 @@ fn scalar(text: &str, i: usize) -> Option<(Sent<'_>, usize)> {
         b'f' if b[i..].starts_with(b"false") => (Scalar::Bool(false), i + 5),
         b'n' if b[i..].starts_with(b"null") => (Scalar::Null, i + 4),
         b'-' | b'0'..=b'9' => {
-            let (end, plain) = number_end(b, i)?;
-            let token = &text[i..end];
-            let n = if !plain {
-                Number::from_f64(serde_json::from_str::<f64>(token).ok()?)?
-            } else if b[i] == b'-' {
+            let (end, whole) = number_end(b, i)?;
+            let n = match whole {
+                None => Number::from_f64(serde_json::from_str::<f64>(&text[i..end]).ok()?)?,
                 // `-0` is a double to serde_json; an integer past `i64` is one too.
-                Number::from(token.parse::<i64>().ok().filter(|n| *n < 0)?)
-            } else {
-                Number::from(token.parse::<u64>().ok()?)
+                Some(n) if b[i] == b'-' => Number::from(0i64.checked_sub_unsigned(n).filter(|n| *n < 0)?),
+                Some(n) => Number::from(n),
             };
             (Scalar::Number(n), end)
         }
@@ -201,9 +199,11 @@ fn scalar(text: &str, i: usize) -> Option<(Sent<'_>, usize)> {
     Some((Sent { text: &text[i..end], scalar }, end))
 }
 
-/// The end of the number token at `i` (RFC 8259 §6 grammar) and whether it is a plain integer
-/// (no fraction, no exponent).
-fn number_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+/// The end of the number token at `i` (RFC 8259 §6 grammar) and, for a plain integer (no
+/// fraction, no exponent) whose digits fit `u64`, the magnitude of its digits; `None` when
+/// there is no number token at `i`, or its digits are past `u64` (serde_json reads those as a
+/// double, and so does the general path).
+fn number_end(b: &[u8], i: usize) -> Option<(usize, Option<u64>)> {
     let digits = |mut j: usize| {
         let start = j;
         while b.get(j).is_some_and(u8::is_ascii_digit) {
@@ -212,25 +212,33 @@ fn number_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
         (j > start).then_some(j)
     };
     let mut j = i + usize::from(b.get(i) == Some(&b'-'));
-    j = match b.get(j)? {
-        b'0' => j + 1,
-        b'1'..=b'9' => digits(j)?,
+    let start = j;
+    let mut magnitude: u64 = 0;
+    match b.get(j)? {
+        b'0' => j += 1,
+        b'1'..=b'9' => {
+            while let Some(d) = b.get(j).filter(|d| d.is_ascii_digit()) {
+                magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+                j += 1;
+            }
+        }
         _ => return None,
-    };
-    let mut plain = true;
+    }
+    let mut whole = Some(magnitude);
     if b.get(j) == Some(&b'.') {
-        plain = false;
+        whole = None;
         j = digits(j + 1)?;
     }
     if matches!(b.get(j), Some(b'e' | b'E')) {
-        plain = false;
+        whole = None;
         j += 1;
         if matches!(b.get(j), Some(b'+' | b'-')) {
             j += 1;
         }
         j = digits(j)?;
     }
-    Some((j, plain))
+    debug_assert!(j > start);
+    Some((j, whole))
 }
 
 #[cfg(test)]

@@ -125,6 +125,17 @@ fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) 
 /// numeric string or whole float in strict mode, a value outside the range (both bounds
 /// stated), a value not among the integer choices (every choice listed).
 pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Problem> {
+    // The fast path: an integer within its bounds, no words built.
+    if let Value::Number(num) = v
+        && cx.rules.choices.is_none()
+        && cx.rules.multiple_of.is_none()
+        && let Some(n) = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))
+    {
+        let (min, max) = range::int_bounds(cx.rules.range.as_ref(), lo, hi);
+        if n >= min && n <= max {
+            return Ok(n);
+        }
+    }
     let choices = match cx.rules.choices {
         Some(Choices::Int(c)) => Some(c),
         _ => None,

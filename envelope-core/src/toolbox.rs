@@ -195,8 +195,10 @@ impl Tool {
                 return Refusal::from_problems(vec![args::not_an_object(&self.spec, other, numbers)]).into();
             }
         };
-        let outcome = self.start(Input::object_as_sent(obj, numbers));
-        self.answer(outcome, obj, toolbox).await
+        match self.start(Input::object_as_sent(obj, numbers)) {
+            Outcome::Ready(envelope) => self.settled(envelope),
+            outcome => self.answer(outcome, obj, toolbox).await,
+        }
     }
 
     /// The envelope of a started call: guarded (`obj`: the arguments it read), decided, or
@@ -248,6 +250,12 @@ impl Tool {
             // A preview or run step never asks to be guarded again.
             Outcome::Guarded(_) | Outcome::Decide(..) => self.panicked(),
         };
+        self.settled(envelope)
+    }
+
+    /// The envelope of a finished call: for a tool that is not idempotent, with faults not
+    /// retryable.
+    fn settled(&self, envelope: Envelope) -> Envelope {
         if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent != Some(true) {
             // A retry of a call that may have acted could act twice.
             envelope.not_retryable()
@@ -289,8 +297,11 @@ impl Tool {
                 &mut heap
             };
             if input::walk(arguments, &self.spec.params, slots) {
-                let outcome = self.start(Input(Source::Text(slots)));
-                return self.answer(outcome, None, toolbox).await;
+                return match self.start(Input(Source::Text(slots))) {
+                    // A sync tool's answer, or a refusal: no future to poll.
+                    Outcome::Ready(envelope) => self.settled(envelope),
+                    outcome => self.answer(outcome, None, toolbox).await,
+                };
             }
         }
         let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
