@@ -196,15 +196,21 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 /// dropped, changed, or two neighbours swapped: `tpo` for `top`), or a Jaro-Winkler similarity
 /// of at least 0.8 (both from strsim). Fewer edits win, then the higher similarity.
 pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    let lower = given.to_lowercase();
+    let lower = lowercase(given);
+    let given_chars = lower.chars().count();
     let mut best: Option<(&str, usize, f64)> = None;
     for c in candidates {
-        let c_lower = c.to_lowercase();
+        let c_lower = lowercase(c);
         if c_lower == lower {
             return Some(c);
         }
-        let edits = strsim::osa_distance(&lower, &c_lower);
         let score = strsim::jaro_winkler(&lower, &c_lower);
+        // Two names whose lengths differ by two or more are two or more edits apart: with a
+        // low similarity too, the name is not offered, and the edits need no counting.
+        if score < 0.8 && given_chars.abs_diff(c_lower.chars().count()) > 1 {
+            continue;
+        }
+        let edits = strsim::osa_distance(&lower, &c_lower);
         if !(one_edit_apart(&lower, &c_lower, edits) || score >= 0.8) {
             continue;
         }
@@ -213,6 +219,15 @@ pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c 
         }
     }
     best.map(|(c, _, _)| c)
+}
+
+/// `s` in lower case, borrowed when it has no upper-case letter.
+fn lowercase(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(s.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// One edit between names of three or more characters: below that, one edit is most of the name
@@ -228,7 +243,14 @@ pub(crate) fn quoted_list<'s>(items: impl IntoIterator<Item = &'s str>) -> Strin
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(&json_text(&Value::String(item.to_owned())));
+        if item.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            out.push_str(&json_text(&Value::String(item.to_owned())));
+        } else {
+            // Nothing to escape: the JSON text is the item in quotes.
+            out.push('"');
+            out.push_str(item);
+            out.push('"');
+        }
     }
     out
 }
