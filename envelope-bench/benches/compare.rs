@@ -29,7 +29,8 @@
 //! serialized envelope for envelope (what goes on the wire), the error's `Display` for the others;
 //! `floor` reads the same refused input without a check, and is the reference.
 //!
-//! One round times a batch of calls (about 100 µs) of every case, in an order shuffled per round;
+//! One round times a batch of calls (about 200 µs, after one untimed call that warms the case's
+//! code and data) of every case, in an order shuffled per round;
 //! each case's time in a round is divided by its reference's in the same round (success paths:
 //! `limit`; refusal: `floor`), and the tables give the median of those ratios over the rounds.
 //! Allocations per call (`alloc` + `alloc_zeroed`, and `realloc`) are counted by this binary's
@@ -549,7 +550,7 @@ impl Config {
             quick,
             runs: env_num("COMPARE_RUNS").unwrap_or(runs).max(1),
             rounds: env_num("COMPARE_ROUNDS").unwrap_or(rounds).max(1),
-            batch_ns: env_num("COMPARE_BATCH_US").unwrap_or(if quick { 20 } else { 100 }) as f64 * 1000.0,
+            batch_ns: env_num("COMPARE_BATCH_US").unwrap_or(if quick { 20 } else { 200 }) as f64 * 1000.0,
         }
     }
 }
@@ -565,20 +566,25 @@ fn count_allocs(c: &mut Case, n: u64) -> (f64, f64) {
     (ALLOCS.load(Relaxed) as f64 / n as f64, REALLOCS.load(Relaxed) as f64 / n as f64)
 }
 
-/// Sets each case's batch so that one batch takes about `batch_ns`.
+/// Times one batch of `n` calls after one untimed call (so the case's code and data are warm
+/// whatever ran before it): nanoseconds for the batch.
+fn batch(c: &mut Case, n: u64) -> f64 {
+    (c.run)(1);
+    let t = Instant::now();
+    (c.run)(n);
+    t.elapsed().as_nanos() as f64
+}
+
+/// Sets each case's batch so that one batch takes about `batch_ns`: the calls in a batch of at
+/// least half that, over the fastest of three batches (a preemption only ever adds time).
 fn calibrate(cases: &mut [Case], batch_ns: f64) {
     for c in cases {
         let mut n = 1u64;
-        loop {
-            let t = Instant::now();
-            (c.run)(n);
-            let ns = t.elapsed().as_nanos() as f64;
-            if ns >= batch_ns / 4.0 || n >= 1 << 24 {
-                c.batch = ((batch_ns * n as f64 / ns.max(1.0)).ceil() as u64).max(1);
-                break;
-            }
-            n *= 4;
+        while n < 1 << 24 && batch(c, n) < batch_ns / 2.0 {
+            n *= 2;
         }
+        let fastest = (0..3).map(|_| batch(c, n)).fold(f64::INFINITY, f64::min);
+        c.batch = ((batch_ns * n as f64 / fastest.max(1.0)).ceil() as u64).max(1);
     }
 }
 
@@ -605,9 +611,7 @@ fn measure(cases: &mut [Case], cfg: &Config) {
             shuffle(&mut order, &mut seed);
             for &k in &order {
                 let c = &mut cases[k];
-                let t = Instant::now();
-                (c.run)(c.batch);
-                let ns = t.elapsed().as_nanos() as f64 / c.batch as f64;
+                let ns = batch(c, c.batch) / c.batch as f64;
                 c.ns[run].push(ns);
             }
         }
