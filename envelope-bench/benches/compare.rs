@@ -819,13 +819,13 @@ fn main() {
             if path == "refusal" {
                 format!("{:.1}x {reference}, {}", s.ratio, allocs_text(c.allocs, c.reallocs))
             } else {
-                format!("{:.2}x {reference}", s.ratio)
+                format!("{:.2}x {reference}, {}", s.ratio, allocs_text(c.allocs, c.reallocs))
             }
         };
         let target = if path == "refusal" {
             format!("{REFUSAL_RATIO}x floor, {REFUSAL_ALLOCS} allocs")
         } else {
-            format!("{SUCCESS_RATIO}x limit")
+            format!("{SUCCESS_RATIO}x limit, floor's allocs")
         };
         let other = |variant: &str| {
             let r = |tool: &str| stat(find(tool, path, variant), find(tool, path, reference)).ratio;
