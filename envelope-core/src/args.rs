@@ -39,8 +39,8 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
     let parameter: String = d.parameter.chars().take(render::SHOWN_CHARS).collect();
     let path: String = d.path.chars().take(2 * render::SHOWN_CHARS).collect();
     Problem::new(&parameter, rejected, issue)
-        .accepted(accepted)
-        .fix(format!("Send {key} once, with the one value you mean."))
+        .with_accepted(accepted)
+        .with_fix(format!("Send {key} once, with the one value you mean."))
         .at(path)
 }
 
@@ -96,7 +96,7 @@ fn cross_problem(
         }
         (None, None) => (Rejected::Missing, format!("is required when {when}")),
     };
-    Problem::new(other.name, rejected, issue).accepted(accepted).fix(fix)
+    Problem::new(other.name, rejected, issue).with_accepted(accepted).with_fix(fix)
 }
 
 /// Reads a tool's arguments object parameter by parameter, collecting every problem so one
@@ -262,8 +262,8 @@ impl<'a> Args<'a> {
             format!("Add \"{}\" to {into}, like \"{}\": {example}.", p.name, p.name)
         };
         Problem::new(self.parameter_of(p.name), rejected, issue)
-            .accepted(accepted_words(p, ty))
-            .fix(fix)
+            .with_accepted(accepted_words(p, ty))
+            .with_fix(fix)
             .at(self.path_of(p.name))
     }
 
@@ -288,9 +288,9 @@ impl<'a> Args<'a> {
                 };
                 let name: String = k.chars().take(render::SHOWN_CHARS).collect();
                 Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
-                    .accepted(accepted.clone())
-                    .fix(fix)
-                    .suggestion(sugg)
+                    .with_accepted(accepted.clone())
+                    .with_fix(fix)
+                    .with_suggestion(sugg)
                     .at(self.path_of(&name))
             })
             .collect();
@@ -306,8 +306,8 @@ impl<'a> Args<'a> {
                     Rejected::Missing,
                     format!("{rest} more names are not {what}s of {of} ({}{etc})", listed.join(", ")),
                 )
-                .accepted(accepted)
-                .fix("Remove every name that is not listed as accepted.")
+                .with_accepted(accepted)
+                .with_fix("Remove every name that is not listed as accepted.")
                 .at(at),
             );
         }
@@ -329,7 +329,7 @@ impl<'a> Args<'a> {
         let mut found = Vec::new();
         let failed = |name: &str, problems: &[Problem]| {
             let at = self.path_of(name);
-            problems.iter().any(|p| p.path.as_deref().unwrap_or(&p.parameter) == at)
+            problems.iter().any(|p| p.0.path.as_deref().unwrap_or(&p.0.parameter) == at)
         };
         for p in self.params {
             if failed(p.name, &self.problems) {
@@ -380,8 +380,8 @@ impl<'a> Args<'a> {
                             rejected_of(v, holds_secret(&p.rules, &p.ty)),
                             format!("cannot be sent together with {}", other.name),
                         )
-                        .accepted(format!("{} or {}, not both", p.name, other.name))
-                        .fix(format!("Remove {} or {}.", p.name, other.name)),
+                        .with_accepted(format!("{} or {}, not both", p.name, other.name))
+                        .with_fix(format!("Remove {} or {}.", p.name, other.name)),
                     );
                 }
             }
@@ -410,8 +410,8 @@ impl<'a> Args<'a> {
         match self.into_problem() {
             Err(p) => p,
             Ok(()) => Problem::new(cx.path.parameter(), Rejected::Missing, "could not be read")
-                .accepted("an object as the schema describes")
-                .fix("Send it as the schema describes.")
+                .with_accepted("an object as the schema describes")
+                .with_fix("Send it as the schema describes.")
                 .at(at),
         }
     }
@@ -424,7 +424,7 @@ impl<'a> Args<'a> {
             return Ok(());
         }
         let mut first = all.remove(0);
-        first.also.extend(all);
+        first.0.also.extend(all);
         Err(first)
     }
 
@@ -453,12 +453,12 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value) -> Problem {
         .unwrap_or_else(|| "{}".into());
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty));
     Problem::new("arguments", rejected_of(v, secret), format!("is {}, not an object", render::json_type(v)))
-        .accepted(if names.is_empty() {
+        .with_accepted(if names.is_empty() {
             "an empty object, {}".to_owned()
         } else {
             format!("an object with the keys {}", names.join(", "))
         })
-        .fix(format!("Send the arguments as a JSON object, like {like}."))
+        .with_fix(format!("Send the arguments as a JSON object, like {like}."))
 }
 
 /// Refusal of a parameter (or of the whole `arguments`) whose JSON text cannot be read: nested
@@ -496,5 +496,5 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
     } else {
         issue.to_owned()
     };
-    Problem::new(name, rejected, issue).accepted(accepted).fix(fix)
+    Problem::new(name, rejected, issue).with_accepted(accepted).with_fix(fix)
 }

@@ -56,8 +56,9 @@ use hmac::{KeyInit, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::code::Status;
 use crate::code::{Code, codes};
-use crate::envelope::{Confirmation, Envelope, Status};
+use crate::envelope::{Confirmation, Envelope};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
 use crate::spec::{Choices, ParamSpec, Ty};
@@ -661,7 +662,7 @@ pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
         ],
         strict: false,
         annotations: crate::spec::Annotations::default(),
-        error_codes: crate::__private::error_codes(&declared, false),
+        error_codes: crate::__private010::error_codes(&declared, false),
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,

@@ -3,41 +3,10 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::code::{Code, codes};
+use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
 use crate::wire::WireFormat;
-
-/// The first key of every envelope (DESIGN "Status words").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    /// `ok`: served; `data` holds the answer (an empty answer is still `ok`).
-    Ok,
-    /// `invalid`: refused; fix the named parameter, retrying unchanged will not help.
-    Invalid,
-    /// `error`: a fault; the request was valid and the server failed.
-    Error,
-    /// `needs_confirmation`: nothing has happened yet; the action waits for approval.
-    NeedsConfirmation,
-}
-
-impl Status {
-    /// The wire word: `ok`, `invalid`, `error`, `needs_confirmation`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Invalid => "invalid",
-            Status::Error => "error",
-            Status::NeedsConfirmation => "needs_confirmation",
-        }
-    }
-}
-
-impl Serialize for Status {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -222,7 +191,7 @@ impl Envelope {
 
     /// `error_code` as sent: the code with the prefix, if any.
     pub(crate) fn code_on_wire(&self) -> Option<String> {
-        self.code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
+        self.error_code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
     }
 
     /// The status word.
@@ -240,8 +209,8 @@ impl Envelope {
         matches!(self.status(), Status::Invalid | Status::Error)
     }
 
-    /// The code, for every status but `ok`.
-    pub fn code(&self) -> Option<Code> {
+    /// The `error_code`, for every status but `ok` (the toolbox's prefix is added on the wire).
+    pub fn error_code(&self) -> Option<Code> {
         match &self.inner {
             Inner::Ok(_) => None,
             Inner::Invalid(i) => Some(i.code),
@@ -327,14 +296,14 @@ impl Envelope {
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
-        let invalid = Invalid { code: r.code(), message, hints };
+        let invalid = Invalid { code: r.error_code(), message, hints };
         Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
     }
 }
 
 impl From<Fault> for Envelope {
     fn from(f: Fault) -> Self {
-        let code = f.code();
+        let code = f.error_code();
         Envelope {
             inner: Inner::Error(Box::new(Failed {
                 code,

@@ -234,7 +234,7 @@ impl Tool {
             // A preview or run step never asks to be guarded again.
             Outcome::Guarded(_) | Outcome::Decide(..) => self.panicked(),
         };
-        if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent != Some(true) {
+        if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent_hint != Some(true) {
             // A retry of a call that may have acted could act twice.
             envelope.not_retryable()
         } else {

@@ -4,7 +4,8 @@
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::envelope::{Envelope, Parts, Status};
+use crate::code::Status;
+use crate::envelope::{Envelope, Parts};
 use crate::spec::ToolSpec;
 
 /// How envelopes are written on the wire (the HTTP body, MCP's text content and

@@ -87,7 +87,7 @@ pub struct RulesV {
     pub length: Option<(usize, Option<usize>, &'static str)>,
     pub pattern: Option<(String, Option<String>)>,
     pub items: Option<Box<RulesV>>,
-    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private`
+    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private010`
     /// function whose trait bound decides whether the rule applies).
     pub by_trait: Vec<(&'static str, Span, Type, &'static str)>,
 }

@@ -83,14 +83,14 @@ pub fn derive(input: TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
-                ::envelope_core::Ty::Enum(&[#(#names),*])
+            fn ty() -> ::envelope_core::__private010::Ty {
+                ::envelope_core::__private010::Ty::Enum(&[#(#names),*])
             }
             fn from_arg(
-                __envelope_v: &::envelope_core::__private::Value,
+                __envelope_v: &::envelope_core::__private010::Value,
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
-                ::envelope_core::__private::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
+                ::envelope_core::__private010::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
                     .map(|__envelope_i| match __envelope_i {
                         #(#index => #ident::#idents,)*
                         _ => #ident::#first,

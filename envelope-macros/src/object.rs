@@ -34,11 +34,11 @@ pub fn fallback(ident: &syn::Ident, generic: bool) -> TokenStream {
     }
     out.extend(quote! {
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
+            fn ty() -> ::envelope_core::__private010::Ty {
                 ::core::unimplemented!()
             }
             fn from_arg(
-                _: &::envelope_core::__private::Value,
+                _: &::envelope_core::__private010::Value,
                 _: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
                 ::core::unimplemented!()
@@ -114,18 +114,18 @@ pub fn derive(input: TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
-                ::envelope_core::Ty::Object(#ident::__envelope_object())
+            fn ty() -> ::envelope_core::__private010::Ty {
+                ::envelope_core::__private010::Ty::Object(#ident::__envelope_object())
             }
 
             fn from_arg(
-                __envelope_v: &::envelope_core::__private::Value,
+                __envelope_v: &::envelope_core::__private010::Value,
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
                 let __envelope_spec = #ident::__envelope_object();
-                let __envelope_obj = ::envelope_core::__private::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
+                let __envelope_obj = ::envelope_core::__private010::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
                 let mut __envelope_args =
-                    ::envelope_core::__private::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
+                    ::envelope_core::__private010::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;
@@ -137,11 +137,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
         impl #ident {
             /// The object's fields and rules, built once.
             #[doc(hidden)]
-            fn __envelope_object() -> &'static ::envelope_core::__private::ObjectSpec {
-                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private::ObjectSpec> =
+            fn __envelope_object() -> &'static ::envelope_core::__private010::ObjectSpec {
+                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private010::ObjectSpec> =
                     ::std::sync::OnceLock::new();
                 __ENVELOPE_SPEC.get_or_init(|| {
-                    ::envelope_core::__private::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
+                    ::envelope_core::__private010::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
                 })
             }
         }

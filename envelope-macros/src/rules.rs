@@ -81,7 +81,7 @@ pub struct Rule {
     /// What to write instead when it is on a type it does not apply to, by that type.
     pub hint: fn(Kind) -> &'static str,
     /// For a type the macro cannot name (an alias, a newtype): the function of
-    /// `envelope_core::__private` whose trait bound decides, at the rule, whether it applies.
+    /// `envelope_core::__private010` whose trait bound decides, at the rule, whether it applies.
     pub by_trait: Option<&'static str>,
 }
 
