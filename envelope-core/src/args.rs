@@ -390,16 +390,16 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).
-    pub fn refuse<'o>(self) -> crate::toolbox::Outcome<'o> {
+    pub fn refuse<'o>(self) -> crate::outcome::Outcome<'o> {
         let envelope = match self.finish() {
             Err(refusal) => refusal.into(),
             Ok(()) => crate::Fault::backend("reading the arguments").into(),
         };
-        crate::toolbox::Outcome::Ready(envelope)
+        crate::outcome::Outcome::Ready(envelope)
     }
 
     /// The refusal of names that are not parameters, when every parameter was read.
-    pub fn unknown<'o>(self) -> Option<crate::toolbox::Outcome<'o>> {
+    pub fn unknown<'o>(self) -> Option<crate::outcome::Outcome<'o>> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 

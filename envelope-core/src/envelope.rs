@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
-use crate::wire::WireFormat;
+use crate::wire::{Parts, WireFormat};
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -78,7 +78,7 @@ impl Confirmation {
     /// of what it would do; `preview_hash` is the SHA-256 (lowercase hex) of its RFC 8785
     /// canonical JSON. `message` tells the model what to ask the person and how to confirm.
     pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
-        let preview_hash = crate::confirm::sha256_hex(&crate::confirm::canonical(&preview));
+        let preview_hash = crate::digest::sha256_hex(&crate::digest::canonical(&preview));
         Confirmation { pending_action_id: pending_action_id.into(), message: message.into(), preview, preview_hash }
     }
 
@@ -318,14 +318,6 @@ impl From<Fault> for Envelope {
     }
 }
 
-/// An envelope's parts, for the wire formats.
-pub(crate) enum Parts<'a> {
-    Ok(&'a Value),
-    Invalid { message: &'a str, hints: &'a Value },
-    Error { message: &'a str, operation: Option<&'a str> },
-    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
-}
-
 struct CodeName<'a>(Option<&'a str>, Code);
 
 impl Serialize for CodeName<'_> {
@@ -340,7 +332,7 @@ impl Serialize for CodeName<'_> {
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.format != WireFormat::Envelope {
-            return crate::wire::serialize(self, s);
+            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), s);
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;

@@ -54,10 +54,12 @@ mod args;
 mod code;
 pub mod confirm;
 mod cx;
+mod digest;
 mod envelope;
 mod fault;
 mod formats;
 mod manifest;
+mod outcome;
 mod read;
 mod readers;
 mod refusal;
@@ -122,7 +124,7 @@ pub use envelope::{Confirmation, Envelope};
 ///      Choose another domain, like example.org."
 /// );
 /// let down = RegisterError::Registry { zone: ".com" }.into_envelope();
-/// assert_eq!(down.code(), Some(codes::BACKEND_ERROR));
+/// assert_eq!(down.error_code(), Some(codes::BACKEND_ERROR));
 /// assert!(down.message().unwrap().starts_with("reading the registry of .com failed: "));
 /// ```
 ///

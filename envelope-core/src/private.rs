@@ -11,11 +11,12 @@ pub use crate::confirm::{Guarded, Step};
 pub fn numeric<T: Numeric, V>(value: V) -> V {
     value
 }
+pub use crate::outcome::Outcome;
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,
 };
-pub use crate::toolbox::{CallFn, Outcome, Tool};
+pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
 use crate::envelope::Envelope;

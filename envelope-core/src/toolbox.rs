@@ -20,21 +20,7 @@ use crate::sent;
 use crate::spec::ToolSpec;
 use crate::wire::{self, WireFormat};
 
-/// A boxed future of an envelope, as an async tool's call returns it.
-pub type EnvelopeFuture<'a> = Pin<Box<dyn Future<Output = Envelope> + Send + 'a>>;
-
-/// What calling a tool gives: the envelope now (a sync tool, or a refusal), or later.
-pub enum Outcome<'a> {
-    /// Done.
-    Ready(Envelope),
-    /// An async tool at work.
-    Pending(EnvelopeFuture<'a>),
-    /// A confirm or key tool whose arguments were read: the toolbox previews, queues, replays
-    /// or runs it.
-    Guarded(crate::confirm::Guarded<'a>),
-    /// `confirm_action`'s arguments, for the toolbox to act on.
-    Decide(String, crate::confirm::Decision),
-}
+pub use crate::outcome::{EnvelopeFuture, Outcome};
 
 /// The function `#[tool]` generates: reads the arguments object and calls the tool.
 pub type CallFn = for<'a> fn(&'a ToolSpec, Option<&'a Map<String, Value>>) -> Outcome<'a>;
