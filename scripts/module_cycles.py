@@ -6,7 +6,8 @@
 A module is a file under envelope-core/src (a folder counts as one module: `rules/`, `http/`,
 `mcp/`). An edge A -> B is a path `crate::B...` in A's code outside comments and `#[cfg(test)]`
 modules; a name the crate root re-exports (`crate::Envelope`) counts as an edge to the module
-that defines it. The crate root (lib.rs) is left out: it declares every module.
+that defines it. The crate root (lib.rs) counts by its own items (`ToolError`, `ToolFailure`), not
+by the modules it declares or re-exports.
 """
 
 import re
@@ -70,6 +71,10 @@ def main() -> int:
     for m in re.finditer(r"pub (?:mod|struct|enum|trait|fn) (\w+)", root):
         reexport.setdefault(m.group(1), "lib")
     edges = {m: set() for m in modules}
+    # The root's own items (`ToolError`, `ToolFailure`) use what it re-exports.
+    body = re.sub(r"(?:pub )?use [^;]*;|(?:pub )?mod \w+;|#\[[^\]]*\]", "", root, flags=re.S)
+    edges["lib"] = {reexport[w] for w in re.findall(r"\b[A-Z]\w*|\bcodes\b", body) if reexport.get(w, "lib") != "lib"}
+    modules.append("lib")
     for p in files:
         here = module_of(p)
         code = strip(p.read_text())

@@ -40,7 +40,7 @@ impl Toolbox {
     ///   with `#[tool(read_only, destructive, idempotent, open_world)]`; an undeclared hint is
     ///   absent, not `false`.
     /// - A tool's `error_codes` lists every code its envelopes can carry and no other
-    ///   ([`ToolSpec::error_codes`](crate::ToolSpec::error_codes)), each with the `retryable`
+    ///   ([`ToolSpec::error_codes`](crate::spec::ToolSpec::error_codes)), each with the `retryable`
     ///   its envelopes carry: a fault is retryable only when its code is and the tool is
     ///   `idempotent` (a retry of a call that may have acted could act twice); a refusal never is.
     /// - The top-level `error_codes` table describes each code once: its `status` word (and

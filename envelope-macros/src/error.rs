@@ -2,8 +2,8 @@
 //! parts, never from a free-form sentence. Three stages, as for `#[tool]`: parse (`Raw*`, what
 //! the user wrote, with spans) → check (`Variant`, a model expansion can trust) → expand.
 
-use darling::Error;
-use darling::error::Accumulator;
+use crate::diag::Accumulator;
+use crate::diag::Error;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;

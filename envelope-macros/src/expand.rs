@@ -17,7 +17,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::diag::Error::accumulator();
     let raw = attr::parse(args, item, false, &mut errors);
     let checked = check::check(&raw, &mut errors);
     match errors.finish() {
@@ -469,15 +469,16 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::diag::Error::accumulator();
     if !args.is_empty() {
         errors.push(
-            darling::Error::custom("`#[tools]` takes no arguments; put flags on each `#[tool(...)]`").with_span(&args),
+            crate::diag::Error::custom("`#[tools]` takes no arguments; put flags on each `#[tool(...)]`")
+                .with_span(&args),
         );
     }
     if !item.generics.params.is_empty() || item.trait_.is_some() {
         errors.push(
-            darling::Error::custom("`#[tools]` goes on an inherent impl block of a concrete type")
+            crate::diag::Error::custom("`#[tools]` goes on an inherent impl block of a concrete type")
                 .with_span(&item.self_ty),
         );
     }
@@ -491,7 +492,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             syn::Meta::Path(_) => TokenStream::new(),
             syn::Meta::List(l) => l.tokens.clone(),
             syn::Meta::NameValue(nv) => {
-                errors.push(darling::Error::custom("write `#[tool]` or `#[tool(flags)]`").with_span(nv));
+                errors.push(crate::diag::Error::custom("write `#[tool]` or `#[tool(flags)]`").with_span(nv));
                 continue;
             }
         };
