@@ -32,8 +32,9 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use envelope_core::__private::{Args, Input, Map};
-use envelope_core::{Bound, Cx, Envelope, FromArg, Num, Path, Range, Rules, Status, Tool, Toolbox, tool};
+use envelope_core::__private010::{Args, Input, Map};
+use envelope_core::spec::{Bound, Num, Range, Rules};
+use envelope_core::{Cx, Envelope, FromArg, Path, Status, Tool, Toolbox, tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

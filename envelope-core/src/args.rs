@@ -41,8 +41,8 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
     let parameter: String = d.parameter.chars().take(render::SHOWN_CHARS).collect();
     let path: String = d.path.chars().take(2 * render::SHOWN_CHARS).collect();
     Problem::new(&parameter, rejected, issue)
-        .accepted(accepted)
-        .fix(format!("Send {key} once, with the one value you mean."))
+        .with_accepted(accepted)
+        .with_fix(format!("Send {key} once, with the one value you mean."))
         .at(path)
 }
 
@@ -101,7 +101,7 @@ fn cross_problem(
         }
         (None, None) => (Rejected::Missing, format!("is required when {when}")),
     };
-    Problem::new(other.name, rejected, issue).accepted(accepted).fix(fix)
+    Problem::new(other.name, rejected, issue).with_accepted(accepted).with_fix(fix)
 }
 
 /// Reads a tool's arguments object parameter by parameter, collecting every problem so one
@@ -313,8 +313,8 @@ impl<'a> Args<'a> {
             format!("Add \"{}\" to {into}, like \"{}\": {example}.", p.name, p.name)
         };
         Problem::new(self.parameter_of(p.name), rejected, issue)
-            .accepted(accepted_words(p, ty))
-            .fix(fix)
+            .with_accepted(accepted_words(p, ty))
+            .with_fix(fix)
             .at(self.path_of(p.name))
     }
 
@@ -339,9 +339,9 @@ impl<'a> Args<'a> {
                 };
                 let name: String = k.chars().take(render::SHOWN_CHARS).collect();
                 Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
-                    .accepted(accepted.clone())
-                    .fix(fix)
-                    .suggestion(sugg)
+                    .with_accepted(accepted.clone())
+                    .with_fix(fix)
+                    .with_suggestion(sugg)
                     .at(self.path_of(&name))
             })
             .collect();
@@ -357,8 +357,8 @@ impl<'a> Args<'a> {
                     Rejected::Missing,
                     format!("{rest} more names are not {what}s of {of} ({}{etc})", listed.join(", ")),
                 )
-                .accepted(accepted)
-                .fix("Remove every name that is not listed as accepted.")
+                .with_accepted(accepted)
+                .with_fix("Remove every name that is not listed as accepted.")
                 .at(at),
             );
         }
@@ -380,7 +380,7 @@ impl<'a> Args<'a> {
         let mut found = Vec::new();
         let failed = |name: &str, problems: &[Problem]| {
             let at = self.path_of(name);
-            problems.iter().any(|p| p.path.as_deref().unwrap_or(&p.parameter) == at)
+            problems.iter().any(|p| p.0.path.as_deref().unwrap_or(&p.0.parameter) == at)
         };
         for p in self.params {
             if failed(p.name, &self.problems) {
@@ -432,8 +432,8 @@ impl<'a> Args<'a> {
                             rejected_of(v, holds_secret(&p.rules, &p.ty), self.numbers),
                             format!("cannot be sent together with {}", other.name),
                         )
-                        .accepted(format!("{} or {}, not both", p.name, other.name))
-                        .fix(format!("Remove {} or {}.", p.name, other.name)),
+                        .with_accepted(format!("{} or {}, not both", p.name, other.name))
+                        .with_fix(format!("Remove {} or {}.", p.name, other.name)),
                     );
                 }
             }
@@ -442,16 +442,16 @@ impl<'a> Args<'a> {
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).
-    pub fn refuse<'o>(self) -> crate::toolbox::Outcome<'o> {
+    pub fn refuse<'o>(self) -> crate::outcome::Outcome<'o> {
         let envelope = match self.finish() {
             Err(refusal) => refusal.into(),
             Ok(()) => crate::Fault::backend("reading the arguments").into(),
         };
-        crate::toolbox::Outcome::Ready(envelope)
+        crate::outcome::Outcome::Ready(envelope)
     }
 
     /// The refusal of names that are not parameters, when every parameter was read.
-    pub fn unknown<'o>(self) -> Option<crate::toolbox::Outcome<'o>> {
+    pub fn unknown<'o>(self) -> Option<crate::outcome::Outcome<'o>> {
         if self.problems.is_empty() && self.unknown.is_empty() { None } else { Some(self.refuse()) }
     }
 
@@ -462,8 +462,8 @@ impl<'a> Args<'a> {
         match self.into_problem() {
             Err(p) => p,
             Ok(()) => Problem::new(cx.path.parameter(), Rejected::Missing, "could not be read")
-                .accepted("an object as the schema describes")
-                .fix("Send it as the schema describes.")
+                .with_accepted("an object as the schema describes")
+                .with_fix("Send it as the schema describes.")
                 .at(at),
         }
     }
@@ -476,7 +476,7 @@ impl<'a> Args<'a> {
             return Ok(());
         }
         let mut first = all.remove(0);
-        first.also.extend(all);
+        first.0.also.extend(all);
         Err(first)
     }
 
@@ -505,12 +505,12 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
         .unwrap_or_else(|| "{}".into());
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty));
     Problem::new("arguments", rejected_of(v, secret, numbers), format!("is {}, not an object", render::json_type(v)))
-        .accepted(if names.is_empty() {
+        .with_accepted(if names.is_empty() {
             "an empty object, {}".to_owned()
         } else {
             format!("an object with the keys {}", names.join(", "))
         })
-        .fix(format!("Send the arguments as a JSON object, like {like}."))
+        .with_fix(format!("Send the arguments as a JSON object, like {like}."))
 }
 
 /// Refusal of a parameter (or of the whole `arguments`) whose JSON text cannot be read: nested
@@ -548,5 +548,5 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
     } else {
         issue.to_owned()
     };
-    Problem::new(name, rejected, issue).accepted(accepted).fix(fix)
+    Problem::new(name, rejected, issue).with_accepted(accepted).with_fix(fix)
 }

@@ -2,7 +2,38 @@
 
 use std::fmt;
 
-use crate::envelope::Status;
+use serde::ser::{Serialize, Serializer};
+
+/// The first key of every envelope (DESIGN "Status words").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// `ok`: served; `data` holds the answer (an empty answer is still `ok`).
+    Ok,
+    /// `invalid`: refused; fix the named parameter, retrying unchanged will not help.
+    Invalid,
+    /// `error`: a fault; the request was valid and the server failed.
+    Error,
+    /// `needs_confirmation`: nothing has happened yet; the action waits for approval.
+    NeedsConfirmation,
+}
+
+impl Status {
+    /// The wire word: `ok`, `invalid`, `error`, `needs_confirmation`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Invalid => "invalid",
+            Status::Error => "error",
+            Status::NeedsConfirmation => "needs_confirmation",
+        }
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// A machine-readable error code, as it appears in `error_code` on the wire (UPPER_SNAKE).
 ///
@@ -17,9 +48,9 @@ use crate::envelope::Status;
 /// use envelope_core::{Code, Status};
 ///
 /// const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
-///     .meaning("the domain is registered to someone else")
-///     .action("choose another domain name")
-///     .http_status(409);
+///     .with_meaning("the domain is registered to someone else")
+///     .with_action("choose another domain name")
+///     .with_http_status(409);
 /// assert_eq!(DOMAIN_TAKEN.name(), "DOMAIN_TAKEN");
 /// assert!(!DOMAIN_TAKEN.retryable());
 /// ```
@@ -89,7 +120,7 @@ impl Code {
     }
 
     /// The retry guidance (default: `with_backoff` for an `error` code, `never` otherwise).
-    pub const fn retry(mut self, retry: Retry) -> Self {
+    pub const fn with_retry(mut self, retry: Retry) -> Self {
         self.retry = retry;
         self
     }
@@ -101,12 +132,12 @@ impl Code {
         self
     }
 
-    /// The retry guidance.
-    pub const fn retry_guidance(&self) -> Retry {
+    /// The manifest's `retry`: the retry guidance.
+    pub const fn retry(&self) -> Retry {
         self.retry
     }
 
-    /// The other status word the code may be sent with, if any.
+    /// The manifest's `also_status`: the other status word the code may be sent with, if any.
     pub const fn also_status(&self) -> Option<Status> {
         self.also
     }
@@ -117,13 +148,13 @@ impl Code {
     }
 
     /// What the code means, in one clause (`"the request is not valid for this tool"`).
-    pub const fn meaning(mut self, meaning: &'static str) -> Self {
+    pub const fn with_meaning(mut self, meaning: &'static str) -> Self {
         self.meaning = meaning;
         self
     }
 
     /// The client's next move (`"fix the named parameter and call again"`).
-    pub const fn action(mut self, action: &'static str) -> Self {
+    pub const fn with_action(mut self, action: &'static str) -> Self {
         self.action = action;
         self
     }
@@ -135,38 +166,39 @@ impl Code {
     }
 
     /// The HTTP status (RFC 9110 §15) this code answers with on the HTTP surface.
-    pub const fn http_status(mut self, status: u16) -> Self {
+    pub const fn with_http_status(mut self, status: u16) -> Self {
         self.http_status = status;
         self
     }
 
-    /// The wire spelling, e.g. `"VALIDATION_ERROR"`.
+    /// The wire spelling (an envelope's `error_code`, without a toolbox's prefix), e.g.
+    /// `"VALIDATION_ERROR"`.
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
-    /// The status word an envelope carrying this code has.
+    /// The manifest's `status`: the status word an envelope carrying this code has.
     pub const fn status(&self) -> Status {
         self.status
     }
 
-    /// What the code means.
-    pub const fn describe(&self) -> &'static str {
+    /// The manifest's `meaning`: what the code means.
+    pub const fn meaning(&self) -> &'static str {
         self.meaning
     }
 
-    /// What the client should do next.
-    pub const fn next_action(&self) -> &'static str {
+    /// The manifest's `action`: what the client should do next.
+    pub const fn action(&self) -> &'static str {
         self.action
     }
 
-    /// Whether the same call, unchanged, can succeed later.
+    /// The manifest's `retryable`: whether the same call, unchanged, can succeed later.
     pub const fn retryable(&self) -> bool {
         self.retryable
     }
 
-    /// The HTTP status code this code maps to.
-    pub const fn http(&self) -> u16 {
+    /// The manifest's `http_status`: the HTTP status (RFC 9110 §15) this code maps to.
+    pub const fn http_status(&self) -> u16 {
         self.http_status
     }
 }
@@ -194,89 +226,92 @@ const fn is_upper_snake(name: &str) -> bool {
 
 /// The standard codes. `invalid` codes ask the caller to change the request; `error` codes are
 /// faults of the server.
+///
+/// The module holds the code vocabulary too: [`Code`], [`Retry`] and [`Status`] (also at the
+/// crate root).
 pub mod codes {
-    use super::{Code, Retry};
-    use crate::envelope::Status::{Error, Invalid, NeedsConfirmation};
+    use super::Status::{Error, Invalid, NeedsConfirmation};
+    pub use super::{Code, Retry, Status};
 
     /// `invalid`, 400: an argument is missing, unknown, of the wrong JSON type, out of range or
     /// not an accepted value, or the combination is not served. Fix the named parameter.
     pub const VALIDATION_ERROR: Code = Code::new("VALIDATION_ERROR", Invalid)
-        .meaning("an argument is missing, unknown, of the wrong type, or outside its accepted set")
-        .action("fix the parameter named in hints.parameter as hints.fix says, then call again");
+        .with_meaning("an argument is missing, unknown, of the wrong type, or outside its accepted set")
+        .with_action("fix the parameter named in hints.parameter as hints.fix says, then call again");
     /// `invalid`, 404: the thing named does not exist.
     pub const NOT_FOUND: Code = Code::new("NOT_FOUND", Invalid)
-        .meaning("the thing the request names does not exist")
-        .action("check the identifier, or list what exists first")
-        .http_status(404);
+        .with_meaning("the thing the request names does not exist")
+        .with_action("check the identifier, or list what exists first")
+        .with_http_status(404);
     /// `invalid`, 409: the request conflicts with the current state.
     pub const CONFLICT: Code = Code::new("CONFLICT", Invalid)
-        .meaning("the request conflicts with the current state")
-        .action("read the current state and send a request that fits it")
-        .retry(Retry::AfterReread)
-        .http_status(409);
+        .with_meaning("the request conflicts with the current state")
+        .with_action("read the current state and send a request that fits it")
+        .with_retry(Retry::AfterReread)
+        .with_http_status(409);
     /// `invalid`, 401: no valid credentials were presented.
     pub const UNAUTHORIZED: Code = Code::new("UNAUTHORIZED", Invalid)
-        .meaning("no valid credentials were presented")
-        .action("authenticate, then call again")
-        .http_status(401);
+        .with_meaning("no valid credentials were presented")
+        .with_action("authenticate, then call again")
+        .with_http_status(401);
     /// `invalid`, 403: the credentials do not allow this.
     pub const FORBIDDEN: Code = Code::new("FORBIDDEN", Invalid)
-        .meaning("the credentials presented do not allow this request")
-        .action("do not retry; ask for access or choose another action")
-        .http_status(403);
+        .with_meaning("the credentials presented do not allow this request")
+        .with_action("do not retry; ask for access or choose another action")
+        .with_http_status(403);
     /// `invalid`, 429, retryable: too many calls; the same call succeeds after waiting.
     pub const RATE_LIMITED: Code = Code::new("RATE_LIMITED", Invalid)
-        .meaning("too many calls in a short time")
-        .action("wait the delay given in hints, then send the same call again")
+        .with_meaning("too many calls in a short time")
+        .with_action("wait the delay given in hints, then send the same call again")
         .retryable_unchanged()
-        .retry(Retry::AfterDelay)
-        .http_status(429);
+        .with_retry(Retry::AfterDelay)
+        .with_http_status(429);
     /// `invalid`, 429: a quota is used up; waiting a short while does not help.
     pub const QUOTA_EXCEEDED: Code = Code::new("QUOTA_EXCEEDED", Invalid)
-        .meaning("a usage quota is used up")
-        .action("do not retry until the quota resets or is raised")
-        .http_status(429);
+        .with_meaning("a usage quota is used up")
+        .with_action("do not retry until the quota resets or is raised")
+        .with_http_status(429);
     /// `invalid`, 409: the version the caller based its change on is no longer current.
     pub const VERSION_CONFLICT: Code = Code::new("VERSION_CONFLICT", Invalid)
-        .meaning("the version the change was based on is no longer current")
-        .action("read the current version and apply the change to it")
-        .retry(Retry::AfterReread)
-        .http_status(409);
+        .with_meaning("the version the change was based on is no longer current")
+        .with_action("read the current version and apply the change to it")
+        .with_retry(Retry::AfterReread)
+        .with_http_status(409);
     /// `invalid`, 409: an idempotency key was reused with a different request.
     pub const IDEMPOTENCY_CONFLICT: Code = Code::new("IDEMPOTENCY_CONFLICT", Invalid)
-        .meaning("the idempotency key was already used with a different request")
-        .action("send a new idempotency key, or resend the original request unchanged")
-        .http_status(409);
+        .with_meaning("the idempotency key was already used with a different request")
+        .with_action("send a new idempotency key, or resend the original request unchanged")
+        .with_http_status(409);
     /// `invalid`, 409, retryable: a call with the same idempotency key is still running; nothing
     /// was done by this one.
     pub const IN_PROGRESS: Code = Code::new("IN_PROGRESS", Invalid)
-        .meaning("a call with the same idempotency key is still running; this one did nothing")
-        .action("wait a moment, then send the same call again to get the first call's answer")
+        .with_meaning("a call with the same idempotency key is still running; this one did nothing")
+        .with_action("wait a moment, then send the same call again to get the first call's answer")
         .retryable_unchanged()
-        .retry(Retry::WithBackoff)
-        .http_status(409);
+        .with_retry(Retry::WithBackoff)
+        .with_http_status(409);
     /// `needs_confirmation`, 202: nothing happened yet; the action waits for approval. Also sent
     /// with status `error` (and no `pending_action_id`) by a toolbox that cannot queue actions.
     pub const CONFIRMATION_REQUIRED: Code = Code::new("CONFIRMATION_REQUIRED", NeedsConfirmation)
-        .meaning("the action needs a person's approval; nothing has happened yet")
-        .action("show the preview to the person and call confirm_action with the pending_action_id; never repeat the original call")
+        .with_meaning("the action needs a person's approval; nothing has happened yet")
+        .with_action("show the preview to the person and call confirm_action with the pending_action_id; never repeat the original call")
         .also_with(Error)
-        .http_status(202);
+        .with_http_status(202);
     /// `error`, 501: the tool does not implement this yet.
     pub const NOT_IMPLEMENTED: Code = Code::new("NOT_IMPLEMENTED", Error)
-        .meaning("the server does not implement this request")
-        .action("do not retry; use another tool or request")
-        .http_status(501);
+        .with_meaning("the server does not implement this request")
+        .with_action("do not retry; use another tool or request")
+        .with_http_status(501);
     /// `error`, 504, retryable: the server did not finish in time.
     pub const TIMEOUT: Code = Code::new("TIMEOUT", Error)
-        .meaning("the server did not finish in time")
-        .action("retry later if the tool is idempotent; otherwise check whether it took effect")
+        .with_meaning("the server did not finish in time")
+        .with_action("retry later if the tool is idempotent; otherwise check whether it took effect")
         .retryable_unchanged()
-        .http_status(504);
+        .with_http_status(504);
     /// `error`, 500, retryable: the server failed while serving a valid request.
     pub const BACKEND_ERROR: Code = Code::new("BACKEND_ERROR", Error)
-        .meaning("the server failed while serving a valid request")
-        .action("retry later if the tool is idempotent; otherwise check whether it took effect")
+        .with_meaning("the server failed while serving a valid request")
+        .with_action("retry later if the tool is idempotent; otherwise check whether it took effect")
         .retryable_unchanged();
 
     /// Every standard code, in a fixed order.

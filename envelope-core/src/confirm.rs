@@ -56,13 +56,15 @@ use hmac::{KeyInit, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::code::Status;
 use crate::code::{Code, codes};
-use crate::envelope::{Confirmation, Envelope, Status};
+use crate::envelope::{Confirmation, Envelope};
 use crate::fault::Fault;
+use crate::outcome::Outcome;
 use crate::refusal::Refusal;
 use crate::spec::{Choices, ParamSpec, Ty};
 use crate::store::{MemoryStore, Store};
-use crate::toolbox::{Outcome, Tool, Toolbox};
+use crate::toolbox::{Tool, Toolbox};
 
 /// The name of the parameter `#[tool(idempotency_key)]` adds.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
@@ -76,53 +78,7 @@ pub const MIN_SECRET_BYTES: usize = 32;
 /// replica that died mid-call must not hold its key for a day).
 const RUNNING_LEASE: Duration = Duration::from_secs(5 * 60);
 
-/// What the call function of a confirm or key tool is asked to do once its arguments are read.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Run the preview function: `ok` with the preview, or its refusal.
-    Preview,
-    /// Run the tool.
-    Run,
-}
-
-/// A confirm or key tool whose arguments were read: what happens next is the toolbox's call.
-#[doc(hidden)]
-pub struct Guarded<'a> {
-    pub(crate) key: Option<String>,
-    pub(crate) then: Box<dyn FnOnce(Step) -> Outcome<'a> + Send + 'a>,
-}
-
-impl<'a> Guarded<'a> {
-    /// `key`: the idempotency key sent, if any; `then`: the preview or the run.
-    pub fn new(key: Option<String>, then: impl FnOnce(Step) -> Outcome<'a> + Send + 'a) -> Self {
-        Guarded { key, then: Box::new(then) }
-    }
-}
-
-/// The person's answer to a pending action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// Run it once.
-    Approve,
-    /// Do not run it (`confirm_action` with `approved: false`): `{"done": false, "reason": "rejected"}`.
-    Reject,
-    /// The person declined an elicitation: `"reason": "declined"`.
-    Decline,
-    /// The person dismissed an elicitation: `"reason": "cancelled"`.
-    Cancel,
-}
-
-impl Decision {
-    fn word(self) -> &'static str {
-        match self {
-            Decision::Approve => "approved",
-            Decision::Reject => "rejected",
-            Decision::Decline => "declined",
-            Decision::Cancel => "cancelled",
-        }
-    }
-}
+pub use crate::outcome::{Decision, Guarded, Step};
 
 /// Whether a pending action id fits a call ([`Toolbox::check_pending`]).
 #[derive(Debug, PartialEq)]
@@ -218,26 +174,8 @@ fn random(buf: &mut [u8]) {
     }
 }
 
-/// The RFC 8785 (JSON Canonicalization Scheme) text of `v`: object keys sorted by UTF-16 code
-/// units, no whitespace, numbers as ECMAScript prints them.
-pub fn canonical(v: &Value) -> String {
-    // A `Value` has string keys and finite numbers only: canonicalization cannot fail.
-    serde_json_canonicalizer::to_string(v).unwrap_or_default()
-}
-
-/// SHA-256 (FIPS 180-4) of `text`, lowercase hex.
-pub fn sha256_hex(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
+use crate::digest::hex;
+pub use crate::digest::{canonical, sha256_hex};
 
 /// The `preview_hash` of a pending action: SHA-256, lowercase hex, of the RFC 8785 canonical
 /// JSON of `{"tool": tool, "arguments": arguments, "preview": preview}`. `arguments` is the
@@ -661,7 +599,7 @@ pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
         ],
         strict: false,
         annotations: crate::spec::Annotations::default(),
-        error_codes: crate::__private::error_codes(&declared, false),
+        error_codes: crate::__private010::error_codes(&declared, false),
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,

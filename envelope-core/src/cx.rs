@@ -100,7 +100,10 @@ impl<'a> Cx<'a> {
             Some(r) => format!("{} ({r})", issue.into()),
             None => issue.into(),
         };
-        Problem::new(self.path.parameter(), rejected, issue).accepted(accepted).fix(fix).at(self.path.to_string())
+        Problem::new(self.path.parameter(), rejected, issue)
+            .with_accepted(accepted)
+            .with_fix(fix)
+            .at(self.path.to_string())
     }
 }
 

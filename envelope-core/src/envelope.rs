@@ -3,41 +3,10 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::code::{Code, codes};
+use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
-use crate::wire::WireFormat;
-
-/// The first key of every envelope (DESIGN "Status words").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    /// `ok`: served; `data` holds the answer (an empty answer is still `ok`).
-    Ok,
-    /// `invalid`: refused; fix the named parameter, retrying unchanged will not help.
-    Invalid,
-    /// `error`: a fault; the request was valid and the server failed.
-    Error,
-    /// `needs_confirmation`: nothing has happened yet; the action waits for approval.
-    NeedsConfirmation,
-}
-
-impl Status {
-    /// The wire word: `ok`, `invalid`, `error`, `needs_confirmation`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Invalid => "invalid",
-            Status::Error => "error",
-            Status::NeedsConfirmation => "needs_confirmation",
-        }
-    }
-}
-
-impl Serialize for Status {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+use crate::wire::{Parts, WireFormat};
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -109,7 +78,7 @@ impl Confirmation {
     /// of what it would do; `preview_hash` is the SHA-256 (lowercase hex) of its RFC 8785
     /// canonical JSON. `message` tells the model what to ask the person and how to confirm.
     pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
-        let preview_hash = crate::confirm::sha256_hex(&crate::confirm::canonical(&preview));
+        let preview_hash = crate::digest::sha256_hex(&crate::digest::canonical(&preview));
         Confirmation { pending_action_id: pending_action_id.into(), message: message.into(), preview, preview_hash }
     }
 
@@ -222,7 +191,7 @@ impl Envelope {
 
     /// `error_code` as sent: the code with the prefix, if any.
     pub(crate) fn code_on_wire(&self) -> Option<String> {
-        self.code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
+        self.error_code().map(|c| format!("{}{}", self.prefix.unwrap_or(""), c.name()))
     }
 
     /// The status word.
@@ -240,8 +209,8 @@ impl Envelope {
         matches!(self.status(), Status::Invalid | Status::Error)
     }
 
-    /// The code, for every status but `ok`.
-    pub fn code(&self) -> Option<Code> {
+    /// The `error_code`, for every status but `ok` (the toolbox's prefix is added on the wire).
+    pub fn error_code(&self) -> Option<Code> {
         match &self.inner {
             Inner::Ok(_) => None,
             Inner::Invalid(i) => Some(i.code),
@@ -327,14 +296,14 @@ impl Envelope {
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
-        let invalid = Invalid { code: r.code(), message, hints };
+        let invalid = Invalid { code: r.error_code(), message, hints };
         Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
     }
 }
 
 impl From<Fault> for Envelope {
     fn from(f: Fault) -> Self {
-        let code = f.code();
+        let code = f.error_code();
         Envelope {
             inner: Inner::Error(Box::new(Failed {
                 code,
@@ -347,14 +316,6 @@ impl From<Fault> for Envelope {
             format: WireFormat::Envelope,
         }
     }
-}
-
-/// An envelope's parts, for the wire formats.
-pub(crate) enum Parts<'a> {
-    Ok(&'a Value),
-    Invalid { message: &'a str, hints: &'a Value },
-    Error { message: &'a str, operation: Option<&'a str> },
-    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
 }
 
 struct CodeName<'a>(Option<&'a str>, Code);
@@ -371,7 +332,7 @@ impl Serialize for CodeName<'_> {
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.format != WireFormat::Envelope {
-            return crate::wire::serialize(self, s);
+            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), s);
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;

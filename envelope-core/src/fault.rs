@@ -47,8 +47,8 @@ impl Fault {
         Fault::new(codes::NOT_IMPLEMENTED, operation)
     }
 
-    /// The code.
-    pub fn code(&self) -> Code {
+    /// The `error_code`: `BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED` or a declared code.
+    pub fn error_code(&self) -> Code {
         self.code
     }
 
@@ -59,12 +59,12 @@ impl Fault {
 
     /// `<operation> failed: <meaning>. <Action>.`
     pub fn message(&self) -> String {
-        let action = self.code.next_action();
+        let action = self.code.action();
         let mut first = action.chars();
         let action: String = first.next().map(|c| c.to_uppercase().chain(first).collect()).unwrap_or_default();
         match &self.operation {
-            Some(op) => format!("{op} failed: {}. {action}.", self.code.describe()),
-            None => format!("The call failed: {}. {action}.", self.code.describe()),
+            Some(op) => format!("{op} failed: {}. {action}.", self.code.meaning()),
+            None => format!("The call failed: {}. {action}.", self.code.meaning()),
         }
     }
 }

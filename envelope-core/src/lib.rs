@@ -54,11 +54,13 @@ mod args;
 mod code;
 pub mod confirm;
 mod cx;
+mod digest;
 mod envelope;
 mod fault;
 mod formats;
 mod input;
 mod manifest;
+mod outcome;
 mod read;
 mod readers;
 mod refusal;
@@ -66,7 +68,7 @@ mod render;
 mod rules;
 mod schema;
 mod sent;
-mod spec;
+pub mod spec;
 pub mod store;
 mod toolbox;
 mod wire;
@@ -76,8 +78,8 @@ pub mod http;
 pub mod mcp;
 
 pub use args::{Cx, FromArg, Numeric, Path};
-pub use code::{Code, Retry, codes};
-pub use envelope::{Confirmation, Envelope, Status};
+pub use code::{Code, Retry, Status, codes};
+pub use envelope::{Confirmation, Envelope};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
 ///
@@ -102,9 +104,9 @@ pub use envelope::{Confirmation, Envelope, Status};
 /// use envelope_core::{Code, Status, ToolError, codes};
 ///
 /// const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
-///     .meaning("the domain is registered to someone else")
-///     .action("choose another domain name")
-///     .http_status(409);
+///     .with_meaning("the domain is registered to someone else")
+///     .with_action("choose another domain name")
+///     .with_http_status(409);
 ///
 /// #[derive(ToolError)]
 /// enum RegisterError {
@@ -123,7 +125,7 @@ pub use envelope::{Confirmation, Envelope, Status};
 ///      Choose another domain, like example.org."
 /// );
 /// let down = RegisterError::Registry { zone: ".com" }.into_envelope();
-/// assert_eq!(down.code(), Some(codes::BACKEND_ERROR));
+/// assert_eq!(down.error_code(), Some(codes::BACKEND_ERROR));
 /// assert!(down.message().unwrap().starts_with("reading the registry of .com failed: "));
 /// ```
 ///
@@ -287,10 +289,6 @@ pub use envelope_macros::Object;
 pub use fault::Fault;
 pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
-pub use spec::{
-    Anchoring, Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires,
-    Rules, ToolSpec, Ty, Unit,
-};
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
 pub use wire::WireFormat;
 
@@ -357,6 +355,10 @@ impl ToolError for ToolFailure {
     }
 }
 
+/// What the code `#[tool]` and the derives generate calls. Versioned by envelope's release
+/// (0.1.0: `010`), with envelope-macros pinned to the exact same version: an expansion from
+/// another release names a module that does not exist, a loud error instead of a quiet
+/// mismatch (thiserror's `__private{PATCH}`).
 #[doc(hidden)]
 #[path = "private.rs"]
-pub mod __private;
+pub mod __private010;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::code::Code;
-use crate::envelope::Status;
+use crate::code::Status;
 use crate::toolbox::{Tool, Toolbox};
 
 impl Toolbox {
@@ -40,7 +40,7 @@ impl Toolbox {
     ///   with `#[tool(read_only, destructive, idempotent, open_world)]`; an undeclared hint is
     ///   absent, not `false`.
     /// - A tool's `error_codes` lists every code its envelopes can carry and no other
-    ///   ([`ToolSpec::error_codes`](crate::ToolSpec::error_codes)), each with the `retryable`
+    ///   ([`ToolSpec::error_codes`](crate::spec::ToolSpec::error_codes)), each with the `retryable`
     ///   its envelopes carry: a fault is retryable only when its code is and the tool is
     ///   `idempotent` (a retry of a call that may have acted could act twice); a refusal never is.
     /// - The top-level `error_codes` table describes each code once: its `status` word (and
@@ -102,7 +102,7 @@ pub(crate) fn retryable_on(tool: &Tool, code: &Code) -> bool {
         // Nothing happened: the same call can succeed later if the code says so (RATE_LIMITED).
         Status::Invalid => code.retryable(),
         // Something may have happened: only an idempotent tool can be called again unchanged.
-        Status::Error => code.retryable() && tool.spec().annotations.idempotent == Some(true),
+        Status::Error => code.retryable() && tool.spec().annotations.idempotent_hint == Some(true),
         Status::Ok | Status::NeedsConfirmation => false,
     }
 }
@@ -119,10 +119,10 @@ fn tool_entry(tool: &Tool, prefix: &str) -> Value {
     let a = tool.spec().annotations;
     let mut hints = Map::new();
     for (key, hint) in [
-        ("readOnlyHint", a.read_only),
-        ("destructiveHint", a.destructive),
-        ("idempotentHint", a.idempotent),
-        ("openWorldHint", a.open_world),
+        ("readOnlyHint", a.read_only_hint),
+        ("destructiveHint", a.destructive_hint),
+        ("idempotentHint", a.idempotent_hint),
+        ("openWorldHint", a.open_world_hint),
     ] {
         if let Some(on) = hint {
             hints.insert(key.into(), json!(on));
@@ -142,11 +142,11 @@ fn tool_entry(tool: &Tool, prefix: &str) -> Value {
 fn code_entry(code: &Code) -> Value {
     let mut entry = json!({
         "status": code.status().as_str(),
-        "meaning": code.describe(),
-        "action": code.next_action(),
+        "meaning": code.meaning(),
+        "action": code.action(),
         "retryable": code.retryable(),
-        "retry": code.retry_guidance().as_str(),
-        "http_status": code.http(),
+        "retry": code.retry().as_str(),
+        "http_status": code.http_status(),
     });
     if let (Some(also), Value::Object(m)) = (code.also_status(), &mut entry) {
         m.insert("also_status".into(), json!(also.as_str()));

@@ -13,11 +13,12 @@ pub use crate::readers::read_choice_sent;
 pub fn numeric<T: Numeric, V>(value: V) -> V {
     value
 }
+pub use crate::outcome::Outcome;
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,
 };
-pub use crate::toolbox::{CallFn, Outcome, Tool};
+pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
 use crate::envelope::Envelope;
@@ -182,11 +183,11 @@ const fn same_str(a: &str, b: &str) -> bool {
 const fn same_code(a: &crate::Code, b: &crate::Code) -> bool {
     same_str(a.name(), b.name())
         && a.status() as u8 == b.status() as u8
-        && same_str(a.describe(), b.describe())
-        && same_str(a.next_action(), b.next_action())
+        && same_str(a.meaning(), b.meaning())
+        && same_str(a.action(), b.action())
         && a.retryable() == b.retryable()
-        && a.http() == b.http()
-        && a.retry_guidance() as u8 == b.retry_guidance() as u8
+        && a.http_status() == b.http_status()
+        && a.retry() as u8 == b.retry() as u8
         && same_status(a.also_status(), b.also_status())
 }
 
@@ -255,4 +256,15 @@ pub fn method_tool<S: Send + Sync + 'static>(
     call: crate::toolbox::MethodFn<S>,
 ) -> Tool {
     Tool::__method(spec, state, call)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The module's name carries the release: bumping the version without renaming it (in
+    /// lib.rs and every path of envelope-macros' expansion) would let a mismatched pair build.
+    #[test]
+    fn the_private_module_is_named_for_this_release() {
+        let digits: String = env!("CARGO_PKG_VERSION").chars().filter(char::is_ascii_digit).collect();
+        assert_eq!(format!("__private{digits}"), "__private010", "rename `__private010` for this release");
+    }
 }

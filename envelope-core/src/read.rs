@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::code::Code;
-use crate::envelope::Status;
+use crate::code::Status;
 use crate::wire::WireFormat;
 
 /// What a reply says, read from its fields.
@@ -270,7 +270,7 @@ impl Reader {
     }
 
     fn reading(&self, reply: Reply, format: Option<WireFormat>) -> Reading {
-        let code_status = |code: &Option<String>| code.as_deref().and_then(|c| self.known(c)).map(|c| c.http());
+        let code_status = |code: &Option<String>| code.as_deref().and_then(|c| self.known(c)).map(|c| c.http_status());
         let http_status = match &reply {
             Reply::Ok { .. } => Some(crate::http::rule(Status::Ok, None)),
             Reply::NeedsConfirmation { .. } => Some(crate::http::rule(Status::NeedsConfirmation, None)),

@@ -30,7 +30,8 @@ use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 /// takes `range` or `multiple_of` implements [`Numeric`] too.
 ///
 /// ```
-/// use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, Ty, tool};
+/// use envelope_core::spec::Ty;
+/// use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// A number of hours.
@@ -534,16 +535,16 @@ impl<T: FromArg> FromArg for Vec<T> {
             let etc = if more.len() > 5 { ", …" } else { "" };
             let items = if more.len() == 1 { "item" } else { "items" };
             let issue = format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", "));
-            let accepted = refused[0].accepted.clone();
+            let accepted = refused[0].0.accepted.clone();
             refused.push(
                 Problem::new(cx.path.parameter(), Rejected::Missing, issue)
-                    .accepted(accepted)
-                    .fix("Fix those items the same way.")
+                    .with_accepted(accepted)
+                    .with_fix("Fix those items the same way.")
                     .at(cx.path.to_string()),
             );
         }
         let mut first = refused.remove(0);
-        first.also = refused;
+        first.0.also = refused;
         Err(first)
     }
 }
@@ -565,7 +566,7 @@ pub fn object_of<'v>(
     };
     let hide = |mut problem: Problem| {
         if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
-            problem.rejected = Rejected::Hidden;
+            problem.0.rejected = Rejected::Hidden;
         }
         problem
     };

@@ -46,25 +46,11 @@ pub struct Refusal {
 ///
 /// Boxed: it is the error of every argument read, so the success path moves one pointer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Problem(Box<ProblemData>);
-
-impl std::ops::Deref for Problem {
-    type Target = ProblemData;
-    fn deref(&self) -> &ProblemData {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Problem {
-    fn deref_mut(&mut self) -> &mut ProblemData {
-        &mut self.0
-    }
-}
+pub struct Problem(pub(crate) Box<ProblemData>);
 
 /// The parts of a [`Problem`].
-#[doc(hidden)]
 #[derive(Clone, Debug, PartialEq)]
-pub struct ProblemData {
+pub(crate) struct ProblemData {
     pub(crate) parameter: String,
     pub(crate) path: Option<String>,
     pub(crate) rejected: Rejected,
@@ -101,75 +87,75 @@ impl Problem {
         }))
     }
 
-    pub(crate) fn accepted(mut self, accepted: impl Into<String>) -> Self {
-        self.accepted = accepted.into();
+    pub(crate) fn with_accepted(mut self, accepted: impl Into<String>) -> Self {
+        self.0.accepted = accepted.into();
         self
     }
 
-    pub(crate) fn fix(mut self, fix: impl Into<String>) -> Self {
-        self.fix = fix.into();
+    pub(crate) fn with_fix(mut self, fix: impl Into<String>) -> Self {
+        self.0.fix = fix.into();
         self
     }
 
-    pub(crate) fn suggestion(mut self, suggestion: Option<&str>) -> Self {
-        self.suggestion = suggestion.map(str::to_owned);
+    pub(crate) fn with_suggestion(mut self, suggestion: Option<&str>) -> Self {
+        self.0.suggestion = suggestion.map(str::to_owned);
         self
     }
 
     /// Puts the problem under top-level `parameter` (for one found inside it).
     pub(crate) fn under(mut self, parameter: &str) -> Self {
-        parameter.clone_into(&mut self.parameter);
+        parameter.clone_into(&mut self.0.parameter);
         self
     }
 
     pub(crate) fn at(mut self, path: String) -> Self {
-        if path != self.parameter {
-            self.path = Some(path);
+        if path != self.0.parameter {
+            self.0.path = Some(path);
         }
         self
     }
 
     /// The parameter as the caller spells it (the top-level argument name).
     pub fn parameter(&self) -> &str {
-        &self.parameter
+        &self.0.parameter
     }
 
     /// Where inside the parameter, when deeper than its top level: `tags[1]`, `filter.since`.
     pub fn path(&self) -> Option<&str> {
-        self.path.as_deref()
+        self.0.path.as_deref()
     }
 
     /// The rejected value as JSON text, as the message quotes it (`"databse"`, `0`); `None` when
     /// the parameter was missing or is secret.
     pub fn rejected(&self) -> Option<&str> {
-        match &self.rejected {
+        match &self.0.rejected {
             Rejected::Shown(s) => Some(s),
             _ => None,
         }
     }
 
-    /// The accepted set, in words (`a whole number from 1 to 720`).
-    pub fn accepted_set(&self) -> &str {
-        &self.accepted
+    /// `hints.accepted`: the accepted set, in words (`a whole number from 1 to 720`).
+    pub fn accepted(&self) -> &str {
+        &self.0.accepted
     }
 
-    /// The move that fixes the call (`Send a value from 1 to 720.`).
-    pub fn fix_text(&self) -> &str {
-        &self.fix
+    /// `hints.fix`: the move that fixes the call (`Send a value from 1 to 720.`).
+    pub fn fix(&self) -> &str {
+        &self.0.fix
     }
 
-    /// The closest accepted value or name, when one is close.
-    pub fn suggested(&self) -> Option<&str> {
-        self.suggestion.as_deref()
+    /// `hints.suggestion`: the closest accepted value or name, when one is close.
+    pub fn suggestion(&self) -> Option<&str> {
+        self.0.suggestion.as_deref()
     }
 
     /// The problem's sentence: `hours_back: 0 is out of range; accepted: a whole number from 1
     /// to 720. Send a value from 1 to 720.`
     pub fn sentence(&self) -> String {
         let mut s = String::with_capacity(128);
-        s.push_str(self.path.as_deref().unwrap_or(&self.parameter));
+        s.push_str(self.0.path.as_deref().unwrap_or(&self.0.parameter));
         s.push_str(": ");
-        match &self.rejected {
+        match &self.0.rejected {
             Rejected::Shown(v) => {
                 s.push_str(v);
                 s.push(' ');
@@ -177,31 +163,31 @@ impl Problem {
             Rejected::Hidden => s.push_str("the value sent (secret, not shown) "),
             Rejected::Missing => {}
         }
-        s.push_str(&self.issue);
+        s.push_str(&self.0.issue);
         s.push_str("; accepted: ");
-        s.push_str(&self.accepted);
+        s.push_str(&self.0.accepted);
         s.push_str(". ");
-        if let Some(sugg) = &self.suggestion {
+        if let Some(sugg) = &self.0.suggestion {
             s.push_str("Did you mean ");
             s.push_str(&render::quoted_list([sugg.as_str()]));
             s.push_str("? ");
         }
-        s.push_str(&self.fix);
+        s.push_str(&self.0.fix);
         s
     }
 
     fn hints(&self) -> Map<String, Value> {
         let mut h = Map::new();
-        h.insert("parameter".into(), Value::String(self.parameter.clone()));
-        if let Some(p) = &self.path {
+        h.insert("parameter".into(), Value::String(self.0.parameter.clone()));
+        if let Some(p) = &self.0.path {
             h.insert("path".into(), Value::String(p.clone()));
         }
-        if let Rejected::Shown(v) = &self.rejected {
+        if let Rejected::Shown(v) = &self.0.rejected {
             h.insert("rejected".into(), Value::String(v.clone()));
         }
-        h.insert("accepted".into(), Value::String(self.accepted.clone()));
-        h.insert("fix".into(), Value::String(self.fix.clone()));
-        if let Some(s) = &self.suggestion {
+        h.insert("accepted".into(), Value::String(self.0.accepted.clone()));
+        h.insert("fix".into(), Value::String(self.0.fix.clone()));
+        if let Some(s) = &self.0.suggestion {
             h.insert("suggestion".into(), Value::String(s.clone()));
         }
         h
@@ -222,13 +208,13 @@ impl Refusal {
             // Never built empty by this crate; a refusal always names what to fix all the same.
             problems.push(
                 Problem::new("arguments", Rejected::Missing, "could not be read")
-                    .accepted("the arguments the schema describes")
-                    .fix("Send the arguments as the inputSchema describes."),
+                    .with_accepted("the arguments the schema describes")
+                    .with_fix("Send the arguments as the inputSchema describes."),
             );
         }
         let mut flat = Vec::with_capacity(problems.len());
         for mut p in problems {
-            let also = std::mem::take(&mut p.also);
+            let also = std::mem::take(&mut p.0.also);
             flat.push(p);
             flat.extend(also);
         }
@@ -252,7 +238,7 @@ impl Refusal {
     }
 
     /// The `error_code`: `VALIDATION_ERROR`, or a declared error enum's `invalid` code.
-    pub fn code(&self) -> Code {
+    pub fn error_code(&self) -> Code {
         self.code
     }
 
@@ -309,10 +295,10 @@ impl Refusal {
 fn summary_of(rest: &[Problem]) -> Problem {
     let mut names: Vec<String> = Vec::new();
     for p in rest {
-        let name = p.path.as_deref().unwrap_or(&p.parameter);
+        let name = p.0.path.as_deref().unwrap_or(&p.0.parameter);
         let cut: String = name.chars().take(24).collect();
         let cut = if cut.len() < name.len() { format!("{cut}…") } else { cut };
-        if p.parameter != "arguments" && !names.contains(&cut) {
+        if p.0.parameter != "arguments" && !names.contains(&cut) {
             names.push(cut);
         }
     }
@@ -325,8 +311,8 @@ fn summary_of(rest: &[Problem]) -> Problem {
         Rejected::Missing,
         format!("have further problems ({places}) not described, to keep this reply short"),
     )
-    .accepted("each parameter as the schema describes it")
-    .fix("Fix the problems above, then call again to see the rest.")
+    .with_accepted("each parameter as the schema describes it")
+    .with_fix("Fix the problems above, then call again to see the rest.")
 }
 
 /// The bytes of `s` as a JSON string: quotes and escapes included (RFC 8259 §7, as serde_json
@@ -407,45 +393,45 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
     /// The value as sent; shown as JSON, cut when long.
     pub fn rejected<T: Serialize + ?Sized>(mut self, value: &T) -> RefusalBuilder<Yes, A, F> {
         let v = serde_json::to_value(value).unwrap_or(Value::Null);
-        self.problem.rejected = Rejected::Shown(render::shown(&v));
+        self.problem.0.rejected = Rejected::Shown(render::shown(&v));
         self.to()
     }
 
     /// The value was secret: the refusal says what was wrong without showing it.
     pub fn rejected_secret(mut self) -> RefusalBuilder<Yes, A, F> {
-        self.problem.rejected = Rejected::Hidden;
+        self.problem.0.rejected = Rejected::Hidden;
         self.to()
     }
 
     /// The parameter was not sent, and had to be.
     pub fn missing(mut self) -> RefusalBuilder<Yes, A, F> {
-        self.problem.rejected = Rejected::Missing;
-        self.problem.issue = "is missing".into();
+        self.problem.0.rejected = Rejected::Missing;
+        self.problem.0.issue = "is missing".into();
         self.to()
     }
 
     /// The accepted set in words: every choice, both bounds, the unit.
     pub fn accepted(mut self, accepted: impl Into<String>) -> RefusalBuilder<R, Yes, F> {
-        self.problem.accepted = accepted.into();
+        self.problem.0.accepted = accepted.into();
         self.to()
     }
 
     /// The move that fixes the call, as a sentence (`Send data_state "HOURLY_ALL".`).
     pub fn fix(mut self, fix: impl Into<String>) -> RefusalBuilder<R, A, Yes> {
-        self.problem.fix = fix.into();
+        self.problem.0.fix = fix.into();
         self.to()
     }
 
     /// What is wrong with the value, as a clause after it (`is 130 characters long`); default
     /// `is not accepted`.
     pub fn reason(mut self, reason: impl Into<String>) -> Self {
-        self.problem.issue = reason.into();
+        self.problem.0.issue = reason.into();
         self
     }
 
     /// The closest accepted value, offered as `Did you mean "…"?`.
     pub fn suggestion(mut self, suggestion: impl Into<String>) -> Self {
-        self.problem.suggestion = Some(suggestion.into());
+        self.problem.0.suggestion = Some(suggestion.into());
         self
     }
 }

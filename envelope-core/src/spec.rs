@@ -1,6 +1,12 @@
 //! What a tool declares: its parameters, their JSON types and their rules. The `#[tool]` macro
 //! builds these; the argument reader, the schema and the manifest all read the same values, so
 //! they cannot disagree.
+//!
+//! Read a declaration through [`Tool::spec`](crate::Tool::spec) ([`ToolSpec`]: `name`,
+//! `params`, `annotations`, `error_codes`, ...). A type of your own that implements
+//! [`FromArg`](crate::FromArg) names its JSON shape with [`Ty`]. Every struct and enum here but [`Bound`]
+//! is `#[non_exhaustive]`, so a new rule, field or form is not a breaking change; build a struct
+//! with its `new` and `with_*` constructors.
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +101,8 @@ impl ObjectSpec {
     }
 }
 
-/// A bound of a `range` rule.
+/// A bound of a `range` rule: complete as it is (as `std::ops::Bound`), so not
+/// `#[non_exhaustive]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bound {
     /// No bound on this side (the type's own bound still holds).
@@ -108,6 +115,7 @@ pub enum Bound {
 
 /// A number in a rule: integers exactly, floats as written.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Num {
     /// A whole number (any integer type's value fits).
     Int(i128),
@@ -155,6 +163,7 @@ pub enum Choices {
 
 /// What a `length` rule counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Unit {
     /// Unicode scalar values (Rust `char`s; what JSON Schema `maxLength` counts).
     Characters,
@@ -515,14 +524,16 @@ impl ParamSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Annotations {
-    /// `readOnlyHint`: the tool does not modify its environment.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`: the tool may perform destructive updates.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`: calling it again with the same arguments has no further effect.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`: the tool reaches outside entities (the web, other systems).
-    pub open_world: Option<bool>,
+    /// `readOnlyHint` (`#[tool(read_only)]`): the tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// `destructiveHint` (`#[tool(destructive)]`): the tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// `idempotentHint` (`#[tool(idempotent)]`): calling it again with the same arguments has
+    /// no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// `openWorldHint` (`#[tool(open_world)]`): the tool reaches outside entities (the web,
+    /// other systems).
+    pub open_world_hint: Option<bool>,
 }
 
 /// What `#[tool]` declares about a tool.
@@ -560,7 +571,12 @@ impl Annotations {
         idempotent: Option<bool>,
         open_world: Option<bool>,
     ) -> Self {
-        Annotations { read_only, destructive, idempotent, open_world }
+        Annotations {
+            read_only_hint: read_only,
+            destructive_hint: destructive,
+            idempotent_hint: idempotent,
+            open_world_hint: open_world,
+        }
     }
 }
 

@@ -22,21 +22,7 @@ use crate::sent;
 use crate::spec::ToolSpec;
 use crate::wire::{self, WireFormat};
 
-/// A boxed future of an envelope, as an async tool's call returns it.
-pub type EnvelopeFuture<'a> = Pin<Box<dyn Future<Output = Envelope> + Send + 'a>>;
-
-/// What calling a tool gives: the envelope now (a sync tool, or a refusal), or later.
-pub enum Outcome<'a> {
-    /// Done.
-    Ready(Envelope),
-    /// An async tool at work.
-    Pending(EnvelopeFuture<'a>),
-    /// A confirm or key tool whose arguments were read: the toolbox previews, queues, replays
-    /// or runs it.
-    Guarded(crate::confirm::Guarded<'a>),
-    /// `confirm_action`'s arguments, for the toolbox to act on.
-    Decide(String, crate::confirm::Decision),
-}
+pub use crate::outcome::{EnvelopeFuture, Outcome};
 
 /// The function `#[tool]` generates: reads the arguments and calls the tool.
 pub type CallFn = for<'a> fn(&'a ToolSpec, Input<'a>) -> Outcome<'a>;
@@ -256,7 +242,7 @@ impl Tool {
     /// The envelope of a finished call: for a tool that is not idempotent, with faults not
     /// retryable.
     fn settled(&self, envelope: Envelope) -> Envelope {
-        if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent != Some(true) {
+        if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent_hint != Some(true) {
             // A retry of a call that may have acted could act twice.
             envelope.not_retryable()
         } else {

@@ -4,7 +4,7 @@
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::envelope::{Envelope, Parts, Status};
+use crate::code::Status;
 use crate::spec::ToolSpec;
 
 /// How envelopes are written on the wire (the HTTP body, MCP's text content and
@@ -55,13 +55,27 @@ pub enum WireFormat {
     ErrorCodeSummary,
 }
 
-/// Writes `envelope` in its (non-default) wire format.
-pub(crate) fn serialize<S: Serializer>(envelope: &Envelope, s: S) -> Result<S::Ok, S::Error> {
-    let format = envelope.wire_format();
-    let code = envelope.code_on_wire();
+/// An envelope's parts, for the wire formats. Here, beneath the envelope, so that the envelope
+/// module uses the formats and not the other way round.
+pub(crate) enum Parts<'a> {
+    Ok(&'a Value),
+    Invalid { message: &'a str, hints: &'a Value },
+    Error { message: &'a str, operation: Option<&'a str> },
+    Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
+}
+
+/// Writes an envelope of `status`, `code` (as on the wire, with its prefix) and `parts` in a
+/// (non-default) wire `format`.
+pub(crate) fn serialize<S: Serializer>(
+    format: WireFormat,
+    status: Status,
+    code: Option<String>,
+    parts: Parts<'_>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     let code = code.as_deref().unwrap_or("");
     let mut m = s.serialize_map(None)?;
-    match (format, envelope.parts()) {
+    match (format, parts) {
         (WireFormat::SuccessFlag, Parts::Ok(data)) => match data {
             // An object of the tool's own `success: false` would read as a failure: wrapped.
             Value::Object(fields) if fields.get("success").is_none_or(|v| v == &Value::Bool(true)) => {
@@ -101,7 +115,7 @@ pub(crate) fn serialize<S: Serializer>(envelope: &Envelope, s: S) -> Result<S::O
         }
         (WireFormat::SuccessFlag, Parts::Invalid { message, .. } | Parts::Error { message, .. }) => {
             m.serialize_entry("success", &false)?;
-            m.serialize_entry("refused", &(envelope.status() == Status::Invalid))?;
+            m.serialize_entry("refused", &(status == Status::Invalid))?;
             m.serialize_entry("error", message)?;
         }
         (WireFormat::SuccessFlag, Parts::Confirm { message, pending_action_id, preview, preview_hash }) => {
@@ -227,6 +241,7 @@ fn merge(into: &mut Value, from: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::Envelope;
 
     fn ok(data: Value, format: WireFormat) -> String {
         Envelope::ok(data).with_wire_format(format).to_json()

@@ -1,7 +1,7 @@
 //! Check: rules that look at the parameter's type or across attributes. Turns what the user
 //! wrote into a model that expansion can trust.
 
-use darling::Error;
+use crate::diag::Error;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimits, ReturnType, Type, UnOp};
@@ -87,7 +87,7 @@ pub struct RulesV {
     pub length: Option<(usize, Option<usize>, &'static str)>,
     pub pattern: Option<(String, Option<String>)>,
     pub items: Option<Box<RulesV>>,
-    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private`
+    /// For a type the macro cannot name: (rule, the rule's span, the type, the `__private010`
     /// function whose trait bound decides whether the rule applies).
     pub by_trait: Vec<(&'static str, Span, Type, &'static str)>,
 }
@@ -135,7 +135,7 @@ pub struct Tool {
     pub idempotency_key: bool,
 }
 
-pub fn check(raw: &RawTool, errors: &mut darling::error::Accumulator) -> Tool {
+pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
     let sig = &raw.item.sig;
     if !sig.generics.params.is_empty() {
         errors.push(
@@ -298,7 +298,7 @@ fn literal_fits(e: &Expr, kind: Kind) -> bool {
     }
 }
 
-pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::error::Accumulator) {
+pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut crate::diag::Accumulator) {
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     for (i, (n, rp)) in names.iter().zip(raws).enumerate() {
         if names[..i].contains(n) {
@@ -307,7 +307,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
             );
         }
     }
-    let unknown = |lit: &LitStr, this: &str, errors: &mut darling::error::Accumulator| -> Option<usize> {
+    let unknown = |lit: &LitStr, this: &str, errors: &mut crate::diag::Accumulator| -> Option<usize> {
         let v = lit.value();
         if v == this {
             errors.push(
@@ -374,7 +374,7 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut darling::er
 pub fn check_param(
     raw: &RawParam,
     rename_all: Option<ident_case::RenameRule>,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::diag::Accumulator,
 ) -> Param {
     let (optional, inner) = match option_inner(&raw.ty) {
         Some(t) => (true, t),
@@ -462,7 +462,7 @@ fn mark_secret(rules: &mut RulesV) {
 }
 
 /// The rules of one value of type `ty` (a parameter without its `Option`, or an item).
-fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumulator) -> RulesV {
+fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut crate::diag::Accumulator) -> RulesV {
     let kind = kind_of(ty);
     let range = v.range.as_ref().and_then(|r| check_range(r, kind, errors));
     let choices = v.choices.as_ref().and_then(|c| check_choices(c, kind, errors));
@@ -584,7 +584,7 @@ fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut darling::error::Accumul
 }
 
 /// `multiple_of = 5`: on a number, a finite literal above 0, whole for an integer parameter.
-fn check_multiple_of(e: &Expr, span: Span, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<NumV> {
+fn check_multiple_of(e: &Expr, span: Span, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<NumV> {
     if !applies("multiple_of", kind, span, errors) {
         return None;
     }
@@ -621,9 +621,9 @@ fn check_multiple_of(e: &Expr, span: Span, kind: Kind, errors: &mut darling::err
 fn check_length(
     r: &syn::ExprRange,
     unit: &'static str,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::diag::Accumulator,
 ) -> Option<(usize, Option<usize>, &'static str)> {
-    let bound = |e: &Expr, errors: &mut darling::error::Accumulator| match number(e) {
+    let bound = |e: &Expr, errors: &mut crate::diag::Accumulator| match number(e) {
         Some(NumV::Int(i)) if i >= 0 && usize::try_from(i).is_ok() => Some(i as usize),
         _ => {
             errors.push(Error::custom("a length bound is a whole number of 0 or more").with_span(e));
@@ -642,7 +642,7 @@ fn check_length(
                     Error::custom(
                         "`..0` holds no length: write `..=0` for an empty value, or a larger end like `..=120`",
                     )
-                    .with_span(r),
+                    .with_node(r),
                 );
                 return None;
             }
@@ -652,7 +652,7 @@ fn check_length(
     };
     if r.start.is_none() && r.end.is_none() {
         errors.push(
-            Error::custom("`length = ..` has no bound: write `length = 1..=120`, `1..`, or `..=120`").with_span(r),
+            Error::custom("`length = ..` has no bound: write `length = 1..=120`, `1..`, or `..=120`").with_node(r),
         );
         return None;
     }
@@ -661,7 +661,7 @@ fn check_length(
     {
         errors.push(
             Error::custom(format!("this length range holds no value: write the lower bound first, like `{b}..={min}`"))
-                .with_span(r),
+                .with_node(r),
         );
         return None;
     }
@@ -683,7 +683,7 @@ fn number(e: &Expr) -> Option<NumV> {
     }
 }
 
-fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<NumV> {
+fn check_bound(e: &Expr, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<NumV> {
     let Some(n) = number(e) else {
         errors.push(Error::custom("a range bound is a number literal, like `1` or `0.5`").with_span(e));
         return None;
@@ -709,7 +709,7 @@ fn check_bound(e: &Expr, kind: Kind, errors: &mut darling::error::Accumulator) -
     }
 }
 
-fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+fn check_range(r: &RangeArg, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<(BoundV, BoundV)> {
     let span = match r {
         RangeArg::Rust(r) => r.span(),
         RangeArg::Keys(k) => k.span,
@@ -725,7 +725,7 @@ fn check_range(r: &RangeArg, kind: Kind, errors: &mut darling::error::Accumulato
 
 /// `range(min = .., max = .., exclusive_min = .., exclusive_max = ..)`: at most one bound per
 /// side, at least one in all, each a literal the type holds, and some value between them.
-fn check_range_keys(k: &RangeKeys, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<(BoundV, BoundV)> {
+fn check_range_keys(k: &RangeKeys, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<(BoundV, BoundV)> {
     let mut side = |incl: &Option<Expr>, excl: &Option<Expr>, which: &str| -> Option<BoundV> {
         match (incl, excl) {
             (Some(_), Some(e)) => {
@@ -818,11 +818,7 @@ impl BoundV {
     }
 }
 
-fn check_rust_range(
-    r: &syn::ExprRange,
-    kind: Kind,
-    errors: &mut darling::error::Accumulator,
-) -> Option<(BoundV, BoundV)> {
+fn check_rust_range(r: &syn::ExprRange, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<(BoundV, BoundV)> {
     let lo = match &r.start {
         Some(e) => BoundV::Incl(check_bound(e, kind, errors)?),
         None => BoundV::Unbounded,
@@ -835,7 +831,7 @@ fn check_rust_range(
     let empty = match (lo, hi) {
         (BoundV::Unbounded, BoundV::Unbounded) => {
             errors.push(
-                Error::custom("`range = ..` has no bound: write `range = 1..=720`, `1..`, or `..=720`").with_span(r),
+                Error::custom("`range = ..` has no bound: write `range = 1..=720`, `1..`, or `..=720`").with_node(r),
             );
             return None;
         }
@@ -857,7 +853,7 @@ fn check_rust_range(
             }
             _ => "this range holds no value".to_owned(),
         };
-        errors.push(Error::custom(msg).with_span(r));
+        errors.push(Error::custom(msg).with_node(r));
         return None;
     }
     Some((lo, hi))
@@ -870,7 +866,7 @@ fn show(n: NumV) -> String {
     }
 }
 
-fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut darling::error::Accumulator) -> Option<ChoicesV> {
+fn check_choices(c: &syn::ExprArray, kind: Kind, errors: &mut crate::diag::Accumulator) -> Option<ChoicesV> {
     if c.elems.is_empty() {
         errors.push(
             Error::custom("`choices` is empty: list the accepted values, like `choices = [\"a\", \"b\"]`").with_span(c),
@@ -929,7 +925,7 @@ fn check_default(
     kind: Kind,
     range: Option<(BoundV, BoundV)>,
     choices: Option<&ChoicesV>,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::diag::Accumulator,
 ) {
     let lit_ok = match (kind, d) {
         (Kind::Int { .. } | Kind::Float, e) => number(e).is_some(),
@@ -985,7 +981,7 @@ fn check_default(
     }
 }
 
-fn check_return(output: &ReturnType, errors: &mut darling::error::Accumulator) -> (Ret, Span) {
+fn check_return(output: &ReturnType, errors: &mut crate::diag::Accumulator) -> (Ret, Span) {
     let ReturnType::Type(_, ty) = output else { return (Ret::Plain, Span::call_site()) };
     let span = ty.span();
     const INSTEAD: &str = "return `Result<T, Refusal>` (a refusal names the parameter, the rejected value, the accepted set and the fix), `Result<T, Fault>`, or `Result<T, ToolFailure>`";
@@ -1072,7 +1068,7 @@ mod tests {
     /// `check_range` on what `#[validate(...)]` parses to, for a parameter of type `ty`: the
     /// bounds, or every error message.
     fn range_of(attr: syn::Attribute, ty: Type) -> Result<String, Vec<String>> {
-        let mut errors = darling::Error::accumulator();
+        let mut errors = crate::diag::Error::accumulator();
         let mut attrs = vec![attr];
         let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
         let bounds = v.range.as_ref().and_then(|r| check_range(r, kind_of(&ty), &mut errors));
@@ -1125,7 +1121,7 @@ mod tests {
     /// `check_rules` on `#[validate(...)]` for a value of type `ty`: the checked `multiple_of`
     /// and the types left to a trait bound, or every error message.
     fn multiple_of(attr: syn::Attribute, ty: Type) -> Result<(Option<String>, Vec<&'static str>), Vec<String>> {
-        let mut errors = darling::Error::accumulator();
+        let mut errors = crate::diag::Error::accumulator();
         let mut attrs = vec![attr];
         let (v, _) = crate::attr::take_validate(&mut attrs, &mut errors);
         let rules = check_rules(&v, &ty, &mut errors);

@@ -1,27 +1,58 @@
 //! `#[derive(Choice)]`: a unit-variant enum read from one of its variant names.
 
-use darling::util::SpannedValue;
-use darling::{FromDeriveInput, FromVariant};
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::DeriveInput;
+use syn::{Data, DeriveInput, Expr, ExprLit, Lit, Meta};
 
+use crate::attr::{Sp, key_of, metas, unknown_key};
 use crate::check::rename_rule;
+use crate::diag::{Accumulator, Error};
 
-#[derive(FromDeriveInput)]
-#[darling(attributes(choice), supports(enum_unit))]
-struct ChoiceEnum {
-    ident: syn::Ident,
-    generics: syn::Generics,
-    data: darling::ast::Data<ChoiceVariant, ()>,
-    rename_all: Option<SpannedValue<String>>,
-}
-
-#[derive(FromVariant)]
-#[darling(attributes(choice))]
+/// One variant as written.
 struct ChoiceVariant {
     ident: syn::Ident,
     rename: Option<String>,
+}
+
+/// The `key = "..."` items of `#[choice(...)]` attributes, each key once and among `known`.
+fn choice_strings(attrs: &[syn::Attribute], known: &[&str], errors: &mut Accumulator) -> Vec<(String, Sp<String>)> {
+    let mut out: Vec<(String, Sp<String>)> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("choice")) {
+        let Meta::List(list) = &attr.meta else {
+            errors.push(Error::custom(format!("write `#[choice({} = \"...\")]`", known[0])).with_span(attr));
+            continue;
+        };
+        let Some(items) = errors.handle(metas(list.tokens.clone())) else { continue };
+        for meta in &items {
+            let key = key_of(meta);
+            if !known.contains(&key.as_str()) {
+                errors.push(unknown_key(meta, "`#[choice]` option", known));
+                continue;
+            }
+            let value = match meta {
+                Meta::NameValue(nv) => match &nv.value {
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(Sp::new(s.value(), s.span())),
+                    other => {
+                        errors.push(
+                            Error::custom(format!("`{key}` is a string: write `{key} = \"...\"`")).with_span(other),
+                        );
+                        None
+                    }
+                },
+                other => {
+                    errors
+                        .push(Error::custom(format!("`{key}` is a string: write `{key} = \"...\"`")).with_span(other));
+                    None
+                }
+            };
+            if out.iter().any(|(k, _)| *k == key) {
+                errors.push(Error::custom(format!("`{key}` is given twice: keep one")).with_span(meta.path()));
+            } else if let Some(v) = value {
+                out.push((key, v));
+            }
+        }
+    }
+    out
 }
 
 pub fn derive(input: TokenStream) -> TokenStream {
@@ -29,29 +60,48 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    let parsed = match ChoiceEnum::from_derive_input(&input) {
-        Ok(p) => p,
-        Err(e) => {
-            let mut errors = darling::Error::accumulator();
-            errors.push(e);
-            return crate::object::with_fallback(errors, &input.ident, !input.generics.params.is_empty());
+    let mut errors = Error::accumulator();
+    let generic = !input.generics.params.is_empty();
+    let data = match &input.data {
+        Data::Enum(e) => Some(e),
+        Data::Struct(syn::DataStruct { struct_token: syn::token::Struct { span }, .. })
+        | Data::Union(syn::DataUnion { union_token: syn::token::Union { span }, .. }) => {
+            errors.push(
+                Error::custom("`#[derive(Choice)]` goes on an enum of unit variants, one per accepted value, like `enum GroupBy { QueryHash, Database }`")
+                    .at(*span),
+            );
+            None
         }
     };
-    let mut errors = darling::Error::accumulator();
-    if !parsed.generics.params.is_empty() {
-        errors.push(darling::Error::custom("a `Choice` enum cannot be generic").with_span(&parsed.generics));
+    if generic {
+        errors.push(Error::custom("a `Choice` enum cannot be generic").with_span(&input.generics));
     }
-    let rule = parsed.rename_all.as_ref().and_then(|r| match rename_rule(r) {
+    let rename_all = choice_strings(&input.attrs, &["rename_all"], &mut errors).pop().map(|(_, v)| v);
+    let rule = rename_all.as_ref().and_then(|r| match rename_rule(r) {
         Ok(rule) => Some(rule),
         Err(msg) => {
-            errors.push(darling::Error::custom(msg).with_span(&r.span()));
+            errors.push(Error::custom(msg).at(r.span()));
             None
         }
     });
-    let variants = parsed.data.take_enum().unwrap_or_default();
-    if variants.is_empty() {
+    let mut variants: Vec<ChoiceVariant> = Vec::new();
+    for v in data.iter().flat_map(|d| &d.variants) {
+        if !matches!(v.fields, syn::Fields::Unit) {
+            errors.push(
+                Error::custom(format!(
+                    "a `Choice` variant is an accepted value and holds nothing: write `{}` without fields, or read the data with `#[derive(Object)]`",
+                    v.ident
+                ))
+                .with_span(&v.fields),
+            );
+        }
+        let rename = choice_strings(&v.attrs, &["rename"], &mut errors).pop().map(|(_, r)| r.value.clone());
+        variants.push(ChoiceVariant { ident: v.ident.clone(), rename });
+    }
+    let parsed = Parsed { ident: input.ident.clone(), generic };
+    if data.is_some() && variants.is_empty() {
         errors.push(
-            darling::Error::custom("a `Choice` enum needs at least one variant: each is an accepted value")
+            Error::custom("a `Choice` enum needs at least one variant: each is an accepted value")
                 .with_span(&parsed.ident),
         );
     }
@@ -66,14 +116,14 @@ pub fn derive(input: TokenStream) -> TokenStream {
     for (i, n) in names.iter().enumerate() {
         if names[..i].contains(n) {
             errors.push(
-                darling::Error::custom(format!("two variants are spelled \"{n}\" on the wire: rename one"))
+                Error::custom(format!("two variants are spelled \"{n}\" on the wire: rename one"))
                     .with_span(&variants[i].ident),
             );
         }
     }
     if let Err(e) = errors.finish() {
         let mut out = e.write_errors();
-        out.extend(crate::object::fallback(&parsed.ident, !parsed.generics.params.is_empty()));
+        out.extend(crate::object::fallback(&parsed.ident, parsed.generic));
         return out;
     }
     let ident = &parsed.ident;
@@ -83,21 +133,21 @@ pub fn derive(input: TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
-                ::envelope_core::Ty::Enum(&[#(#names),*])
+            fn ty() -> ::envelope_core::__private010::Ty {
+                ::envelope_core::__private010::Ty::Enum(&[#(#names),*])
             }
             fn from_arg(
-                __envelope_v: &::envelope_core::__private::Value,
+                __envelope_v: &::envelope_core::__private010::Value,
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
-                ::envelope_core::__private::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
+                ::envelope_core::__private010::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
             fn from_sent(
-                __envelope_v: &::envelope_core::__private::Sent<'_>,
+                __envelope_v: &::envelope_core::__private010::Sent<'_>,
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
-                ::envelope_core::__private::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
+                ::envelope_core::__private010::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
         }
@@ -121,4 +171,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// What the expansion needs of the enum itself.
+struct Parsed {
+    ident: syn::Ident,
+    generic: bool,
 }

@@ -2,8 +2,8 @@
 //! parts, never from a free-form sentence. Three stages, as for `#[tool]`: parse (`Raw*`, what
 //! the user wrote, with spans) → check (`Variant`, a model expansion can trust) → expand.
 
-use darling::Error;
-use darling::error::Accumulator;
+use crate::diag::Accumulator;
+use crate::diag::Error;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -466,9 +466,9 @@ fn expand(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
         impl #impl_generics ::envelope_core::ToolError for #ident #ty_generics #where_clause {
             const CODES: &'static [::envelope_core::Code] = {
                 const __ENVELOPE_ALL: &[::envelope_core::Code] = &[#(#codes),*];
-                const __ENVELOPE_N: ::core::primitive::usize = ::envelope_core::__private::distinct_count(__ENVELOPE_ALL);
+                const __ENVELOPE_N: ::core::primitive::usize = ::envelope_core::__private010::distinct_count(__ENVELOPE_ALL);
                 const __ENVELOPE_DISTINCT: [::envelope_core::Code; __ENVELOPE_N] =
-                    ::envelope_core::__private::distinct(__ENVELOPE_ALL);
+                    ::envelope_core::__private010::distinct(__ENVELOPE_ALL);
                 &__ENVELOPE_DISTINCT
             };
 
@@ -504,8 +504,8 @@ fn check_code(v: &Variant) -> TokenStream {
             if !::core::matches!(__envelope_code.status(), ::envelope_core::Status::#status) {
                 ::core::panic!(#msg);
             }
-            if __envelope_code.describe().is_empty() || __envelope_code.next_action().is_empty() {
-                ::core::panic!("this code has no meaning or no action: declare it with `.meaning(\"...\")` and `.action(\"...\")`, which the manifest lists for clients");
+            if __envelope_code.meaning().is_empty() || __envelope_code.action().is_empty() {
+                ::core::panic!("this code has no meaning or no action: declare it with `.with_meaning(\"...\")` and `.with_action(\"...\")`, which the manifest lists for clients");
             }
         };
     }
@@ -574,7 +574,7 @@ fn arm(v: &Variant) -> TokenStream {
                     #suggestion
                     .build();
                 <::envelope_core::Refusal as ::envelope_core::ToolError>::into_envelope(
-                    ::envelope_core::__private::refusal_with_code(__envelope_refusal, #code),
+                    ::envelope_core::__private010::refusal_with_code(__envelope_refusal, #code),
                 )
             }
         }
@@ -582,7 +582,7 @@ fn arm(v: &Variant) -> TokenStream {
             let operation = text(operation, &v.fields);
             quote! {
                 <::envelope_core::Fault as ::envelope_core::ToolError>::into_envelope(
-                    ::envelope_core::__private::fault_with_code(#code, &*#operation),
+                    ::envelope_core::__private010::fault_with_code(#code, &*#operation),
                 )
             }
         }

@@ -17,7 +17,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::diag::Error::accumulator();
     let raw = attr::parse(args, item, false, &mut errors);
     let checked = check::check(&raw, &mut errors);
     match errors.finish() {
@@ -52,21 +52,21 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
 fn num(n: NumV) -> TokenStream {
     match n {
-        NumV::Int(i) => quote!(::envelope_core::__private::Num::Int(#i)),
-        NumV::Float(f) => quote!(::envelope_core::__private::Num::Float(#f)),
+        NumV::Int(i) => quote!(::envelope_core::__private010::Num::Int(#i)),
+        NumV::Float(f) => quote!(::envelope_core::__private010::Num::Float(#f)),
     }
 }
 
 fn bound(b: BoundV) -> TokenStream {
     match b {
-        BoundV::Unbounded => quote!(::envelope_core::__private::Bound::Unbounded),
+        BoundV::Unbounded => quote!(::envelope_core::__private010::Bound::Unbounded),
         BoundV::Incl(n) => {
             let n = num(n);
-            quote!(::envelope_core::__private::Bound::Inclusive(#n))
+            quote!(::envelope_core::__private010::Bound::Inclusive(#n))
         }
         BoundV::Excl(n) => {
             let n = num(n);
-            quote!(::envelope_core::__private::Bound::Exclusive(#n))
+            quote!(::envelope_core::__private010::Bound::Exclusive(#n))
         }
     }
 }
@@ -89,13 +89,13 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
             let f = format_ident!("{}", f);
             // The type's tokens take the rule's span too: the unmet bound is reported there.
             let ty = respan(quote!(#ty), *span);
-            quote_spanned!(*span=> ::envelope_core::__private::#f::<#ty, _>(#value))
+            quote_spanned!(*span=> ::envelope_core::__private010::#f::<#ty, _>(#value))
         }
         None => value,
     };
     if let Some((lo, hi)) = r.range {
         let (lo, hi) = (bound(lo), bound(hi));
-        let range = by_trait("range", quote!(::envelope_core::__private::Range::new(#lo, #hi)));
+        let range = by_trait("range", quote!(::envelope_core::__private010::Range::new(#lo, #hi)));
         calls.push(quote!(with_range(#range)));
     }
     if let Some(step) = r.multiple_of {
@@ -104,8 +104,8 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
     }
     if let Some(c) = &r.choices {
         let c = match c {
-            ChoicesV::Str(v) => quote!(::envelope_core::__private::Choices::Str(&[#(#v),*])),
-            ChoicesV::Int(v) => quote!(::envelope_core::__private::Choices::Int(&[#(#v),*])),
+            ChoicesV::Str(v) => quote!(::envelope_core::__private010::Choices::Str(&[#(#v),*])),
+            ChoicesV::Int(v) => quote!(::envelope_core::__private010::Choices::Int(&[#(#v),*])),
         };
         calls.push(quote!(with_choices(#c)));
     }
@@ -116,15 +116,15 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
         let max = max.map_or_else(|| quote!(::core::primitive::usize::MAX), |m| quote!(#m));
         let unit = format_ident!("{}", unit);
         calls.push(
-            quote!(with_length(::envelope_core::__private::Length::new(#min, #max, ::envelope_core::__private::Unit::#unit))),
+            quote!(with_length(::envelope_core::__private010::Length::new(#min, #max, ::envelope_core::__private010::Unit::#unit))),
         );
     }
     if let Some((src, example)) = &r.pattern {
         let example = opt(example.as_ref().map(|e| quote!(#e)));
-        calls.push(quote!(with_pattern(::envelope_core::__private::Pattern::new(#src, #example))));
+        calls.push(quote!(with_pattern(::envelope_core::__private010::Pattern::new(#src, #example))));
     }
     if let Some(items) = &r.items {
-        let items = rules(items).unwrap_or_else(|| quote!(::envelope_core::__private::Rules::NONE));
+        let items = rules(items).unwrap_or_else(|| quote!(::envelope_core::__private010::Rules::NONE));
         calls.push(quote!(with_items(#items)));
     }
     if r.ignore_case {
@@ -141,7 +141,7 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
                 _ => "Uri",
             }
         );
-        calls.push(quote!(with_format(::envelope_core::__private::Format::#variant)));
+        calls.push(quote!(with_format(::envelope_core::__private010::Format::#variant)));
     }
     if let Some(f) = &r.fix {
         calls.push(quote!(with_fix(#f)));
@@ -152,7 +152,7 @@ fn rules(r: &RulesV) -> Option<TokenStream> {
     if calls.is_empty() {
         return None;
     }
-    Some(quote!(::envelope_core::__private::Rules::NONE #(.#calls)*))
+    Some(quote!(::envelope_core::__private010::Rules::NONE #(.#calls)*))
 }
 
 /// `tokens` with every span set to `span`.
@@ -179,19 +179,19 @@ fn param_spec(p: &Param) -> TokenStream {
     let mut calls = Vec::new();
     if let Some(d) = &p.default {
         let e = &d.expr;
-        calls.push(quote_spanned!(d.span=> with_default(::envelope_core::__private::json(#e))));
+        calls.push(quote_spanned!(d.span=> with_default(::envelope_core::__private010::json(#e))));
     }
     if let Some(rules) = rules(&p.rules) {
         calls.push(quote!(with_rules(#rules)));
     }
     if !p.requires.is_empty() {
         let requires = p.requires.iter().map(|r| {
-            let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private::json(#w))));
+            let when = opt(r.when.as_ref().map(|w| quote!(::envelope_core::__private010::json(#w))));
             let then = r.then.iter().map(|(n, v)| {
-                let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private::json(#v))));
+                let v = opt(v.as_ref().map(|v| quote!(::envelope_core::__private010::json(#v))));
                 quote!((#n, #v))
             });
-            quote!(::envelope_core::__private::Requires::new(#when, ::std::vec![#(#then),*]))
+            quote!(::envelope_core::__private010::Requires::new(#when, ::std::vec![#(#then),*]))
         });
         calls.push(quote!(with_requires(::std::vec![#(#requires),*])));
     }
@@ -200,8 +200,8 @@ fn param_spec(p: &Param) -> TokenStream {
         calls.push(quote!(with_excludes(::std::vec![#(#excludes),*])));
     }
     quote! {
-        ::envelope_core::__private::ParamSpec::new(
-            #name, #desc, <#ty as ::envelope_core::__private::FromArg>::ty(), #required
+        ::envelope_core::__private010::ParamSpec::new(
+            #name, #desc, <#ty as ::envelope_core::__private010::FromArg>::ty(), #required
         ) #(.#calls)*
     }
 }
@@ -272,18 +272,18 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     let output_schema = t
         .output_schema
         .as_ref()
-        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private::Value));
+        .map(|p| quote_spanned!(syn::spanned::Spanned::span(p)=> #p as fn() -> ::envelope_core::__private010::Value));
     let declared = match &t.error_type {
-        Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private::ToolError>::CODES),
+        Some(e) => quote_spanned!(t.ret_span=> <#e as ::envelope_core::__private010::ToolError>::CODES),
         None => quote!(&[]),
     };
     let confirm = t.confirm.is_some();
     let key = t.idempotency_key;
     let error_codes = if confirm || key {
         let preview = preview_codes.unwrap_or_else(|| quote!(&[]));
-        quote!(::envelope_core::__private::guarded_codes(&[#declared, #preview], #timeout, #confirm, #key))
+        quote!(::envelope_core::__private010::guarded_codes(&[#declared, #preview], #timeout, #confirm, #key))
     } else {
-        quote!(::envelope_core::__private::error_codes(#declared, #timeout))
+        quote!(::envelope_core::__private010::error_codes(#declared, #timeout))
     };
     // Only what is set is spelled: each a builder call.
     let mut calls = Vec::new();
@@ -294,7 +294,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
         calls.push(quote!(with_strict()));
     }
     if [t.read_only, t.destructive, t.idempotent, t.open_world].iter().any(Option::is_some) {
-        calls.push(quote!(with_annotations(::envelope_core::__private::Annotations::new(#ro, #de, #id, #ow))));
+        calls.push(quote!(with_annotations(::envelope_core::__private010::Annotations::new(#ro, #de, #id, #ow))));
     }
     if t.output_schema.is_some() {
         calls.push(quote!(with_output_schema(#output_schema)));
@@ -306,7 +306,7 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
         calls.push(quote!(with_idempotency_key()));
     }
     quote! {
-        ::envelope_core::__private::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
+        ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*
     }
 }
@@ -337,7 +337,7 @@ fn call_body(
     let mut bound = locals.clone();
     if t.idempotency_key {
         let i = t.params.len();
-        specs.push(quote!(::envelope_core::__private::idempotency_key_param()));
+        specs.push(quote!(::envelope_core::__private010::idempotency_key_param()));
         takes.extend(
             quote!(let __envelope_key = __envelope_args.take::<::core::option::Option<::std::string::String>>(#i);),
         );
@@ -355,21 +355,21 @@ fn call_body(
     let call = quote!(#callee(#(#locals),*));
     let finish = match (&t.ret, &t.error_type) {
         // Naming the error type keeps a "not a tool error" diagnostic to one, at the type.
-        (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> ::envelope_core::__private::result::<_, #e>),
-        (Ret::Result, None) => quote_spanned!(t.ret_span=> ::envelope_core::__private::result),
-        (Ret::Plain, _) => quote_spanned!(t.ret_span=> ::envelope_core::__private::ok),
+        (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> ::envelope_core::__private010::result::<_, #e>),
+        (Ret::Result, None) => quote_spanned!(t.ret_span=> ::envelope_core::__private010::result),
+        (Ret::Plain, _) => quote_spanned!(t.ret_span=> ::envelope_core::__private010::ok),
     };
     let name = &t.name;
     let guarded = t.confirm.is_some() || t.idempotency_key;
     // A guarded call's run is a closure that owns the state: clone it before, not inside.
     let (prelude_outer, prelude_inner) = if guarded { (prelude, quote!()) } else { (quote!(), prelude) };
     let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
-        let timed = quote_spanned!(span=> ::envelope_core::__private::with_timeout(#ms, #name, async move { #finish(#call.await) }));
-        quote!(#prelude_inner ::envelope_core::__private::pending(#timed))
+        let timed = quote_spanned!(span=> ::envelope_core::__private010::with_timeout(#ms, #name, async move { #finish(#call.await) }));
+        quote!(#prelude_inner ::envelope_core::__private010::pending(#timed))
     } else if asyncness {
-        quote!(#prelude_inner ::envelope_core::__private::pending(async move { #finish(#call.await) }))
+        quote!(#prelude_inner ::envelope_core::__private010::pending(async move { #finish(#call.await) }))
     } else {
-        quote!(::envelope_core::__private::Outcome::Ready(#finish(#call)))
+        quote!(::envelope_core::__private010::Outcome::Ready(#finish(#call)))
     };
     let receiver = state.map(|_| quote!(__envelope_this));
     let mut preview_codes = None;
@@ -393,25 +393,25 @@ fn call_body(
                 };
                 let probe = preview_call(path, recv, &fields);
                 preview_codes = Some(quote_spanned! {span=>
-                    ::envelope_core::__private::preview_codes(|__envelope_p: &#tuple| ::envelope_core::__private::preview_error(&#probe))
+                    ::envelope_core::__private010::preview_codes(|__envelope_p: &#tuple| ::envelope_core::__private010::preview_error(&#probe))
                 });
-                quote_spanned!(span=> ::envelope_core::__private::Outcome::Ready(::envelope_core::__private::result(#called)))
+                quote_spanned!(span=> ::envelope_core::__private010::Outcome::Ready(::envelope_core::__private010::result(#called)))
             }
-            None => quote!(::envelope_core::__private::no_preview()),
+            None => quote!(::envelope_core::__private010::no_preview()),
         };
         let key = if t.idempotency_key { quote!(__envelope_key) } else { quote!(::core::option::Option::None) };
         quote! {
             #prelude_outer
-            ::envelope_core::__private::guarded(#key, move |__envelope_step| match __envelope_step {
-                ::envelope_core::__private::Step::Preview => #preview,
-                ::envelope_core::__private::Step::Run => { #run }
+            ::envelope_core::__private010::guarded(#key, move |__envelope_step| match __envelope_step {
+                ::envelope_core::__private010::Step::Preview => #preview,
+                ::envelope_core::__private010::Step::Run => { #run }
             })
         }
     } else {
         run
     };
     let body = quote! {
-        let mut __envelope_args = ::envelope_core::__private::Args::new(__envelope_spec, __envelope_obj);
+        let mut __envelope_args = ::envelope_core::__private010::Args::new(__envelope_spec, __envelope_obj);
         #takes
         #refuse_with
         if let ::core::option::Option::Some(__envelope_refusal) = __envelope_args.unknown() {
@@ -447,10 +447,10 @@ fn emit(item: &ItemFn, t: &check::Tool) -> TokenStream {
             /// reads its arguments and calls it.
             #[must_use]
             #vis fn tool() -> ::envelope_core::Tool {
-                let __envelope_call: ::envelope_core::__private::CallFn = |__envelope_spec, __envelope_obj| {
+                let __envelope_call: ::envelope_core::__private010::CallFn = |__envelope_spec, __envelope_obj| {
                     #body
                 };
-                ::envelope_core::__private::Tool::__new(#spec, __envelope_call)#sync_body
+                ::envelope_core::__private010::Tool::__new(#spec, __envelope_call)#sync_body
             }
         }
     }
@@ -469,15 +469,16 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::diag::Error::accumulator();
     if !args.is_empty() {
         errors.push(
-            darling::Error::custom("`#[tools]` takes no arguments; put flags on each `#[tool(...)]`").with_span(&args),
+            crate::diag::Error::custom("`#[tools]` takes no arguments; put flags on each `#[tool(...)]`")
+                .with_span(&args),
         );
     }
     if !item.generics.params.is_empty() || item.trait_.is_some() {
         errors.push(
-            darling::Error::custom("`#[tools]` goes on an inherent impl block of a concrete type")
+            crate::diag::Error::custom("`#[tools]` goes on an inherent impl block of a concrete type")
                 .with_span(&item.self_ty),
         );
     }
@@ -491,7 +492,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             syn::Meta::Path(_) => TokenStream::new(),
             syn::Meta::List(l) => l.tokens.clone(),
             syn::Meta::NameValue(nv) => {
-                errors.push(darling::Error::custom("write `#[tool]` or `#[tool(flags)]`").with_span(nv));
+                errors.push(crate::diag::Error::custom("write `#[tool]` or `#[tool(flags)]`").with_span(nv));
                 continue;
             }
         };
@@ -520,12 +521,12 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
             {
                 fn __envelope_call<'a>(
                     __envelope_this: &::std::sync::Arc<#self_ty>,
-                    __envelope_spec: &'a ::envelope_core::__private::ToolSpec,
-                    __envelope_obj: ::envelope_core::__private::Input<'a>,
-                ) -> ::envelope_core::__private::Outcome<'a> {
+                    __envelope_spec: &'a ::envelope_core::__private010::ToolSpec,
+                    __envelope_obj: ::envelope_core::__private010::Input<'a>,
+                ) -> ::envelope_core::__private010::Outcome<'a> {
                     #body
                 }
-                ::envelope_core::__private::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body
+                ::envelope_core::__private010::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body
             }
         });
     }
@@ -615,7 +616,7 @@ mod tests {
         )
         .to_string();
         assert!(!out.contains("compile_error"), "{out}");
-        assert!(out.contains("__private :: guarded"), "{out}");
+        assert!(out.contains("__private010 :: guarded"), "{out}");
         assert!(out.contains("preview (& __envelope_0)"), "{out}");
         assert!(out.contains(". with_confirmation ()"), "{out}");
     }

@@ -4,6 +4,7 @@
 mod attr;
 mod check;
 mod choice;
+mod diag;
 mod error;
 mod expand;
 mod object;

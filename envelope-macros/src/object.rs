@@ -1,26 +1,52 @@
 //! `#[derive(Object)]`: a struct read from a JSON object, its fields with the same rules as a
 //! tool's parameters.
 
-use darling::FromMeta;
-use darling::util::SpannedValue;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::attr::{RawParam, take_validate};
+use crate::attr::{RawParam, Sp, key_of, metas, take_validate, unknown_key};
 use crate::check::{check_cross, check_param, rename_rule};
+use crate::diag::{Accumulator, Error};
 use crate::expand::{Reader, reader};
 
-#[derive(Default, FromMeta)]
-#[darling(default)]
+/// `#[object(...)]` on the struct.
+#[derive(Default)]
 struct ObjectArgs {
-    rename_all: Option<SpannedValue<String>>,
+    rename_all: Option<Sp<String>>,
+}
+
+/// Reads `#[object(rename_all = "...")]`, every mistake reported.
+fn object_args(attr: &syn::Attribute, args: &mut ObjectArgs, errors: &mut Accumulator) {
+    let syn::Meta::List(list) = &attr.meta else {
+        errors.push(Error::custom("write `#[object(rename_all = \"camelCase\")]`").with_span(attr));
+        return;
+    };
+    let Some(items) = errors.handle(metas(list.tokens.clone())) else { return };
+    for meta in &items {
+        match (key_of(meta).as_str(), meta) {
+            ("rename_all", syn::Meta::NameValue(nv)) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) if args.rename_all.is_none() => {
+                    args.rename_all = Some(Sp::new(s.value(), s.span()));
+                }
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }) => {
+                    errors.push(Error::custom("`rename_all` is given twice: keep one").with_span(&nv.path));
+                }
+                other => errors
+                    .push(Error::custom("`rename_all` is a string: write `rename_all = \"...\"`").with_span(other)),
+            },
+            ("rename_all", _) => {
+                errors.push(Error::custom("`rename_all` is a string: write `rename_all = \"...\"`").with_span(meta));
+            }
+            _ => errors.push(unknown_key(meta, "`#[object]` option", &["rename_all"])),
+        }
+    }
 }
 
 /// The errors, and an implementation of `FromArg` that stands in for the one the derive would
 /// have given (for a type that is not generic), so the user sees these errors and not a second
 /// one at every tool that takes the type.
-pub fn with_fallback(errors: darling::error::Accumulator, ident: &syn::Ident, generic: bool) -> TokenStream {
+pub fn with_fallback(errors: Accumulator, ident: &syn::Ident, generic: bool) -> TokenStream {
     let mut out = errors.finish().err().map(|e| e.write_errors()).unwrap_or_default();
     out.extend(fallback(ident, generic));
     out
@@ -34,11 +60,11 @@ pub fn fallback(ident: &syn::Ident, generic: bool) -> TokenStream {
     }
     out.extend(quote! {
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
+            fn ty() -> ::envelope_core::__private010::Ty {
                 ::core::unimplemented!()
             }
             fn from_arg(
-                _: &::envelope_core::__private::Value,
+                _: &::envelope_core::__private010::Value,
                 _: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
                 ::core::unimplemented!()
@@ -53,24 +79,22 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = Error::accumulator();
     let mut args = ObjectArgs::default();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("object")) {
-        if let Some(a) = errors.handle(ObjectArgs::from_meta(&attr.meta)) {
-            args = a;
-        }
+        object_args(attr, &mut args, &mut errors);
     }
     let rename_all = args.rename_all.as_ref().and_then(|r| match rename_rule(r) {
         Ok(rule) => Some(rule),
         Err(msg) => {
-            errors.push(darling::Error::custom(msg).with_span(&r.span()));
+            errors.push(Error::custom(msg).with_span(&r.span()));
             None
         }
     });
     let generic = !input.generics.params.is_empty();
     if generic {
         errors.push(
-            darling::Error::custom(
+            Error::custom(
                 "an `Object` struct cannot be generic: its fields are read from JSON by their concrete types",
             )
             .with_span(&input.generics),
@@ -79,7 +103,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let ident = input.ident.clone();
     let Data::Struct(data) = &mut input.data else {
         errors.push(
-            darling::Error::custom(
+            Error::custom(
                 "`#[derive(Object)]` goes on a struct with named fields; for an enum of names use `#[derive(Choice)]`",
             )
             .with_span(&ident),
@@ -88,8 +112,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     let Fields::Named(fields) = &mut data.fields else {
         errors.push(
-            darling::Error::custom("`#[derive(Object)]` needs named fields: each is a key of the JSON object")
-                .with_span(&ident),
+            Error::custom("`#[derive(Object)]` needs named fields: each is a key of the JSON object").with_span(&ident),
         );
         return with_fallback(errors, &ident, generic);
     };
@@ -114,18 +137,18 @@ pub fn derive(input: TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::Ty {
-                ::envelope_core::Ty::Object(#ident::__envelope_object())
+            fn ty() -> ::envelope_core::__private010::Ty {
+                ::envelope_core::__private010::Ty::Object(#ident::__envelope_object())
             }
 
             fn from_arg(
-                __envelope_v: &::envelope_core::__private::Value,
+                __envelope_v: &::envelope_core::__private010::Value,
                 __envelope_cx: &::envelope_core::Cx<'_>,
             ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
                 let __envelope_spec = #ident::__envelope_object();
-                let __envelope_obj = ::envelope_core::__private::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
+                let __envelope_obj = ::envelope_core::__private010::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
                 let mut __envelope_args =
-                    ::envelope_core::__private::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
+                    ::envelope_core::__private010::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;
@@ -137,11 +160,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
         impl #ident {
             /// The object's fields and rules, built once.
             #[doc(hidden)]
-            fn __envelope_object() -> &'static ::envelope_core::__private::ObjectSpec {
-                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private::ObjectSpec> =
+            fn __envelope_object() -> &'static ::envelope_core::__private010::ObjectSpec {
+                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private010::ObjectSpec> =
                     ::std::sync::OnceLock::new();
                 __ENVELOPE_SPEC.get_or_init(|| {
-                    ::envelope_core::__private::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
+                    ::envelope_core::__private010::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
                 })
             }
         }

@@ -5,7 +5,7 @@
 //! rule's place or form come from its row. Adding a rule is a row here, its parse field, its
 //! check, and its runtime module in envelope-core.
 
-use darling::Error;
+use crate::diag::Error;
 use proc_macro2::Span;
 
 use crate::check::Kind;
@@ -81,7 +81,7 @@ pub struct Rule {
     /// What to write instead when it is on a type it does not apply to, by that type.
     pub hint: fn(Kind) -> &'static str,
     /// For a type the macro cannot name (an alias, a newtype): the function of
-    /// `envelope_core::__private` whose trait bound decides, at the rule, whether it applies.
+    /// `envelope_core::__private010` whose trait bound decides, at the rule, whether it applies.
     pub by_trait: Option<&'static str>,
 }
 
@@ -159,7 +159,7 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 /// Whether rule `name` applies to a parameter of kind `kind`; when not, the error (spanned at
 /// the rule) says which types it applies to, which this one is, and what to write instead. A
 /// type the macro cannot name is left to the rule's trait bound (`by_trait`), when it has one.
-pub fn applies(name: &str, kind: Kind, span: Span, errors: &mut darling::error::Accumulator) -> bool {
+pub fn applies(name: &str, kind: Kind, span: Span, errors: &mut crate::diag::Accumulator) -> bool {
     let Some(r) = rule(name) else { return true };
     if r.applies.takes(kind) || (kind == Kind::Other && r.by_trait.is_some()) {
         return true;
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn the_table_decides_applicability_and_its_words() {
-        let mut errors = darling::Error::accumulator();
+        let mut errors = crate::diag::Error::accumulator();
         let int = Kind::Int { min: 0, max: 255, name: "u8" };
         assert!(applies("range", int, Span::call_site(), &mut errors));
         assert!(!applies("range", Kind::Str, Span::call_site(), &mut errors));

@@ -18,15 +18,15 @@ use crate::{block_on, tools};
 // --- test tools returning a derived error enum -------------------------------------------------
 
 const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
-    .meaning("the domain is registered to someone else")
-    .action("choose another domain name")
-    .http_status(409);
+    .with_meaning("the domain is registered to someone else")
+    .with_action("choose another domain name")
+    .with_http_status(409);
 
 const REGISTRY_UNAVAILABLE: Code = Code::new("REGISTRY_UNAVAILABLE", Status::Error)
-    .meaning("the domain registry did not answer")
-    .action("retry later if the tool is idempotent; otherwise check whether the domain was registered")
+    .with_meaning("the domain registry did not answer")
+    .with_action("retry later if the tool is idempotent; otherwise check whether the domain was registered")
     .retryable_unchanged()
-    .http_status(503);
+    .with_http_status(503);
 
 #[derive(Debug, ToolError)]
 enum RegisterError {

@@ -209,17 +209,17 @@ fn the_sealed_arguments_are_the_ones_that_run() {
     assert_eq!(check(json!({"note_id": "1"})), PendingCheck::Matches);
     assert_eq!(check(json!({"note_id": 2})), PendingCheck::OtherArguments);
     match check(json!({"note_id": 0})) {
-        PendingCheck::Refused(e) => assert_eq!(e.code(), Some(codes::VALIDATION_ERROR)),
+        PendingCheck::Refused(e) => assert_eq!(e.error_code(), Some(codes::VALIDATION_ERROR)),
         other => panic!("{other:?}"),
     }
     match block_on(toolbox.check_pending("act_42", "delete_note", Some(&json!({"note_id": 1})))) {
-        PendingCheck::Refused(e) => assert_eq!(e.code(), Some(codes::NOT_FOUND)),
+        PendingCheck::Refused(e) => assert_eq!(e.error_code(), Some(codes::NOT_FOUND)),
         other => panic!("{other:?}"),
     }
     // Checking against a tool that needs no confirmation runs nothing.
     let writes = notes.writes();
     match block_on(toolbox.check_pending(&id, "create_note", Some(&json!({"title": "x"})))) {
-        PendingCheck::Refused(e) => assert_eq!(e.code(), Some(codes::NOT_FOUND)),
+        PendingCheck::Refused(e) => assert_eq!(e.error_code(), Some(codes::NOT_FOUND)),
         other => panic!("{other:?}"),
     }
     assert_eq!(notes.writes(), writes);
@@ -262,7 +262,7 @@ fn a_toolbox_that_cannot_queue_answers_an_error_without_an_id() {
                "retryable": false})
     );
     // The preview still refuses an unknown note first.
-    assert_eq!(call(&toolbox, "delete_note", json!({"note_id": 7})).code(), Some(codes::NOT_FOUND));
+    assert_eq!(call(&toolbox, "delete_note", json!({"note_id": 7})).error_code(), Some(codes::NOT_FOUND));
     assert_eq!(titles(&toolbox), ["first", "second"]);
     // The code table allows the code under both statuses; the outputSchema takes the envelope.
     let table = &toolbox.manifest()["error_codes"]["CONFIRMATION_REQUIRED"];
@@ -427,7 +427,7 @@ fn a_call_refused_for_its_arguments_does_not_use_its_key() {
     let notes = Arc::new(examples::NoteStore::default());
     let toolbox = examples::toolbox_over(notes.clone());
     let refused = call(&toolbox, "create_note", json!({"title": "", "idempotency_key": "key-bbbb-1"}));
-    assert_eq!(refused.code(), Some(codes::VALIDATION_ERROR));
+    assert_eq!(refused.error_code(), Some(codes::VALIDATION_ERROR));
     let ok = call(&toolbox, "create_note", json!({"title": "B", "idempotency_key": "key-bbbb-1"}));
     assert_eq!(ok.status(), Status::Ok);
     // The key's own rule: 8 to 64 characters.
@@ -484,7 +484,7 @@ fn a_fault_is_not_recorded_so_a_retry_can_succeed() {
     let state = Arc::new(Flaky::default());
     let toolbox = Toolbox::new().with_state(state.clone());
     let args = json!({"n": 3, "idempotency_key": "flaky-0001"});
-    assert_eq!(call(&toolbox, "flaky", args.clone()).code(), Some(codes::BACKEND_ERROR));
+    assert_eq!(call(&toolbox, "flaky", args.clone()).error_code(), Some(codes::BACKEND_ERROR));
     assert_eq!(call(&toolbox, "flaky", args.clone()).data().unwrap(), 3);
     assert_eq!(call(&toolbox, "flaky", args).data().unwrap(), 3);
     assert_eq!(state.0.load(Ordering::SeqCst), 2);

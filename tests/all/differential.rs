@@ -31,7 +31,8 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use envelope_core::{Bound, Choices, Num, ParamSpec, Rules, Tool, Toolbox, Ty, Unit};
+use envelope_core::spec::{Bound, Choices, Num, ParamSpec, Rules, Ty, Unit};
+use envelope_core::{Tool, Toolbox};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 /// Where an action cannot be queued, the confirmation it needs is a fault.
 const NOT_QUEUED: Code = Code::new("CONFIRMATION_REQUIRED", Status::Error)
-    .meaning("the action needs approval and this server cannot queue it")
-    .action("ask the user to run the action where it can be approved")
-    .http_status(202);
+    .with_meaning("the action needs approval and this server cannot queue it")
+    .with_action("ask the user to run the action where it can be approved")
+    .with_http_status(202);
 
 #[derive(ToolError)]
 pub(crate) enum Answer {

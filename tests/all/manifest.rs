@@ -200,9 +200,9 @@ fn the_manifest_schemas_are_the_tools_list_schemas() {
 // --- tools of the tests' own -------------------------------------------------------------------
 
 const ORDER_GONE: Code = Code::new("ORDER_GONE", Status::Invalid)
-    .meaning("the order was deleted")
-    .action("list the open orders and choose one of them")
-    .http_status(410);
+    .with_meaning("the order was deleted")
+    .with_action("list the open orders and choose one of them")
+    .with_http_status(410);
 
 #[derive(ToolError)]
 enum OrderError {
@@ -283,9 +283,9 @@ fn an_empty_toolbox_has_an_empty_manifest() {
 }
 
 const OTHER_NOT_FOUND: Code = Code::new("NOT_FOUND", Status::Invalid)
-    .meaning("something else entirely")
-    .action("do something else")
-    .http_status(404);
+    .with_meaning("something else entirely")
+    .with_action("do something else")
+    .with_http_status(404);
 
 #[derive(ToolError)]
 #[allow(dead_code)] // declared for its code in the manifest, never built

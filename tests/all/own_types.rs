@@ -2,7 +2,8 @@
 //! `FromArg` and `Numeric`) take `range` and `multiple_of`, with the refusals and the schema of
 //! the type they stand for.
 
-use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, Ty, tool};
+use envelope_core::spec::Ty;
+use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, tool};
 use serde_json::{Value, json};
 
 use crate::block_on;

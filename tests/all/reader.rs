@@ -139,7 +139,7 @@ fn codes_tell_refusals_from_faults() {
     assert_eq!(read_kind(&plain, "ACME_IN_PROGRESS"), (Some(Status::Invalid), Some(409)));
     assert_eq!(read_kind(&plain, "ACME_NOT_IMPLEMENTED"), (Some(Status::Error), Some(501)));
     assert_eq!(read_kind(&plain, "ACME_DOMAIN_TAKEN"), (Some(Status::Error), Some(500)));
-    const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid).http_status(409);
+    const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid).with_http_status(409);
     let told = Reader::new().with_codes(&[DOMAIN_TAKEN]);
     assert_eq!(read_kind(&told, "ACME_DOMAIN_TAKEN"), (Some(Status::Invalid), Some(409)));
 }

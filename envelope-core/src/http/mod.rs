@@ -13,8 +13,9 @@
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it.
 
+use crate::code::Status;
 use crate::code::{Code, codes};
-use crate::envelope::{Envelope, Status};
+use crate::envelope::Envelope;
 
 mod transport;
 
@@ -52,7 +53,7 @@ pub use tools::{DEFAULT_BODY_LIMIT, DEFAULT_RETRY_AFTER_SECONDS, HttpTools};
 /// assert_eq!(http::status(&Envelope::from(Fault::timeout("reading statistics"))), 504);
 /// ```
 pub fn status(envelope: &Envelope) -> u16 {
-    rule(envelope.status(), envelope.code().map(|c| c.http()))
+    rule(envelope.status(), envelope.error_code().map(|c| c.http_status()))
 }
 
 /// The status rule on its parts: the status word and the code's own HTTP status.
@@ -112,7 +113,7 @@ mod tests {
         assert_eq!(status(&Envelope::from(Fault::not_implemented("x"))), 501);
         assert_eq!(status(&Envelope::from(Fault::timeout("x"))), 504);
         // Where an action cannot be queued, a confirmation is a fault; its own 202 is not 5xx.
-        const NOT_QUEUED: Code = Code::new("CONFIRMATION_REQUIRED", Status::Error).http_status(202);
+        const NOT_QUEUED: Code = Code::new("CONFIRMATION_REQUIRED", Status::Error).with_http_status(202);
         assert_eq!(status(&Envelope::from(Fault::new(NOT_QUEUED, "deleting the note"))), 500);
     }
 

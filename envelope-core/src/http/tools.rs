@@ -17,8 +17,9 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use super::transport::TransportError;
+use crate::code::Status;
 use crate::code::codes;
-use crate::envelope::{Envelope, Status};
+use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::toolbox::Toolbox;
@@ -155,7 +156,7 @@ impl HttpTools {
             let mut envelope = self.envelope(name, &bytes).await;
             let status = super::status(&envelope);
             span.record("status", envelope.status().as_str());
-            if let Some(code) = envelope.code() {
+            if let Some(code) = envelope.error_code() {
                 span.record("error_code", code.name());
             }
             span.record("http_status", status);
@@ -190,7 +191,7 @@ impl HttpTools {
             let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
             let refusal = Refusal::parameter("arguments");
             let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
-            let refusal = refusal.reason("is not JSON").accepted(shape.accepted_set()).fix(shape.fix_text()).build();
+            let refusal = refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build();
             return Envelope::from(refusal)
                 .with_code_prefix(self.toolbox.code_prefix())
                 .with_wire_format(self.toolbox.wire_format());

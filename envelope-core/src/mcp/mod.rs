@@ -158,10 +158,10 @@ impl ServerHandler for McpServer {
             if a != envelope_core_annotations_none() {
                 listed.annotations = Some(rmcp::model::ToolAnnotations::from_raw(
                     None,
-                    a.read_only,
-                    a.destructive,
-                    a.idempotent,
-                    a.open_world,
+                    a.read_only_hint,
+                    a.destructive_hint,
+                    a.idempotent_hint,
+                    a.open_world_hint,
                 ));
             }
             listed
@@ -358,8 +358,8 @@ fn nests_at_least(json: &[u8], depth: usize) -> bool {
     })
 }
 
-fn envelope_core_annotations_none() -> crate::Annotations {
-    crate::Annotations::default()
+fn envelope_core_annotations_none() -> crate::spec::Annotations {
+    crate::spec::Annotations::default()
 }
 
 #[cfg(test)]

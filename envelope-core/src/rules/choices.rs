@@ -65,7 +65,7 @@ pub(crate) fn check_str<'s>(
             Some(x) => format!("Send {}.", render::quoted_list([x])),
             None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
         };
-        return Err(cx.problem(v, "is not an accepted value", str_words(c), fix).suggestion(sugg));
+        return Err(cx.problem(v, "is not an accepted value", str_words(c), fix).with_suggestion(sugg));
     }
     Ok(s)
 }

@@ -1,6 +1,6 @@
 use envelope_core::{Code, Status, ToolError};
 
-const ORDER_GONE: Code = Code::new("ORDER_GONE", Status::Invalid).http_status(410);
+const ORDER_GONE: Code = Code::new("ORDER_GONE", Status::Invalid).with_http_status(410);
 
 #[derive(ToolError)]
 enum LookupError {

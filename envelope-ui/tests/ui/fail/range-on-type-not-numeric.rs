@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Problem, Ty, tool};
+use envelope_core::{Cx, FromArg, Problem, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a string: it reads a string, so `range` does not apply to it.

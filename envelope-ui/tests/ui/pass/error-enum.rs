@@ -19,9 +19,9 @@ struct Fault;
 struct Envelope;
 
 const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid)
-    .meaning("the domain is registered to someone else")
-    .action("choose another domain name")
-    .http_status(409);
+    .with_meaning("the domain is registered to someone else")
+    .with_action("choose another domain name")
+    .with_http_status(409);
 
 /// Generic, with a lifetime, a raw field name, braces in a template, a secret refusal, a tuple
 /// fault and a unit fault.
