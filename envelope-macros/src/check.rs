@@ -1078,6 +1078,63 @@ mod tests {
         }
     }
 
+    /// Parse and check of `#[tool(args)]` on `item`, in process: every error message.
+    fn tool_errors(args: proc_macro2::TokenStream, item: syn::ItemFn) -> Vec<String> {
+        let mut errors = crate::diag::Error::accumulator();
+        let raw = crate::attr::parse(args, item, false, &mut errors);
+        check(&raw, &mut errors);
+        errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn three_mistakes_in_one_tool_are_three_errors_in_order() {
+        let errors = tool_errors(
+            quote::quote!(),
+            syn::parse_quote! {
+                fn report(
+                    #[validate(rnage = 1..=720)] hours_back: u32,
+                    #[validate(range = 1..=120)] query: String,
+                    #[validate(range = 1..=100, default = 500)] top: u32,
+                ) -> u32 { 0 }
+            },
+        );
+        assert_eq!(
+            errors,
+            [
+                "unknown rule `rnage`; did you mean `range`?",
+                "`range` applies to integer and float parameters, and this one is a string; for a length write `length = 1..=120`",
+                "the default 500 is outside this parameter's `range`: a caller who leaves it out would get a value the tool refuses",
+            ]
+        );
+    }
+
+    #[test]
+    fn rules_across_parameters_are_checked_against_the_tool() {
+        let errors = tool_errors(
+            quote::quote!(rename_all = "camelcase"),
+            syn::parse_quote! {
+                fn page(
+                    #[validate(requires = "page_sise", excludes = "cursor")] cursor: Option<String>,
+                    page_size: Option<u32>,
+                ) -> bool { true }
+            },
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].ends_with("did you mean `camelCase`?"), "{errors:?}");
+        assert_eq!(
+            errors[1],
+            "`page_sise` is not a parameter of this tool (parameters: cursor, page_size); did you mean `page_size`?"
+        );
+        assert_eq!(errors[2], "a parameter cannot require or exclude itself: name another parameter");
+        let fine = tool_errors(
+            quote::quote!(read_only),
+            syn::parse_quote! {
+                fn page(#[validate(requires = "page_size")] cursor: Option<String>, page_size: Option<u32>) -> bool { true }
+            },
+        );
+        assert!(fine.is_empty(), "{fine:?}");
+    }
+
     #[test]
     fn named_bounds_become_the_same_model_as_a_rust_range() {
         let named = range_of(syn::parse_quote!(#[validate(range(min = 1, max = 720))]), syn::parse_quote!(u32));

@@ -178,3 +178,49 @@ struct Parsed {
     ident: syn::Ident,
     generic: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    /// The `compile_error!` messages of a derive's output.
+    fn errors_of(out: &TokenStream) -> Vec<String> {
+        let text = out.to_string();
+        text.split("compile_error !").skip(1).filter_map(|t| t.split('"').nth(1).map(str::to_owned)).collect()
+    }
+
+    use super::*;
+
+    #[test]
+    fn a_choice_enum_reads_its_attributes_and_reports_each_mistake() {
+        let ok = derive(quote! {
+            #[choice(rename_all = "snake_case")]
+            enum GroupBy { QueryHash, #[choice(rename = "db")] Database }
+        });
+        assert!(errors_of(&ok).is_empty(), "{ok}");
+        assert!(ok.to_string().contains("\"query_hash\"") && ok.to_string().contains("\"db\""), "{ok}");
+
+        let bad = derive(quote! {
+            #[choice(rename_al = "snake_case")]
+            enum GroupBy { QueryHash, Custom(String), #[choice(rename = 5)] Database }
+        });
+        let errors = errors_of(&bad);
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors[0].starts_with("unknown `#[choice]` option `rename_al`; did you mean `rename_all`?"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[1].starts_with("a `Choice` variant is an accepted value and holds nothing: write `Custom`"),
+            "{errors:?}"
+        );
+        assert!(errors[2].starts_with("`rename` is a string"), "{errors:?}");
+        // The fallback still implements FromArg, so the type's users see no second error.
+        assert!(bad.to_string().contains("FromArg for GroupBy"), "{bad}");
+
+        let on_struct = derive(quote!(
+            struct Group {
+                by: String,
+            }
+        ));
+        assert!(errors_of(&on_struct)[0].starts_with("`#[derive(Choice)]` goes on an enum"), "{on_struct}");
+    }
+}
