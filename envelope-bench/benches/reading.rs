@@ -129,6 +129,7 @@ struct TopQueriesPlain {
 /// The limit from text: serde + a Rust enum + the range checks as plain `if`s.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(dead_code)]
 struct TopQueriesTyped {
     hours_back: u32,
     group_by: GroupBy,
