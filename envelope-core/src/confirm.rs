@@ -62,9 +62,9 @@ use crate::envelope::{Confirmation, Envelope};
 use crate::fault::Fault;
 use crate::outcome::Outcome;
 use crate::refusal::Refusal;
+use crate::spec::ToolSpec;
 use crate::spec::{Choices, ParamSpec, Ty};
 use crate::store::{MemoryStore, Store};
-use crate::toolbox::{Tool, Toolbox};
 
 /// The name of the parameter `#[tool(idempotency_key)]` adds.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
@@ -114,12 +114,31 @@ impl std::error::Error for SecretTooShort {}
 /// The configuration behind confirmation and idempotency keys, shared by a toolbox's clones.
 #[derive(Clone)]
 pub(crate) struct Guard {
-    store: Arc<dyn Store>,
-    key: Arc<[u8]>,
-    confirm_ttl: Duration,
-    idem_ttl: Duration,
-    wait: Duration,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) key: Arc<[u8]>,
+    pub(crate) confirm_ttl: Duration,
+    pub(crate) idem_ttl: Duration,
+    pub(crate) wait: Duration,
     pub(crate) queue: bool,
+}
+
+/// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
+/// declaration, and the steps of a guarded call.
+pub(crate) trait Steps: Sync {
+    /// The tool's declaration.
+    fn declared(&self) -> &ToolSpec;
+    /// The envelope of a guarded call's preview or run; a panic is a fault.
+    fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send;
+    /// Reads `args` (an approved action's stored arguments) and runs the call.
+    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a;
+}
+
+/// The tools an approved action is found among (implemented by `Toolbox`).
+pub(crate) trait Lookup: Sync {
+    /// A tool of these.
+    type Tool: Steps;
+    /// The tool named `name`.
+    fn tool(&self, name: &str) -> Option<&Self::Tool>;
 }
 
 impl fmt::Debug for Guard {
@@ -316,7 +335,7 @@ impl Guard {
         }
     }
 
-    fn not_found(&self, id: &str) -> Envelope {
+    pub(crate) fn not_found(&self, id: &str) -> Envelope {
         Refusal::parameter("pending_action_id")
             .rejected(id)
             .reason("is not a pending action: unknown, expired, or not issued by this server")
@@ -340,17 +359,17 @@ impl Guard {
 
     /// A confirm tool's call: the preview, then `needs_confirmation` with a sealed id (or the
     /// preview's refusal; or `CONFIRMATION_REQUIRED` as an `error` where nothing can be queued).
-    pub(crate) async fn queue(&self, tool: &Tool, args: Map<String, Value>, g: Guarded<'_>) -> Envelope {
-        let preview = tool.settle(tool.step(g, Step::Preview)).await;
+    pub(crate) async fn queue(&self, tool: &impl Steps, args: Map<String, Value>, g: Guarded<'_>) -> Envelope {
+        let preview = tool.finish(g, Step::Preview).await;
         let Some(preview) = preview.data().cloned() else { return preview };
-        let name = tool.name();
+        let name = tool.declared().name;
         if !self.queue {
             return Envelope::cannot_queue(format!(
                 "{name} needs a person's approval, and this server cannot queue actions for approval: nothing was done. Do not call it again; ask the person to do it another way."
             ));
         }
         let id = self.seal(name, &args);
-        let hash = preview_hash(name, &public_args(&tool.spec().params, &args), &preview);
+        let hash = preview_hash(name, &public_args(&tool.declared().params, &args), &preview);
         let record = json!({"tool": name, "arguments": args, "preview": preview, "preview_hash": hash});
         if self.store.put(&pending_key(&id), &record.to_string(), self.confirm_ttl).await.is_err() {
             return Fault::backend("queueing the action for approval").into();
@@ -397,7 +416,7 @@ impl Guard {
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
-    pub(crate) async fn decide(&self, toolbox: &Toolbox, id: &str, decision: Decision) -> Envelope {
+    pub(crate) async fn decide(&self, toolbox: &impl Lookup, id: &str, decision: Decision) -> Envelope {
         let Some(sealed) = open(id) else { return self.not_found(id) };
         let now = now_secs();
         if u64::from(sealed.expiry) < now {
@@ -427,20 +446,16 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        let Some(tool) = toolbox.get(&name) else {
+        let Some(tool) = toolbox.tool(&name) else {
             return Fault::backend(format!("running the approved {name}")).into();
         };
-        match tool.start(crate::args::Input::object(Some(&args))) {
-            Outcome::Guarded(g) => tool.settle(tool.step(g, Step::Run)).await,
-            // Read again, the stored arguments were refused (a tool changed between replicas).
-            other => tool.settle(other).await,
-        }
+        tool.run_with(&args).await
     }
 
     /// A key tool's call: replay, conflict, wait, or run and record.
-    pub(crate) async fn idempotent(&self, tool: &Tool, args: &Map<String, Value>, g: Guarded<'_>) -> Envelope {
-        let Some(key) = g.key.clone() else { return tool.settle(tool.step(g, Step::Run)).await };
-        let name = tool.name();
+    pub(crate) async fn idempotent(&self, tool: &impl Steps, args: &Map<String, Value>, g: Guarded<'_>) -> Envelope {
+        let Some(key) = g.key.clone() else { return tool.finish(g, Step::Run).await };
+        let name = tool.declared().name;
         let record_key = format!("envelope:idem:{name}:{key}");
         let fp = self.fingerprint(args);
         let running = json!({"state": "running", "fingerprint": fp}).to_string();
@@ -467,7 +482,7 @@ impl Guard {
             }
             if record.get("state").and_then(Value::as_str) == Some("done") {
                 let recorded =
-                    record.get("envelope").and_then(|e| Envelope::from_recorded(e, &tool.spec().error_codes));
+                    record.get("envelope").and_then(|e| Envelope::from_recorded(e, &tool.declared().error_codes));
                 return recorded.unwrap_or_else(|| Fault::backend("reading the idempotency record").into());
             }
             if started.elapsed() + pause > self.wait || !sleep(pause).await {
@@ -479,7 +494,7 @@ impl Guard {
             }
             pause = (pause * 2).min(Duration::from_millis(500));
         }
-        let envelope = tool.settle(tool.step(g, Step::Run)).await;
+        let envelope = tool.finish(g, Step::Run).await;
         if envelope.status() == Status::Error {
             // A fault is not replayed: free the key so a retry can succeed.
             let _ = self.store.remove(&record_key).await;
@@ -553,17 +568,18 @@ pub(crate) fn idempotency_key_param() -> ParamSpec {
     }
 }
 
-/// The `confirm_action` tool for the confirm tools among `tools`.
-pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
+/// The declaration of the `confirm_action` tool for the confirm tools among `tools` (its call
+/// function is [`confirm_action_call`]).
+pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> + Clone) -> ToolSpec {
     let mut declared = vec![codes::NOT_FOUND, codes::CONFLICT];
-    for t in tools.iter().filter(|t| t.spec().needs_confirmation) {
-        for c in &t.spec().error_codes {
+    for t in tools.clone().filter(|t| t.needs_confirmation) {
+        for c in &t.error_codes {
             if *c != codes::CONFIRMATION_REQUIRED && !declared.contains(c) {
                 declared.push(*c);
             }
         }
     }
-    let names: Vec<&str> = tools.iter().filter(|t| t.spec().needs_confirmation).map(Tool::name).collect();
+    let names: Vec<&str> = tools.filter(|t| t.needs_confirmation).map(|t| t.name).collect();
     let description: &'static str = Box::leak(
         format!(
             "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply of {}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
@@ -571,7 +587,7 @@ pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
         )
         .into_boxed_str(),
     );
-    let spec = crate::spec::ToolSpec {
+    crate::spec::ToolSpec {
         name: CONFIRM_ACTION,
         title: Some("Confirm an action"),
         description,
@@ -603,11 +619,11 @@ pub(crate) fn confirm_action_tool(tools: &[Tool]) -> Tool {
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,
-    };
-    Tool::__new(spec, confirm_action_call)
+    }
 }
 
-fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'a>) -> Outcome<'a> {
+/// `confirm_action`'s call function: reads its two arguments for the toolbox to decide.
+pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'a>) -> Outcome<'a> {
     let mut args = crate::args::Args::new(spec, input);
     let id = args.take::<String>(0);
     let approved = args.take::<bool>(1);
@@ -622,109 +638,4 @@ fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::
 pub(crate) fn default_guard() -> &'static Guard {
     static GUARD: OnceLock<Guard> = OnceLock::new();
     GUARD.get_or_init(Guard::default)
-}
-
-impl Toolbox {
-    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`] of
-    /// this toolbox and its clones). Replicas that share a store (and a secret,
-    /// [`with_secret`](Self::with_secret)) confirm each other's actions and replay each
-    /// other's keys.
-    #[must_use]
-    pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
-        Arc::make_mut(&mut self.guard).store = store;
-        self
-    }
-
-    /// Seals pending action ids and fingerprints arguments with `secret` (at least 32 bytes;
-    /// the examples read it from `ENVELOPE_SECRET`). Without it, a random key of this process:
-    /// approvals do not survive a restart or cross replicas.
-    ///
-    /// # Errors
-    /// [`SecretTooShort`] under 32 bytes: refuse to start rather than seal with a guessable key.
-    pub fn with_secret(mut self, secret: impl AsRef<[u8]>) -> Result<Self, SecretTooShort> {
-        let secret = secret.as_ref();
-        if secret.len() < MIN_SECRET_BYTES {
-            return Err(SecretTooShort { len: secret.len() });
-        }
-        Arc::make_mut(&mut self.guard).key = Arc::from(secret);
-        Ok(self)
-    }
-
-    /// How long a pending action waits for approval (default 15 minutes; at least 1 second).
-    #[must_use]
-    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
-        Arc::make_mut(&mut self.guard).confirm_ttl = ttl.max(Duration::from_secs(1));
-        self
-    }
-
-    /// How long an idempotency record is kept (default 24 hours).
-    #[must_use]
-    pub fn with_idempotency_ttl(mut self, ttl: Duration) -> Self {
-        Arc::make_mut(&mut self.guard).idem_ttl = ttl;
-        self
-    }
-
-    /// How long a call waits for the envelope of a running call with its idempotency key before
-    /// answering `IN_PROGRESS` (default 5 seconds; needs feature `tokio` to wait at all).
-    #[must_use]
-    pub fn with_idempotency_wait(mut self, wait: Duration) -> Self {
-        Arc::make_mut(&mut self.guard).wait = wait;
-        self
-    }
-
-    /// This toolbox cannot queue actions for approval (served where `confirm_action` is not
-    /// exposed): a confirm tool runs its preview and answers `error` with
-    /// `CONFIRMATION_REQUIRED` and no `pending_action_id`; `confirm_action` is not offered.
-    #[must_use]
-    pub fn without_queue(mut self) -> Self {
-        Arc::make_mut(&mut self.guard).queue = false;
-        self.refresh_confirm_action();
-        self
-    }
-
-    /// Whether tool `name` waits for approval (`#[tool(confirm = ...)]`).
-    pub fn needs_confirmation(&self, name: &str) -> bool {
-        self.get(name).is_some_and(|t| t.spec().needs_confirmation)
-    }
-
-    /// `confirm_action` by hand: `approved` runs the pending action once and answers its
-    /// envelope; otherwise `ok` with `{"done": false, "reason": "rejected"}`. Unknown, expired,
-    /// forged or altered ids answer `NOT_FOUND`, a used one `CONFLICT`, a store fault
-    /// `BACKEND_ERROR`.
-    pub async fn confirm(&self, pending_action_id: &str, approved: bool) -> Envelope {
-        let decision = if approved { Decision::Approve } else { Decision::Reject };
-        self.decide(pending_action_id, decision).await
-    }
-
-    /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
-    /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
-    /// `rejected`, `declined` or `cancelled`.
-    pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
-        self.guard.decide(self, pending_action_id, decision).await.with_code_prefix(self.code_prefix())
-    }
-
-    /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
-    /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
-    /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
-    /// the tool for a new id), or the envelope to answer.
-    pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
-        // Only a confirm tool's reading stops before its body: never run another to check.
-        let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
-            return PendingCheck::Refused(self.guard.not_found(pending_action_id).with_code_prefix(self.code_prefix()));
-        };
-        let obj = match arguments {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(o)) => Some(o),
-            Some(_) => return PendingCheck::Refused(t.call(arguments).await.with_code_prefix(self.code_prefix())),
-        };
-        match t.start(crate::args::Input::object(obj)) {
-            Outcome::Guarded(_) => {}
-            other => return PendingCheck::Refused(t.settle(other).await.with_code_prefix(self.code_prefix())),
-        }
-        let args = validated_args(&t.spec().params, obj);
-        match self.guard.check(pending_action_id, tool, &args).await {
-            PendingCheck::Refused(e) => PendingCheck::Refused(e.with_code_prefix(self.code_prefix())),
-            other => other,
-        }
-    }
 }

@@ -56,9 +56,7 @@ pub struct Cx<'a> {
     pub(crate) numbers: Numbers<'a>,
 }
 
-/// Number nodes of the value being read and the characters each was sent with, sorted by
-/// node address (see `sent::numbers_as_sent`): how a refusal quotes a number as sent.
-pub(crate) type Numbers<'a> = &'a [(usize, &'a str)];
+pub(crate) use crate::render::Numbers;
 
 static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
 static NO_RULES: Rules = Rules::NONE;

@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use crate::cx::Numbers;
+/// Number nodes of the value being read and the characters each was sent with, sorted by
+/// node address (see `sent::numbers_as_sent`): how a refusal quotes a number as sent.
+pub(crate) type Numbers<'a> = &'a [(usize, &'a str)];
 
 /// Values whose JSON text is longer than this many characters are cut.
 pub(crate) const SHOWN_CHARS: usize = 40;

@@ -6,11 +6,13 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args;
+use crate::confirm::{Decision, Guarded, MIN_SECRET_BYTES, PendingCheck, SecretTooShort, Step, validated_args};
 use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
@@ -20,6 +22,7 @@ use crate::render;
 use crate::schema;
 use crate::sent;
 use crate::spec::ToolSpec;
+use crate::store::Store;
 use crate::wire::{self, WireFormat};
 
 pub use crate::outcome::{EnvelopeFuture, Outcome};
@@ -464,7 +467,8 @@ impl Toolbox {
                 self.get(crate::confirm::CONFIRM_ACTION).is_none(),
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
-            let mut confirm_action = crate::confirm::confirm_action_tool(&self.tools);
+            let spec = crate::confirm::confirm_action_spec(self.tools.iter().map(Tool::spec));
+            let mut confirm_action = Tool::__new(spec, crate::confirm::confirm_action_call);
             confirm_action.format = self.format;
             self.tools.push(confirm_action);
             self.confirm_action = true;
@@ -602,3 +606,138 @@ impl fmt::Display for UnknownTool {
 }
 
 impl std::error::Error for UnknownTool {}
+
+/// Confirmation and idempotency keys: the settings of the toolbox's guard, and confirmation by
+/// hand (see [`crate::confirm`]).
+impl Toolbox {
+    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`] of
+    /// this toolbox and its clones). Replicas that share a store (and a secret,
+    /// [`with_secret`](Self::with_secret)) confirm each other's actions and replay each
+    /// other's keys.
+    #[must_use]
+    pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
+        Arc::make_mut(&mut self.guard).store = store;
+        self
+    }
+
+    /// Seals pending action ids and fingerprints arguments with `secret` (at least 32 bytes;
+    /// the examples read it from `ENVELOPE_SECRET`). Without it, a random key of this process:
+    /// approvals do not survive a restart or cross replicas.
+    ///
+    /// # Errors
+    /// [`SecretTooShort`] under 32 bytes: refuse to start rather than seal with a guessable key.
+    pub fn with_secret(mut self, secret: impl AsRef<[u8]>) -> Result<Self, SecretTooShort> {
+        let secret = secret.as_ref();
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(SecretTooShort { len: secret.len() });
+        }
+        Arc::make_mut(&mut self.guard).key = Arc::from(secret);
+        Ok(self)
+    }
+
+    /// How long a pending action waits for approval (default 15 minutes; at least 1 second).
+    #[must_use]
+    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).confirm_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How long an idempotency record is kept (default 24 hours).
+    #[must_use]
+    pub fn with_idempotency_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).idem_ttl = ttl;
+        self
+    }
+
+    /// How long a call waits for the envelope of a running call with its idempotency key before
+    /// answering `IN_PROGRESS` (default 5 seconds; needs feature `tokio` to wait at all).
+    #[must_use]
+    pub fn with_idempotency_wait(mut self, wait: Duration) -> Self {
+        Arc::make_mut(&mut self.guard).wait = wait;
+        self
+    }
+
+    /// This toolbox cannot queue actions for approval (served where `confirm_action` is not
+    /// exposed): a confirm tool runs its preview and answers `error` with
+    /// `CONFIRMATION_REQUIRED` and no `pending_action_id`; `confirm_action` is not offered.
+    #[must_use]
+    pub fn without_queue(mut self) -> Self {
+        Arc::make_mut(&mut self.guard).queue = false;
+        self.refresh_confirm_action();
+        self
+    }
+
+    /// Whether tool `name` waits for approval (`#[tool(confirm = ...)]`).
+    pub fn needs_confirmation(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|t| t.spec().needs_confirmation)
+    }
+
+    /// `confirm_action` by hand: `approved` runs the pending action once and answers its
+    /// envelope; otherwise `ok` with `{"done": false, "reason": "rejected"}`. Unknown, expired,
+    /// forged or altered ids answer `NOT_FOUND`, a used one `CONFLICT`, a store fault
+    /// `BACKEND_ERROR`.
+    pub async fn confirm(&self, pending_action_id: &str, approved: bool) -> Envelope {
+        let decision = if approved { Decision::Approve } else { Decision::Reject };
+        self.decide(pending_action_id, decision).await
+    }
+
+    /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
+    /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
+    /// `rejected`, `declined` or `cancelled`.
+    pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
+        self.guard.decide(self, pending_action_id, decision).await.with_code_prefix(self.code_prefix())
+    }
+
+    /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
+    /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
+    /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
+    /// the tool for a new id), or the envelope to answer.
+    pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
+        // Only a confirm tool's reading stops before its body: never run another to check.
+        let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
+            return PendingCheck::Refused(self.guard.not_found(pending_action_id).with_code_prefix(self.code_prefix()));
+        };
+        let obj = match arguments {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) => Some(o),
+            Some(_) => return PendingCheck::Refused(t.call(arguments).await.with_code_prefix(self.code_prefix())),
+        };
+        match t.start(crate::args::Input::object(obj)) {
+            Outcome::Guarded(_) => {}
+            other => return PendingCheck::Refused(t.settle(other).await.with_code_prefix(self.code_prefix())),
+        }
+        let args = validated_args(&t.spec().params, obj);
+        match self.guard.check(pending_action_id, tool, &args).await {
+            PendingCheck::Refused(e) => PendingCheck::Refused(e.with_code_prefix(self.code_prefix())),
+            other => other,
+        }
+    }
+}
+
+impl crate::confirm::Steps for Tool {
+    fn declared(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send {
+        self.settle(self.step(g, step))
+    }
+
+    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a {
+        async move {
+            match self.start(Input::object(Some(args))) {
+                Outcome::Guarded(g) => self.settle(self.step(g, Step::Run)).await,
+                // Read again, the stored arguments were refused (a tool changed between replicas).
+                other => self.settle(other).await,
+            }
+        }
+    }
+}
+
+impl crate::confirm::Lookup for Toolbox {
+    type Tool = Tool;
+
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.get(name)
+    }
+}
