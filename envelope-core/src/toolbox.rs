@@ -723,6 +723,8 @@ impl crate::confirm::Steps for Tool {
         self.settle(self.step(g, step))
     }
 
+    // Spelled out: the trait asks for a `Send` future, which an `async fn` here would not state.
+    #[allow(clippy::manual_async_fn)]
     fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a {
         async move {
             match self.start(Input::object(Some(args))) {

@@ -93,7 +93,7 @@ fn one_pass_and_general_path_answer_alike() {
             // Indices past the parameters name a near miss, an unknown name; repeats are keys sent twice.
             let key = |i: usize| match params.get(i) {
                 Some(p) => (*p).to_owned(),
-                None if i % 2 == 0 => format!("{}s", params[0]),
+                None if i.is_multiple_of(2) => format!("{}s", params[0]),
                 None => "extra".to_owned(),
             };
             let body: Vec<String> =
