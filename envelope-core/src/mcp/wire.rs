@@ -564,9 +564,8 @@ mod tests {
         let secret = "sk-Zq9XsEcReT0123456789";
         // A raw tab inside a string, an unknown escape, a missing `:` before a string.
         for line in [
-            format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{{\"arguments\":{{\"api_key\":\"sk-Zq9\tXsEcReT0123456789\"}}}}}}"
-            ),
+            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"arguments\":{\"api_key\":\"sk-Zq9\tXsEcReT0123456789\"}}}"
+                .to_owned(),
             format!(
                 r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"api_key":"{secret}\q"}}}}}}"#
             ),
