@@ -1,6 +1,6 @@
 //! Envelope's own words stay within their budget whatever they are given: a declared refusal
 //! or fault whose fields are long stays under 2 KB, and the unknown-tool error of a server with
-//! 500 tools stays short, over MCP stdio under 4.5 KB a line.
+//! 500 tools stays short: over MCP stdio under 4.5 KB a line, over HTTP under 2 KB.
 
 use envelope_core::__private::{Outcome, Tool};
 use envelope_core::mcp::{McpServer, serve_io};
@@ -152,5 +152,27 @@ fn an_unknown_tool_among_500_is_one_short_line_over_mcp_stdio() {
         input.shutdown().await.unwrap();
         drop(input);
         served.await.unwrap().unwrap();
+    });
+}
+
+#[test]
+fn an_unknown_tool_among_500_is_refused_within_2_kb_over_http() {
+    block_on(async {
+        let addr = crate::http::serve(envelope_core::http::HttpTools::new(toolbox_of_500()).router()).await;
+        let reply = crate::http::send(addr, "POST", "/tools/toll_421", &[], "{}").await;
+        assert_eq!(reply.status, 404);
+        assert!(reply.text.len() <= 2048, "{} bytes: {}", reply.text.len(), reply.text);
+        let envelope: Value = serde_json::from_str(&reply.text).unwrap();
+        let listed: Vec<String> =
+            std::iter::once("\"echo\"".to_owned()).chain((0..19).map(|i| format!("\"tool_{i:03}\""))).collect();
+        let accepted = format!("{} and 481 more (GET /tools lists them all)", listed.join(", "));
+        assert_eq!(envelope["hints"]["accepted"], accepted.as_str());
+        assert_eq!(envelope["hints"]["suggestion"], "tool_421");
+        assert_eq!(
+            envelope["message"],
+            format!(
+                "name: \"toll_421\" is not a tool of this server; accepted: {accepted}. Did you mean \"tool_421\"? Send POST /tools/tool_421."
+            )
+        );
     });
 }
