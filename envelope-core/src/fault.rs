@@ -26,9 +26,16 @@ impl Fault {
     /// A fault with an `error` code while doing `operation`. Public constructors are limited to
     /// the standard fault codes so a tool's manifest can list every code it emits; a domain
     /// fault code comes from a declared error enum.
+    ///
+    /// An operation longer than 300 characters (or 600 bytes as JSON) is cut, with `…`: it is
+    /// quoted twice (in `message` and `hints.operation`) in an envelope of at most 2 KB.
     pub(crate) fn new(code: Code, operation: impl Into<String>) -> Self {
         debug_assert_eq!(code.status(), crate::Status::Error, "a fault carries an `error` code");
-        Fault { code, operation: Some(operation.into()) }
+        let mut operation = operation.into();
+        if operation.len() > 300 || operation.contains(|c: char| c < ' ') {
+            operation = crate::budget::cut_text(&operation, 300, 600);
+        }
+        Fault { code, operation: Some(operation) }
     }
 
     /// `BACKEND_ERROR` while doing `operation` (`"reading query statistics"`): a store, a

@@ -51,6 +51,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod budget;
 mod code;
 pub mod confirm;
 mod cx;

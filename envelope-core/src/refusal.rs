@@ -176,6 +176,28 @@ impl Problem {
         s
     }
 
+    /// This problem with its texts (parameter, path, reason, accepted set, fix, suggestion) cut
+    /// to 512 characters each, then shorter, until `fits` (or to 16 characters each, which
+    /// always fit a reply: the rejected value is already cut).
+    fn fitted(&self, fits: impl Fn(&Problem) -> bool) -> Problem {
+        let mut chars = 512;
+        loop {
+            let mut p = self.clone();
+            p.0.also.clear();
+            let cut = |text: &mut String| *text = crate::budget::cut_text(text, chars, chars * 2);
+            for text in [&mut p.0.parameter, &mut p.0.issue, &mut p.0.accepted, &mut p.0.fix] {
+                cut(text);
+            }
+            for text in [p.0.path.as_mut(), p.0.suggestion.as_mut()].into_iter().flatten() {
+                cut(text);
+            }
+            if chars <= 16 || fits(&p) {
+                return p;
+            }
+            chars /= 2;
+        }
+    }
+
     fn hints(&self) -> Map<String, Value> {
         let mut h = Map::new();
         h.insert("parameter".into(), Value::String(self.0.parameter.clone()));
@@ -267,8 +289,15 @@ impl Refusal {
         let mut used = 0;
         let mut parts: Vec<(String, Map<String, Value>)> = Vec::with_capacity(self.problems.len());
         for p in &self.problems {
-            let (sentence, hints) = (p.sentence(), p.hints());
-            let cost = json_len(&sentence) + hints_len(&hints);
+            let (mut sentence, mut hints) = (p.sentence(), p.hints());
+            let mut cost = json_len(&sentence) + hints_len(&hints);
+            if cost > BUDGET && parts.is_empty() {
+                // The first problem alone is past the budget: its texts (a declared refusal's
+                // interpolated fields, a custom check's words) are cut until it fits.
+                let fitted = p.fitted(|p| json_len(&p.sentence()) + hints_len(&p.hints()) <= BUDGET);
+                (sentence, hints) = (fitted.sentence(), fitted.hints());
+                cost = json_len(&sentence) + hints_len(&hints);
+            }
             if used + cost > BUDGET && !parts.is_empty() {
                 break;
             }

@@ -579,8 +579,13 @@ impl Toolbox {
 }
 
 /// A `tools/call` named a tool that does not exist. Its Display is the sentence for the
-/// JSON-RPC error (-32602): `unknown tool "get_top_query"; accepted: get_top_queries,
-/// search_analytics. Did you mean "get_top_queries"?`
+/// JSON-RPC error (-32602): `"get_top_query" is not a tool of this server; accepted:
+/// get_top_queries, search_analytics. Did you mean "get_top_queries"? Call "get_top_queries".`
+///
+/// It lists at most 20 names (at most 800 bytes of them, each cut to 128 characters) and counts
+/// the rest (`accepted: a, b, ... and 480 more (tools/list lists them all).`); the closest name
+/// is looked for among all of them. So the sentence stays under 1.5 KB however many tools the
+/// server has, and the JSON-RPC error line under MCP's 4.5 KB budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTool {
     name: String,
@@ -597,8 +602,16 @@ impl UnknownTool {
 
 impl fmt::Display for UnknownTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is not a tool of this server; accepted: {}.", self.name, self.names.join(", "))?;
-        match &self.suggestion {
+        let (listed, more) = crate::budget::name_list(self.names.iter().map(String::as_str), str::to_owned);
+        if self.names.is_empty() {
+            write!(f, "{} is not a tool of this server, which has no tools.", self.name)?;
+        } else if more > 0 {
+            write!(f, "{} is not a tool of this server; accepted: {listed} (tools/list lists them all).", self.name)?;
+        } else {
+            write!(f, "{} is not a tool of this server; accepted: {listed}.", self.name)?;
+        }
+        let suggestion = self.suggestion.as_deref().map(|s| crate::budget::cut_text(s, 128, 400));
+        match &suggestion {
             Some(s) => write!(f, " Did you mean \"{s}\"? Call \"{s}\"."),
             None => write!(f, " Call one of the listed tools (tools/list)."),
         }

@@ -12,6 +12,8 @@
 //!   input's size (an `ok` envelope carries the tool's data, as large as the tool makes it);
 //! - a `secret` parameter's value (`set_threshold`'s `api_key`) never appears in the answer;
 //! - an unknown tool name gives `UnknownTool`, whose message stays under 2 KB.
+//!
+//! [`run_mcp`] (module [`mcp`]) feeds JSON-RPC lines to the MCP stdio server itself.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,6 +21,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use fastrand::Rng;
 use serde_json::Value;
+
+pub mod mcp;
+
+pub use mcp::{McpFailure, McpReport, run_mcp};
 
 #[path = "../../examples/tools/mod.rs"]
 #[allow(dead_code, clippy::all, clippy::pedantic)]

@@ -1,23 +1,36 @@
-//! Runs the fuzzer: `cargo run --release -p envelope-fuzz -- [ITERATIONS] [SEED]`
-//! (defaults: 1,000,000 inputs, seed 1). Prints what it fed and what came back; exits 1 on the
-//! first broken promise, with the input that broke it.
+//! Runs the fuzzer: `cargo run --release -p envelope-fuzz -- [ITERATIONS] [SEED]` feeds
+//! arguments to `Toolbox::call_json` (defaults: 1,000,000 inputs, seed 1);
+//! `cargo run --release -p envelope-fuzz -- mcp [LINES] [SEED]` feeds JSON-RPC lines to the MCP
+//! stdio server (defaults: 1,000,000 lines, seed 1). Prints what it fed and what came back;
+//! exits 1 on the first broken promise, with the input that broke it.
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let mcp = args.next_if(|a| a == "mcp").is_some();
     let iterations = args.next().and_then(|n| n.replace('_', "").parse().ok()).unwrap_or(1_000_000);
     let seed = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
     let started = std::time::Instant::now();
-    match envelope_fuzz::run(iterations, seed) {
-        Ok(report) => {
-            let secs = started.elapsed().as_secs_f64();
-            println!("{report}");
-            #[allow(clippy::cast_precision_loss)]
-            let rate = report.inputs as f64 / secs;
-            println!("{secs:.1} s, {rate:.0} inputs/s");
+    let (report, count) = if mcp {
+        match envelope_fuzz::run_mcp(iterations, seed) {
+            Ok(report) => (report.to_string(), report.lines),
+            Err(failure) => {
+                eprintln!("seed {seed}: {failure}");
+                std::process::exit(1);
+            }
         }
-        Err(failure) => {
-            eprintln!("{failure}");
-            std::process::exit(1);
+    } else {
+        match envelope_fuzz::run(iterations, seed) {
+            Ok(report) => (report.to_string(), report.inputs),
+            Err(failure) => {
+                eprintln!("seed {seed}: {failure}");
+                std::process::exit(1);
+            }
         }
-    }
+    };
+    let secs = started.elapsed().as_secs_f64();
+    println!("seed {seed}");
+    println!("{report}");
+    #[allow(clippy::cast_precision_loss)]
+    let rate = count as f64 / secs;
+    println!("{secs:.1} s, {rate:.0} per second");
 }

@@ -1,4 +1,5 @@
-//! A bounded slice of the fuzzer for every test run: 5,000 inputs from each of three seeds (the test profile reads about 1,000 a second).
+//! Bounded slices of the fuzzers for every test run. `call_json`: 5,000 inputs from each of three
+//! seeds (the test profile reads about 1,000 a second).
 //! The long run is `cargo run --release -p envelope-fuzz -- 10_000_000`.
 
 #[test]
@@ -11,5 +12,27 @@ fn no_promise_broken_on_a_slice() {
         for status in ["ok", "invalid", "unknown tool"] {
             assert!(report.by_status.get(status).copied().unwrap_or(0) > 0, "no {status:?} answer: {report}");
         }
+    }
+}
+
+/// A bounded slice of the MCP line fuzzer: 1,000 lines from each of two seeds through the stdio
+/// server (the test profile reads about 450 lines a second). The long run is
+/// `cargo run --release -p envelope-fuzz -- mcp 2_000_000`.
+#[test]
+fn no_mcp_promise_broken_on_a_slice() {
+    for seed in [1, 2] {
+        let report = envelope_fuzz::run_mcp(1_000, seed).unwrap_or_else(|failure| panic!("seed {seed}: {failure}"));
+        assert_eq!(report.lines, 1_000);
+        // Every kind of line was fed and every kind of answer seen, so the slice tests something.
+        for kind in ["tools/call", "unknown tool", "notification", "bad id", "bad shape", "random bytes", "mutated"] {
+            assert!(report.by_kind.get(kind).copied().unwrap_or(0) > 0, "no {kind:?} line: {report}");
+        }
+        for reply in ["none", "tools/call ok", "tools/call invalid", "error -32700", "error -32600", "error -32602"] {
+            assert!(report.by_reply.get(reply).copied().unwrap_or(0) > 0, "no {reply:?} reply: {report}");
+        }
+        assert!(
+            report.largest_line.0 > 1000 && report.largest_line.0 <= envelope_fuzz::mcp::MAX_LINE_BYTES,
+            "{report}"
+        );
     }
 }

@@ -207,10 +207,14 @@ impl HttpTools {
             Some(s) => format!("Send POST /tools/{s}."),
             None => "Send POST /tools/<name> with a name from GET /tools.".to_owned(),
         };
+        // At most 20 names, the rest counted, so a server of hundreds of tools refuses in 2 KB.
+        let (listed, more) = crate::budget::name_list(names.iter().copied(), |n| render::quoted_list([n]));
         let accepted = if names.is_empty() {
             "none: this server has no tools".to_owned()
+        } else if more > 0 {
+            format!("{listed} (GET /tools lists them all)")
         } else {
-            render::quoted_list(names.iter().copied())
+            listed
         };
         let mut refusal = Refusal::parameter("name")
             .rejected(name)

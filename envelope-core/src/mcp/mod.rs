@@ -207,7 +207,7 @@ impl ServerHandler for McpServer {
         if request.method != "tools/call" {
             let message = format!(
                 "method not found: {}; this server answers initialize, server/discover, ping, tools/list and tools/call",
-                request.method
+                wire::shorten(&request.method)
             );
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }

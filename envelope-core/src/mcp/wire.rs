@@ -142,7 +142,7 @@ fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
 }
 
 /// The parse error in JSON's words, not the parser's: where the text stops being JSON, and the
-/// text there.
+/// text there (never the text of a string).
 fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
     let send = "send one JSON-RPC message object per line";
     if e.is_eof() {
@@ -153,15 +153,39 @@ fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
     // serde_json counts columns in bytes from 1 on the error's line; messages are one line.
     let at = e.column().saturating_sub(1).min(text.len());
     let start = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-    let shown: String = text[start..].chars().take(12).collect();
+    // At most 12 characters, and never a string's text (it may be a secret argument).
+    let rest = &text[start..];
+    let shown: String =
+        if rest.starts_with('"') { "\"".to_owned() } else { rest.chars().take(12).take_while(|&c| c != '"').collect() };
     let character = text[..start].chars().count() + 1;
     let what = if !text.starts_with(['{', '[']) {
         let shown: String = text.chars().take(12).collect();
         format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
+    } else if let Some(opened) = string_around(text, start) {
+        // Not quoted: a string's text may be a secret argument.
+        let opened = text[..opened].chars().count() + 1;
+        format!(
+            "the string opened at character {opened} holds, near character {character}, what a JSON string cannot (a raw control character, or an escape other than \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"
+        )
     } else {
         format!("the text from character {character} ({shown:?}) is not JSON")
     };
     format!("the message is not valid JSON: {what}; {send}, like {EXAMPLE}")
+}
+
+/// The byte offset of the `"` that opens the string `at` is inside of, if it is inside one.
+fn string_around(text: &str, at: usize) -> Option<usize> {
+    let (mut opened, mut escaped) = (None, false);
+    for (i, &byte) in text.as_bytes()[..at].iter().enumerate() {
+        match (opened, byte) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
+            (Some(_), b'"') => opened = None,
+            (None, b'"') => opened = Some(i),
+            _ => {}
+        }
+    }
+    opened
 }
 
 fn read_object(text: &str, members: &Members<'_>) -> Incoming {
@@ -170,8 +194,24 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     let notification = ids.is_empty() && method.is_some();
     // The last of several ids, as most JSON parsers would read the message.
     let id = ids.last().and_then(|raw| request_id(raw));
+    if method.is_none() && (members.last("result").is_some() || members.last("error").is_some()) {
+        // A response to a request of the server's, whatever its id or shape: rmcp's to match
+        // when it reads it; never answered (JSON-RPC 2.0 §5: only requests are answered).
+        return match serde_json::from_str::<ClientJsonRpcMessage>(text) {
+            Ok(message) => Incoming::Message(Box::new(message)),
+            Err(_) => Incoming::Answered(None),
+        };
+    }
     if let Some((name, values)) = members.repeated(&["jsonrpc", "id", "method", "params", "result", "error"]) {
-        let why = format!("`{name}` is sent {} times ({}); send each member once", values.len(), values.join(", "));
+        // The values of `jsonrpc`, `id` and `method` are quoted, cut; those of `params`,
+        // `result` and `error` are not: they may hold a secret argument, and be long.
+        let why = if matches!(name.as_str(), "jsonrpc" | "id" | "method") {
+            let shown: Vec<String> = values.iter().take(4).map(|v| shorten(v)).collect();
+            let more = if values.len() > 4 { ", …" } else { "" };
+            format!("`{name}` is sent {} times ({}{more}); send each member once", values.len(), shown.join(", "))
+        } else {
+            format!("`{name}` is sent {} times; send each member once", values.len())
+        };
         return invalid(id, notification, &why);
     }
     if members.last("jsonrpc").map(RawValue::get) != Some(r#""2.0""#) {
@@ -181,18 +221,13 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
         return invalid(None, false, "`id` must be a string or a whole number");
     }
     let Some(method) = method else {
-        if members.last("result").is_some() || members.last("error").is_some() {
-            // A response to a request of the server's: rmcp's to match; never answered.
-            return match serde_json::from_str::<ClientJsonRpcMessage>(text) {
-                Ok(message) => Incoming::Message(Box::new(message)),
-                Err(_) => Incoming::Answered(None),
-            };
-        }
         return invalid(id, false, "`method` must be a string naming the method, like \"tools/call\"");
     };
     let Ok(method) = serde_json::from_str::<String>(method.get()) else {
         return invalid(id, notification, "`method` must be a string naming the method, like \"tools/call\"");
     };
+    // Named in the answers below, cut: a method name may be of any length.
+    let named = shorten(&method);
     let params = members.last("params");
     if params.is_some_and(|p| !p.get().starts_with('{') && p.get() != "null") {
         return invalid(id, notification, "`params` must be an object");
@@ -208,14 +243,14 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
             .then(|| "holds text JSON cannot read (a number past a double, or an invalid escape)".to_owned())
     };
     if let Some(why) = unreadable {
-        return invalid(id, notification, &format!("{method}: the message {why}"));
+        return invalid(id, notification, &format!("{named}: the message {why}"));
     }
     match serde_json::from_str::<ClientJsonRpcMessage>(text) {
         Ok(message) => Incoming::Message(Box::new(message)),
         Err(_) if notification => Incoming::Answered(None),
         Err(_) => error(
             id,
-            ErrorData::invalid_params(format!("{method}: params do not have the shape MCP defines for it"), None),
+            ErrorData::invalid_params(format!("{named}: params do not have the shape MCP defines for it"), None),
         ),
     }
 }
@@ -230,11 +265,18 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         _ => return error(Some(id), super::missing_name()),
     };
     if let Some((name, values)) = members.repeated(&["name", "arguments"]) {
-        let why = format!(
-            "tools/call: params.{name} is sent {} times; send it once (sent: {})",
-            values.len(),
-            values.iter().map(|v| shorten(v)).collect::<Vec<_>>().join(", ")
-        );
+        // The names sent are quoted, cut; the arguments are not (they may hold a secret).
+        let why = if name == "name" {
+            let shown: Vec<String> = values.iter().take(4).map(|v| shorten(v)).collect();
+            let more = if values.len() > 4 { ", …" } else { "" };
+            format!(
+                "tools/call: params.name is sent {} times; send it once (sent: {}{more})",
+                values.len(),
+                shown.join(", ")
+            )
+        } else {
+            format!("tools/call: params.arguments is sent {} times; send it once, one object", values.len())
+        };
         return error(Some(id), ErrorData::invalid_params(why, None));
     }
     let mut rest = Map::new();
@@ -250,7 +292,8 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
             }
             Err(_) => {
                 let why = format!(
-                    "params.{name} nests deeper than {} levels or holds text JSON cannot read",
+                    "params.{} nests deeper than {} levels or holds text JSON cannot read",
+                    shorten(name),
                     RMCP_UNREADABLE_DEPTH - 1
                 );
                 return invalid(Some(id), false, &format!("tools/call: {why}"));
@@ -276,8 +319,8 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
     }
 }
 
-/// A value as sent, cut to 40 characters.
-fn shorten(raw: &str) -> String {
+/// A value as sent (or a method's name), cut to 40 characters.
+pub(crate) fn shorten(raw: &str) -> String {
     let mut shown: String = raw.chars().take(40).collect();
     if shown.len() < raw.len() {
         shown.push('…');
@@ -484,6 +527,21 @@ mod tests {
             matches!(read_message(line.as_bytes()), Incoming::Message(m) if matches!(*m, JsonRpcMessage::Notification(_)))
         );
         silent("   ");
+        // Responses, whatever their id, are never answered either.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"result":0.5}"#,
+            r#"{"jsonrpc":"[2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{},"result":{}}"#,
+        ] {
+            let read = read_message(line.as_bytes());
+            assert!(
+                matches!(&read, Incoming::Answered(None))
+                    || matches!(&read, Incoming::Message(m) if !matches!(**m, JsonRpcMessage::Request(_))),
+                "{line}: {read:?}"
+            );
+        }
     }
 
     #[test]
@@ -499,6 +557,87 @@ mod tests {
         assert_eq!(reply["id"], 12, "the id is read from malformed text: {reply}");
         let message = reply["error"]["message"].as_str().unwrap();
         assert!(message.contains(r#"the text from character 42 ("oops}") is not JSON"#), "{message}");
+    }
+
+    #[test]
+    fn a_parse_error_never_quotes_the_text_of_a_string() {
+        let secret = "sk-Zq9XsEcReT0123456789";
+        // A raw tab inside a string, an unknown escape, a missing `:` before a string.
+        for line in [
+            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"arguments\":{\"api_key\":\"sk-Zq9\tXsEcReT0123456789\"}}}"
+                .to_owned(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"api_key":"{secret}\q"}}}}}}"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"api_key" "{secret}"}}}}}}"#
+            ),
+        ] {
+            let reply = answer(&line);
+            assert_eq!(reply["id"], 4, "{reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(!message.contains("sk-") && !message.contains("XsE") && !message.contains("0123"), "{message}");
+        }
+        let reply = answer("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"a\":\"x\ty\"}}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the string opened at character 55 holds, near character 56, what a JSON string cannot"),
+            "{message}"
+        );
+        let reply = answer(r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a" "x"}}"#);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains(r#"the text from character 55 ("\"") is not JSON"#), "{message}");
+    }
+
+    #[test]
+    fn members_sent_twice_are_named_and_never_quoted_whole() {
+        let params =
+            format!(r#"{{"name":"set_threshold","arguments":{{"api_key":"sk-Zq9XsEcReT{}"}}}}"#, "x".repeat(5000));
+        let reply =
+            answer(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{params},"params":{params}}}"#));
+        assert_eq!(reply["id"], 5, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("`params` is sent 2 times; send each member once; a request looks like"),
+            "{message}"
+        );
+        let long = "m".repeat(5000);
+        let reply = answer(&format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"{long}","method":"{long}","method":"x","method":"y","method":"z"}}"#
+        ));
+        let message = reply["error"]["message"].as_str().unwrap();
+        let cut = format!("\"{}…", "m".repeat(39));
+        assert!(
+            message.starts_with(&format!(
+                "`method` is sent 5 times ({cut}, {cut}, \"x\", \"y\", …); send each member once"
+            )),
+            "{message}"
+        );
+        let args = format!(r#"{{"api_key":"sk-Zq9XsEcReT{}"}}"#, "x".repeat(50));
+        let reply = answer(&format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"t","arguments":{args},"arguments":{args}}}}}"#
+        ));
+        assert_eq!(reply["error"]["message"], "tools/call: params.arguments is sent 2 times; send it once, one object");
+        let reply =
+            answer(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a","name":"b","arguments":{}}}"#);
+        assert_eq!(
+            reply["error"]["message"],
+            r#"tools/call: params.name is sent 2 times; send it once (sent: "a", "b")"#
+        );
+        let reply = answer(&format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"t","{long}":1e400}}}}"#
+        ));
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("tools/call: params.{}… nests deeper than 127 levels", "m".repeat(40))),
+            "{message}"
+        );
+        let reply = answer(&format!(r#"{{"jsonrpc":"2.0","id":7,"method":"{long}","params":{{"x":1e400}}}}"#));
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{}…: params do not have the shape MCP defines for it", "m".repeat(40))),
+            "{message}"
+        );
     }
 
     #[test]

@@ -1,0 +1,103 @@
+//! Keeping envelope's own words within their budget (2 KB an envelope, 4.5 KB an MCP line),
+//! whatever the texts it is given: long names and interpolated fields are cut, long lists
+//! counted.
+
+/// The most names a list of tool names shows; the rest are counted.
+const LISTED_NAMES: usize = 20;
+
+/// The most bytes the names of such a list take together.
+const LISTED_BYTES: usize = 800;
+
+/// The longest name shown in such a list, in characters (MCP's longest tool name: 128).
+const NAME_CHARS: usize = 128;
+
+/// `text` cut to at most `chars` characters, the last of them `…`, and shorter still while its
+/// JSON string (quotes and escapes counted) is longer than `json_bytes`. Unchanged when it fits.
+pub(crate) fn cut_text(text: &str, chars: usize, json_bytes: usize) -> String {
+    let fits = |t: &str, n: usize| n <= chars && json_len(t) <= json_bytes;
+    let count = text.chars().count();
+    if fits(text, count) {
+        return text.to_owned();
+    }
+    let mut keep = count.min(chars).saturating_sub(1);
+    loop {
+        let mut cut: String = text.chars().take(keep).collect();
+        cut.push('…');
+        if keep == 0 || json_len(&cut) <= json_bytes {
+            return cut;
+        }
+        keep = keep * 3 / 4;
+    }
+}
+
+/// The length of `text` as a JSON string, quotes and escapes included.
+pub(crate) fn json_len(text: &str) -> usize {
+    2 + text
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if c < ' ' => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+}
+
+/// The first names (at most 20, at most 800 bytes together, each cut to 128 characters), each
+/// shown by `show`, joined by `, `; then ` and N more` for the rest: `a, b, c and 480 more`.
+/// Empty for no names. Also answers how many names were left out.
+pub(crate) fn name_list<'n>(
+    names: impl ExactSizeIterator<Item = &'n str>,
+    show: impl Fn(&str) -> String,
+) -> (String, usize) {
+    let total = names.len();
+    let mut out = String::new();
+    let mut listed = 0;
+    for name in names {
+        let shown = show(&cut_text(name, NAME_CHARS, usize::MAX));
+        if listed == LISTED_NAMES || (listed > 0 && out.len() + 2 + shown.len() > LISTED_BYTES) {
+            break;
+        }
+        if listed > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&shown);
+        listed += 1;
+    }
+    if listed < total {
+        out.push_str(&format!(" and {} more", total - listed));
+    }
+    (out, total - listed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_is_cut_by_characters_and_by_its_json_length() {
+        assert_eq!(cut_text("short", 10, 100), "short");
+        assert_eq!(cut_text("abcdefghij", 5, 100), "abcd…");
+        assert_eq!(cut_text("ééééé", 5, 100), "ééééé");
+        // Control characters take six bytes each as JSON.
+        let cut = cut_text(&"\u{1}".repeat(100), 100, 64);
+        assert!(json_len(&cut) <= 64 && cut.ends_with('…'), "{cut:?}");
+        assert_eq!(json_len("a\"b\u{1}"), 2 + 1 + 2 + 1 + 6);
+        assert_eq!(json_len("a\"b\u{1}"), serde_json::to_string("a\"b\u{1}").unwrap().len());
+    }
+
+    #[test]
+    fn a_long_list_of_names_is_counted() {
+        let names: Vec<String> = (0..500).map(|i| format!("tool_{i:03}")).collect();
+        let (list, more) = name_list(names.iter().map(String::as_str), str::to_owned);
+        assert!(list.starts_with("tool_000, tool_001, "), "{list}");
+        assert!(list.ends_with("tool_019 and 480 more"), "{list}");
+        assert_eq!(more, 480);
+        assert_eq!(name_list(["a", "b"].into_iter(), |n| format!("\"{n}\"")), ("\"a\", \"b\"".to_owned(), 0));
+        assert_eq!(name_list(std::iter::empty(), str::to_owned), (String::new(), 0));
+        // Long names: fewer are listed, each cut to 128 characters.
+        let long: Vec<String> = (0..10).map(|i| format!("{i}{}", "x".repeat(300))).collect();
+        let (list, _) = name_list(long.iter().map(String::as_str), str::to_owned);
+        assert!(list.len() < 900 && list.ends_with(" and 4 more"), "{} {list}", list.len());
+        assert!(list.starts_with(&format!("0{}…, 1", "x".repeat(126))), "{list}");
+    }
+}
