@@ -2,8 +2,9 @@
 //! `#[tool_router]` server whose tool takes serde + schemars `Parameters<T>`, measured in one run.
 //!
 //! ```sh
-//! cargo bench -j2 -p envelope-bench --bench mcp_stdio      # 20,000 calls a session, 7 rounds
+//! cargo bench -j2 -p envelope-bench --bench mcp_stdio      # 20,000 calls a session, 9 rounds
 //! cargo test -j2 -p envelope-bench --bench mcp_stdio       # quick mode: 500 calls, 1 round
+//! cargo bench -j2 -p envelope-bench --bench mcp_stdio -- --quick   # the same, release
 //! MCP_STDIO_REQUESTS=5000 MCP_STDIO_ROUNDS=3 cargo bench -j2 -p envelope-bench --bench mcp_stdio
 //! ```
 //!
@@ -32,17 +33,17 @@
 //!   `range` on the numbers) and returning `Result<Json<TopQueries>, String>`; the two ranges
 //!   are checked by hand in the body, since serde does not read schemars' `range`, and a range
 //!   refused is a tool error (`isError: true`, the `String` as text), as rmcp answers a
-//!   `Parameters` that does not deserialize. rmcp calls a
-//!   sync tool inline on the runtime: no thread hop. Served with `rmcp::transport::stdio()`.
-//! - `envelope-pipes` and `rmcp-pipes`: the first and third over `rmcp::transport::stdio_pipes()`
-//!   (stdin and stdout on tokio's reactor instead of its blocking threads); envelope's through
-//!   `envelope_core::mcp::serve_io`.
+//!   `Parameters` that does not deserialize. rmcp calls a sync tool inline on the runtime: no
+//!   thread hop. Served with `rmcp::transport::stdio()`.
+//! - `envelope-pipes`, `envelope-async-pipes` and `rmcp-pipes`: the first three over
+//!   `rmcp::transport::stdio_pipes()` (stdin and stdout on tokio's reactor instead of its
+//!   blocking threads); envelope's through `envelope_core::mcp::serve_io`.
 //!
 //! Two workloads, each cycling three argument objects: `valid` (every call answered `ok`) and
 //! `refused` (`hours_back` sent as the string `"24h"`, `hours_back` 721, `group_by` `"databse"`).
-//! Each round runs every server once per workload, in an order rotated each round. A ratio is
-//! envelope's calls per second over rmcp's within one round; the table gives the median over
-//! rounds, and each refused kind's first reply from each server.
+//! Each round runs both workloads, and within each every server once, in an order rotated each
+//! round. A ratio is envelope's calls per second over rmcp's within one round; the table gives the
+//! median over rounds, and each refused kind's first reply from each server.
 
 use std::hint::black_box;
 use std::io::{self, BufRead, BufReader, Write};
@@ -192,10 +193,16 @@ mod rmcp_server {
     impl ServerHandler for Server {}
 }
 
-const SERVERS: [&str; 5] = ["envelope", "envelope-async", "rmcp", "envelope-pipes", "rmcp-pipes"];
+const SERVERS: [&str; 6] =
+    ["envelope", "envelope-async", "rmcp", "envelope-pipes", "envelope-async-pipes", "rmcp-pipes"];
 
 /// Envelope's server against the rmcp server it is compared with.
-const PAIRS: [(&str, &str); 3] = [("envelope", "rmcp"), ("envelope-async", "rmcp"), ("envelope-pipes", "rmcp-pipes")];
+const PAIRS: [(&str, &str); 4] = [
+    ("envelope", "rmcp"),
+    ("envelope-async", "rmcp"),
+    ("envelope-pipes", "rmcp-pipes"),
+    ("envelope-async-pipes", "rmcp-pipes"),
+];
 
 fn serve(server: &str) -> io::Result<()> {
     use envelope_core::{Toolbox, mcp};
@@ -208,10 +215,14 @@ fn serve(server: &str) -> io::Result<()> {
         match server {
             "envelope" => mcp::serve_stdio(Toolbox::new().with(envelope_sync::get_top_queries::tool())).await,
             "envelope-async" => mcp::serve_stdio(Toolbox::new().with(envelope_async::get_top_queries::tool())).await,
-            "envelope-pipes" => {
-                let toolbox = Toolbox::new().with(envelope_sync::get_top_queries::tool());
+            "envelope-pipes" | "envelope-async-pipes" => {
+                let tool = if server == "envelope-pipes" {
+                    envelope_sync::get_top_queries::tool()
+                } else {
+                    envelope_async::get_top_queries::tool()
+                };
                 let (input, output) = rmcp::transport::stdio_pipes();
-                mcp::serve_io(mcp::McpServer::new(toolbox), input, output).await
+                mcp::serve_io(mcp::McpServer::new(Toolbox::new().with(tool)), input, output).await
             }
             "rmcp" => wait(rmcp_server::Server::new().serve(rmcp::transport::stdio()).await).await,
             "rmcp-pipes" => wait(rmcp_server::Server::new().serve(rmcp::transport::stdio_pipes()).await).await,
@@ -393,10 +404,10 @@ fn main() -> io::Result<()> {
     if let Some(i) = args.iter().position(|a| a == "--serve") {
         return serve(args.get(i + 1).map_or("", String::as_str));
     }
-    // `cargo bench` passes `--bench`; `cargo test --benches` runs the quick mode.
-    let full = args.iter().any(|a| a == "--bench");
+    // `cargo bench` passes `--bench`; `cargo test --benches`, or `-- --quick`, runs the quick mode.
+    let full = args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--quick");
     let n = env_number("MCP_STDIO_REQUESTS", if full { 20_000 } else { 500 });
-    let rounds = env_number("MCP_STDIO_ROUNDS", if full { 7 } else { 1 }).max(1);
+    let rounds = env_number("MCP_STDIO_ROUNDS", if full { 9 } else { 1 }).max(1);
     println!("MCP stdio, one session per server and workload: {n} pipelined tools/call, {rounds} round(s)\n");
 
     let lines: Vec<Arc<[u8]>> = WORKLOADS.iter().map(|w| requests(w, n)).collect();
@@ -428,6 +439,7 @@ fn main() -> io::Result<()> {
                 ratios[w][p].push(rate[a] / rate[b]);
                 if let (Some(ca), Some(cb)) = (cpu_per_call[a], cpu_per_call[b])
                     && ca > 0.0
+                    && cb > 0.0
                 {
                     cpu_ratios[w][p].push(cb / ca);
                 }
@@ -459,7 +471,7 @@ fn main() -> io::Result<()> {
             if cpu_ratios[w][p].is_empty() {
                 println!();
             } else {
-                println!(", CPU per call {:.2}x less", median(&mut cpu_ratios[w][p]));
+                println!(", server CPU per call {:.2}x (rmcp's over envelope's)", median(&mut cpu_ratios[w][p]));
             }
         }
         println!();
