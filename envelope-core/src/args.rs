@@ -177,7 +177,7 @@ impl<'a> Args<'a> {
     /// Starts reading a tool's arguments. Names that are not parameters are refused here, each
     /// with the list of parameters and the closest name.
     pub fn new(spec: &'a ToolSpec, input: Input<'a>) -> Self {
-        match input.0 {
+        match input.source {
             Source::Value { obj, numbers } => Args::scoped(&spec.params, spec.strict, spec.name, None, obj, numbers),
             // The walk matched every name to a parameter.
             Source::Text(sent) => Args {

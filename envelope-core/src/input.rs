@@ -64,9 +64,13 @@ impl Sent<'_> {
     }
 }
 
-/// The arguments a tool's generated call function reads.
+/// The arguments a tool's generated call function reads, and whether a sync body is to be
+/// left for the caller to run (`Outcome::Later`).
 #[derive(Clone, Copy, Debug)]
-pub struct Input<'a>(pub(crate) Source<'a>);
+pub struct Input<'a> {
+    pub(crate) source: Source<'a>,
+    pub(crate) defer: bool,
+}
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Source<'a> {
@@ -80,17 +84,32 @@ pub(crate) enum Source<'a> {
 impl<'a> Input<'a> {
     /// A parsed arguments object (`None`: no arguments were sent).
     pub fn object(obj: Option<&'a Map<String, Value>>) -> Self {
-        Input(Source::Value { obj, numbers: &[] })
+        Input { source: Source::Value { obj, numbers: &[] }, defer: false }
     }
 
     /// A parsed object whose numbers were sent as `numbers` (node address, text; sorted).
     pub(crate) fn object_as_sent(obj: Option<&'a Map<String, Value>>, numbers: Numbers<'a>) -> Self {
-        Input(Source::Value { obj, numbers })
+        Input { source: Source::Value { obj, numbers }, defer: false }
+    }
+
+    /// The walked text of the arguments (see [`walk`]).
+    pub(crate) fn text(sent: &'a [Option<Sent<'a>>]) -> Self {
+        Input { source: Source::Text(sent), defer: false }
+    }
+
+    /// These arguments, with a sync body left for the caller to run.
+    pub(crate) fn deferring(self, defer: bool) -> Self {
+        Input { defer, ..self }
+    }
+
+    /// Whether a sync body is left for the caller to run.
+    pub fn defers_body(&self) -> bool {
+        self.defer
     }
 
     /// The parsed object, when the arguments were parsed.
     pub fn as_object(&self) -> Option<&'a Map<String, Value>> {
-        match self.0 {
+        match self.source {
             Source::Value { obj, .. } => obj,
             Source::Text(_) => None,
         }

@@ -21,7 +21,14 @@ pub enum Outcome<'a> {
     Guarded(Guarded<'a>),
     /// `confirm_action`'s arguments, for the toolbox to act on.
     Decide(String, Decision),
+    /// A sync tool's body, its arguments read, left for the caller to run where blocking is
+    /// allowed (the MCP adapters run it on tokio's blocking threads): asked for by the caller,
+    /// never given to `Tool::call`.
+    Later(SyncBody),
 }
+
+/// A sync tool's body with its arguments, ready to run.
+pub type SyncBody = Box<dyn FnOnce() -> Envelope + Send + 'static>;
 
 /// What the call function of a confirm or key tool is asked to do once its arguments are read.
 #[doc(hidden)]

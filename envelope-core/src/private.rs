@@ -35,6 +35,12 @@ pub fn ok<T: serde::Serialize>(value: T) -> Envelope {
     }
 }
 
+/// A sync tool's call once its arguments are read: its envelope now, or, when the caller asks
+/// (the MCP adapters), the body left to run on a thread where blocking is allowed.
+pub fn sync_body<'a>(input: Input<'_>, body: impl FnOnce() -> Envelope + Send + 'static) -> Outcome<'a> {
+    if input.defers_body() { Outcome::Later(Box::new(body)) } else { Outcome::Ready(body()) }
+}
+
 /// The envelope of a tool's `Result`.
 pub fn result<T: serde::Serialize, E: ToolError>(r: Result<T, E>) -> Envelope {
     match r {

@@ -16,7 +16,7 @@ use crate::confirm::{Decision, Guarded, MIN_SECRET_BYTES, PendingCheck, SecretTo
 use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
-use crate::input::{self, Input, Sent, Source};
+use crate::input::{self, Input, Sent};
 use crate::refusal::Refusal;
 use crate::render;
 use crate::schema;
@@ -159,13 +159,20 @@ impl Tool {
     /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
     /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, &[], None).await
+        self.call_with(arguments, &[], None, false).await.done()
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
     /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
     /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
-    async fn call_with(&self, arguments: Option<&Value>, numbers: Numbers<'_>, toolbox: Option<&Toolbox>) -> Envelope {
+    /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
+    async fn call_with(
+        &self,
+        arguments: Option<&Value>,
+        numbers: Numbers<'_>,
+        toolbox: Option<&Toolbox>,
+        defer: bool,
+    ) -> Started {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -177,16 +184,36 @@ impl Tool {
                 }
                 _ => {
                     let problem = args::not_an_object(&self.spec, &Value::String(s.clone()), numbers);
-                    return Refusal::from_problems(vec![problem]).into();
+                    return Started::Done(Refusal::from_problems(vec![problem]).into());
                 }
             },
             Some(other) => {
-                return Refusal::from_problems(vec![args::not_an_object(&self.spec, other, numbers)]).into();
+                let problem = args::not_an_object(&self.spec, other, numbers);
+                return Started::Done(Refusal::from_problems(vec![problem]).into());
             }
         };
-        match self.start(Input::object_as_sent(obj, numbers)) {
-            Outcome::Ready(envelope) => self.settled(envelope),
-            outcome => self.answer(outcome, obj, toolbox).await,
+        let input = Input::object_as_sent(obj, numbers).deferring(defer);
+        self.started(self.start(input), obj, toolbox).await
+    }
+
+    /// What a started call comes to: its envelope, or its sync body left to run.
+    async fn started(
+        &self,
+        outcome: Outcome<'_>,
+        obj: Option<&Map<String, Value>>,
+        toolbox: Option<&Toolbox>,
+    ) -> Started {
+        match outcome {
+            // A sync tool's answer, or a refusal: no future to poll.
+            Outcome::Ready(envelope) => Started::Done(self.settled(envelope)),
+            Outcome::Later(body) => Started::Body(Deferred {
+                body,
+                name: self.spec.name,
+                idempotent: self.spec.annotations.idempotent_hint == Some(true),
+                prefix: None,
+                format: WireFormat::Envelope,
+            }),
+            outcome => Started::Done(self.answer(outcome, obj, toolbox).await),
         }
     }
 
@@ -236,6 +263,8 @@ impl Tool {
         let envelope = match outcome {
             Outcome::Ready(e) => e,
             Outcome::Pending(fut) => CatchUnwind(fut).await.unwrap_or_else(|()| self.panicked()),
+            // Never asked for here; run where it stands.
+            Outcome::Later(body) => catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| self.panicked()),
             // A preview or run step never asks to be guarded again.
             Outcome::Guarded(_) | Outcome::Decide(..) => self.panicked(),
         };
@@ -270,10 +299,11 @@ impl Tool {
     /// large for a double (`1e400`), is refused by name, together with any unknown names; text
     /// that is not JSON is refused as such.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        self.call_json_in(arguments, None).await
+        self.call_json_in(arguments, None, false).await.done()
     }
 
-    async fn call_json_in(&self, arguments: &str, toolbox: Option<&Toolbox>) -> Envelope {
+    /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
+    async fn call_json_in(&self, arguments: &str, toolbox: Option<&Toolbox>, defer: bool) -> Started {
         if self.walkable {
             // The usual call: an object of scalars, read in one pass (see `crate::input`).
             let n = self.spec.params.len();
@@ -286,32 +316,28 @@ impl Tool {
                 &mut heap
             };
             if input::walk(arguments, &self.spec.params, slots) {
-                return match self.start(Input(Source::Text(slots))) {
-                    // A sync tool's answer, or a refusal: no future to poll.
-                    Outcome::Ready(envelope) => self.settled(envelope),
-                    outcome => self.answer(outcome, None, toolbox).await,
-                };
+                return self.started(self.start(Input::text(slots).deferring(defer)), None, toolbox).await;
             }
         }
         let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
             Ok(v) => (v, None),
             Err(_) => match self.read_fields(arguments) {
                 Ok((fields, raws)) => (Value::Object(fields), Some(raws)),
-                Err(refusal) => return refusal.into(),
+                Err(refusal) => return Started::Done(refusal.into()),
             },
         };
         let numbers = match raw_fields {
             None => {
                 let sent = sent::scan(arguments);
                 if !sent.duplicates.is_empty() {
-                    return self.refuse_duplicates(&sent.duplicates, &parsed).into();
+                    return Started::Done(self.refuse_duplicates(&sent.duplicates, &parsed).into());
                 }
                 sent::numbers_as_sent(&sent.numbers, &parsed)
             }
             // Read field by field: each field's text pairs with its own value.
             Some(ref raws) => Self::numbers_by_field(&parsed, raws),
         };
-        self.call_with(Some(&parsed), &numbers, toolbox).await
+        self.call_with(Some(&parsed), &numbers, toolbox, defer).await
     }
 
     /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
@@ -376,6 +402,47 @@ impl Tool {
             refusal = refusal.and(unknown);
         }
         Err(refusal)
+    }
+}
+
+/// A call whose arguments were read: its envelope, or its sync body still to run.
+pub(crate) enum Started {
+    /// The envelope.
+    Done(Envelope),
+    /// The body, for a thread where blocking is allowed.
+    Body(Deferred),
+}
+
+impl Started {
+    /// The envelope, running a body that was left (on this thread).
+    fn done(self) -> Envelope {
+        match self {
+            Started::Done(envelope) => envelope,
+            Started::Body(body) => body.run(),
+        }
+    }
+}
+
+/// A sync tool's body with its arguments read, and what its envelope needs once it ran.
+pub(crate) struct Deferred {
+    body: crate::outcome::SyncBody,
+    name: &'static str,
+    idempotent: bool,
+    prefix: Option<&'static str>,
+    format: WireFormat,
+}
+
+impl Deferred {
+    /// Runs the body (a panic is a `BACKEND_ERROR` fault) and gives its envelope, as
+    /// `Toolbox::call_json` would have.
+    pub(crate) fn run(self) -> Envelope {
+        let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(self.name).into());
+        let envelope = if envelope.status() == crate::Status::Error && !self.idempotent {
+            envelope.not_retryable()
+        } else {
+            envelope
+        };
+        envelope.with_code_prefix(self.prefix).with_wire_format(self.format)
     }
 }
 
@@ -557,7 +624,12 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call_with(arguments, &[], Some(self)).await.with_code_prefix(self.prefix).with_wire_format(self.format))
+        Ok(tool
+            .call_with(arguments, &[], Some(self), false)
+            .await
+            .done()
+            .with_code_prefix(self.prefix)
+            .with_wire_format(self.format))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -567,7 +639,25 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool.call_json_in(arguments, Some(self)).await.with_code_prefix(self.prefix).with_wire_format(self.format))
+        Ok(tool
+            .call_json_in(arguments, Some(self), false)
+            .await
+            .done()
+            .with_code_prefix(self.prefix)
+            .with_wire_format(self.format))
+    }
+
+    /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
+    /// are read: a refusal (or an async tool's answer) comes back done, without the body ever
+    /// leaving this thread; a body comes back to run where blocking is allowed.
+    pub(crate) async fn call_json_started(&self, name: &str, arguments: &str) -> Result<Started, UnknownTool> {
+        let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        Ok(match tool.call_json_in(arguments, Some(self), true).await {
+            Started::Done(envelope) => {
+                Started::Done(envelope.with_code_prefix(self.prefix).with_wire_format(self.format))
+            }
+            Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, ..body }),
+        })
     }
 
     /// The error for a tool name that does not exist.

@@ -368,8 +368,11 @@ fn call_body(
         quote!(#prelude_inner ::envelope_core::__private010::pending(#timed))
     } else if asyncness {
         quote!(#prelude_inner ::envelope_core::__private010::pending(async move { #finish(#call.await) }))
-    } else {
+    } else if guarded {
         quote!(::envelope_core::__private010::Outcome::Ready(#finish(#call)))
+    } else {
+        // The body may be left for the caller to run on a blocking thread: it owns what it uses.
+        quote!({ #prelude_inner ::envelope_core::__private010::sync_body(__envelope_obj, move || #finish(#call)) })
     };
     let receiver = state.map(|_| quote!(__envelope_this));
     let mut preview_codes = None;

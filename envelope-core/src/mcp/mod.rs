@@ -74,6 +74,7 @@ mod wire;
 #[cfg(feature = "http")]
 pub mod http;
 
+use crate::toolbox::Started;
 use std::sync::Arc;
 
 use rmcp::{
@@ -293,6 +294,19 @@ async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) ->
     let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
     if !tool.has_sync_body() {
         return call_now(toolbox, name, arguments.as_deref()).await;
+    }
+    if let Some(text) = arguments.as_deref() {
+        // The arguments are read here; only a body that will run leaves for a blocking thread,
+        // so a refusal costs no thread hop.
+        let body = match toolbox.call_json_started(name, text).await? {
+            Started::Done(envelope) => return Ok(envelope),
+            Started::Body(body) => body,
+        };
+        return match tokio::task::spawn_blocking(move || body.run()).await {
+            Ok(envelope) => Ok(envelope),
+            // Only when the runtime shuts down under the call.
+            Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
+        };
     }
     let (toolbox, owned_name) = (Arc::clone(toolbox), name.to_owned());
     let blocking = tokio::task::spawn_blocking(move || {
