@@ -20,6 +20,7 @@ mod reader;
 mod reading;
 mod reports;
 mod rules;
+mod sync_body;
 mod wire;
 mod wire_formats;
 
