@@ -30,16 +30,49 @@ pub(crate) fn cut_text(text: &str, chars: usize, json_bytes: usize) -> String {
     }
 }
 
-/// The length of `text` as a JSON string, quotes and escapes included.
+/// The length of `text` as a JSON string, quotes and escapes included (RFC 8259 §7, as
+/// serde_json writes them: `\"`, `\\`, `\n` and the other short escapes, `\u00XX` for the
+/// other control characters), counted without writing it.
 pub(crate) fn json_len(text: &str) -> usize {
-    2 + text
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if c < ' ' => 6,
-            c => c.len_utf8(),
-        })
-        .sum::<usize>()
+    let mut count = EscapedLen(2);
+    count.add(text.as_bytes());
+    count.0
+}
+
+/// The length of `value`'s JSON text written in turn as a JSON string (as an MCP text content
+/// carries an envelope), counted without writing either.
+pub(crate) fn text_json_len(value: &impl serde::Serialize) -> usize {
+    let mut count = EscapedLen(2);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX / 4,
+    }
+}
+
+/// Counts the bytes of what is written to it once escaped as a JSON string's contents.
+struct EscapedLen(usize);
+
+impl EscapedLen {
+    fn add(&mut self, bytes: &[u8]) {
+        self.0 += bytes
+            .iter()
+            .map(|&b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+                0..0x20 => 6,
+                _ => 1,
+            })
+            .sum::<usize>();
+    }
+}
+
+impl std::io::Write for EscapedLen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.add(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The first names (at most 20, at most 800 bytes together, each cut to 128 characters), each
@@ -83,6 +116,13 @@ mod tests {
         assert!(json_len(&cut) <= 64 && cut.ends_with('…'), "{cut:?}");
         assert_eq!(json_len("a\"b\u{1}"), 2 + 1 + 2 + 1 + 6);
         assert_eq!(json_len("a\"b\u{1}"), serde_json::to_string("a\"b\u{1}").unwrap().len());
+        for s in ["", "plain", "a \"quoted\" \\ word", "line\nbreak\ttab\r\u{8}\u{c}", "\u{1}\u{1f}\u{7f}", "é ✓ 😀"]
+        {
+            assert_eq!(json_len(s), serde_json::to_string(s).unwrap().len(), "{s:?}");
+        }
+        let value =
+            serde_json::json!({"parameter": "q", "rejected": "\"a\\nb\"", "others": [{"fix": "Send \"é\".\n"}]});
+        assert_eq!(text_json_len(&value), serde_json::to_string(&value.to_string()).unwrap().len());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::code::{Code, codes};
-use crate::render;
+use crate::{budget, render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
 /// envelope with `status: "invalid"`.
@@ -290,13 +290,14 @@ impl Refusal {
         let mut parts: Vec<(String, Map<String, Value>)> = Vec::with_capacity(self.problems.len());
         for p in &self.problems {
             let (mut sentence, mut hints) = (p.sentence(), p.hints());
-            let mut cost = json_len(&sentence) + hints_len(&hints);
+            let mut cost = budget::json_len(&sentence) + budget::text_json_len(&hints);
             if cost > BUDGET && parts.is_empty() {
                 // The first problem alone is past the budget: its texts (a declared refusal's
                 // interpolated fields, a custom check's words) are cut until it fits.
-                let fitted = p.fitted(|p| json_len(&p.sentence()) + hints_len(&p.hints()) <= BUDGET);
+                let fitted =
+                    p.fitted(|p| budget::json_len(&p.sentence()) + budget::text_json_len(&p.hints()) <= BUDGET);
                 (sentence, hints) = (fitted.sentence(), fitted.hints());
-                cost = json_len(&sentence) + hints_len(&hints);
+                cost = budget::json_len(&sentence) + budget::text_json_len(&hints);
             }
             if used + cost > BUDGET && !parts.is_empty() {
                 break;
@@ -342,51 +343,6 @@ fn summary_of(rest: &[Problem]) -> Problem {
     )
     .with_accepted("each parameter as the schema describes it")
     .with_fix("Fix the problems above, then call again to see the rest.")
-}
-
-/// The bytes of `s` as a JSON string: quotes and escapes included (RFC 8259 §7, as serde_json
-/// writes them: `\"`, `\\`, `\n` and the other short escapes, `\u00XX` for the other control
-/// characters), counted without writing it.
-fn json_len(s: &str) -> usize {
-    let mut count = EscapedLen(2);
-    count.add(s.as_bytes());
-    count.0
-}
-
-/// The bytes of the hints object's JSON text written as a JSON string (as an MCP text content
-/// carries it), counted without writing either.
-fn hints_len(hints: &Map<String, Value>) -> usize {
-    let mut count = EscapedLen(2);
-    match serde_json::to_writer(&mut count, hints) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX / 4,
-    }
-}
-
-/// Counts the bytes of what is written to it once escaped as a JSON string's contents.
-struct EscapedLen(usize);
-
-impl EscapedLen {
-    fn add(&mut self, bytes: &[u8]) {
-        self.0 += bytes
-            .iter()
-            .map(|&b| match b {
-                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-                0..0x20 => 6,
-                _ => 1,
-            })
-            .sum::<usize>();
-    }
-}
-
-impl std::io::Write for EscapedLen {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.add(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 impl fmt::Display for Refusal {
@@ -481,25 +437,5 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
         Self: Complete,
     {
         Refusal { code: self.code, problems: vec![self.problem] }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The counted lengths are the lengths serde_json writes.
-    #[test]
-    fn escaped_lengths_as_written() {
-        for s in ["", "plain", "a \"quoted\" \\ word", "line\nbreak\ttab\r\u{8}\u{c}", "\u{1}\u{1f}\u{7f}", "é ✓ 😀"]
-        {
-            assert_eq!(json_len(s), serde_json::to_string(s).unwrap().len(), "{s:?}");
-        }
-        let hints: Map<String, Value> = serde_json::from_str(
-            r#"{"parameter": "q", "rejected": "\"a\\nb\"", "accepted": "x", "others": [{"fix": "Send \"é\".\n"}]}"#,
-        )
-        .unwrap();
-        let text = Value::Object(hints.clone()).to_string();
-        assert_eq!(hints_len(&hints), serde_json::to_string(&text).unwrap().len());
     }
 }

@@ -274,12 +274,7 @@ impl Tool {
     /// The envelope of a finished call: for a tool that is not idempotent, with faults not
     /// retryable.
     fn settled(&self, envelope: Envelope) -> Envelope {
-        if envelope.status() == crate::Status::Error && self.spec.annotations.idempotent_hint != Some(true) {
-            // A retry of a call that may have acted could act twice.
-            envelope.not_retryable()
-        } else {
-            envelope
-        }
+        settled(envelope, self.spec.annotations.idempotent_hint == Some(true))
     }
 
     fn panicked(&self) -> Envelope {
@@ -405,6 +400,13 @@ impl Tool {
     }
 }
 
+/// The envelope of a finished call of a tool (`idempotent`: declared so): a fault of a tool
+/// that is not idempotent is not retryable, since a retry of a call that may have acted could
+/// act twice.
+fn settled(envelope: Envelope, idempotent: bool) -> Envelope {
+    if envelope.status() == crate::Status::Error && !idempotent { envelope.not_retryable() } else { envelope }
+}
+
 /// A call whose arguments were read: its envelope, or its sync body still to run.
 pub(crate) enum Started {
     /// The envelope.
@@ -437,12 +439,7 @@ impl Deferred {
     /// `Toolbox::call_json` would have.
     pub(crate) fn run(self) -> Envelope {
         let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(self.name).into());
-        let envelope = if envelope.status() == crate::Status::Error && !self.idempotent {
-            envelope.not_retryable()
-        } else {
-            envelope
-        };
-        envelope.with_code_prefix(self.prefix).with_wire_format(self.format)
+        settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
     }
 }
 
