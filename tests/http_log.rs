@@ -4,12 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use axum::Router;
 use envelope_core::http::HttpTools;
 use envelope_core::{Fault, Toolbox, tool};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
 #[path = "../examples/tools/mod.rs"]
@@ -26,40 +22,9 @@ fn test_toolbox() -> Toolbox {
     tools::toolbox().with(answer::tool())
 }
 
-/// Serves `app` on a loopback port; the server task lives as long as the runtime.
-async fn serve(app: Router) -> std::net::SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-struct Reply {
-    status: u16,
-    text: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("{e}: {}", self.text))
-    }
-}
-
-/// One request over a fresh HTTP/1.1 connection.
-async fn send(addr: std::net::SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
-    let mut request = hyper::Request::builder().method(method).uri(path).header("host", addr.to_string());
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    let request = request.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    Reply { status, text: String::from_utf8(bytes.to_vec()).unwrap() }
-}
+#[path = "support/http_client.rs"]
+mod client;
+use client::{send, serve};
 
 /// Collects what a `tracing_subscriber::fmt` subscriber writes.
 #[derive(Clone, Default)]

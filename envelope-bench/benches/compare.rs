@@ -40,16 +40,16 @@
 //! Output: a markdown table on stdout and `target/bench-compare/compare.json` (`compare-quick.json`
 //! in quick mode). Environment: `COMPARE_RUNS`, `COMPARE_ROUNDS`, `COMPARE_BATCH_US`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::future::Future;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::pin::pin;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
+
+use envelope_bench::{Counting, allocations};
 
 use envelope_core::{Envelope, Status, Toolbox, tool};
 use regex::Regex;
@@ -57,46 +57,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
-// Counting allocations.
-
-/// The system allocator, counting calls while `COUNTING` is set.
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static REALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every call is passed to `System` unchanged; the counters only add.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            REALLOCS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+// Counting allocations (`envelope_bench::Counting`).
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -558,12 +519,8 @@ impl Config {
 /// Allocations per call over `n` warm calls: (allocs, reallocs).
 fn count_allocs(c: &mut Case, n: u64) -> (f64, f64) {
     (c.run)(1);
-    ALLOCS.store(0, Relaxed);
-    REALLOCS.store(0, Relaxed);
-    COUNTING.store(true, Relaxed);
-    (c.run)(n);
-    COUNTING.store(false, Relaxed);
-    (ALLOCS.load(Relaxed) as f64 / n as f64, REALLOCS.load(Relaxed) as f64 / n as f64)
+    let (allocs, reallocs, ()) = allocations(|| (c.run)(n));
+    (allocs as f64 / n as f64, reallocs as f64 / n as f64)
 }
 
 /// Times one batch of `n` calls after one untimed call (so the case's code and data are warm

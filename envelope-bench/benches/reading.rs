@@ -146,38 +146,15 @@ fn serde_limit(text: &str) -> Result<TopQueriesTyped, &'static str> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Allocations: a counting global allocator, read around one call.
-
-struct Counting;
-
-static ALLOCS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts.
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: the caller's contract is passed on.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on.
-        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
-    }
-}
+// Allocations, counted by the bench crate's allocator.
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: envelope_bench::Counting = envelope_bench::Counting;
 
 /// Allocations and reallocations made by one call of `f` (its result dropped outside).
-fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    let before = ALLOCS.load(std::sync::atomic::Ordering::Relaxed);
-    let out = f();
-    (ALLOCS.load(std::sync::atomic::Ordering::Relaxed) - before, out)
+fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {
+    let (allocs, reallocs, out) = envelope_bench::allocations(f);
+    (allocs + reallocs, out)
 }
 
 #[derive(Deserialize)]

@@ -84,14 +84,9 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Feeds `iterations` inputs generated from `seed` (the same seed gives the same inputs) and
-/// checks every answer; stops at the first broken promise.
-///
-/// # Errors
-/// The first [`Failure`].
-pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
-    let mut toolbox = tools::toolbox();
-    let names: Vec<(String, Vec<String>)> = toolbox
+/// Each example tool's name and its parameters' names (from its `inputSchema`).
+fn tool_names() -> Vec<(String, Vec<String>)> {
+    tools::toolbox()
         .tools()
         .iter()
         .map(|t| {
@@ -103,7 +98,17 @@ pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
                 .unwrap_or_default();
             (t.name().to_owned(), params)
         })
-        .collect();
+        .collect()
+}
+
+/// Feeds `iterations` inputs generated from `seed` (the same seed gives the same inputs) and
+/// checks every answer; stops at the first broken promise.
+///
+/// # Errors
+/// The first [`Failure`].
+pub fn run(iterations: u64, seed: u64) -> Result<Report, Failure> {
+    let mut toolbox = tools::toolbox();
+    let names = tool_names();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let mut rng = Rng::with_seed(seed);
     let mut report = Report::default();

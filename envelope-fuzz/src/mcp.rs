@@ -124,7 +124,7 @@ impl fmt::Display for McpFailure {
 pub fn run_mcp(lines: u64, seed: u64) -> Result<McpReport, McpFailure> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     runtime.block_on(async {
-        let names: Vec<(String, Vec<String>)> = tool_names();
+        let names: Vec<(String, Vec<String>)> = crate::tool_names();
         let mut rng = Rng::with_seed(seed);
         let mut report = McpReport::default();
         let mut fuzzer =
@@ -135,23 +135,6 @@ pub fn run_mcp(lines: u64, seed: u64) -> Result<McpReport, McpFailure> {
         }
         Ok(report)
     })
-}
-
-/// Each example tool's name and parameter names.
-fn tool_names() -> Vec<(String, Vec<String>)> {
-    tools::toolbox()
-        .tools()
-        .iter()
-        .map(|t| {
-            let schema = t.input_schema();
-            let params = schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default();
-            (t.name().to_owned(), params)
-        })
-        .collect()
 }
 
 struct Fuzzer<'a> {

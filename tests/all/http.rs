@@ -6,9 +6,6 @@
 use axum::Router;
 use envelope_core::http::{AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
 use envelope_core::{Code, Confirmation, Envelope, Status, ToolError, Toolbox, codes, tool};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 /// Where an action cannot be queued, the confirmation it needs is a fault.
@@ -101,51 +98,9 @@ pub(crate) fn archive_note(#[validate(range = 1..)] note_id: u32) -> Result<(), 
     Err(Queued(note_id))
 }
 
-/// Serves `app` on a loopback port; the server task lives as long as the runtime.
-pub(crate) async fn serve(app: Router) -> std::net::SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    headers: hyper::HeaderMap,
-    pub(crate) text: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("{e}: {}", self.text))
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-}
-
-/// One request over a fresh HTTP/1.1 connection.
-pub(crate) async fn send(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
-    let mut request = hyper::Request::builder().method(method).uri(path).header("host", addr.to_string());
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    let request = request.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    Reply { status, headers, text: String::from_utf8(bytes.to_vec()).unwrap() }
-}
+#[path = "../support/http_client.rs"]
+mod client;
+pub(crate) use client::{send, serve};
 
 /// Counts to `n`, strictly: no lax coercions.
 #[tool(strict)]
