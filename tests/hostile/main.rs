@@ -1,0 +1,15 @@
+//! Hostile input and hostile load, all on loopback, each test bounded in count and time: what an
+//! attacker can send to a public envelope server, and what the server must still do (answer
+//! every client in JSON, stay bounded in memory, never freeze, never leak a secret).
+//!
+//! - [`text`]: argument text and names (many keys, a key sent twice, huge names, invalid UTF-8,
+//!   a parse error near a secret);
+//! - [`http`]: the HTTP server (slow and half-sent requests, bounds in flight, routing and
+//!   protocol errors as JSON, the `Host` check);
+//! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
+//! - [`store`]: the approval and idempotency store under a flood and under Redis faults.
+
+mod http;
+mod ids;
+mod store;
+mod text;
