@@ -48,7 +48,12 @@ const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH
 /// `tools/call` goes to [`McpServer`] with the exact text of its `arguments`.
 ///
 /// At most [`MAX_REQUESTS_IN_FLIGHT`] requests are in flight; replies go out in the order they
-/// are ready, each under its request's id.
+/// are ready, each under its request's id. A request whose id is held by a request still in
+/// flight is not run: it is answered at once, under that id, with `-32600` ("id 7 is already in
+/// use by a request in flight; ..."), and that reply waits in the same bounded queue as every
+/// other, so a client that floods one id without reading meets the same backpressure. An id is
+/// free again once its reply is sent, or once the client cancels it
+/// (`notifications/cancelled`).
 ///
 /// Returns `Ok` when stdin reaches end of file and every reply has been written (or when the
 /// client closes stdout).
@@ -172,6 +177,11 @@ impl InFlight {
         }
     }
 
+    /// Whether request `id` was read and is not answered yet.
+    async fn holds(&self, id: &RequestId) -> bool {
+        self.held.lock().await.contains_key(id)
+    }
+
     /// Waits for a free place, then holds it for request `id`.
     async fn enter(&self, id: RequestId) {
         if let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await {
@@ -222,6 +232,13 @@ async fn read_lines(
             Incoming::Message(message) => {
                 match &*message {
                     JsonRpcMessage::Request(request) => {
+                        if in_flight.holds(&request.id).await {
+                            // rmcp keeps one slot per id: passed on, one of the two replies
+                            // would be lost and both bodies would run.
+                            let reply = id_in_use(request.id.clone());
+                            lines.send(line_of(&reply)).await.map_err(|_| closed())?;
+                            continue;
+                        }
                         in_flight.may_open(&request.request, &request.id).await;
                         in_flight.enter(request.id.clone()).await;
                     }
@@ -243,6 +260,21 @@ async fn read_lines(
     }
     in_flight.drain().await;
     Ok(())
+}
+
+/// The answer to a request whose id is already held by a request in flight: JSON-RPC `-32600`
+/// under that id (JSON-RPC 2.0 §4: an id identifies one request; MCP "Base Protocol / Requests":
+/// the id must not have been used by the requestor in the same session).
+fn id_in_use(id: RequestId) -> ServerJsonRpcMessage {
+    let shown = match &id {
+        RequestId::Number(n) => n.to_string(),
+        RequestId::String(s) => serde_json::to_string(&crate::budget::cut_text(s, 64, 256)).unwrap_or_default(),
+    };
+    let why = format!(
+        "id {shown} is already in use by a request in flight; send this request under an id of its \
+         own, or wait for the reply to the first"
+    );
+    ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), Some(id))
 }
 
 /// Reads the rest of a line past [`MAX_LINE_BYTES`] without holding it, and answers it under
@@ -297,8 +329,8 @@ impl Transport<RoleServer> for LineTransport {
             if let JsonRpcMessage::Response(response) = &item {
                 in_flight.succeeded(&response.id).await;
             }
-            let line = line_of(&item);
-            lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
+            // The id is free again before its reply can reach the client, so a client that
+            // reads the reply and sends the same id at once is served, not refused.
             let answered = match &item {
                 JsonRpcMessage::Response(response) => Some(&response.id),
                 JsonRpcMessage::Error(error) => error.id.as_ref(),
@@ -307,6 +339,8 @@ impl Transport<RoleServer> for LineTransport {
             if let Some(id) = answered {
                 in_flight.leave(id).await;
             }
+            let line = line_of(&item);
+            lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
             Ok(())
         }
     }
