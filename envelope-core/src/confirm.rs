@@ -615,7 +615,7 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         ],
         strict: false,
         annotations: crate::spec::Annotations::default(),
-        error_codes: crate::__private010::error_codes(&declared, false),
+        error_codes: crate::spec::error_codes(&declared, false),
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,

@@ -64,15 +64,7 @@ pub fn fault_with_code(code: crate::Code, operation: &str) -> Fault {
 /// without parameters: a name the tool does not take, or arguments that are not an object, are
 /// refused with it.
 pub fn error_codes(declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> {
-    let mut out = Vec::with_capacity(declared.len() + 3);
-    out.push(crate::codes::VALIDATION_ERROR);
-    let timeout = if timeout { Some(&crate::codes::TIMEOUT) } else { None };
-    for c in declared.iter().chain(timeout).chain([&crate::codes::BACKEND_ERROR]) {
-        if !out.contains(c) {
-            out.push(*c);
-        }
-    }
-    out
+    crate::spec::error_codes(declared, timeout)
 }
 
 /// The codes of a tool: [`error_codes`] of every declared set (the tool's error type, its

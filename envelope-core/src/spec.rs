@@ -638,3 +638,21 @@ impl ToolSpec {
         ToolSpec { idempotency_key: true, ..self }
     }
 }
+
+/// The codes a tool can emit, in a fixed order without repeats: `VALIDATION_ERROR`, its error
+/// type's codes, `TIMEOUT` (with `timeout_ms`), then `BACKEND_ERROR` (a panic is always
+/// possible). `VALIDATION_ERROR` even without parameters: a name the tool does not take, or
+/// arguments that are not an object, are refused with it. [`ToolSpec::error_codes`] of every
+/// `#[tool]` (through `__private010::error_codes`) and of `confirm_action`.
+pub(crate) fn error_codes(declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> {
+    use crate::codes;
+    let mut out = Vec::with_capacity(declared.len() + 3);
+    out.push(codes::VALIDATION_ERROR);
+    let timeout = if timeout { Some(&codes::TIMEOUT) } else { None };
+    for c in declared.iter().chain(timeout).chain([&codes::BACKEND_ERROR]) {
+        if !out.contains(c) {
+            out.push(*c);
+        }
+    }
+    out
+}

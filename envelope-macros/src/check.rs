@@ -8,30 +8,7 @@ use syn::{Expr, ExprLit, GenericArgument, Lit, LitStr, PathArguments, RangeLimit
 
 use crate::attr::{RangeArg, RangeKeys, RawParam, RawTool, ValidateArgs, join_docs};
 use crate::rules::applies;
-
-/// The JSON shape a Rust parameter type reads as.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kind {
-    Int { min: i128, max: i128, name: &'static str },
-    Float,
-    Bool,
-    Str,
-    Array,
-    Other,
-}
-
-impl Kind {
-    pub fn words(self) -> &'static str {
-        match self {
-            Kind::Int { .. } => "an integer",
-            Kind::Float => "a float",
-            Kind::Bool => "a bool",
-            Kind::Str => "a string",
-            Kind::Array => "a Vec",
-            Kind::Other => "this type",
-        }
-    }
-}
+use crate::ty::{Kind, kind_of, option_inner, vec_item};
 
 #[derive(Clone, Copy, Debug)]
 pub enum NumV {
@@ -207,48 +184,6 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         output_schema: raw.args.output_schema.clone(),
         confirm: raw.args.confirm.clone(),
         idempotency_key,
-    }
-}
-
-/// `Option<T>` → `Some(T)`.
-fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(tp) = ty else { return None };
-    let seg = tp.path.segments.last()?;
-    let prefix: Vec<String> = tp.path.segments.iter().rev().skip(1).map(|s| s.ident.to_string()).collect();
-    let std_path = prefix.is_empty()
-        || (prefix.len() == 2 && prefix[0] == "option" && (prefix[1] == "std" || prefix[1] == "core"));
-    if seg.ident != "Option" || !std_path || tp.qself.is_some() {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
-    match args.args.first()? {
-        GenericArgument::Type(t) => Some(t),
-        _ => None,
-    }
-}
-
-fn kind_of(ty: &Type) -> Kind {
-    let Type::Path(tp) = ty else { return Kind::Other };
-    let Some(seg) = tp.path.segments.last() else { return Kind::Other };
-    let name = seg.ident.to_string();
-    macro_rules! int {
-        ($($t:ident),*) => {
-            match name.as_str() {
-                $(stringify!($t) => return Kind::Int { min: $t::MIN as i128, max: $t::MAX as i128, name: stringify!($t) },)*
-                _ => {}
-            }
-        };
-    }
-    int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
-    if name == "u128" {
-        return Kind::Int { min: 0, max: i128::MAX, name: "u128" };
-    }
-    match name.as_str() {
-        "f32" | "f64" => Kind::Float,
-        "bool" => Kind::Bool,
-        "String" => Kind::Str,
-        "Vec" => Kind::Array,
-        _ => Kind::Other,
     }
 }
 
@@ -440,17 +375,6 @@ pub fn check_param(
         .collect();
     let excludes = v.excludes.iter().map(LitStr::value).collect();
     Param { name, requires, excludes, ty: raw.ty.clone(), kind, description, rules, default, optional }
-}
-
-/// The `Vec<T>` item type.
-fn vec_item(ty: &Type) -> Option<&Type> {
-    let Type::Path(tp) = ty else { return None };
-    let seg = tp.path.segments.last()?;
-    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
-    match args.args.first()? {
-        GenericArgument::Type(t) if seg.ident == "Vec" => Some(option_inner(t).unwrap_or(t)),
-        _ => None,
-    }
 }
 
 /// A secret's items are secret too, at every depth: no part of it is ever echoed.

@@ -5,7 +5,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 
 use crate::attr;
-use crate::check::{self, BoundV, ChoicesV, Kind, NumV, Param, Ret, RulesV};
+use crate::check::{self, BoundV, ChoicesV, NumV, Param, Ret, RulesV};
+use crate::ty::Kind;
 
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {

@@ -9,6 +9,7 @@ mod error;
 mod expand;
 mod object;
 mod rules;
+mod ty;
 
 use proc_macro::TokenStream;
 

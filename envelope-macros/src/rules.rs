@@ -8,7 +8,7 @@
 use crate::diag::Error;
 use proc_macro2::Span;
 
-use crate::check::Kind;
+use crate::ty::Kind;
 
 /// How a rule's value is written.
 #[derive(Clone, Copy, Debug, PartialEq)]
