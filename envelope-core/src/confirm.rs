@@ -650,10 +650,7 @@ impl Guard {
         Refusal::parameter("arguments")
             .missing()
             .reason(reason)
-            .accepted(format!(
-                "this call once fewer than {n} {whose} wait (each waits at most {})",
-                self.minutes()
-            ))
+            .accepted(format!("this call once fewer than {n} {whose} wait (each waits at most {})", self.minutes()))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest expires.",
                 in_words(full.retry_after)

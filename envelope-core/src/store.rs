@@ -389,8 +389,7 @@ impl Entries {
         {
             return Some(Full::new(kind, Scope::Caller, bound.per_caller, wait(set)));
         }
-        (part.by_expiry.len() >= bound.total)
-            .then(|| Full::new(kind, Scope::Store, bound.total, wait(&part.by_expiry)))
+        (part.by_expiry.len() >= bound.total).then(|| Full::new(kind, Scope::Store, bound.total, wait(&part.by_expiry)))
     }
 
     /// Inserts a new entry, unless a bound refuses it.
@@ -937,9 +936,8 @@ mod tests {
 
     #[test]
     fn a_full_kind_refuses_new_records_and_keeps_every_live_one() {
-        let s = MemoryStore::new(3, MIN).with_limits(
-            Limits::uniform(3).with_pending_actions(Bound { total: 3, per_caller: 2 }),
-        );
+        let s = MemoryStore::new(3, MIN)
+            .with_limits(Limits::uniform(3).with_pending_actions(Bound { total: 3, per_caller: 2 }));
         assert!(block(s.admit("a", "a", MIN, pending("eve"))).unwrap());
         assert!(block(s.admit("b", "b", MIN, pending("eve"))).unwrap());
         let refused = block(s.admit("c", "c", MIN, pending("eve"))).unwrap_err();
@@ -950,7 +948,13 @@ mod tests {
         assert!(block(s.admit("d", "d", MIN, pending("bob"))).unwrap());
         let full = block(s.admit("e", "e", MIN, pending("ann"))).unwrap_err();
         assert_eq!(full.as_full().unwrap().scope, Scope::Store);
-        assert_eq!(full.to_string(), format!("store full: 3 pending actions in all, the bound; the oldest expires in {} ms", full.as_full().unwrap().retry_after.as_millis()));
+        assert_eq!(
+            full.to_string(),
+            format!(
+                "store full: 3 pending actions in all, the bound; the oldest expires in {} ms",
+                full.as_full().unwrap().retry_after.as_millis()
+            )
+        );
         // Another kind is counted apart.
         let key = Admission { kind: Kind::IdempotencyRecord, caller: "eve" };
         assert!(block(s.admit("k", "k", MIN, key)).unwrap());

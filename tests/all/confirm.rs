@@ -578,7 +578,10 @@ fn the_manifest_lists_the_codes_of_confirmation_and_keys() {
         codes_of("create_note"),
         ["VALIDATION_ERROR", "IDEMPOTENCY_CONFLICT", "IN_PROGRESS", "RATE_LIMITED", "BACKEND_ERROR"]
     );
-    assert_eq!(codes_of("confirm_action"), ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMITED", "BACKEND_ERROR"]);
+    assert_eq!(
+        codes_of("confirm_action"),
+        ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMITED", "BACKEND_ERROR"]
+    );
     assert_eq!(
         entry("delete_note")["outputSchema"]["properties"]["status"]["enum"],
         json!(["ok", "invalid", "error", "needs_confirmation"])

@@ -69,7 +69,8 @@ async fn ten_thousand_previews_leave_an_approval_confirmable_and_a_key_replaying
     }
     let (mut written, mut keys_refused) = (0, 0);
     for i in 0..1_500 {
-        let env = call(&toolbox, "create_note", json!({"title": "flood", "idempotency_key": format!("flood-{i:06}")})).await;
+        let env =
+            call(&toolbox, "create_note", json!({"title": "flood", "idempotency_key": format!("flood-{i:06}")})).await;
         match env["status"].as_str() {
             Some("ok") => written += 1,
             _ => {
@@ -117,7 +118,10 @@ async fn ten_thousand_previews_leave_an_approval_confirmable_and_a_key_replaying
 
     // The person's approval still runs, once.
     let done = call(&toolbox, "confirm_action", json!({"pending_action_id": pending, "approved": true})).await;
-    assert_eq!(done, json!({"status": "ok", "success": true, "data": {"deleted": {"id": doomed, "title": "to delete"}}}));
+    assert_eq!(
+        done,
+        json!({"status": "ok", "success": true, "data": {"deleted": {"id": doomed, "title": "to delete"}}})
+    );
     // The person's key still replays, without a second write.
     let writes = notes.writes();
     let replayed = call(&toolbox, "create_note", keyed).await;
