@@ -145,6 +145,8 @@ pub(crate) struct Guard {
     pub(crate) confirm_ttl: Duration,
     pub(crate) idem_ttl: Duration,
     pub(crate) wait: Duration,
+    /// The lease of a renewed claim ([`CLAIM_LEASE`]).
+    pub(crate) lease: Duration,
     pub(crate) queue: bool,
 }
 
@@ -187,6 +189,7 @@ impl Default for Guard {
             confirm_ttl: Duration::from_secs(15 * 60),
             idem_ttl: Duration::from_secs(24 * 60 * 60),
             wait: Duration::from_secs(5),
+            lease: CLAIM_LEASE,
             queue: true,
         }
     }
@@ -526,7 +529,7 @@ impl Guard {
         // Its own text, so that only this call renews, records or releases it.
         let claim = json!({"state": "running", "fingerprint": fp, "claim": hex(&nonce)}).to_string();
         let renews = can_renew();
-        let lease = if renews { CLAIM_LEASE } else { RUNNING_LEASE };
+        let lease = if renews { self.lease } else { RUNNING_LEASE };
         let who = Admission { kind: Kind::IdempotencyRecord, caller };
         let started = std::time::Instant::now();
         let mut pause = Duration::from_millis(20);
@@ -875,4 +878,105 @@ pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: cr
 pub(crate) fn default_guard() -> &'static Guard {
     static GUARD: OnceLock<Guard> = OnceLock::new();
     GUARD.get_or_init(Guard::default)
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    /// A key tool whose run takes `run_ms` and counts its runs.
+    struct Slow {
+        spec: ToolSpec,
+        runs: Arc<AtomicU32>,
+        run_ms: u64,
+    }
+
+    impl Steps for Slow {
+        fn declared(&self) -> &ToolSpec {
+            &self.spec
+        }
+
+        async fn finish(&self, g: Guarded<'_>, step: Step) -> Envelope {
+            match (g.then)(step) {
+                Outcome::Ready(e) => e,
+                Outcome::Pending(f) => f.await,
+                _ => Fault::backend("slow").into(),
+            }
+        }
+
+        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>) -> Envelope {
+            Fault::backend("slow").into()
+        }
+    }
+
+    fn slow(run_ms: u64) -> Slow {
+        let spec = ToolSpec {
+            name: "slow",
+            title: None,
+            description: "",
+            params: vec![idempotency_key_param()],
+            strict: false,
+            annotations: crate::spec::Annotations::default(),
+            error_codes: Vec::new(),
+            output_schema: None,
+            needs_confirmation: false,
+            idempotency_key: true,
+        };
+        Slow { spec, runs: Arc::default(), run_ms }
+    }
+
+    fn keyed(tool: &Slow) -> Guarded<'static> {
+        let (runs, ms) = (tool.runs.clone(), tool.run_ms);
+        Guarded::new(Some("renewed-key-01".into()), move |_| {
+            Outcome::Pending(Box::pin(async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Envelope::ok(json!("done"))
+            }))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_running_call_renews_its_claim_past_the_lease() {
+        let guard = Arc::new(Guard { lease: Duration::from_millis(150), wait: Duration::ZERO, ..Guard::default() });
+        let tool = Arc::new(slow(600));
+        let args = Map::new();
+        let first = tokio::spawn({
+            let (guard, tool) = (guard.clone(), tool.clone());
+            async move {
+                let g = keyed(&tool);
+                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS).await
+            }
+        });
+        // Past its lease twice over, the first call still holds the key: nothing runs twice.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
+        let first = first.await.unwrap();
+        assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
+        // Recorded: replayed, not run again.
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        assert_eq!(third, first);
+        assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_stops_renewing_and_its_claim_lapses() {
+        let guard = Arc::new(Guard { lease: Duration::from_millis(150), wait: Duration::ZERO, ..Guard::default() });
+        let tool = Arc::new(slow(60_000));
+        let args = Map::new();
+        let first = tokio::spawn({
+            let (guard, tool) = (guard.clone(), tool.clone());
+            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        first.abort();
+        // Within its lease after the call died, the key can be claimed again.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let quick = Arc::new(slow(1));
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS).await;
+        assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
+    }
 }
