@@ -331,6 +331,9 @@ struct Part {
     callers: HashMap<Arc<str>, BTreeSet<(Instant, Arc<str>)>>,
 }
 
+/// How many expired entries of each kind a write drops, at most (beyond them, only at a bound).
+const PURGE_BUDGET: usize = 64;
+
 fn part_of(kind: Kind) -> usize {
     match kind {
         Kind::PendingAction => 0,
@@ -340,15 +343,35 @@ fn part_of(kind: Kind) -> usize {
 }
 
 impl Entries {
-    /// Drops every expired entry: the front of each kind's expiry order.
-    fn purge(&mut self, now: Instant) {
+    /// Drops expired entries, the front of each kind's expiry order, at most `budget` of each
+    /// kind: a write pays for a few, so none pays for a flood that expires at once.
+    fn purge(&mut self, now: Instant, budget: usize) {
         for i in 0..self.parts.len() {
-            while let Some((at, key)) = self.parts[i].by_expiry.first().cloned() {
-                if at > now {
-                    break;
+            self.purge_part(i, now, budget);
+        }
+    }
+
+    fn purge_part(&mut self, i: usize, now: Instant, budget: usize) {
+        for _ in 0..budget {
+            match self.parts[i].by_expiry.first() {
+                Some((at, key)) if *at <= now => {
+                    let key = key.clone();
+                    self.unlink(&key);
                 }
-                self.unlink(&key);
+                _ => break,
             }
+        }
+    }
+
+    /// Whether `key` holds a live entry; an expired one is dropped.
+    fn live(&mut self, key: &str, now: Instant) -> bool {
+        match self.map.get(key) {
+            Some(e) if e.expires > now => true,
+            Some(_) => {
+                self.unlink(key);
+                false
+            }
+            None => false,
         }
     }
 
@@ -403,8 +426,12 @@ impl Entries {
         now: Instant,
     ) -> Result<(), StoreError> {
         let (kind, caller) = who.map_or((Kind::Other, None), |w| (w.kind, Some(w.caller)));
-        if let Some(full) = self.refused(kind, caller, limits, now) {
-            return Err(StoreError::full(full));
+        if self.refused(kind, caller, limits, now).is_some() {
+            // Expired entries left by the purge's budget count no more.
+            self.purge_part(part_of(kind), now, usize::MAX);
+            if let Some(full) = self.refused(kind, caller, limits, now) {
+                return Err(StoreError::full(full));
+            }
         }
         // One allocation per caller while it holds records, shared by its entries.
         let caller = caller.map(|c| {
@@ -477,7 +504,7 @@ impl MemoryStore {
     fn write<T>(&self, f: impl FnOnce(&mut Entries, Instant) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let now = Instant::now();
         let mut e = self.lock();
-        e.purge(now);
+        e.purge(now, PURGE_BUDGET);
         f(&mut e, now)
     }
 }
@@ -489,7 +516,7 @@ fn done<'a, T: Send + 'a>(v: Result<T, StoreError>) -> StoreFuture<'a, T> {
 impl Store for MemoryStore {
     fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
         done(self.write(|e, now| {
-            if e.map.contains_key(key) {
+            if e.live(key, now) {
                 return Ok(false);
             }
             e.insert(key, value, self.expiry(now, ttl), None, &self.limits, now).map(|()| true)
@@ -499,7 +526,7 @@ impl Store for MemoryStore {
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
         done(self.write(|e, now| {
             let expires = self.expiry(now, ttl);
-            if e.map.contains_key(key) {
+            if e.live(key, now) {
                 e.rewrite(key, value, expires);
                 return Ok(());
             }
@@ -520,7 +547,7 @@ impl Store for MemoryStore {
 
     fn admit<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration, who: Admission<'a>) -> StoreFuture<'a, bool> {
         done(self.write(|e, now| {
-            if e.map.contains_key(key) {
+            if e.live(key, now) {
                 return Ok(false);
             }
             e.insert(key, value, self.expiry(now, ttl), Some(who), &self.limits, now).map(|()| true)
@@ -535,7 +562,7 @@ impl Store for MemoryStore {
         ttl: Duration,
     ) -> StoreFuture<'a, bool> {
         done(self.write(|e, now| {
-            if e.map.get(key).is_none_or(|entry| entry.value != expected) {
+            if !e.live(key, now) || e.map.get(key).is_some_and(|entry| entry.value != expected) {
                 return Ok(false);
             }
             match new {
@@ -1013,6 +1040,32 @@ mod tests {
         assert_eq!(block(s.get("k")).unwrap(), None);
         assert!(!block(s.replace_if("k", "done", None, MIN)).unwrap());
         assert!(block(s.admit("j", "j", MIN, pending("eve"))).unwrap());
+    }
+
+    #[test]
+    fn a_write_drops_a_few_expired_entries_and_a_bound_drops_them_all() {
+        let s = MemoryStore::new(2_000, MIN)
+            .with_limits(Limits::uniform(2_000).with_pending_actions(Bound { total: 2_000, per_caller: 1_000 }));
+        for i in 0..1_000 {
+            assert!(block(s.admit(&format!("k{i}"), "v", Duration::from_millis(300), pending("eve"))).unwrap());
+        }
+        assert_eq!(s.len(), 1_000);
+        std::thread::sleep(Duration::from_millis(350));
+        assert!(block(s.admit("x", "v", MIN, pending("bob"))).unwrap());
+        assert_eq!(s.len(), 1_001 - PURGE_BUDGET);
+        // Expired, a key is absent to every operation, purged or not.
+        assert_eq!(block(s.get("k999")).unwrap(), None);
+        assert!(!block(s.replace_if("k999", "v", None, MIN)).unwrap());
+        assert!(block(s.admit("k999", "w", MIN, pending("eve"))).unwrap());
+        // At the bound, the expired entries are dropped before anything is refused.
+        for i in 0..998 {
+            assert!(block(s.admit(&format!("n{i}"), "v", MIN, pending("eve"))).unwrap(), "{i}");
+        }
+        assert_eq!(s.len(), 1_000);
+        assert!(block(s.admit("last", "v", MIN, pending("eve"))).unwrap());
+        let full = block(s.admit("over", "v", MIN, pending("eve"))).unwrap_err();
+        assert_eq!(full.as_full().unwrap().scope, Scope::Caller);
+        assert_eq!(s.len(), 1_001);
     }
 
     #[test]
