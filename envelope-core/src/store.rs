@@ -606,8 +606,10 @@ mod redis_store {
     /// `envelope:quota:<kind>` and `envelope:quota:<kind>:<caller hash>` (the caller's key is
     /// stored only as the first 16 bytes of its SHA-256), scored by expiry; a record past a
     /// bound is refused, never evicted. Each admitted value is stored after a one-line header
-    /// naming its kind and caller. Run Redis with `maxmemory-policy noeviction` (its default):
-    /// an evicting policy would drop approvals and keys before their time.
+    /// naming its kind and caller. Keys written with [`Store::put_new`] or [`Store::put`]
+    /// without admission are not counted here (envelope writes none). Run Redis with
+    /// `maxmemory-policy noeviction` (its default): an evicting policy would drop approvals and
+    /// keys before their time.
     ///
     /// Keys are prefixed (nothing by default; see [`with_prefix`](Self::with_prefix)) so
     /// several servers can share one Redis.
