@@ -159,3 +159,252 @@ async fn an_unreachable_redis_is_an_error_at_start_up() {
         call(&a, "confirm_action", json!({"pending_action_id": queued["pending_action_id"], "approved": true})).await;
     assert_eq!(late["error_code"], "NOT_FOUND");
 }
+
+// --- bounds in Redis ------------------------------------------------------------------------
+
+use envelope_core::store::{Admission, Bound, Kind, Limits, Store};
+
+/// A store of this test run over the real Redis, with `limits`.
+async fn bounded(limits: Limits) -> RedisStore {
+    let run = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    RedisStore::connect(&url()).await.unwrap().with_prefix(format!("envelope-test-{run}:")).with_limits(limits)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bound_in_redis_refuses_a_new_record_on_every_replica_and_evicts_none() {
+    let limits = Limits::default()
+        .with_pending_actions(Bound { total: 5, per_caller: 3 })
+        .with_idempotency_records(Bound { total: 5, per_caller: 3 });
+    let store = Arc::new(bounded(limits).await);
+    let notes = Arc::new(tools::NoteStore::default());
+    let a = tools::toolbox_over(notes.clone()).with_store(store.clone()).with_secret(SECRET).unwrap();
+    let b = tools::toolbox_over(notes.clone()).with_store(store.clone()).with_secret(SECRET).unwrap();
+    let id = note(&a, "n").await;
+    let mut pending = Vec::new();
+    for replica in [&a, &b, &a] {
+        let queued = call(replica, "delete_note", json!({ "note_id": id })).await;
+        pending.push(queued["pending_action_id"].as_str().unwrap().to_owned());
+    }
+    for replica in [&a, &b] {
+        let refused = call(replica, "delete_note", json!({ "note_id": id })).await;
+        assert_eq!(refused["error_code"], "RATE_LIMITED", "{refused}");
+        assert_eq!(refused["retryable"], true);
+        let wait = refused["hints"]["retry_after_ms"].as_u64().unwrap();
+        assert!(wait > 14 * 60_000 && wait <= 15 * 60_000, "{wait}");
+    }
+    // Keys have a bound of their own: the previews did not use it up.
+    let mut firsts = Vec::new();
+    for i in 0..3 {
+        let args = json!({"title": format!("k{i}"), "idempotency_key": format!("bounded-key-{i:04}")});
+        let first = call(if i % 2 == 0 { &a } else { &b }, "create_note", args.clone()).await;
+        assert_eq!(first["status"], "ok", "{first}");
+        firsts.push((args, first));
+    }
+    let refused = call(&b, "create_note", json!({"title": "x", "idempotency_key": "bounded-key-9999"})).await;
+    assert_eq!(refused["error_code"], "RATE_LIMITED", "{refused}");
+    let writes = notes.writes();
+    for (args, first) in firsts {
+        assert_eq!(call(&b, "create_note", args).await, first);
+    }
+    assert_eq!(notes.writes(), writes);
+    // The first approval is still there, on the other replica.
+    let done = call(&b, "confirm_action", json!({"pending_action_id": pending[0], "approved": true})).await;
+    assert_eq!(done["status"], "ok", "{done}");
+    assert_eq!(
+        call(&a, "confirm_action", json!({"pending_action_id": pending[0], "approved": true})).await["error_code"],
+        "CONFLICT"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_removed_or_expired_in_redis_frees_its_place() {
+    let store = bounded(Limits::uniform(10).with_idempotency_records(Bound { total: 10, per_caller: 2 })).await;
+    let eve = Admission { kind: Kind::IdempotencyRecord, caller: "eve" };
+    let min = Duration::from_secs(60);
+    assert!(store.admit("r1", "one", min, eve).await.unwrap());
+    assert!(!store.admit("r1", "other", min, eve).await.unwrap());
+    assert!(store.admit("r2", "two", Duration::from_millis(300), eve).await.unwrap());
+    let full = store.admit("r3", "three", min, eve).await.unwrap_err();
+    assert_eq!(full.as_full().unwrap().bound, 2, "{full}");
+    assert!(full.as_full().unwrap().retry_after <= Duration::from_millis(300));
+    // Another caller has its own share, another kind its own bound.
+    assert!(store.admit("r4", "four", min, Admission { caller: "bob", ..eve }).await.unwrap());
+    assert!(store.admit("p1", "p", min, Admission { kind: Kind::PendingAction, caller: "eve" }).await.unwrap());
+    // Compare and set keeps the count; compare and delete frees it.
+    assert!(!store.replace_if("r1", "nope", Some("x"), min).await.unwrap());
+    assert!(store.replace_if("r1", "one", Some("done"), min).await.unwrap());
+    assert_eq!(store.get("r1").await.unwrap().as_deref(), Some("done"));
+    assert!(store.admit("r3", "three", min, eve).await.is_err());
+    assert!(store.replace_if("r1", "done", None, min).await.unwrap());
+    assert_eq!(store.get("r1").await.unwrap(), None);
+    assert!(store.admit("r3", "three", min, eve).await.unwrap());
+    // Expired by Redis's own clock, a record frees its place.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.get("r2").await.unwrap(), None);
+    assert!(store.admit("r5", "five", min, eve).await.unwrap());
+    // Plain writes are not counted against anyone, and read back as written.
+    store.put("plain", "text\nwith a newline", min).await.unwrap();
+    assert_eq!(store.get("plain").await.unwrap().as_deref(), Some("text\nwith a newline"));
+    store.remove("r5").await.unwrap();
+    assert!(store.admit("r6", "six", min, eve).await.unwrap());
+}
+
+// --- Redis faults, through a proxy ----------------------------------------------------------
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// A TCP proxy on loopback in front of the real Redis that can hold what the client sends
+/// (a stall: Redis gets each command late, in order) or go down (drop every connection and stop
+/// listening) and come back on the same port.
+struct Proxy {
+    addr: std::net::SocketAddr,
+    upstream: std::net::SocketAddr,
+    stall_until: Arc<Mutex<Option<Instant>>>,
+    tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    async fn start() -> Proxy {
+        let authority = url().split("://").nth(1).unwrap().split('/').next().unwrap().to_owned();
+        let hostport = authority.rsplit('@').next().unwrap().to_owned();
+        let upstream = tokio::net::lookup_host(hostport).await.unwrap().next().unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let proxy = Proxy {
+            addr: listener.local_addr().unwrap(),
+            upstream,
+            stall_until: Arc::default(),
+            tasks: Arc::default(),
+        };
+        proxy.serve(listener);
+        proxy
+    }
+
+    /// The test's Redis URL, through the proxy.
+    fn url(&self) -> String {
+        let url = url();
+        let (scheme, rest) = url.split_once("://").unwrap();
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let user = authority.rsplit_once('@').map(|(u, _)| format!("{u}@")).unwrap_or_default();
+        format!("{scheme}://{user}{}/{path}", self.addr)
+    }
+
+    fn serve(&self, listener: TcpListener) {
+        let (upstream, stall, tasks) = (self.upstream, self.stall_until.clone(), self.tasks.clone());
+        let accept = tokio::spawn({
+            let tasks = tasks.clone();
+            async move {
+                while let Ok((client, _)) = listener.accept().await {
+                    let Ok(server) = TcpStream::connect(upstream).await else { continue };
+                    let (client_r, client_w) = client.into_split();
+                    let (server_r, server_w) = server.into_split();
+                    let up = tokio::spawn(pump(client_r, server_w, Some(stall.clone())));
+                    let down = tokio::spawn(pump(server_r, client_w, None));
+                    tasks.lock().unwrap().extend([up, down]);
+                }
+            }
+        });
+        tasks.lock().unwrap().push(accept);
+    }
+
+    /// Holds every byte the client sends for `d` from now, then delivers it in order.
+    fn stall(&self, d: Duration) {
+        *self.stall_until.lock().unwrap() = Some(Instant::now() + d);
+    }
+
+    fn down(&self) {
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+
+    async fn up(&self) {
+        self.serve(TcpListener::bind(self.addr).await.unwrap());
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    stall: Option<Arc<Mutex<Option<Instant>>>>,
+) {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let until = stall.as_ref().and_then(|s| *s.lock().unwrap());
+        if let Some(until) = until {
+            tokio::time::sleep_until(until.into()).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_redis_applies_after_the_deadline_does_not_leave_its_key_in_progress() {
+    let proxy = Proxy::start().await;
+    let run = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    let prefix = format!("envelope-test-{run}:");
+    let store = RedisStore::connect(&proxy.url()).await.unwrap().with_prefix(prefix.clone());
+    let notes = Arc::new(tools::NoteStore::default());
+    let toolbox = tools::toolbox_over(notes.clone()).with_store(Arc::new(store)).with_secret(SECRET).unwrap();
+    let args = json!({"title": "stalled", "idempotency_key": "stalled-key-0001"});
+    // Redis gets the claim 1.5 s late, past the call's deadline of 1 s.
+    proxy.stall(Duration::from_millis(1500));
+    let started = Instant::now();
+    let failed = call(&toolbox, "create_note", args.clone()).await;
+    let took = started.elapsed();
+    assert_eq!(failed["error_code"], "BACKEND_ERROR", "{failed}");
+    assert_eq!(failed["hints"]["operation"], "claiming the idempotency key");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // The late claim was taken back after it was applied: the retry runs at once, once.
+    let direct = RedisStore::connect(&url()).await.unwrap().with_prefix(prefix);
+    assert_eq!(direct.get("envelope:idem:create_note:stalled-key-0001").await.unwrap(), None);
+    let started = Instant::now();
+    let retried = call(&toolbox, "create_note", args.clone()).await;
+    assert_eq!(retried["status"], "ok", "{retried}");
+    assert!(started.elapsed() < Duration::from_millis(1000), "{:?}", started.elapsed());
+    assert_eq!(notes.writes(), 1);
+    assert_eq!(call(&toolbox, "create_note", args).await, retried);
+    assert_eq!(notes.writes(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_down_answers_within_the_deadline_and_serves_again_when_back() {
+    let proxy = Proxy::start().await;
+    let store = RedisStore::connect(&proxy.url()).await.unwrap();
+    let toolbox = tools::toolbox().with_store(Arc::new(store)).with_secret(SECRET).unwrap();
+    let run = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    proxy.down();
+    for i in 0..3 {
+        let started = Instant::now();
+        let env =
+            call(&toolbox, "create_note", json!({"title": "t", "idempotency_key": format!("down-{run}-{i}")})).await;
+        let took = started.elapsed();
+        eprintln!("redis down: {took:?}");
+        assert_eq!(env["error_code"], "BACKEND_ERROR", "{env}");
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+    }
+    proxy.up().await;
+    // Back: the connection is made again within a few calls.
+    let mut served = None;
+    for i in 0..20 {
+        let env =
+            call(&toolbox, "create_note", json!({"title": "t", "idempotency_key": format!("back-{run}-{i}")})).await;
+        if env["status"] == "ok" {
+            served = Some(i);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(served.is_some(), "Redis back, the store never served again");
+}

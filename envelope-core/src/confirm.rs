@@ -17,9 +17,19 @@
 //!
 //! The validated arguments and the preview wait in the store under the id until it expires (15
 //! minutes by default). `confirm_action(pending_action_id, approved)` then runs the action once
-//! (approved) or drops it (rejected); the store's atomic `put_new` makes the id single-use across
-//! replicas. The store holds the arguments as validated, `secret` ones included, since the action
-//! runs with them: keep a shared store private to the servers.
+//! (approved) or drops it (rejected): the store's atomic compare-and-set turns the waiting
+//! record into the mark that it was decided, which makes the id single-use across replicas. The
+//! store holds the arguments as validated, `secret` ones included, since the action runs with
+//! them: keep a shared store private to the servers.
+//!
+//! # Bounds
+//! Pending actions and idempotency records are admitted into the store per caller
+//! ([`crate::store::Limits`]: by default 1 000 of each kind per caller, 10 000 in all), each
+//! kind apart from the other. No record is evicted before its time to live: past a bound the
+//! new one is refused with `RATE_LIMITED` (`retryable: true`, `hints.retry_after_ms`: until the
+//! oldest record counted against the bound expires), so a flood of previews cannot push out a
+//! person's pending approval or an idempotency record. The caller key is
+//! [`crate::store::ANONYMOUS`] for every call until calls carry a verified identity.
 //!
 //! # Idempotency keys
 //! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool. The
@@ -29,7 +39,18 @@
 //! key and the same canonical arguments answers the recorded envelope without running; with
 //! other arguments it is refused with `IDEMPOTENCY_CONFLICT`. A call that finds the key's first
 //! call still running waits for its envelope (5 seconds by default, feature `tokio`), then
-//! answers the retryable `IN_PROGRESS`. Arguments are compared by an HMAC-SHA256 of their
+//! answers the retryable `IN_PROGRESS`.
+//!
+//! The claim is the text `{"state": "running", "fingerprint": ..., "claim": <random>}`, kept
+//! for a short lease (30 seconds) that the running call renews every 10 seconds (feature
+//! `tokio`, in a task of its own; without a runtime, a lease of 5 minutes and no renewal). A
+//! claim whose outcome is unknown never holds its key for long: when the claim's own write
+//! fails or passes its deadline (it may still be applied, late), or the tool faults, the call
+//! takes its claim back with a compare-and-delete of its own text (sent after the claim on the
+//! same connection, so it is applied after it); should that fail too, the claim lapses with its
+//! lease. A call whose envelope could not be recorded leaves its claim to lapse the same way:
+//! a retry then runs the tool again, as it would after a lost reply without a key. Arguments
+//! are compared by an HMAC-SHA256 of their
 //! canonical JSON under the toolbox's secret, so the store never holds a hash of a secret
 //! parameter that could be guessed offline; replicas must share the secret.
 //!
@@ -64,7 +85,7 @@ use crate::outcome::Outcome;
 use crate::refusal::Refusal;
 use crate::spec::ToolSpec;
 use crate::spec::{Choices, ParamSpec, Ty};
-use crate::store::{MemoryStore, Store};
+use crate::store::{Admission, Full, Kind, MemoryStore, Scope, Store};
 
 /// The name of the parameter `#[tool(idempotency_key)]` adds.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
@@ -74,9 +95,14 @@ pub const CONFIRM_ACTION: &str = "confirm_action";
 /// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`]).
 pub const MIN_SECRET_BYTES: usize = 32;
 
-/// How long a claimed idempotency key may stay `running` before another call may claim it (a
-/// replica that died mid-call must not hold its key for a day).
+/// How long a claimed idempotency key may stay `running` before another call may claim it,
+/// where no timer renews the claim (without a tokio runtime): a replica that died mid-call must
+/// not hold its key for a day.
 const RUNNING_LEASE: Duration = Duration::from_secs(5 * 60);
+
+/// The lease of a claim that the running call renews (every third of it): what a claim whose
+/// call died or whose release failed holds its key for, at most.
+const CLAIM_LEASE: Duration = Duration::from_secs(30);
 
 pub use crate::outcome::{Decision, Guarded, Step};
 
@@ -119,6 +145,8 @@ pub(crate) struct Guard {
     pub(crate) confirm_ttl: Duration,
     pub(crate) idem_ttl: Duration,
     pub(crate) wait: Duration,
+    /// The lease of a renewed claim ([`CLAIM_LEASE`]).
+    pub(crate) lease: Duration,
     pub(crate) queue: bool,
 }
 
@@ -161,6 +189,7 @@ impl Default for Guard {
             confirm_ttl: Duration::from_secs(15 * 60),
             idem_ttl: Duration::from_secs(24 * 60 * 60),
             wait: Duration::from_secs(5),
+            lease: CLAIM_LEASE,
             queue: true,
         }
     }
@@ -359,7 +388,15 @@ impl Guard {
 
     /// A confirm tool's call: the preview, then `needs_confirmation` with a sealed id (or the
     /// preview's refusal; or `CONFIRMATION_REQUIRED` as an `error` where nothing can be queued).
-    pub(crate) async fn queue(&self, tool: &impl Steps, args: Map<String, Value>, g: Guarded<'_>) -> Envelope {
+    /// `caller`: the key its pending action counts against ([`crate::store::ANONYMOUS`] without
+    /// a verified identity).
+    pub(crate) async fn queue(
+        &self,
+        tool: &impl Steps,
+        args: Map<String, Value>,
+        g: Guarded<'_>,
+        caller: &str,
+    ) -> Envelope {
         let preview = tool.finish(g, Step::Preview).await;
         let Some(preview) = preview.data().cloned() else { return preview };
         let name = tool.declared().name;
@@ -370,9 +407,22 @@ impl Guard {
         }
         let id = self.seal(name, &args);
         let hash = preview_hash(name, &public_args(&tool.declared().params, &args), &preview);
-        let record = json!({"tool": name, "arguments": args, "preview": preview, "preview_hash": hash});
-        if self.store.put(&pending_key(&id), &record.to_string(), self.confirm_ttl).await.is_err() {
-            return Fault::backend("queueing the action for approval").into();
+        let record =
+            json!({"state": "pending", "tool": name, "arguments": args, "preview": preview, "preview_hash": hash})
+                .to_string();
+        let who = Admission { kind: Kind::PendingAction, caller };
+        match self.store.admit(&pending_key(&id), &record, self.confirm_ttl, who).await {
+            Ok(true) => {}
+            // A fresh id already taken: drawn twice, or a store that is not what it says.
+            Ok(false) => return Fault::backend("queueing the action for approval").into(),
+            Err(e) => {
+                if let Some(full) = e.as_full() {
+                    return self.pending_full(full);
+                }
+                // Applied late, the record would count against the caller for nothing.
+                self.release(pending_key(&id), record).await;
+                return Fault::backend("queueing the action for approval").into();
+            }
         }
         let message = format!(
             "Nothing has been done yet: {name} waits for the person's approval. Show them the preview and ask whether to go ahead; then call confirm_action with this pending_action_id and approved: true to run it once, or approved: false to drop it. Do not call {name} again for this action. The id expires in {}.",
@@ -392,27 +442,35 @@ impl Guard {
             return PendingCheck::Matches;
         }
         match self.pending(id, &sealed).await {
-            Ok(Some((name, _))) if name == tool => PendingCheck::OtherArguments,
+            Ok(Found::Pending { tool: name, .. }) if name == tool => PendingCheck::OtherArguments,
+            Ok(Found::Decided) => PendingCheck::Refused(Guard::used(id)),
             Ok(_) => PendingCheck::Refused(self.not_found(id)),
             Err(e) => PendingCheck::Refused(e),
         }
     }
 
-    /// The authentic pending record of `id` (tool, arguments), if it waits in the store.
-    async fn pending(&self, id: &str, sealed: &Sealed) -> Result<Option<(String, Map<String, Value>)>, Envelope> {
+    /// The record of `id` in the store: its authentic pending action, or the mark that it was
+    /// decided.
+    async fn pending(&self, id: &str, sealed: &Sealed) -> Result<Found, Envelope> {
         let text = match self.store.get(&pending_key(id)).await {
             Ok(Some(t)) => t,
-            Ok(None) => return Ok(None),
+            Ok(None) => return Ok(Found::Absent),
             Err(_) => return Err(Fault::backend("reading the pending action").into()),
         };
-        let Ok(record) = serde_json::from_str::<Value>(&text) else { return Ok(None) };
+        let Ok(record) = serde_json::from_str::<Value>(&text) else { return Ok(Found::Absent) };
+        if record.get("state").and_then(Value::as_str) == Some("decided") {
+            return Ok(Found::Decided);
+        }
         let (Some(tool), Some(Value::Object(args))) =
             (record.get("tool").and_then(Value::as_str), record.get("arguments").cloned())
         else {
-            return Ok(None);
+            return Ok(Found::Absent);
         };
         // A record altered in the store (or written under another key) does not verify.
-        Ok(self.verifies(sealed, tool, &args).then(|| (tool.to_owned(), args)))
+        if !self.verifies(sealed, tool, &args) {
+            return Ok(Found::Absent);
+        }
+        Ok(Found::Pending { tool: tool.to_owned(), args, text })
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
@@ -422,27 +480,28 @@ impl Guard {
         if u64::from(sealed.expiry) < now {
             return self.not_found(id);
         }
-        let (name, args) = match self.pending(id, &sealed).await {
-            Ok(Some(found)) => found,
-            Ok(None) => {
-                return match self.store.get(&used_key(id)).await {
-                    Ok(Some(_)) => Guard::used(id),
-                    Ok(None) => self.not_found(id),
-                    Err(_) => Fault::backend("reading the pending action").into(),
-                };
-            }
+        let (name, args, text) = match self.pending(id, &sealed).await {
+            Ok(Found::Pending { tool, args, text }) => (tool, args, text),
+            Ok(Found::Decided) => return Guard::used(id),
+            Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
         };
-        // Single use: of every replica confirming this id at once, one sets the marker.
+        // Single use: of every replica deciding this id at once, one turns the record into the
+        // mark, kept until just past the id's expiry (the id answers `CONFLICT` until then).
         let left = Duration::from_secs(u64::from(sealed.expiry).saturating_sub(now) + 60);
-        match self.store.put_new(&used_key(id), decision.word(), left).await {
+        let mark = json!({"state": "decided", "decision": decision.word()}).to_string();
+        match self.store.replace_if(&pending_key(id), &text, Some(&mark), left).await {
             Ok(true) => {}
-            Ok(false) => return Guard::used(id),
+            // Decided by another call since the read (or expired just now).
+            Ok(false) => {
+                return match self.pending(id, &sealed).await {
+                    Ok(Found::Absent) => self.not_found(id),
+                    Ok(_) => Guard::used(id),
+                    Err(e) => e,
+                };
+            }
             Err(_) => return Fault::backend("claiming the pending action").into(),
         }
-        // Once claimed the record is not needed; removing it keeps an evicted marker from
-        // letting the action run twice.
-        let _ = self.store.remove(&pending_key(id)).await;
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
@@ -452,20 +511,41 @@ impl Guard {
         tool.run_with(&args).await
     }
 
-    /// A key tool's call: replay, conflict, wait, or run and record.
-    pub(crate) async fn idempotent(&self, tool: &impl Steps, args: &Map<String, Value>, g: Guarded<'_>) -> Envelope {
+    /// A key tool's call: replay, conflict, wait, or run and record. `caller`: the key its
+    /// record counts against ([`crate::store::ANONYMOUS`] without a verified identity).
+    pub(crate) async fn idempotent(
+        &self,
+        tool: &impl Steps,
+        args: &Map<String, Value>,
+        g: Guarded<'_>,
+        caller: &str,
+    ) -> Envelope {
         let Some(key) = g.key.clone() else { return tool.finish(g, Step::Run).await };
         let name = tool.declared().name;
         let record_key = format!("envelope:idem:{name}:{key}");
         let fp = self.fingerprint(args);
-        let running = json!({"state": "running", "fingerprint": fp}).to_string();
+        let mut nonce = [0u8; 12];
+        random(&mut nonce);
+        // Its own text, so that only this call renews, records or releases it.
+        let claim = json!({"state": "running", "fingerprint": fp, "claim": hex(&nonce)}).to_string();
+        let renews = can_renew();
+        let lease = if renews { self.lease } else { RUNNING_LEASE };
+        let who = Admission { kind: Kind::IdempotencyRecord, caller };
         let started = std::time::Instant::now();
         let mut pause = Duration::from_millis(20);
         loop {
-            match self.store.put_new(&record_key, &running, RUNNING_LEASE).await {
-                Err(_) => return Fault::backend("claiming the idempotency key").into(),
+            match self.store.admit(&record_key, &claim, lease, who).await {
                 Ok(true) => break,
                 Ok(false) => {}
+                Err(e) => {
+                    if let Some(full) = e.as_full() {
+                        return self.key_full(&key, full);
+                    }
+                    // The claim may still be applied (its answer lost, or late): take it back,
+                    // so that a retry need not wait for its lease.
+                    self.release(record_key, claim).await;
+                    return Fault::backend("claiming the idempotency key").into();
+                }
             }
             let record = match self.store.get(&record_key).await {
                 Err(_) => return Fault::backend("reading the idempotency record").into(),
@@ -494,17 +574,181 @@ impl Guard {
             }
             pause = (pause * 2).min(Duration::from_millis(500));
         }
-        let envelope = tool.finish(g, Step::Run).await;
+        let envelope = self.leased(&record_key, &claim, lease, renews, tool.finish(g, Step::Run)).await;
         if envelope.status() == Status::Error {
             // A fault is not replayed: free the key so a retry can succeed.
-            let _ = self.store.remove(&record_key).await;
+            let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
         } else {
             let done = json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value()}).to_string();
-            // Unrecorded, the key stays `running` until its lease ends; the caller still gets
-            // its envelope.
-            let _ = self.store.put(&record_key, &done, self.idem_ttl).await;
+            // Unrecorded (the store failed, or the claim lapsed and is another call's now), the
+            // claim lapses within its lease; the caller still gets its envelope.
+            let _ = self.store.replace_if(&record_key, &claim, Some(&done), self.idem_ttl).await;
         }
         envelope
+    }
+
+    /// Takes back `text` under `key` (compare-and-delete) after the store failed to answer its
+    /// write: in a task of its own where a runtime is at hand, so the call does not wait on a
+    /// failing store twice. On Redis it follows the write on the same connection, so it is
+    /// applied after it however late that is.
+    async fn release(&self, key: String, text: String) {
+        #[cfg(feature = "tokio")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let store = self.store.clone();
+            tokio::spawn(async move {
+                let _ = store.replace_if(&key, &text, None, Duration::ZERO).await;
+            });
+            return;
+        }
+        let _ = self.store.replace_if(&key, &text, None, Duration::ZERO).await;
+    }
+
+    /// Runs `run` while a task of its own renews the claim `claim` of `key` every third of its
+    /// `lease` (when `renews`: a tokio runtime is at hand); it stops when the claim is no longer
+    /// this call's, or when the run ends or is dropped.
+    async fn leased(
+        &self,
+        key: &str,
+        claim: &str,
+        lease: Duration,
+        renews: bool,
+        run: impl Future<Output = Envelope>,
+    ) -> Envelope {
+        #[cfg(feature = "tokio")]
+        if renews {
+            let (store, key, claim) = (self.store.clone(), key.to_owned(), claim.to_owned());
+            let renewer = tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(lease / 3).await;
+                    // A store fault: try again next time, within the lease.
+                    if let Ok(false) = store.replace_if(&key, &claim, Some(&claim), lease).await {
+                        break;
+                    }
+                }
+            });
+            let _stop = AbortOnDrop(renewer);
+            return run.await;
+        }
+        let _ = (key, claim, lease, renews);
+        run.await
+    }
+
+    /// `RATE_LIMITED`: no room for another pending action. An approved or rejected action
+    /// keeps its place until its id expires (its mark answers `CONFLICT`), so deciding waiting
+    /// actions makes no room sooner: the fix is to wait.
+    fn pending_full(&self, full: &Full) -> Envelope {
+        let n = full.bound;
+        let reason = match full.scope {
+            Scope::Caller => format!(
+                "cannot be queued for approval, so nothing was done: {n} actions of this caller already wait for approval, the most one caller may have waiting"
+            ),
+            Scope::Store => format!(
+                "cannot be queued for approval, so nothing was done: {n} actions already wait for approval on this server, the most it keeps"
+            ),
+        };
+        let whose = match full.scope {
+            Scope::Caller => "of this caller's actions",
+            Scope::Store => "actions",
+        };
+        Refusal::parameter("arguments")
+            .missing()
+            .reason(reason)
+            .accepted(format!("this call once fewer than {n} {whose} wait (each waits at most {})", self.minutes()))
+            .fix(format!(
+                "Send this call again in {} (hints.retry_after_ms), when the oldest expires.",
+                in_words(full.retry_after)
+            ))
+            .build()
+            .with_code(codes::RATE_LIMITED)
+            .into_envelope_after(full.retry_after)
+    }
+
+    /// `RATE_LIMITED`: no room for another idempotency record.
+    fn key_full(&self, key: &str, full: &Full) -> Envelope {
+        let n = full.bound;
+        let reason = match full.scope {
+            Scope::Caller => format!(
+                "cannot be recorded, so nothing was written: {n} idempotency keys of this caller are kept, the most one caller may have kept"
+            ),
+            Scope::Store => format!(
+                "cannot be recorded, so nothing was written: {n} idempotency keys are kept on this server, the most it keeps"
+            ),
+        };
+        let whose = match full.scope {
+            Scope::Caller => "of this caller's keys are",
+            Scope::Store => "keys are",
+        };
+        Refusal::parameter(IDEMPOTENCY_KEY)
+            .rejected(key)
+            .reason(reason)
+            .accepted(format!(
+                "a new idempotency_key once fewer than {n} {whose} kept (each is kept {})",
+                in_words(self.idem_ttl)
+            ))
+            .fix(format!(
+                "Send this call again in {} (hints.retry_after_ms), when the oldest key expires.",
+                in_words(full.retry_after)
+            ))
+            .build()
+            .with_code(codes::RATE_LIMITED)
+            .into_envelope_after(full.retry_after)
+    }
+}
+
+/// The record of a pending action id in the store.
+enum Found {
+    /// Waiting for approval: its tool, arguments, and the stored text (to compare and set).
+    Pending { tool: String, args: Map<String, Value>, text: String },
+    /// Approved or rejected already.
+    Decided,
+    /// Not there: unknown, expired, or altered.
+    Absent,
+}
+
+trait AfterDelay {
+    fn into_envelope_after(self, wait: Duration) -> Envelope;
+}
+
+impl AfterDelay for Refusal {
+    /// The envelope, with `hints.retry_after_ms`: `wait` in whole milliseconds, rounded up.
+    fn into_envelope_after(self, wait: Duration) -> Envelope {
+        let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+        Envelope::from(self).with_retry_after_ms(ms)
+    }
+}
+
+/// A delay in words, rounded up: `42 seconds` (under 2 minutes), `15 minutes` (under 2 hours),
+/// `24 hours`.
+fn in_words(d: Duration) -> String {
+    let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    let (n, unit) = match secs {
+        s if s < 120 => (s.max(1), "second"),
+        s if s < 2 * 3600 => (s.div_ceil(60), "minute"),
+        s => (s.div_ceil(3600), "hour"),
+    };
+    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+}
+
+/// Whether a claim can be renewed while its call runs: a tokio runtime to run the renewal on.
+fn can_renew() -> bool {
+    #[cfg(feature = "tokio")]
+    {
+        tokio::runtime::Handle::try_current().is_ok()
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        false
+    }
+}
+
+/// Aborts the renewal of a claim when its call ends, however it ends.
+#[cfg(feature = "tokio")]
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+#[cfg(feature = "tokio")]
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -545,10 +789,6 @@ fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
 
 fn pending_key(id: &str) -> String {
     format!("envelope:pending:{id}")
-}
-
-fn used_key(id: &str) -> String {
-    format!("envelope:used:{id}")
 }
 
 /// The `idempotency_key` parameter `#[tool(idempotency_key)]` adds.
@@ -638,4 +878,105 @@ pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: cr
 pub(crate) fn default_guard() -> &'static Guard {
     static GUARD: OnceLock<Guard> = OnceLock::new();
     GUARD.get_or_init(Guard::default)
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    /// A key tool whose run takes `run_ms` and counts its runs.
+    struct Slow {
+        spec: ToolSpec,
+        runs: Arc<AtomicU32>,
+        run_ms: u64,
+    }
+
+    impl Steps for Slow {
+        fn declared(&self) -> &ToolSpec {
+            &self.spec
+        }
+
+        async fn finish(&self, g: Guarded<'_>, step: Step) -> Envelope {
+            match (g.then)(step) {
+                Outcome::Ready(e) => e,
+                Outcome::Pending(f) => f.await,
+                _ => Fault::backend("slow").into(),
+            }
+        }
+
+        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>) -> Envelope {
+            Fault::backend("slow").into()
+        }
+    }
+
+    fn slow(run_ms: u64) -> Slow {
+        let spec = ToolSpec {
+            name: "slow",
+            title: None,
+            description: "",
+            params: vec![idempotency_key_param()],
+            strict: false,
+            annotations: crate::spec::Annotations::default(),
+            error_codes: Vec::new(),
+            output_schema: None,
+            needs_confirmation: false,
+            idempotency_key: true,
+        };
+        Slow { spec, runs: Arc::default(), run_ms }
+    }
+
+    fn keyed(tool: &Slow) -> Guarded<'static> {
+        let (runs, ms) = (tool.runs.clone(), tool.run_ms);
+        Guarded::new(Some("renewed-key-01".into()), move |_| {
+            Outcome::Pending(Box::pin(async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Envelope::ok(json!("done"))
+            }))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_running_call_renews_its_claim_past_the_lease() {
+        let guard = Arc::new(Guard { lease: Duration::from_millis(150), wait: Duration::ZERO, ..Guard::default() });
+        let tool = Arc::new(slow(600));
+        let args = Map::new();
+        let first = tokio::spawn({
+            let (guard, tool) = (guard.clone(), tool.clone());
+            async move {
+                let g = keyed(&tool);
+                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS).await
+            }
+        });
+        // Past its lease twice over, the first call still holds the key: nothing runs twice.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
+        let first = first.await.unwrap();
+        assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
+        // Recorded: replayed, not run again.
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        assert_eq!(third, first);
+        assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_stops_renewing_and_its_claim_lapses() {
+        let guard = Arc::new(Guard { lease: Duration::from_millis(150), wait: Duration::ZERO, ..Guard::default() });
+        let tool = Arc::new(slow(60_000));
+        let args = Map::new();
+        let first = tokio::spawn({
+            let (guard, tool) = (guard.clone(), tool.clone());
+            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        first.abort();
+        // Within its lease after the call died, the key can be claimed again.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let quick = Arc::new(slow(1));
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS).await;
+        assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
+    }
 }

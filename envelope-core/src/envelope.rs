@@ -283,6 +283,37 @@ impl Envelope {
         }
     }
 
+    /// Adds `hints.retry_after_ms` to a refusal (status `invalid`): how long to wait, in
+    /// milliseconds, before the same call can succeed (`RATE_LIMITED`); over HTTP it is the
+    /// `Retry-After` of the 429, in whole seconds rounded up. Other statuses are returned
+    /// unchanged.
+    ///
+    /// ```
+    /// use envelope_core::{Envelope, Refusal, codes};
+    ///
+    /// let refusal = Refusal::parameter("query").rejected("x").accepted("any").fix("Wait.").build();
+    /// let env = Envelope::from(refusal).with_retry_after_ms(1500);
+    /// assert_eq!(env.retry_after_ms(), Some(1500));
+    /// assert_eq!(env.to_value()["hints"]["retry_after_ms"], 1500);
+    /// ```
+    #[must_use]
+    pub fn with_retry_after_ms(mut self, ms: u64) -> Self {
+        if let Inner::Invalid(i) = &mut self.inner
+            && let Value::Object(hints) = &mut i.hints
+        {
+            hints.insert("retry_after_ms".into(), Value::from(ms));
+        }
+        self
+    }
+
+    /// `hints.retry_after_ms` of a refusal, when it gives one.
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        match &self.inner {
+            Inner::Invalid(i) => i.hints.get("retry_after_ms").and_then(Value::as_u64),
+            _ => None,
+        }
+    }
+
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {

@@ -68,16 +68,18 @@ pub fn error_codes(declared: &[crate::Code], timeout: bool) -> Vec<crate::Code> 
 }
 
 /// The codes of a tool: [`error_codes`] of every declared set (the tool's error type, its
-/// preview's), with `CONFIRMATION_REQUIRED`, `NOT_FOUND` and `CONFLICT` for a confirm tool and
-/// `IDEMPOTENCY_CONFLICT` and `IN_PROGRESS` for a key tool, before `TIMEOUT` and `BACKEND_ERROR`.
+/// preview's), with `CONFIRMATION_REQUIRED`, `NOT_FOUND`, `CONFLICT` and `RATE_LIMITED` (the
+/// store's bound of pending actions) for a confirm tool and `IDEMPOTENCY_CONFLICT`,
+/// `IN_PROGRESS` and `RATE_LIMITED` (its bound of idempotency records) for a key tool, before
+/// `TIMEOUT` and `BACKEND_ERROR`.
 pub fn guarded_codes(declared: &[&[crate::Code]], timeout: bool, confirm: bool, key: bool) -> Vec<crate::Code> {
     use crate::codes;
     let mut all: Vec<crate::Code> = declared.iter().flat_map(|d| d.iter().copied()).collect();
     if confirm {
-        all.extend([codes::CONFIRMATION_REQUIRED, codes::NOT_FOUND, codes::CONFLICT]);
+        all.extend([codes::CONFIRMATION_REQUIRED, codes::NOT_FOUND, codes::CONFLICT, codes::RATE_LIMITED]);
     }
     if key {
-        all.extend([codes::IDEMPOTENCY_CONFLICT, codes::IN_PROGRESS]);
+        all.extend([codes::IDEMPOTENCY_CONFLICT, codes::IN_PROGRESS, codes::RATE_LIMITED]);
     }
     error_codes(&all, timeout)
 }

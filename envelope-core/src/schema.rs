@@ -183,7 +183,8 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
                     "suggestion": {"type": "string"},
                     "others": {"type": "array", "items": {"type": "object"}},
                     "operation": {"type": "string"},
-                    "trace_id": {"type": "string"}
+                    "trace_id": {"type": "string"},
+                    "retry_after_ms": {"type": "integer", "minimum": 0}
                 }
             },
             "retryable": {"type": "boolean"}

@@ -232,10 +232,12 @@ impl Tool {
         match outcome {
             Outcome::Guarded(g) => {
                 let args = crate::confirm::validated_args(&self.spec.params, obj);
+                // No verified caller yet: every call counts against one quota.
+                let caller = crate::store::ANONYMOUS;
                 if self.spec.needs_confirmation {
-                    guard.queue(self, args, g).await
+                    guard.queue(self, args, g, caller).await
                 } else {
-                    guard.idempotent(self, &args, g).await
+                    guard.idempotent(self, &args, g, caller).await
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {

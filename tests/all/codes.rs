@@ -598,14 +598,18 @@ fn no_example_tool_emits_a_code_its_manifest_does_not_list() {
             let mut expected = listed(&manifest, name);
             expected.remove(&format!("{prefix}BACKEND_ERROR"));
             // Codes that only a second call draws (a used approval, a reused or running
-            // idempotency key) may or may not come up here: tests/all/confirm.rs drives those
-            // conversations.
+            // idempotency key, a store whose bound is reached) may or may not come up here:
+            // tests/all/confirm.rs and tests/hostile/store.rs drive those conversations.
             let mut conversation = Vec::new();
             if tool.spec().needs_confirmation || name == "confirm_action" {
-                conversation.push(format!("{prefix}CONFLICT"));
+                conversation.extend([format!("{prefix}CONFLICT"), format!("{prefix}RATE_LIMITED")]);
             }
             if tool.spec().idempotency_key {
-                conversation.extend([format!("{prefix}IDEMPOTENCY_CONFLICT"), format!("{prefix}IN_PROGRESS")]);
+                conversation.extend([
+                    format!("{prefix}IDEMPOTENCY_CONFLICT"),
+                    format!("{prefix}IN_PROGRESS"),
+                    format!("{prefix}RATE_LIMITED"),
+                ]);
             }
             for code in &conversation {
                 expected.remove(code);

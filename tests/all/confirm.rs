@@ -319,16 +319,18 @@ fn replicas_sharing_a_store_and_a_secret_confirm_each_others_actions() {
 }
 
 #[test]
-fn eviction_from_a_full_store_drops_the_oldest_pending_action() {
+fn a_full_store_refuses_a_new_pending_action_and_keeps_the_old_ones() {
     let store = Arc::new(MemoryStore::new(2, Duration::from_secs(3600)));
     let toolbox = with_notes(Arc::default()).with_store(store.clone());
     let (oldest, _) = queue_delete(&toolbox, 1);
     let (_, _) = queue_delete(&toolbox, 2);
-    let (newest, _) = queue_delete(&toolbox, 2);
+    let refused = call(&toolbox, "delete_note", json!({ "note_id": 2 })).to_value();
+    assert_eq!(refused["error_code"], "RATE_LIMITED", "{refused}");
+    assert_eq!(refused["retryable"], true);
+    assert!(refused["hints"]["retry_after_ms"].as_u64().unwrap() <= 15 * 60 * 1000);
     assert_eq!(store.len(), 2);
-    assert_eq!(confirm(&toolbox, &oldest, true)["error_code"], "NOT_FOUND");
-    assert_eq!(confirm(&toolbox, &newest, true)["status"], "ok");
-    assert_eq!(titles(&toolbox), ["first"]);
+    assert_eq!(confirm(&toolbox, &oldest, true)["status"], "ok");
+    assert_eq!(titles(&toolbox), ["second"]);
 }
 
 // --- a confirm tool with a secret, and key tools of the tests' own ---------------------------
@@ -537,6 +539,9 @@ impl Store for Broken {
     fn remove<'a>(&'a self, _: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async { Err(StoreError::new("connection refused")) })
     }
+    fn replace_if<'a>(&'a self, _: &'a str, _: &'a str, _: Option<&'a str>, _: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
 }
 
 #[test]
@@ -567,10 +572,16 @@ fn the_manifest_lists_the_codes_of_confirmation_and_keys() {
     };
     assert_eq!(
         codes_of("delete_note"),
-        ["VALIDATION_ERROR", "NOT_FOUND", "CONFIRMATION_REQUIRED", "CONFLICT", "BACKEND_ERROR"]
+        ["VALIDATION_ERROR", "NOT_FOUND", "CONFIRMATION_REQUIRED", "CONFLICT", "RATE_LIMITED", "BACKEND_ERROR"]
     );
-    assert_eq!(codes_of("create_note"), ["VALIDATION_ERROR", "IDEMPOTENCY_CONFLICT", "IN_PROGRESS", "BACKEND_ERROR"]);
-    assert_eq!(codes_of("confirm_action"), ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "BACKEND_ERROR"]);
+    assert_eq!(
+        codes_of("create_note"),
+        ["VALIDATION_ERROR", "IDEMPOTENCY_CONFLICT", "IN_PROGRESS", "RATE_LIMITED", "BACKEND_ERROR"]
+    );
+    assert_eq!(
+        codes_of("confirm_action"),
+        ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMITED", "BACKEND_ERROR"]
+    );
     assert_eq!(
         entry("delete_note")["outputSchema"]["properties"]["status"]["enum"],
         json!(["ok", "invalid", "error", "needs_confirmation"])

@@ -82,7 +82,8 @@ fn the_example_manifest_pins_get_top_queries() {
                             "suggestion": {"type": "string"},
                             "others": {"type": "array", "items": {"type": "object"}},
                             "operation": {"type": "string"},
-                            "trace_id": {"type": "string"}
+                            "trace_id": {"type": "string"},
+                            "retry_after_ms": {"type": "integer", "minimum": 0}
                         }
                     },
                     "retryable": {"type": "boolean"}
@@ -156,6 +157,14 @@ fn the_example_manifest_pins_the_code_table() {
                 "retry": "never",
                 "http_status": 404
             },
+            "RATE_LIMITED": {
+                "status": "invalid",
+                "meaning": "too many calls in a short time",
+                "action": "wait the delay given in hints, then send the same call again",
+                "retryable": true,
+                "retry": "after_delay",
+                "http_status": 429
+            },
             "VALIDATION_ERROR": {
                 "status": "invalid",
                 "meaning": "an argument is missing, unknown, of the wrong type, or outside its accepted set",
@@ -182,6 +191,7 @@ fn a_fault_on_the_non_idempotent_example_tool_is_not_retryable() {
             {"code": "VALIDATION_ERROR", "retryable": false},
             {"code": "IDEMPOTENCY_CONFLICT", "retryable": false},
             {"code": "IN_PROGRESS", "retryable": true},
+            {"code": "RATE_LIMITED", "retryable": true},
             {"code": "BACKEND_ERROR", "retryable": false}
         ])
     );

@@ -47,7 +47,8 @@ pub const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
 ///   the closest name.
 /// - A body that is not JSON, or JSON that is not an object: 400 with an `invalid` envelope
 ///   (`VALIDATION_ERROR`) quoting what was sent, cut (never for a tool with a secret parameter).
-/// - A 429 carries `Retry-After` ([`retry_after_seconds`](Self::retry_after_seconds)).
+/// - A 429 carries `Retry-After`: the envelope's `hints.retry_after_ms` in whole seconds, else
+///   [`retry_after_seconds`](Self::retry_after_seconds).
 /// - A fault (`error`) carries `hints.trace_id`, the id its log line carries.
 ///
 /// Transport errors, `{"error": "<word>", "message": "<sentence>"}`: a body over the limit is
@@ -99,8 +100,9 @@ impl HttpTools {
         self
     }
 
-    /// The `Retry-After` (RFC 9110 §10.2.3, in seconds) sent with every 429
-    /// (`RATE_LIMITED`, `QUOTA_EXCEEDED`, or a domain code answering 429).
+    /// The `Retry-After` (RFC 9110 §10.2.3, in seconds) sent with a 429 (`RATE_LIMITED`,
+    /// `QUOTA_EXCEEDED`, or a domain code answering 429) whose envelope gives no
+    /// `hints.retry_after_ms` (that one is sent in whole seconds, rounded up).
     #[must_use]
     pub fn retry_after_seconds(mut self, seconds: u64) -> Self {
         self.retry_after = seconds;
@@ -233,7 +235,9 @@ impl HttpTools {
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if status == 429 {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(self.retry_after));
+            // The envelope's own delay when it gives one, in whole seconds rounded up.
+            let seconds = envelope.retry_after_ms().map_or(self.retry_after, |ms| ms.div_ceil(1000));
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }
