@@ -401,3 +401,53 @@ async fn tools_read_bodies_as_strict_utf8() {
     let reply = post(addr, "/tools/create_note", &[], "{\"title\":\"café ✓\"}").await;
     assert_eq!((reply.status, reply.json()["data"]["title"].clone()), (200, json!("café ✓")), "{}", reply.text);
 }
+
+/// A person, for a parameter that is an array of objects.
+#[derive(envelope_core::Object, serde::Serialize)]
+struct Person {
+    /// Their name.
+    name: String,
+    /// Their age.
+    #[validate(range = 0..=150)]
+    age: Option<u32>,
+}
+
+/// Greets people.
+#[envelope_core::tool]
+fn greet(people: Option<Vec<Person>>, tags: Option<Vec<String>>) -> usize {
+    people.map_or(0, |p| p.len()) + tags.map_or(0, |t| t.len())
+}
+
+/// A megabyte of refused items costs a hundred refusals, not one per item: past the three
+/// described and a hundred counted, the items are not read (once, 80,000 refusals were built for
+/// one sentence that counted them: 0.5 s in release).
+#[tokio::test]
+async fn a_megabyte_of_refused_items_costs_a_hundred_refusals() {
+    let toolbox = Toolbox::new().with(greet::tool());
+    let people = format!(r#"{{"people":[{}]}}"#, vec![r#"{"nmae":"a"}"#; 80_000].join(","));
+    let tags = format!(r#"{{"tags":[{}]}}"#, vec!["1"; 200_000].join(","));
+    for (text, summary) in [
+        (
+            people,
+            "people: has at least 100 more refused items (people[3], people[4], people[5], people[6], people[7], …); the 79897 items from people[103] on were not checked; accepted: a string. Fix those items the same way, and check the rest likewise before sending again.",
+        ),
+        (
+            tags,
+            "tags: has at least 100 more refused items (tags[3], tags[4], tags[5], tags[6], tags[7], …); the 199897 items from tags[103] on were not checked; accepted: a string. Fix those items the same way, and check the rest likewise before sending again.",
+        ),
+    ] {
+        let started = Instant::now();
+        let envelope = toolbox.call_json("greet", &text).await.unwrap();
+        let took = started.elapsed();
+        eprintln!("{} bytes of refused items read in {took:?}", text.len());
+        let message = envelope.message().unwrap();
+        assert_eq!(message.lines().count(), 4, "{message}");
+        assert_eq!(message.lines().last(), Some(summary), "{message}");
+        assert!(envelope.to_json().len() < 2048);
+        assert!(took < BIG_REQUEST_BOUND, "{took:?}");
+    }
+    // Under the count, every refused item is counted, as before.
+    let text = format!(r#"{{"tags":[{}]}}"#, vec!["1"; 50].join(","));
+    let envelope = toolbox.call_json("greet", &text).await.unwrap();
+    assert!(envelope.message().unwrap().ends_with("tags: has 47 more refused items (tags[3], tags[4], tags[5], tags[6], tags[7], …); accepted: a string. Fix those items the same way."), "{envelope:?}");
+}

@@ -390,7 +390,13 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         Some(Value::String(_)) => {}
         other => return error(Some(id), super::wrong_name(other)),
     }
-    let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": rest});
+    // Built by hand: `json!` would copy `rest` (a name may be megabytes long); this moves it.
+    let mut message = Map::new();
+    message.insert("jsonrpc".into(), Value::from("2.0"));
+    message.insert("id".into(), serde_json::to_value(&id).unwrap_or(Value::Null));
+    message.insert("method".into(), Value::from("tools/call"));
+    message.insert("params".into(), Value::Object(rest));
+    let message = Value::Object(message);
     match serde_json::from_value::<ClientJsonRpcMessage>(message) {
         Ok(mut message) => {
             if let JsonRpcMessage::Request(request) = &mut message {
