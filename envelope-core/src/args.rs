@@ -15,9 +15,9 @@ pub use crate::input::Input;
 use crate::input::{Sent, Source};
 pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::refusal::{Problem, Rejected};
-use crate::render;
 use crate::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, ToolSpec, Ty};
+use crate::{render, sent};
 
 /// The refusal of a key sent more than once in one object of the arguments (read from their
 /// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
@@ -25,11 +25,15 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
     let param = spec.params.iter().find(|p| p.name == d.parameter);
     let secret = param.is_some_and(|p| holds_secret(&p.rules, &p.ty));
     let key = render::shown(&Value::String(d.key.clone()));
-    let times = if d.values.len() == 2 { "twice".to_owned() } else { format!("{} times", d.values.len()) };
+    let times = if d.times == 2 { "twice".to_owned() } else { format!("{} times", d.times) };
     let (rejected, issue) = if secret {
         (Rejected::Missing, format!("was sent {times} under one key (secret, the values not shown)"))
     } else {
-        let each: Vec<String> = d.values.iter().map(|v| format!("{key}: {}", cut_text(v))).collect();
+        // The first few values, the rest counted: a key sent 100,000 times keeps the reply short.
+        let mut each: Vec<String> = d.values.iter().map(|v| format!("{key}: {}", cut_text(v))).collect();
+        if d.times > d.values.len() {
+            each.push(format!("… ({} values)", d.times));
+        }
         (Rejected::Shown(each.join(", ")), format!("sends the same key {times}"))
     };
     let accepted = match param {
@@ -44,6 +48,51 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
         .at(path)
+}
+
+/// The refusal of an object of more than [`sent::MAX_KEYS`] members (read from the arguments'
+/// JSON text): quotes its first characters and counts its keys; an object that is, or is inside,
+/// a secret parameter (the arguments object itself, when the tool has one) is not quoted.
+///
+/// `arguments: {"hours_back":1,"group_by":"data… (cut; 32003 keys) has more keys than one object
+/// may have; accepted: an object of at most 4096 keys, here the parameters hours_back, group_by,
+/// top, each once. Send only the parameters listed, each once.`
+pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
+    let limit = sent::MAX_KEYS;
+    let secret = match &c.parameter {
+        Some(name) => spec.params.iter().any(|p| p.name == name && holds_secret(&p.rules, &p.ty)),
+        None => spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)),
+    };
+    let rejected = if secret {
+        Rejected::Hidden
+    } else {
+        let prefix: String = c.text.chars().take(render::SHOWN_CHARS - 8).collect();
+        Rejected::Shown(format!("{prefix}… (cut; {} keys)", c.keys))
+    };
+    let issue = "has more keys than one object may have";
+    let (parameter, accepted, fix) = match (&c.parameter, &c.path) {
+        (Some(parameter), Some(path)) => {
+            let parameter: String = parameter.chars().take(render::SHOWN_CHARS).collect();
+            let path: String = path.chars().take(2 * render::SHOWN_CHARS).collect();
+            (parameter, format!("an object of at most {limit} keys"), format!("Send {path} with at most {limit} keys."))
+        }
+        _ => {
+            let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+            let (listed, _) = crate::budget::name_list(names.iter().copied(), str::to_owned);
+            let accepted = if names.is_empty() {
+                format!("an object of at most {limit} keys, here {{}}: {} has no parameters", spec.name)
+            } else {
+                format!("an object of at most {limit} keys, here the parameters {listed}, each once")
+            };
+            ("arguments".to_owned(), accepted, "Send only the parameters listed, each once.".to_owned())
+        }
+    };
+    let path = c.path.as_ref().map(|p| p.chars().take(2 * render::SHOWN_CHARS).collect::<String>());
+    let problem = Problem::new(&parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
+    match path {
+        Some(path) => problem.at(path),
+        None => problem,
+    }
 }
 
 /// JSON text as sent, cut to [`render::SHOWN_CHARS`] characters with its length when longer.

@@ -484,7 +484,9 @@ impl<T: FromArg> FromArg for Option<T> {
     }
 }
 
-/// Items are read with the item rules; the first few failing items are reported with a count.
+/// Items are read with the item rules; the first 3 refused items are described, the next ones
+/// (up to 100) counted and named, and past those the items are not read: `tags: has at least 100
+/// more refused items (tags[3], tags[4], …); the 9897 items from tags[103] on were not checked`.
 impl<T: FromArg> FromArg for Vec<T> {
     fn ty() -> Ty {
         Ty::Array(Box::new(T::ty()))
@@ -517,7 +519,13 @@ impl<T: FromArg> FromArg for Vec<T> {
         let mut out = Vec::with_capacity(items.len().min(1024));
         let mut refused: Vec<Problem> = Vec::new();
         let mut more: Vec<usize> = Vec::new();
+        // The index of the first item not read, once `COUNTED_ITEMS` more were refused.
+        let mut unchecked = None;
         for (i, item) in items.iter().enumerate() {
+            if more.len() == COUNTED_ITEMS {
+                unchecked = Some(i);
+                break;
+            }
             let path = Path::Index(&cx.path, i);
             let item_cx = cx.item(&path);
             match T::from_arg(item, &item_cx) {
@@ -534,12 +542,27 @@ impl<T: FromArg> FromArg for Vec<T> {
             let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", cx.path)).collect();
             let etc = if more.len() > 5 { ", …" } else { "" };
             let items = if more.len() == 1 { "item" } else { "items" };
-            let issue = format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", "));
+            let (issue, fix) = match unchecked {
+                None => (
+                    format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", ")),
+                    "Fix those items the same way.".to_owned(),
+                ),
+                Some(first) => (
+                    format!(
+                        "has at least {} more refused {items} ({}{etc}); the {} items from {}[{first}] on were not checked",
+                        more.len(),
+                        list.join(", "),
+                        items_len(v) - first,
+                        cx.path
+                    ),
+                    "Fix those items the same way, and check the rest likewise before sending again.".to_owned(),
+                ),
+            };
             let accepted = refused[0].0.accepted.clone();
             refused.push(
                 Problem::new(cx.path.parameter(), Rejected::Missing, issue)
                     .with_accepted(accepted)
-                    .with_fix("Fix those items the same way.")
+                    .with_fix(fix)
                     .at(cx.path.to_string()),
             );
         }
@@ -547,6 +570,15 @@ impl<T: FromArg> FromArg for Vec<T> {
         first.0.also = refused;
         Err(first)
     }
+}
+
+/// How many refused items of one array are counted past the [`SHOWN_ITEMS`] described: the items
+/// after them are not read. Each refusal builds its words, so an array of a million refused
+/// items would cost a million refusals for one sentence that counts them.
+const COUNTED_ITEMS: usize = 100;
+
+fn items_len(v: &Value) -> usize {
+    v.as_array().map_or(0, Vec::len)
 }
 
 /// The object a `#[derive(Object)]` value is read from, or the refusal of a non-object.

@@ -16,19 +16,26 @@ pub(crate) fn shown(value: &Value) -> String {
     shown_as_sent(value, &[])
 }
 
+/// [`shown`] of the JSON string `s`, without copying `s` into a `Value` first (it may be
+/// megabytes long: a tool name as sent).
+pub(crate) fn shown_str(s: &str) -> String {
+    if s.len() <= SHOWN_CHARS {
+        return json_text(&Value::String(s.to_owned()));
+    }
+    let count = s.chars().count();
+    if count <= SHOWN_CHARS {
+        return json_text(&Value::String(s.to_owned()));
+    }
+    let prefix: String = s.chars().take(SHOWN_CHARS - 8).collect();
+    let quoted = json_text(&Value::String(prefix));
+    format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
+}
+
 /// [`shown`], with each number of `value` found in `numbers` (by node address) quoted with
 /// the characters it was sent with.
 pub(crate) fn shown_as_sent(value: &Value, numbers: Numbers<'_>) -> String {
     match value {
-        Value::String(s) => {
-            let count = s.chars().count();
-            if count <= SHOWN_CHARS {
-                return json_text(value);
-            }
-            let prefix: String = s.chars().take(SHOWN_CHARS - 8).collect();
-            let quoted = json_text(&Value::String(prefix));
-            format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
-        }
+        Value::String(s) => shown_str(s),
         Value::Array(_) | Value::Object(_) => {
             let mut out = Bounded { buf: Vec::new(), limit: SHOWN_CHARS * 4 };
             let complete = if !numbers.is_empty() {
@@ -193,11 +200,28 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// How many characters longer than the longest candidate a name may be and still be compared
+/// with the candidates: past that it is close to none, and no edit distance is computed.
+pub(crate) const CLOSEST_MARGIN: usize = 16;
+
 /// The closest of `candidates` to `given`, if close enough to be worth offering: a case-only
 /// difference always is; otherwise one edit away by optimal string alignment (a letter added,
 /// dropped, changed, or two neighbours swapped: `tpo` for `top`), or a Jaro-Winkler similarity
 /// of at least 0.8 (both from strsim). Fewer edits win, then the higher similarity.
+///
+/// `given` is the caller's text, of any length; the measures cost time in the product of the
+/// two lengths. A `given` longer than the longest candidate by more than [`CLOSEST_MARGIN`]
+/// characters is offered nothing, after a look at its length only: the cost is then bounded by
+/// the candidates, whatever was sent.
 pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let candidates: Vec<&'c str> = candidates.into_iter().collect();
+    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+    // A character is at most 4 bytes: past this many bytes, `given` is past the bound in
+    // characters too, and is not even counted.
+    let bound = longest + CLOSEST_MARGIN;
+    if given.len() > 4 * bound || given.chars().count() > bound {
+        return None;
+    }
     let lower = lowercase(given);
     let given_chars = lower.chars().count();
     let mut best: Option<(&str, usize, f64)> = None;
@@ -317,6 +341,33 @@ mod tests {
         assert_eq!(closest("opt", ["hours_back", "group_by", "top"]), None);
         // One-letter names are not offered for one edit.
         assert_eq!(closest("x", ["y", "zeta"]), None);
+        // A name that starts with a candidate is offered it, up to the margin past the longest.
+        assert_eq!(closest("hours_back_in_hours", ["hours_back", "top"]), Some("hours_back"));
+        let long = format!("hours_back{}", "x".repeat(CLOSEST_MARGIN));
+        assert_eq!(closest(&long, ["hours_back", "top"]), Some("hours_back"));
+        assert_eq!(closest(&format!("{long}x"), ["hours_back", "top"]), None);
+        assert_eq!(closest("anything", std::iter::empty()), None);
+    }
+
+    /// The unknown tool name of the issue: 4 MB. The edit distance once took 0.76 s (release)
+    /// for it; now its length alone is looked at.
+    #[test]
+    fn a_huge_name_is_close_to_nothing_and_cheap() {
+        let names = ["get_top_queries", "search_analytics", "create_note"];
+        for given in ["g".repeat(4_000_000), format!("get_top_queries{}", "s".repeat(4_000_000)), "é".repeat(1_000_000)]
+        {
+            let started = std::time::Instant::now();
+            assert_eq!(closest(&given, names), None);
+            let shown = shown_str(&given);
+            assert!(
+                shown.len() < 100 && shown.ends_with(&format!(" ({} characters)", given.chars().count())),
+                "{shown}"
+            );
+            // Generous for a debug build on a loaded machine.
+            assert!(started.elapsed() < std::time::Duration::from_millis(500), "{:?}", started.elapsed());
+        }
+        assert_eq!(shown_str("databse"), r#""databse""#);
+        assert_eq!(shown_str(&"ü".repeat(40)), format!("\"{}\"", "ü".repeat(40)));
     }
 
     #[test]

@@ -4,10 +4,18 @@
 //! holds as the double 1000.0).
 //!
 //! Read from the JSON text on the raw-text paths (`Tool::call_json`, and the MCP server, which
-//! hands it the argument text), after `serde_json` has accepted the text: the scan assumes
-//! well-formed JSON, and on anything else stops early without a panic.
+//! hands it the argument text), before anything is built from it, so that an object of more
+//! than [`MAX_KEYS`] members is refused before it costs more: the scan reads well-formed JSON
+//! exactly, and on anything else stops early without a panic (its duplicates and numbers are
+//! then not used: `serde_json` refuses the text).
+//!
+//! The scan runs on the async worker that reads the call, on text a caller chose: it costs time
+//! linear in the text's length, however many keys an object has or repeats (a key is counted
+//! in a hash table, never compared with every other key), and past [`MAX_KEYS`] members an
+//! object's keys are only counted, in one tight loop.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -22,26 +30,62 @@ pub(crate) struct Duplicate {
     pub(crate) parameter: String,
     /// The key, decoded.
     pub(crate) key: String,
-    /// The JSON text of each value sent under the key, in order.
+    /// The JSON text of the first values sent under the key, in order (at most
+    /// [`SHOWN_VALUES`]).
     pub(crate) values: Vec<String>,
+    /// How many times the key was sent (2 or more).
+    pub(crate) times: usize,
+}
+
+/// An object of more than [`MAX_KEYS`] members: not read further.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Crowded<'t> {
+    /// Where the object is (`filter`, `rows[3].meta`); `None` for the arguments object itself.
+    pub(crate) path: Option<String>,
+    /// The top-level parameter it is in; `None` for the arguments object itself.
+    pub(crate) parameter: Option<String>,
+    /// How many members it has, a key sent twice counted twice.
+    pub(crate) keys: usize,
+    /// Its JSON text as sent.
+    pub(crate) text: &'t str,
 }
 
 /// What one scan of the argument text finds.
 #[derive(Debug, Default)]
 pub(crate) struct Sent<'t> {
-    /// Keys sent twice, in the order their second occurrence appears (at most [`MAX_DUPLICATES`]).
+    /// Keys sent twice, object by object in the order the objects end, and within one object
+    /// in the order of their first occurrence (at most [`MAX_DUPLICATES`]).
     pub(crate) duplicates: Vec<Duplicate>,
+    /// Objects of more than [`MAX_KEYS`] members, in the order they end (at most
+    /// [`MAX_DUPLICATES`]); their keys are not checked for duplicates.
+    pub(crate) crowded: Vec<Crowded<'t>>,
     /// Every number token, in document order.
     pub(crate) numbers: Vec<&'t str>,
 }
 
-/// How many duplicated keys are described; more are unlikely from a model and cost words.
+/// How many duplicated keys (and crowded objects) are described; more are unlikely from a model
+/// and cost words.
 const MAX_DUPLICATES: usize = 8;
+
+/// How many of the values sent under one duplicated key are kept to be quoted; the rest are
+/// counted.
+pub(crate) const SHOWN_VALUES: usize = 4;
+
+/// The most members one object of the arguments may have, at any depth: 4096. The arguments
+/// object of a tool has one key per parameter, and a `serde_json::Value` parameter holding a
+/// map of thousands of entries is rare in a tool call; an object past this is refused whole
+/// (`crate::args::too_many_keys`) and its keys are not compared with each other.
+pub(crate) const MAX_KEYS: usize = 4096;
 
 /// Objects nested deeper than this are skipped, not checked (serde_json refuses past 128 levels).
 const MAX_DEPTH: usize = 128;
 
-/// Scans `text` (JSON that `serde_json` accepted) for duplicate keys and number tokens.
+/// Objects of at most this many members are checked for a repeated key pairwise, without a hash
+/// table; larger ones by counting each key in one.
+const PAIRWISE_KEYS: usize = 16;
+
+/// Scans `text` (JSON text, well-formed or not) for duplicate keys, crowded objects and number
+/// tokens, in time linear in its length.
 pub(crate) fn scan(text: &str) -> Sent<'_> {
     let mut s = Scanner { text, b: text.as_bytes(), i: 0, out: Sent::default() };
     s.value(None, 0);
@@ -105,9 +149,12 @@ impl<'t> Scanner<'t> {
     }
 
     fn object(&mut self, path: Option<&Path<'_>>, depth: usize) -> Option<()> {
+        let start = self.i;
         self.i += 1;
-        // (key, value's text) in order; keys compared after decoding escapes (`"q\u0074y"` is `qty`).
+        // (key, value's text) in order; keys compared after decoding escapes (`"q\u0074y"` is
+        // `qty`). Only the first `MAX_KEYS` are kept: past them the object is refused whole.
         let mut seen: Vec<(Cow<'t, str>, &'t str)> = Vec::new();
+        let mut members = 0usize;
         loop {
             self.ws();
             match *self.b.get(self.i)? {
@@ -143,23 +190,77 @@ impl<'t> Scanner<'t> {
                 self.value(Some(&child), depth + 1)?;
             }
             let value = self.text.get(vs..self.i)?.trim_end();
-            seen.push((key, value));
+            members += 1;
+            if members <= MAX_KEYS {
+                seen.push((key, value));
+                continue;
+            }
+            // Past the limit: the rest is only counted, in one tight loop.
+            members += self.count_members()?;
+            if self.out.crowded.len() < MAX_DUPLICATES {
+                self.out.crowded.push(Crowded {
+                    path: path.map(Path::to_string),
+                    parameter: path.map(|p| p.parameter().to_owned()),
+                    keys: members,
+                    text: self.text.get(start..self.i)?,
+                });
+            }
+            return Some(());
         }
         self.record_duplicates(path, &seen);
         Some(())
     }
 
+    /// The members left in the object being read (`self.i` just after one of its values), each
+    /// counted by its `:`, skipping what they hold; `self.i` is left past the object's `}`.
+    fn count_members(&mut self) -> Option<usize> {
+        let (mut depth, mut members) = (0usize, 0usize);
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => {
+                    self.string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth == 0 => {
+                    self.i += 1;
+                    return Some(members);
+                }
+                b'}' | b']' => depth -= 1,
+                b':' if depth == 0 => members += 1,
+                _ => {}
+            }
+            self.i += 1;
+        }
+    }
+
+    /// Records the keys of one object sent more than once, in linear time: each key is counted
+    /// once in a hash table (std's, keyed at random per process, so chosen keys cannot make it
+    /// slow), then each repeated key's values are gathered in one pass.
     fn record_duplicates(&mut self, path: Option<&Path<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
-        if !has_repeats(seen) {
+        if self.out.duplicates.len() >= MAX_DUPLICATES {
             return;
         }
+        if seen.len() <= PAIRWISE_KEYS
+            && !seen.iter().enumerate().any(|(i, (k, _))| seen[..i].iter().any(|(e, _)| e == k))
+        {
+            return;
+        }
+        // For each key: the index of its first occurrence, and how many times it was sent.
+        let mut counts: HashMap<&str, (usize, usize)> = HashMap::with_capacity(seen.len());
         for (i, (key, _)) in seen.iter().enumerate() {
-            let earlier = seen[..i].iter().any(|(k, _)| k == key);
-            let later = seen[i + 1..].iter().any(|(k, _)| k == key);
-            if earlier || !later || self.out.duplicates.len() >= MAX_DUPLICATES {
+            counts.entry(&**key).or_insert((i, 0)).1 += 1;
+        }
+        for (i, (key, _)) in seen.iter().enumerate() {
+            if self.out.duplicates.len() >= MAX_DUPLICATES {
+                break;
+            }
+            let Some(&(first, times)) = counts.get(&**key) else { continue };
+            if first != i || times < 2 {
                 continue;
             }
-            let values = seen.iter().filter(|(k, _)| k == key).map(|(_, v)| (*v).to_owned()).collect();
+            let values =
+                seen[i..].iter().filter(|(k, _)| k == key).take(SHOWN_VALUES).map(|(_, v)| (*v).to_owned()).collect();
             let here = match path {
                 Some(parent) => Path::Field(parent, key),
                 None => Path::Param(key),
@@ -169,6 +270,7 @@ impl<'t> Scanner<'t> {
                 parameter: here.parameter().to_owned(),
                 key: key.to_string(),
                 values,
+                times,
             });
         }
     }
@@ -223,16 +325,6 @@ impl<'t> Scanner<'t> {
             self.i += 1;
         }
     }
-}
-
-/// Whether any key repeats: pairwise for the few keys of a usual object, by sorting for many.
-fn has_repeats(seen: &[(Cow<'_, str>, &str)]) -> bool {
-    if seen.len() <= 16 {
-        return seen.iter().enumerate().any(|(i, (k, _))| seen[..i].iter().any(|(e, _)| e == k));
-    }
-    let mut keys: Vec<&str> = seen.iter().map(|(k, _)| &**k).collect();
-    keys.sort_unstable();
-    keys.windows(2).any(|w| w[0] == w[1])
 }
 
 /// The numbers of `value` (parsed from the text `numbers` came from, with no key sent twice)
@@ -308,6 +400,71 @@ mod tests {
             (sent.duplicates[0].key.as_str(), sent.duplicates[0].values.clone()),
             ("k7", vec!["7".to_owned(), "70".to_owned()])
         );
+        assert_eq!(sent.duplicates[0].times, 2);
+    }
+
+    #[test]
+    fn a_key_sent_many_times_keeps_its_first_values_and_its_count() {
+        let mut members: Vec<String> = (0..1000).map(|i| format!("\"a\": {i}")).collect();
+        members.push(r#""b": 1, "c": 2, "b": 3"#.to_owned());
+        let text = format!("{{{}}}", members.join(","));
+        let sent = scan(&text);
+        let found: Vec<(&str, usize, Vec<&str>)> = sent
+            .duplicates
+            .iter()
+            .map(|d| (d.key.as_str(), d.times, d.values.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(found, vec![("a", 1000, vec!["0", "1", "2", "3"]), ("b", 2, vec!["1", "3"])]);
+    }
+
+    /// The issue's input, at the limit and past it: many keys, the first sent again last. The
+    /// old pairwise comparison took seconds on 32,000 keys; the count is linear.
+    #[test]
+    fn many_keys_one_repeated_are_counted_in_linear_time() {
+        let object = |n: usize| {
+            let mut text = String::from(r#"{"hours_back":1,"group_by":"database""#);
+            for i in 0..n {
+                text.push_str(&format!(",\"k{i:06}\":1"));
+            }
+            text.push_str(",\"k000000\":2}");
+            text
+        };
+        let text = object(MAX_KEYS - 3);
+        let started = std::time::Instant::now();
+        let sent = scan(&text);
+        assert!(sent.crowded.is_empty());
+        assert_eq!(sent.duplicates.len(), 1);
+        assert_eq!((sent.duplicates[0].key.as_str(), sent.duplicates[0].times), ("k000000", 2));
+        assert_eq!(sent.duplicates[0].values, ["1", "2"]);
+
+        let text = object(64_000);
+        let sent = scan(&text);
+        assert!(sent.duplicates.is_empty(), "a crowded object's keys are not compared");
+        assert_eq!(sent.crowded.len(), 1);
+        let crowded = &sent.crowded[0];
+        assert_eq!((crowded.path.as_deref(), crowded.parameter.as_deref(), crowded.keys), (None, None, 64_003));
+        assert_eq!(crowded.text, text);
+        // Generous for a debug build on a loaded machine; quadratic work took seconds in release.
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+    }
+
+    #[test]
+    fn a_crowded_object_is_found_at_its_path() {
+        let members: Vec<String> = (0..=MAX_KEYS).map(|i| format!("\"m{i}\":{i}")).collect();
+        let text = format!(r#"{{"rows": [{{"x": 1}}, {{"meta": {{{}}}}}], "n": 1, "n": 2}}"#, members.join(","));
+        let sent = scan(&text);
+        assert_eq!(sent.crowded.len(), 1);
+        let crowded = &sent.crowded[0];
+        assert_eq!(crowded.path.as_deref(), Some("rows[1].meta"));
+        assert_eq!(crowded.parameter.as_deref(), Some("rows"));
+        assert_eq!(crowded.keys, MAX_KEYS + 1);
+        assert!(
+            crowded.text.starts_with(r#"{"m0":0,"#) && crowded.text.ends_with(&format!("\"m{MAX_KEYS}\":{MAX_KEYS}}}"))
+        );
+        // The other objects are still checked.
+        assert_eq!(sent.duplicates.len(), 1);
+        assert_eq!(sent.duplicates[0].key, "n");
     }
 
     #[test]

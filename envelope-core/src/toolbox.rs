@@ -292,9 +292,20 @@ impl Tool {
     /// - a number is quoted as sent (`1e3`, not `1000.0`; every digit of an integer too large
     ///   for 64 bits), wherever a refusal quotes it.
     ///
+    /// - an object of more than 4096 members, at any depth (the arguments object itself, or an
+    ///   object inside a parameter), is refused whole, quoting its first characters and counting
+    ///   its keys: `arguments: {"hours_back":1,"group_by":"data… (cut; 32003 keys) has more
+    ///   keys than one object may have; accepted: an object of at most 4096 keys, here the
+    ///   parameters hours_back, group_by, top, each once. Send only the parameters listed, each
+    ///   once.` (not quoted when the object is or holds a secret); the tool is not called.
+    ///
     /// A parameter nested deeper than JSON parsing allows (128 levels), or holding a number too
     /// large for a double (`1e400`), is refused by name, together with any unknown names; text
-    /// that is not JSON is refused as such.
+    /// that is not JSON is refused as such, quoting its first characters (nothing when the tool
+    /// has a secret parameter).
+    ///
+    /// The reading costs time linear in the length of `arguments` (the checks of keys sent
+    /// twice count each key once), so it may run on an async worker whatever the text holds.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
         self.call_json_in(arguments, None, false).await.done()
     }
@@ -316,6 +327,13 @@ impl Tool {
                 return self.started(self.start(Input::text(slots).deferring(defer)), None, toolbox).await;
             }
         }
+        // Scanned before anything is built from the text: an object past the key limit is
+        // refused having cost a scan of its first `sent::MAX_KEYS` members and a count of the rest.
+        let sent = sent::scan(arguments);
+        if !sent.crowded.is_empty() {
+            let problems = sent.crowded.iter().map(|c| args::too_many_keys(&self.spec, c)).collect();
+            return Started::Done(Refusal::from_problems(problems).into());
+        }
         let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
             Ok(v) => (v, None),
             Err(_) => match self.read_fields(arguments) {
@@ -325,7 +343,6 @@ impl Tool {
         };
         let numbers = match raw_fields {
             None => {
-                let sent = sent::scan(arguments);
                 if !sent.duplicates.is_empty() {
                     return Started::Done(self.refuse_duplicates(&sent.duplicates, &parsed).into());
                 }
@@ -659,11 +676,16 @@ impl Toolbox {
         })
     }
 
-    /// The error for a tool name that does not exist.
+    /// The error for a tool name that does not exist: `name` quoted (cut to its first 32
+    /// characters and its length when longer than 40), every tool name, and the closest one.
+    ///
+    /// Cheap for a name of any length: a name longer than the longest tool name by more than 16
+    /// characters is close to none (MCP 2025-11-25 "Tool names": 1 to 128 characters), so no
+    /// edit distance is computed for it.
     pub fn unknown(&self, name: &str) -> UnknownTool {
         let names: Vec<String> = self.tools.iter().map(|t| t.name().to_owned()).collect();
         let suggestion = render::closest(name, names.iter().map(String::as_str)).map(str::to_owned);
-        UnknownTool { name: render::shown(&Value::String(name.to_owned())), names, suggestion }
+        UnknownTool { name: render::shown_str(name), names, suggestion }
     }
 }
 

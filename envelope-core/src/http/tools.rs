@@ -39,10 +39,15 @@ pub const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
 /// | `GET /manifest` | [`Toolbox::manifest`], 200 |
 ///
 /// `POST /tools/{name}`:
-/// - The body is read as text and handed to [`Toolbox::call_json`], so duplicate keys, numbers
-///   past 64 bits and nesting past 127 levels are refused by name, as over MCP; lax coercions
-///   apply as over MCP, strict tools refuse them. An empty body means no arguments (`{}`). The
-///   `Content-Type` is not consulted.
+/// - The body is read as UTF-8 text and handed to [`Toolbox::call_json`], so duplicate keys,
+///   objects of more than 4096 keys, numbers past 64 bits and nesting past 127 levels are
+///   refused by name, as over MCP; lax coercions apply as over MCP, strict tools refuse them. An
+///   empty body means no arguments (`{}`). The `Content-Type` is not consulted.
+/// - A body that is not UTF-8 (RFC 8259 §8.1): 400 with an `invalid` envelope
+///   (`VALIDATION_ERROR`) naming the offset of the first byte that is no character
+///   (`arguments: the body is not UTF-8 text: the byte at offset 12 (counted from 0) does not
+///   begin or continue a UTF-8 character; ...`); nothing of the body is quoted, and the tool does
+///   not run.
 /// - A `name` no tool has: 404 with an `invalid` envelope (`NOT_FOUND`) listing the tools and
 ///   the closest name.
 /// - A body that is not JSON, or JSON that is not an object: 400 with an `invalid` envelope
@@ -181,8 +186,12 @@ impl HttpTools {
         let Some(tool) = self.toolbox.get(name) else {
             return self.unknown_tool(name);
         };
-        let text = String::from_utf8_lossy(body);
-        let text = text.trim();
+        // Strict UTF-8 (RFC 8259 §8.1), as over `/mcp`: a byte that is no character is refused,
+        // never replaced with U+FFFD and served.
+        let text = match std::str::from_utf8(body) {
+            Ok(text) => text.trim(),
+            Err(e) => return self.not_utf8(tool, e.valid_up_to()),
+        };
         if text.is_empty() {
             return self.toolbox.call(name, None).await.unwrap_or_else(|_| self.unknown_tool(name));
         }
@@ -199,6 +208,24 @@ impl HttpTools {
                 .with_wire_format(self.toolbox.wire_format());
         }
         self.toolbox.call_json(name, text).await.unwrap_or_else(|_| self.unknown_tool(name))
+    }
+
+    /// `VALIDATION_ERROR` (400) for a body that is not UTF-8: where the first byte that is not
+    /// part of a character is (`offset`, in bytes from 0), and the fix. Nothing of the body is
+    /// quoted: its bytes may be part of a secret.
+    fn not_utf8(&self, tool: &crate::Tool, offset: usize) -> Envelope {
+        let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
+        let refusal = Refusal::parameter("arguments")
+            .missing()
+            .reason(format!(
+                "the body is not UTF-8 text: the byte at offset {offset} (counted from 0) does not begin or continue a UTF-8 character"
+            ))
+            .accepted(format!("{}, as JSON text encoded in UTF-8 (RFC 8259 §8.1)", shape.accepted()))
+            .fix("Send the body encoded as UTF-8; a character your client cannot encode may be sent as a \\uXXXX escape inside a string.")
+            .build();
+        Envelope::from(refusal)
+            .with_code_prefix(self.toolbox.code_prefix())
+            .with_wire_format(self.toolbox.wire_format())
     }
 
     /// `NOT_FOUND` for a tool name the toolbox does not have: the names it has, the closest one.

@@ -105,13 +105,19 @@ fn invalid(id: Option<RequestId>, notification: bool, why: &str) -> Incoming {
 
 /// Reads one message (one line on stdio, one body over HTTP) as [the module](self) describes.
 pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        let scan = TopLevel::scan(bytes);
-        if scan.is_notification() {
-            return Incoming::Answered(None);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let scan = TopLevel::scan(bytes);
+            if scan.is_notification() {
+                return Incoming::Answered(None);
+            }
+            let why = format!(
+                "the message is not UTF-8 text: the byte at offset {} (counted from 0) does not begin or continue a UTF-8 character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), one message per line",
+                e.valid_up_to()
+            );
+            return error(scan.id(), ErrorData::parse_error(why, None));
         }
-        let why = "the message is not UTF-8 text; send JSON encoded as UTF-8, one message per line";
-        return error(scan.id(), ErrorData::parse_error(why, None));
     };
     // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
@@ -167,10 +173,90 @@ fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
         format!(
             "the string opened at character {opened} holds, near character {character}, what a JSON string cannot (a raw control character, or an escape other than \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"
         )
+    } else if inside_arguments(text, start) {
+        // Not quoted: a tool's arguments may hold a secret sent without its quotes
+        // (`"api_key":sk-…`), and which tool is called, and whether it has a secret parameter,
+        // cannot be read from text that does not parse (`name` may come after `arguments`).
+        format!(
+            "the text from character {character}, inside params.arguments, is not JSON ({}; not quoted, since arguments may hold a secret)",
+            token_kind(rest)
+        )
     } else {
         format!("the text from character {character} ({shown:?}) is not JSON")
     };
     format!("the message is not valid JSON: {what}; {send}, like {EXAMPLE}")
+}
+
+/// Whether byte offset `at` of a message is inside the value of `params.arguments` (the `:`
+/// after `arguments` read, its value not ended), by a lexical pass over the text before it;
+/// works on malformed text. Member names are compared after decoding their escapes.
+fn inside_arguments(text: &str, at: usize) -> bool {
+    let b = &text.as_bytes()[..at.min(text.len())];
+    let mut depth = 0usize;
+    // The member whose value is being read at depths 1 (the message) and 2 (`params`).
+    let mut member: [Option<String>; 2] = [None, None];
+    // The last string token ended, and whether a `:` may follow it (it names a member).
+    let mut last: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if i >= b.len() {
+                    // `at` is inside a string: not a place this lexer names.
+                    return false;
+                }
+                last = Some((start, i + 1));
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if let Some(slot) = member.get_mut(depth.wrapping_sub(1)) {
+                    *slot = None;
+                }
+            }
+            b'}' | b']' => {
+                if let Some(slot) = member.get_mut(depth.wrapping_sub(1)) {
+                    *slot = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b':' => {
+                if let (Some(slot), Some((s, e))) = (member.get_mut(depth.wrapping_sub(1)), last) {
+                    *slot = serde_json::from_str::<String>(&text[s..e]).ok();
+                }
+            }
+            b',' => {
+                if let Some(slot) = member.get_mut(depth.wrapping_sub(1)) {
+                    *slot = None;
+                }
+            }
+            _ => {}
+        }
+        if !matches!(b[i], b'"' | b' ' | b'\t' | b'\n' | b'\r' | b':') {
+            last = None;
+        }
+        i += 1;
+    }
+    depth >= 2 && member[0].as_deref() == Some("params") && member[1].as_deref() == Some("arguments")
+}
+
+/// What kind of token starts `rest` (text that is not JSON), in words, without quoting it.
+fn token_kind(rest: &str) -> String {
+    match rest.chars().next() {
+        None => "the end of the text".to_owned(),
+        Some(c @ ('{' | '}' | '[' | ']' | ':' | ',')) => format!("a `{c}` out of place"),
+        Some(c) if c.is_alphabetic() || c == '_' => {
+            "a word without quotes: a string is written in double quotes; true, false and null in lower case".to_owned()
+        }
+        Some(c) if c.is_ascii_digit() || matches!(c, '-' | '+' | '.') => {
+            "a number JSON does not allow (like 01, +1, .5 or 1.)".to_owned()
+        }
+        Some(_) => "a character JSON does not allow there".to_owned(),
+    }
 }
 
 /// The byte offset of the `"` that opens the string `at` is inside of, if it is inside one.
@@ -304,7 +390,13 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         Some(Value::String(_)) => {}
         other => return error(Some(id), super::wrong_name(other)),
     }
-    let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": rest});
+    // Built by hand: `json!` would copy `rest` (a name may be megabytes long); this moves it.
+    let mut message = Map::new();
+    message.insert("jsonrpc".into(), Value::from("2.0"));
+    message.insert("id".into(), serde_json::to_value(&id).unwrap_or(Value::Null));
+    message.insert("method".into(), Value::from("tools/call"));
+    message.insert("params".into(), Value::Object(rest));
+    let message = Value::Object(message);
     match serde_json::from_value::<ClientJsonRpcMessage>(message) {
         Ok(mut message) => {
             if let JsonRpcMessage::Request(request) = &mut message {
@@ -587,6 +679,80 @@ mod tests {
         let reply = answer(r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a" "x"}}"#);
         let message = reply["error"]["message"].as_str().unwrap();
         assert!(message.contains(r#"the text from character 55 ("\"") is not JSON"#), "{message}");
+    }
+
+    /// The issue's input: a secret sent without its quotes. The parse error once quoted
+    /// `"sk-ABCDEFGHI"`; nothing inside `params.arguments` is quoted now, whichever tool is named
+    /// and wherever `name` is.
+    #[test]
+    fn a_parse_error_inside_the_arguments_quotes_nothing_from_them() {
+        let secret = "sk-ABCDEFGHIJKLMNOP";
+        for params in [
+            format!(r#"{{"name":"set_threshold","arguments":{{"ratio":0.5,"api_key":{secret}}}}}"#),
+            format!(r#"{{"arguments":{{"ratio":0.5,"api_key":{secret}}},"name":"set_threshold"}}"#),
+            format!(r#"{{"name":"set_threshold","arguments":{secret}}}"#),
+            format!(r#"{{"name":"t","arguments":{{"deep":[{{"x":[1,{secret}]}}]}}}}"#),
+            format!(r#"{{"name":"t","arguments":{{"api_key" : {secret}}}}}"#),
+            format!(r#"{{"name":"t","argu\u006dents":{{"api_key":{secret}}}}}"#),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
+            let reply = answer(&line);
+            assert_eq!(
+                (reply["id"].clone(), reply["error"]["code"].clone()),
+                (serde_json::json!(3), serde_json::json!(-32700)),
+                "{reply}"
+            );
+            let message = reply["error"]["message"].as_str().unwrap();
+            for window in secret.as_bytes().windows(4) {
+                let window = std::str::from_utf8(window).unwrap();
+                assert!(!message.contains(window), "{window} of the secret in: {message}");
+            }
+            assert!(message.contains("inside params.arguments, is not JSON (a word without quotes"), "{message}");
+        }
+        let reply =
+            answer(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"top":1,}}}"#);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the text from character 89, inside params.arguments, is not JSON (a `}` out of place;"),
+            "{message}"
+        );
+        // Outside the arguments, the text is quoted as before.
+        let reply =
+            answer(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{},oops}}"#);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains(r#"the text from character 83 ("oops}}") is not JSON"#), "{message}");
+        let reply = answer(r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"arguments":{"a":1},"b":tru}}"#);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains(r#"the text from character 78 ("}}") is not JSON"#), "{message}");
+    }
+
+    #[test]
+    fn where_the_arguments_are() {
+        let text = r#"{"params":{"name":"t","arguments":{"a":[1,{"b":2}],"c":"}"},"x":1},"y":2}"#;
+        let inside: Vec<usize> = (0..text.len()).filter(|&at| inside_arguments(text, at)).collect();
+        let from = text.find(r#"{"a""#).unwrap();
+        let to = text.find(r#","x""#).unwrap();
+        // From the arguments' `{` to their `}`, but never inside one of their strings.
+        let after = text.find(":1}").unwrap() + 1;
+        assert!(inside.contains(&from) && inside.contains(&(to - 1)) && !inside.contains(&after), "{inside:?}");
+        assert!(!inside.contains(&(text.find(r#""}""#).unwrap() + 1)));
+        assert!(!inside_arguments(r#"{"arguments":{"a":1"#, 18));
+        assert!(!inside_arguments(r#"{"params":{"x":{"arguments":{"a":1"#, 33));
+    }
+
+    #[test]
+    fn a_message_not_utf8_names_the_offset() {
+        let mut line = br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":""#.to_vec();
+        line.extend_from_slice(&[0xc3, 0xa9, 0xff]);
+        line.extend_from_slice(br#""}}"#);
+        let Incoming::Answered(Some(reply)) = read_message(&line) else { panic!("not answered") };
+        let reply = serde_json::to_value(reply).unwrap();
+        assert_eq!(reply["id"], 9, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the message is not UTF-8 text: the byte at offset 57 (counted from 0)"),
+            "{message}"
+        );
     }
 
     #[test]
