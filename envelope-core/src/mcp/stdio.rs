@@ -194,6 +194,13 @@ impl InFlight {
         self.held.lock().await.remove(id);
     }
 
+    /// Request `id` is being answered: its id is free again at once, its place only when the
+    /// returned permit is dropped (once the reply is queued), so a client that does not read
+    /// its replies still meets the bound.
+    async fn answering(&self, id: &RequestId) -> Option<OwnedSemaphorePermit> {
+        self.held.lock().await.remove(id)
+    }
+
     /// Waits until every request read has been answered.
     async fn drain(&self) {
         let all = u32::try_from(MAX_REQUESTS_IN_FLIGHT).unwrap_or(u32::MAX);
@@ -330,17 +337,20 @@ impl Transport<RoleServer> for LineTransport {
                 in_flight.succeeded(&response.id).await;
             }
             // The id is free again before its reply can reach the client, so a client that
-            // reads the reply and sends the same id at once is served, not refused.
+            // reads the reply and sends the same id at once is served, not refused; the place
+            // in flight is held until the reply is queued.
             let answered = match &item {
                 JsonRpcMessage::Response(response) => Some(&response.id),
                 JsonRpcMessage::Error(error) => error.id.as_ref(),
                 _ => None,
             };
-            if let Some(id) = answered {
-                in_flight.leave(id).await;
-            }
+            let place = match answered {
+                Some(id) => in_flight.answering(id).await,
+                None => None,
+            };
             let line = line_of(&item);
             lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
+            drop(place);
             Ok(())
         }
     }
