@@ -50,7 +50,8 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 /// | a head over [`max_header_bytes`](Serve::max_header_bytes) or over 100 fields | 431, then closed | `header_fields_too_large` |
 /// | a request target over 65,534 bytes (reachable only with `max_header_bytes` above that) | 414, then closed | `uri_too_long` |
 ///
-/// The body bounds reach a handler as errors of the request body's stream; [`read_body`]
+/// The body bounds reach a handler as errors of the request body's stream;
+/// [`read_body`](super::read_body)
 /// (which [`HttpTools`](super::HttpTools) and [`McpHttp`](crate::mcp::http::McpHttp) read
 /// with) turns them into these transport errors. A handler reading the body itself (axum's
 /// `Bytes`, `Json`) answers axum's own rejection instead.
@@ -58,8 +59,9 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 /// What stays without a JSON body, because hyper writes or closes before any service runs: a
 /// connection whose request head does not arrive within
 /// [`header_read_timeout`](Serve::header_read_timeout) is closed with no answer (hyper writes
-/// none; RFC 9110 §15.5.9 lets a server close it), and a malformed head that arrives while an
-/// earlier response on the same connection is still unsent gets hyper's own empty 400/431. A
+/// none; RFC 9110 §15.5.9 lets a server close it), an HTTP/2 connection preface is closed
+/// unanswered, and a malformed head that arrives while an earlier response on the same
+/// connection is still unsent gets hyper's own empty 400/431. A
 /// response of the router that is an empty 400, 414 or 431 with no other header than
 /// `content-length`, `date` and `connection` cannot be told from hyper's and is given the JSON
 /// body of its status, `Connection: close`.
@@ -192,7 +194,7 @@ impl Serve {
     }
 
     /// How long a request body may take to arrive, from the end of its head to its last byte.
-    /// Past it the body's stream fails and [`read_body`] answers `request_timeout` (408,
+    /// Past it the body's stream fails and [`read_body`](super::read_body) answers `request_timeout` (408,
     /// `Connection: close`). Default 30 s.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.limits.body_read_timeout = timeout;
@@ -219,7 +221,7 @@ impl Serve {
     /// How many bytes of request bodies the server holds at once, across all connections: each
     /// chunk of a body past its first 64 KiB is counted as it arrives and released when the
     /// body is dropped (after the handler has read it, or given up). A chunk past the budget
-    /// fails the body's stream and [`read_body`] answers `503 service_unavailable` with
+    /// fails the body's stream and [`read_body`](super::read_body) answers `503 service_unavailable` with
     /// `Retry-After`. Default 64 MiB. The first 64 KiB of each body are bounded by
     /// [`max_in_flight`](Self::max_in_flight) instead, so small requests are served while large
     /// bodies hold the budget: bodies hold at most this budget plus 64 KiB per request in
@@ -490,7 +492,7 @@ async fn connection(
             limits.header_read_timeout.as_millis()
         );
     } else if e.is_parse_too_large() {
-        tracing::info!(%peer, "connection closed: a request head over {} bytes", limits.max_header_bytes);
+        tracing::info!(%peer, "connection closed: a request head over this server's limits ({e})");
     } else if e.is_parse() {
         tracing::info!(%peer, "connection closed: a malformed request head ({e})");
     } else {
@@ -665,7 +667,7 @@ impl Drop for Budgeted {
     }
 }
 
-/// Why the server cut a request body's stream: the error [`read_body`] finds among the body's
+/// Why the server cut a request body's stream: the error [`read_body`](super::read_body) finds among the body's
 /// error sources and answers as a transport error.
 #[derive(Debug)]
 pub(crate) enum BodyRefused {
@@ -964,5 +966,82 @@ impl AllowedHosts {
             Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         };
         TransportError::forbidden_host(value, &served)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyper_error_heads_and_only_those_are_replaced() {
+        let date = "date: Tue, 01 Dec 2026 12:17:49 GMT";
+        let head = format!("HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n{date}\r\n\r\n");
+        let (error, status, reason, kept) = hyper_error_head(head.as_bytes(), 16_384).unwrap();
+        assert_eq!((error.word(), status, reason), ("header_fields_too_large", 431, "Request Header Fields Too Large"));
+        assert_eq!(kept, date.as_bytes());
+        let replaced = String::from_utf8(raw_response(status, reason, &error, Some(kept))).unwrap();
+        assert_eq!(
+            replaced,
+            format!(
+                "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                 connection: close\r\n{date}\r\n\r\n{}",
+                error.to_json().len(),
+                error.to_json()
+            )
+        );
+        let bad = "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(hyper_error_head(bad.as_bytes(), 16_384).unwrap().0.word(), "malformed_request");
+
+        // A response of a route, or more than a head, is written as it is.
+        for other in [
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 2\r\n\r\n{}",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+            "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n",
+        ] {
+            assert!(hyper_error_head(other.as_bytes(), 16_384).is_none(), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn the_budget_counts_and_releases() {
+        let budget = Budget { held: AtomicUsize::new(0), limit: 100 };
+        assert!(budget.take(60));
+        assert!(!budget.take(41));
+        assert!(budget.take(40));
+        assert!(!budget.take(1));
+        budget.release(60);
+        assert!(budget.take(60));
+        assert!(!budget.take(usize::MAX));
+    }
+
+    #[test]
+    fn hosts() {
+        let check = |hosts: &AllowedHosts, value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, value.parse().unwrap());
+            hosts.check(&headers, &Uri::from_static("/")).is_ok()
+        };
+        let loopback = AllowedHosts::loopback();
+        for served in
+            ["localhost", "localhost:8080", "LOCALHOST.", "app.localhost:3000", "127.0.0.1", "127.1.2.3:80", "[::1]:1"]
+        {
+            assert!(check(&loopback, served), "{served}");
+        }
+        for refused in
+            ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]", "user@localhost", "", "local host"]
+        {
+            assert!(!check(&loopback, refused), "{refused}");
+        }
+        let named = AllowedHosts::none().allow("API.example.com").allow("admin.example.com:8443");
+        assert!(check(&named, "api.example.com:443"));
+        assert!(check(&named, "admin.example.com:8443"));
+        assert!(!check(&named, "admin.example.com:443"));
+        assert!(!check(&named, "localhost"));
+        assert!(check(&AllowedHosts::any(), "anything.example"));
+        // No Host at all (HTTP/1.0): served.
+        assert!(loopback.check(&HeaderMap::new(), &Uri::from_static("/")).is_ok());
     }
 }

@@ -1,20 +1,4 @@
 //! Transport errors: failures before any tool runs. They are not envelopes and carry no `status`.
-//!
-//! | word | HTTP | when |
-//! |---|---|---|
-//! | `missing_bearer_token` | 401 | no credential (with `WWW-Authenticate: Bearer`, RFC 6750 §3.1) |
-//! | `invalid_bearer_token` | 401 | the credential does not verify |
-//! | `insufficient_scope` | 403 | the credential lacks the scope |
-//! | `forbidden_origin` | 403 | an `Origin` the server does not serve (DNS-rebinding defence) |
-//! | `forbidden_host` | 403 | a `Host` the server does not serve (DNS-rebinding defence) |
-//! | `not_found` | 404 | a path no route serves; the sentence names the routes served |
-//! | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
-//! | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
-//! | `payload_too_large` | 413 | a body over the server's limit |
-//! | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error) |
-//! | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
-//! | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
-//! | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
 
 use std::fmt;
 
@@ -110,9 +94,25 @@ pub enum ErrorBody {
 /// method, the body's size and pace, the server's bounds.
 ///
 /// Rendered with its own HTTP status as `{"error": "<word>", "message": "<sentence>"}` (DESIGN's
-/// transport table, and the [module's](self) table), never as an envelope; a 401/403 of a bearer
-/// token carries `WWW-Authenticate` (RFC 6750 §3), a 405 carries `Allow`, a 503 `Retry-After`,
-/// a 408 `Connection: close`.
+/// transport table), never as an envelope; a 401/403 of a bearer token carries
+/// `WWW-Authenticate` (RFC 6750 §3), a 405 carries `Allow`, a 503 `Retry-After`, a 408
+/// `Connection: close`.
+///
+/// | word | HTTP | when |
+/// |---|---|---|
+/// | `missing_bearer_token` | 401 | no credential (with `WWW-Authenticate: Bearer`, RFC 6750 §3.1) |
+/// | `invalid_bearer_token` | 401 | the credential does not verify |
+/// | `insufficient_scope` | 403 | the credential lacks the scope |
+/// | `forbidden_origin` | 403 | an `Origin` the server does not serve (DNS-rebinding defence) |
+/// | `forbidden_host` | 403 | a `Host` the server does not serve (DNS-rebinding defence) |
+/// | `not_found` | 404 | a path no route serves; the sentence names the routes served |
+/// | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
+/// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
+/// | `payload_too_large` | 413 | a body over the server's limit |
+/// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error) |
+/// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
+/// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
+/// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
 ///
 /// ```
 /// use envelope_core::http::TransportError;

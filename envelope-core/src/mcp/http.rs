@@ -10,7 +10,7 @@
 //! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message
 //! of the wrong shape `-32600`, each under the request's `id` whenever it can be read (HTTP 200
 //! with an id, 400 without); a notification is accepted with 202 and no body; a `tools/call`
-//! reaches [`McpServer`](super::McpServer) with the exact text of its `arguments`, so a value
+//! reaches [`McpServer`] with the exact text of its `arguments`, so a value
 //! nested past 127 levels or `1e400` is refused by name instead of rmcp's plain-text 415. Every
 //! other failure is a JSON-RPC error body too, never HTML or plain text:
 //!
