@@ -1,10 +1,11 @@
-//! The example tools over plain HTTP: `POST /tools/{name}`, `GET /tools`, `GET /manifest`.
+//! The example tools over plain HTTP: `POST /tools/{name}`, `GET /tools`, `GET /manifest`,
+//! served by envelope's bounded server (`envelope_core::http::serve`).
 //!
 //! `cargo run --example http_tools` listens on `127.0.0.1:8080` and prints its URL; `--port` (or
 //! `PORT`; `0` picks a free one) chooses the port. With `--token` (or `TOKEN`) every request
 //! needs `Authorization: Bearer <token>`. Browsers are served from loopback origins only. Each
 //! call logs one line to stderr (tool, status, error_code, http_status, duration_ms; a fault's
-//! trace_id).
+//! trace_id), and so does each request or connection the server refuses.
 //!
 //! ```text
 //! curl -s -X POST localhost:8080/tools/get_top_queries -d '{"hours_back": 0, "group_by": "databse"}'
@@ -43,10 +44,14 @@ async fn main() -> io::Result<()> {
     let toolbox = tools::configured().await.map_err(io::Error::other)?;
     let mut app = HttpTools::new(toolbox).router();
     if let Some(token) = setting(&args, "token", "TOKEN") {
+        if token.is_empty() {
+            eprintln!("--token is empty; send the token the clients will present, like --token s3cret");
+            std::process::exit(2);
+        }
         app = app.layer(AuthLayer::new(BearerTokens::new([token])));
     }
     let app = app.layer(OriginLayer::loopback());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("envelope example tools over HTTP: http://{}/tools", listener.local_addr()?);
-    axum::serve(listener, app).await
+    envelope_core::http::serve(listener, app).routes(["POST /tools/{name}", "GET /tools", "GET /manifest"]).await
 }

@@ -139,7 +139,12 @@ pub fn origin_is_loopback(origin: &str) -> bool {
     let Some(authority) = uri.authority() else {
         return false;
     };
-    let host = authority.host();
+    host_is_loopback(authority.host())
+}
+
+/// Whether a host (as in a URI's authority: `[::1]` in brackets) is a loopback name:
+/// `localhost`, `*.localhost`, `127.0.0.0/8` or `[::1]`.
+pub(crate) fn host_is_loopback(host: &str) -> bool {
     if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
         return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
     }
@@ -153,7 +158,8 @@ pub fn origin_is_loopback(origin: &str) -> bool {
 type Check = Arc<dyn Fn(&HeaderMap) -> Result<(), TransportError> + Send + Sync>;
 
 /// A tower [`Layer`] that runs the server's one auth hook on every request and answers its
-/// error (status, `WWW-Authenticate`, body) without calling the inner service.
+/// error (status, `WWW-Authenticate`, body) without calling the inner service. Each refusal is
+/// one `tracing` event at `info`, `request refused: <word>` (never the token).
 ///
 /// ```
 /// use axum::{Router, routing::get};
@@ -301,6 +307,7 @@ where
         match (self.check)(request.headers()) {
             Ok(()) => Box::pin(self.inner.call(request)),
             Err(error) => {
+                tracing::info!("request refused: {}", error.word());
                 let response = error.into_response_as(self.body);
                 Box::pin(std::future::ready(Ok(response)))
             }
@@ -312,8 +319,11 @@ where
 ///
 /// # Errors
 /// `payload_too_large` (413) when `Content-Length` says more than `limit`, or when the body
-/// grows past it while read (the rest is not read). A body whose stream fails midway (the client
-/// went away) is answered with the same error, since nothing can be served from it.
+/// grows past it while read (the rest is not read). Under [`serve`](super::serve), whose bounds
+/// cut a body's stream: `request_timeout` (408) past its body read timeout,
+/// `service_unavailable` (503, with `Retry-After`) past its budget of body bytes. A body whose
+/// stream fails otherwise (the client went away) is answered `payload_too_large`, since nothing
+/// can be served from it.
 pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TransportError> {
     let declared =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
@@ -323,7 +333,10 @@ pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<
     use http_body_util::BodyExt;
     match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(_) => Err(TransportError::payload_too_large(limit)),
+        Err(e) => match super::serve::BodyRefused::find(&*e) {
+            Some(refused) => Err(refused.transport_error()),
+            None => Err(TransportError::payload_too_large(limit)),
+        },
     }
 }
 

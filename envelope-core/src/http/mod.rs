@@ -3,15 +3,19 @@
 //! Always available, with no HTTP dependency:
 //! - [`status`]: the one rule mapping an [`Envelope`] to its HTTP status (DESIGN "Transport
 //!   mapping"). Every HTTP surface of envelope chooses its status through it.
-//! - [`TransportError`]: a failure before any tool runs (authentication, `Origin`, method, body
-//!   size), rendered `{"error": "<word>", "message": "<sentence>"}` with its own status, or as a
-//!   JSON-RPC error for `/mcp`.
+//! - [`TransportError`]: a failure before any tool runs (authentication, `Origin` and `Host`,
+//!   path and method, body size and pace, the server's bounds), rendered
+//!   `{"error": "<word>", "message": "<sentence>"}` with its own status, or as a JSON-RPC error
+//!   for `/mcp`.
 //!
 //! With feature `http` (axum 0.8, tower 0.5):
 //! - [`AuthLayer`]: one auth hook ([`Authenticate`]) in front of any router;
 //! - [`OriginLayer`]: the `Origin` check (by default loopback origins only, and requests without
 //!   an `Origin` header);
-//! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it.
+//! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it;
+//! - [`serve`]: the HTTP/1.1 server for these routers on a public network: timeouts on heads
+//!   and bodies, bounds on connections, requests in flight and body bytes held, the `Host`
+//!   check ([`AllowedHosts`]), and every answer of its own in JSON.
 
 use crate::code::Status;
 use crate::code::{Code, codes};
@@ -24,11 +28,15 @@ pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 #[cfg(feature = "http")]
 mod guard;
 #[cfg(feature = "http")]
+mod serve;
+#[cfg(feature = "http")]
 mod tools;
 #[cfg(feature = "http")]
 pub use guard::{
     AuthLayer, Authenticate, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback, read_body,
 };
+#[cfg(feature = "http")]
+pub use serve::{AllowedHosts, Serve, serve};
 #[cfg(feature = "http")]
 pub use tools::{DEFAULT_BODY_LIMIT, DEFAULT_RETRY_AFTER_SECONDS, HttpTools};
 

@@ -22,6 +22,24 @@ pub enum TransportErrorKind {
     MethodNotAllowed,
     /// `payload_too_large`, 413: a body over the server's limit (RFC 9110 §15.5.14).
     PayloadTooLarge,
+    /// `forbidden_host`, 403: a `Host` header naming a host the server does not serve (the
+    /// DNS-rebinding defence for requests a browser sends without `Origin`, such as `GET`).
+    ForbiddenHost,
+    /// `not_found`, 404: a path no route of the server serves (RFC 9110 §15.5.5).
+    NotFound,
+    /// `request_timeout`, 408: the request body did not arrive within the server's time
+    /// (RFC 9110 §15.5.9).
+    RequestTimeout,
+    /// `malformed_request`, 400: a request head hyper could not parse as HTTP/1.1 (RFC 9112 §2.2).
+    MalformedRequest,
+    /// `uri_too_long`, 414: a request target longer than the server reads (RFC 9110 §15.5.15).
+    UriTooLong,
+    /// `header_fields_too_large`, 431: a request head longer than the server reads, or with
+    /// too many fields (RFC 6585 §5).
+    HeaderFieldsTooLarge,
+    /// `service_unavailable`, 503: a bound of the server is reached (RFC 9110 §15.6.4, with
+    /// `Retry-After`).
+    ServiceUnavailable,
 }
 
 impl TransportErrorKind {
@@ -34,6 +52,13 @@ impl TransportErrorKind {
             Self::ForbiddenOrigin => "forbidden_origin",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::PayloadTooLarge => "payload_too_large",
+            Self::ForbiddenHost => "forbidden_host",
+            Self::NotFound => "not_found",
+            Self::RequestTimeout => "request_timeout",
+            Self::MalformedRequest => "malformed_request",
+            Self::UriTooLong => "uri_too_long",
+            Self::HeaderFieldsTooLarge => "header_fields_too_large",
+            Self::ServiceUnavailable => "service_unavailable",
         }
     }
 
@@ -41,9 +66,15 @@ impl TransportErrorKind {
     pub const fn http_status(self) -> u16 {
         match self {
             Self::MissingBearerToken | Self::InvalidBearerToken => 401,
-            Self::InsufficientScope | Self::ForbiddenOrigin => 403,
+            Self::MalformedRequest => 400,
+            Self::InsufficientScope | Self::ForbiddenOrigin | Self::ForbiddenHost => 403,
+            Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
+            Self::RequestTimeout => 408,
             Self::PayloadTooLarge => 413,
+            Self::UriTooLong => 414,
+            Self::HeaderFieldsTooLarge => 431,
+            Self::ServiceUnavailable => 503,
         }
     }
 }
@@ -59,11 +90,29 @@ pub enum ErrorBody {
     JsonRpc,
 }
 
-/// A failure before any tool runs: authentication, the `Origin`, the HTTP method, the body's size.
+/// A failure before any tool runs: authentication, the `Origin` and `Host`, the path and HTTP
+/// method, the body's size and pace, the server's bounds.
 ///
 /// Rendered with its own HTTP status as `{"error": "<word>", "message": "<sentence>"}` (DESIGN's
 /// transport table), never as an envelope; a 401/403 of a bearer token carries
-/// `WWW-Authenticate` (RFC 6750 §3), a 405 carries `Allow`.
+/// `WWW-Authenticate` (RFC 6750 §3), a 405 carries `Allow`, a 503 `Retry-After`, a 408
+/// `Connection: close`.
+///
+/// | word | HTTP | when |
+/// |---|---|---|
+/// | `missing_bearer_token` | 401 | no credential (with `WWW-Authenticate: Bearer`, RFC 6750 §3.1) |
+/// | `invalid_bearer_token` | 401 | the credential does not verify |
+/// | `insufficient_scope` | 403 | the credential lacks the scope |
+/// | `forbidden_origin` | 403 | an `Origin` the server does not serve (DNS-rebinding defence) |
+/// | `forbidden_host` | 403 | a `Host` the server does not serve (DNS-rebinding defence) |
+/// | `not_found` | 404 | a path no route serves; the sentence names the routes served |
+/// | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
+/// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
+/// | `payload_too_large` | 413 | a body over the server's limit |
+/// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error) |
+/// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
+/// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
+/// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
 ///
 /// ```
 /// use envelope_core::http::TransportError;
@@ -86,11 +135,12 @@ pub struct TransportError {
     scope: Option<String>,
     resource_metadata: Option<String>,
     allow: Option<String>,
+    retry_after: Option<u64>,
 }
 
 impl TransportError {
     fn new(kind: TransportErrorKind, message: String) -> Self {
-        TransportError { kind, message, scope: None, resource_metadata: None, allow: None }
+        TransportError { kind, message, scope: None, resource_metadata: None, allow: None, retry_after: None }
     }
 
     /// `missing_bearer_token` (401): the request carries no `Authorization: Bearer` credential.
@@ -157,6 +207,98 @@ impl TransportError {
         )
     }
 
+    /// `forbidden_host` (403): the request's `Host` header names a host the server does not
+    /// serve, as a page on a DNS-rebinding domain sends. The host is quoted, cut to 80 characters;
+    /// `served` says which hosts are (`"localhost, 127.0.0.1 or [::1]"`).
+    pub fn forbidden_host(host: &str, served: &str) -> Self {
+        let shown = quoted_cut(host, 80);
+        Self::new(
+            TransportErrorKind::ForbiddenHost,
+            format!(
+                "The host {shown} is not served by this server. Send the request to {served}, \
+                 as the Host header names it."
+            ),
+        )
+    }
+
+    /// `not_found` (404): no route serves `path`; `routes` are the routes the server does serve
+    /// (`"POST /mcp"`, `"GET /tools"`), at most 20 named. The path is quoted, cut to 80
+    /// characters.
+    pub fn not_found(path: &str, routes: &[&str]) -> Self {
+        let shown = quoted_cut(path, 80);
+        let message = if routes.is_empty() {
+            format!("No route of this server serves the path {shown}. Send the request to a path it serves.")
+        } else {
+            let listed: Vec<&str> = routes.iter().copied().take(20).collect();
+            let more = routes.len() - listed.len();
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!(
+                "No route of this server serves the path {shown}; it serves {}{more}. Send the request to one of \
+                 those.",
+                listed.join(", ")
+            )
+        };
+        Self::new(TransportErrorKind::NotFound, message)
+    }
+
+    /// `request_timeout` (408): the request body did not arrive within `limit_ms` milliseconds
+    /// of its head. Sent with `Connection: close`.
+    pub fn request_timeout(limit_ms: u64) -> Self {
+        Self::new(
+            TransportErrorKind::RequestTimeout,
+            format!(
+                "The request body did not arrive within this server's limit of {limit_ms} ms. Send the whole body \
+                 at once, or a smaller one."
+            ),
+        )
+    }
+
+    /// `malformed_request` (400): the request head is not HTTP/1.1 (a bad method, target,
+    /// version or header line).
+    pub fn malformed_request() -> Self {
+        Self::new(
+            TransportErrorKind::MalformedRequest,
+            "The request head could not be read as HTTP/1.1: a method, target, version or header line is \
+             malformed. Send a well-formed HTTP/1.1 request."
+                .to_owned(),
+        )
+    }
+
+    /// `uri_too_long` (414): the request target is over `limit_bytes` bytes.
+    pub fn uri_too_long(limit_bytes: usize) -> Self {
+        Self::new(
+            TransportErrorKind::UriTooLong,
+            format!(
+                "The request target is longer than this server's limit of {limit_bytes} bytes. Send the data in \
+                 the body instead."
+            ),
+        )
+    }
+
+    /// `header_fields_too_large` (431): the request head is over `limit_bytes` bytes, or has
+    /// more than 100 header fields.
+    pub fn header_fields_too_large(limit_bytes: usize) -> Self {
+        Self::new(
+            TransportErrorKind::HeaderFieldsTooLarge,
+            format!(
+                "The request head is larger than this server's limit of {limit_bytes} bytes or 100 header fields. \
+                 Send fewer or shorter headers."
+            ),
+        )
+    }
+
+    /// `service_unavailable` (503): a bound of the server is reached; `bound` says which, as a
+    /// clause (`"this server is at its bound of 128 requests in flight"`). Sent with
+    /// `Retry-After: <retry_after_seconds>` (RFC 9110 §10.2.3).
+    pub fn service_unavailable(bound: &str, retry_after_seconds: u64) -> Self {
+        let mut e = Self::new(
+            TransportErrorKind::ServiceUnavailable,
+            format!("The request was not served: {bound}. Send it again after {retry_after_seconds} s."),
+        );
+        e.retry_after = Some(retry_after_seconds);
+        e
+    }
+
     /// Adds `resource_metadata="<url>"` to `WWW-Authenticate` (RFC 9728 §5.1), the URL of the
     /// OAuth protected resource metadata that MCP clients read to find the authorization server
     /// (MCP 2025-11-25 "Authorization"). Only bearer errors carry it.
@@ -176,7 +318,7 @@ impl TransportError {
         self.kind.word()
     }
 
-    /// The HTTP status: 401, 403, 405 or 413.
+    /// The HTTP status: 400, 401, 403, 404, 405, 408, 413, 414, 431 or 503.
     pub fn http_status(&self) -> u16 {
         self.kind.http_status()
     }
@@ -212,6 +354,11 @@ impl TransportError {
     /// The `Allow` value of a 405 (`"GET, POST"`).
     pub fn allow(&self) -> Option<&str> {
         self.allow.as_deref()
+    }
+
+    /// The `Retry-After` of a 503, in seconds.
+    pub fn retry_after_seconds(&self) -> Option<u64> {
+        self.retry_after
     }
 
     /// The body: `{"error": "<word>", "message": "<sentence>"}`.
@@ -289,7 +436,7 @@ impl std::error::Error for TransportError {}
 #[cfg(feature = "http")]
 impl TransportError {
     /// The response in the given shape: status, `content-type: application/json`,
-    /// `WWW-Authenticate` or `Allow` where they apply.
+    /// `WWW-Authenticate`, `Allow`, `Retry-After` or `Connection: close` where they apply.
     pub fn into_response_as(self, shape: ErrorBody) -> axum::response::Response {
         self.response_with(self.body(shape))
     }
@@ -312,6 +459,12 @@ impl TransportError {
         }
         if let Some(allow) = self.allow.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
             headers.insert(header::ALLOW, allow);
+        }
+        if let Some(seconds) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        if self.kind == TransportErrorKind::RequestTimeout {
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }
@@ -347,6 +500,13 @@ mod tests {
             (TransportError::forbidden_origin("http://evil.example"), "forbidden_origin", 403, None),
             (TransportError::method_not_allowed("PUT", &["POST"]), "method_not_allowed", 405, None),
             (TransportError::payload_too_large(10), "payload_too_large", 413, None),
+            (TransportError::forbidden_host("evil.example", "localhost"), "forbidden_host", 403, None),
+            (TransportError::not_found("/", &["POST /mcp"]), "not_found", 404, None),
+            (TransportError::request_timeout(30_000), "request_timeout", 408, None),
+            (TransportError::malformed_request(), "malformed_request", 400, None),
+            (TransportError::uri_too_long(65_534), "uri_too_long", 414, None),
+            (TransportError::header_fields_too_large(16_384), "header_fields_too_large", 431, None),
+            (TransportError::service_unavailable("busy", 1), "service_unavailable", 503, None),
         ];
         for (e, word, status, challenge) in cases {
             assert_eq!((e.word(), e.http_status(), e.www_authenticate().as_deref()), (word, status, challenge));
@@ -369,6 +529,23 @@ mod tests {
         assert_eq!(e.allow(), Some("POST"));
         let long = format!("http://{}.example", "a".repeat(500));
         assert!(TransportError::forbidden_origin(&long).message().len() < 250);
+        assert_eq!(
+            TransportError::not_found("/MCP", &["POST /mcp", "GET /tools"]).message(),
+            "No route of this server serves the path \"/MCP\"; it serves POST /mcp, GET /tools. Send the request to \
+             one of those."
+        );
+        assert!(TransportError::not_found(&"/x".repeat(400), &[]).message().len() < 250);
+        assert_eq!(
+            TransportError::forbidden_host("rebind.example:8080", "localhost, 127.0.0.1 or [::1]").message(),
+            "The host \"rebind.example:8080\" is not served by this server. Send the request to localhost, \
+             127.0.0.1 or [::1], as the Host header names it."
+        );
+        let busy = TransportError::service_unavailable("this server is at its bound of 2 requests in flight", 3);
+        assert_eq!(
+            busy.message(),
+            "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 3 s."
+        );
+        assert_eq!(busy.retry_after_seconds(), Some(3));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message
 //! of the wrong shape `-32600`, each under the request's `id` whenever it can be read (HTTP 200
 //! with an id, 400 without); a notification is accepted with 202 and no body; a `tools/call`
-//! reaches [`McpServer`](super::McpServer) with the exact text of its `arguments`, so a value
+//! reaches [`McpServer`] with the exact text of its `arguments`, so a value
 //! nested past 127 levels or `1e400` is refused by name instead of rmcp's plain-text 415. Every
 //! other failure is a JSON-RPC error body too, never HTML or plain text:
 //!
@@ -21,10 +21,19 @@
 //! | a method other than `POST` | 405 | `method_not_allowed`, with `Allow: POST` |
 //! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
 //! | a `Content-Type` other than `application/json` | 415 | `-32600` |
+//! | an empty body | 400 | `-32700` |
+//!
+//! Served by [`crate::http::serve`], the server adds its own refusals, JSON-RPC error bodies
+//! too on `/mcp`: a `Host` not served (403, `forbidden_host`), a bound reached on connections,
+//! requests in flight or body bytes held (503, `service_unavailable`, with `Retry-After`), a
+//! body that does not arrive in time (408, `request_timeout`).
 //!
 //! Those checks run before the body is read, and nothing runs after them: no tool sees a refused
 //! request. (The transport errors are [`crate::http::TransportError`], shared with the plain HTTP
-//! endpoints.)
+//! endpoints.) Each request ends with one `tracing` event, `mcp request answered`, with the
+//! fields `method` (the JSON-RPC method, `(notification)`, or `-` when the body was refused),
+//! `tool` (for `tools/call`, the name sent, cut to 64 characters), `http_status` and
+//! `duration_ms`; no argument is logged.
 //!
 //! ```no_run
 //! use envelope_core::{Toolbox, mcp::http::McpHttp, tool};
@@ -39,11 +48,12 @@
 //! async fn main() -> std::io::Result<()> {
 //!     let app = McpHttp::new(Toolbox::new().with(add::tool())).router();
 //!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//!     axum::serve(listener, app).await
+//!     envelope_core::http::serve(listener, app).routes(["POST /mcp"]).await
 //! }
 //! ```
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::{
     Router,
@@ -55,7 +65,7 @@ use axum::{
 };
 use rmcp::{
     ServerHandler,
-    model::{ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
+    model::{ClientRequest, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     },
@@ -123,7 +133,8 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     }
 
     /// The axum router serving `/mcp`. Merge it with your other routes
-    /// ([`Router::merge`]); serve it with `axum::serve`.
+    /// ([`Router::merge`]); serve it with [`crate::http::serve`], whose bounds and `Host` check a
+    /// public network needs.
     pub fn router(self) -> Router {
         let handler = self.handler;
         // Origin checks are this module's (with JSON bodies); rmcp's own Host and Origin checks
@@ -172,7 +183,29 @@ fn error_response(reply: &ServerJsonRpcMessage) -> Response {
     json(status, serde_json::to_vec(reply).unwrap_or_default())
 }
 
+/// What the log line of a request names: its JSON-RPC method and, for `tools/call`, the tool.
+#[derive(Default)]
+struct Called {
+    method: Option<String>,
+    tool: Option<String>,
+}
+
 async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>, request: Request) -> Response {
+    let started = Instant::now();
+    let mut called = Called::default();
+    let response = answer(endpoint, request, &mut called).await;
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    tracing::info!(
+        method = called.method.as_deref().unwrap_or("-"),
+        tool = called.tool.as_deref().unwrap_or(""),
+        http_status = response.status().as_u16(),
+        duration_ms,
+        "mcp request answered"
+    );
+    response
+}
+
+async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Request, called: &mut Called) -> Response {
     if request.method() != axum::http::Method::POST {
         let method = request.method().as_str().to_owned();
         return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
@@ -194,12 +227,23 @@ async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>,
         *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
         return response;
     }
+    if is_blank(&bytes) {
+        // Over stdio a blank line is skipped; over HTTP an empty body is a request that says
+        // nothing, and every POST is answered.
+        let reply = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32700, "message": "the body is empty: send one JSON-RPC message object as the body"}});
+        return json(StatusCode::BAD_REQUEST, reply.to_string().into_bytes());
+    }
     let (body, id) = match wire::read_message(&bytes) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
         Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         Incoming::Message(message) => match *message {
             JsonRpcMessage::Request(mut request) => {
                 let id = request.id.clone();
+                called.method = Some(cut(request.request.method()));
+                if let ClientRequest::CallToolRequest(call) = &request.request {
+                    called.tool = Some(cut(&call.params.name));
+                }
                 match request.request.extensions_mut().remove::<RawArguments>() {
                     Some(raw) => {
                         parts.extensions.insert(raw);
@@ -209,6 +253,10 @@ async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>,
                     None => (bytes, Some(id)),
                 }
             }
+            JsonRpcMessage::Notification(_) => {
+                called.method = Some("(notification)".to_owned());
+                (bytes, None)
+            }
             _ => (bytes, None),
         },
     };
@@ -216,6 +264,17 @@ async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>,
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     let response = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body))).await;
     json_rpc_only(response.map(Body::new), id).await
+}
+
+/// A name as logged: its first 64 characters (the subscriber escapes what it prints).
+fn cut(name: &str) -> String {
+    name.chars().take(64).collect()
+}
+
+/// Whether a body is empty, or only whitespace and a UTF-8 byte order mark.
+fn is_blank(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    bytes.iter().all(u8::is_ascii_whitespace)
 }
 
 /// rmcp's own refusals (a protocol version header it does not serve, ...) are plain text: the

@@ -1,0 +1,1047 @@
+//! The HTTP/1.1 server of envelope's routers, bounded for a public network: [`serve`].
+
+use std::convert::Infallible;
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, Method, Request, Response, StatusCode, Uri, header};
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tower::Service;
+
+use super::guard::host_is_loopback;
+use super::transport::{ErrorBody, TransportError, TransportErrorKind};
+
+/// Serves `router` on `listener` over HTTP/1.1 (hyper's server connection, on tokio), within
+/// bounds a public network needs; the drop-in for `axum::serve(listener, router)`. Await the
+/// returned [`Serve`] (after setting any limit); it ends with an error only when the listener's
+/// address cannot be read, and after [`with_graceful_shutdown`](Serve::with_graceful_shutdown)'s
+/// signal once every connection has closed.
+///
+/// Every answer the server itself gives is JSON, a [`TransportError`]
+/// (`{"error": "<word>", "message": "<sentence>"}`, or a JSON-RPC error under `id: null` on
+/// [`json_rpc_path`](Serve::json_rpc_path)s, `/mcp` by default):
+///
+/// | when | HTTP | `error` |
+/// |---|---|---|
+/// | more connections open than [`max_connections`](Serve::max_connections) | 503, `Retry-After`, then closed | `service_unavailable` (always the plain shape: no request was read) |
+/// | more requests in flight than [`max_in_flight`](Serve::max_in_flight) | 503, `Retry-After` | `service_unavailable` |
+/// | the bodies being read hold more than [`body_budget_bytes`](Serve::body_budget_bytes) | 503, `Retry-After` | `service_unavailable` |
+/// | the body not read within [`body_read_timeout`](Serve::body_read_timeout) | 408, `Connection: close` | `request_timeout` |
+/// | a `Host` the server does not serve ([`AllowedHosts`]) | 403 | `forbidden_host` |
+/// | a path no route serves (the router's own empty 404) | 404 | `not_found`, naming the [`routes`](Serve::routes) |
+/// | a method the route does not take (the router's own empty 405) | 405, `Allow` | `method_not_allowed` |
+/// | a request head hyper cannot parse | 400, then closed | `malformed_request` |
+/// | a head over [`max_header_bytes`](Serve::max_header_bytes) or over 100 fields | 431, then closed | `header_fields_too_large` |
+/// | a request target over 65,534 bytes (reachable only with `max_header_bytes` above that) | 414, then closed | `uri_too_long` |
+///
+/// The body bounds reach a handler as errors of the request body's stream;
+/// [`read_body`](super::read_body)
+/// (which [`HttpTools`](super::HttpTools) and [`McpHttp`](crate::mcp::http::McpHttp) read
+/// with) turns them into these transport errors. A handler reading the body itself (axum's
+/// `Bytes`, `Json`) answers axum's own rejection instead.
+///
+/// What stays without a JSON body, because hyper writes or closes before any service runs: a
+/// connection whose request head does not arrive within
+/// [`header_read_timeout`](Serve::header_read_timeout) is closed with no answer (hyper writes
+/// none; RFC 9110 §15.5.9 lets a server close it), an HTTP/2 connection preface is closed
+/// unanswered, and a malformed head that arrives while an earlier response on the same
+/// connection is still unsent gets hyper's own empty 400/431. A
+/// response of the router that is an empty 400, 414 or 431 with no other header than
+/// `content-length`, `date` and `connection` cannot be told from hyper's and is given the JSON
+/// body of its status, `Connection: close`.
+///
+/// One `tracing` event per refusal (target `envelope_core::http::serve`, with the peer
+/// address): `warn` for a bound reached, `info` for a foreign `Host`, a header timeout, a
+/// malformed head, a body timeout; nothing about a request that is served (the routers log
+/// their calls).
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use envelope_core::{Toolbox, http::HttpTools};
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> std::io::Result<()> {
+///     let app = HttpTools::new(Toolbox::new()).router();
+///     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+///     envelope_core::http::serve(listener, app)
+///         .routes(["POST /tools/{name}", "GET /tools", "GET /manifest"])
+///         .header_read_timeout(Duration::from_secs(5))
+///         .max_in_flight(64)
+///         .await
+/// }
+/// ```
+pub fn serve(listener: TcpListener, router: Router) -> Serve {
+    Serve {
+        listener,
+        router,
+        limits: Limits::default(),
+        hosts: None,
+        routes: Vec::new(),
+        json_rpc_paths: vec!["/mcp".to_owned()],
+        shutdown: None,
+    }
+}
+
+/// The server [`serve`] builds: set its limits, then `.await` it.
+#[must_use = "a server does nothing until it is awaited"]
+pub struct Serve {
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    hosts: Option<AllowedHosts>,
+    routes: Vec<String>,
+    json_rpc_paths: Vec<String>,
+    shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+#[derive(Clone, Debug)]
+struct Limits {
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    max_connections: usize,
+    max_in_flight: usize,
+    body_budget_bytes: usize,
+    max_header_bytes: usize,
+    keep_alive: bool,
+    retry_after_seconds: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_read_timeout: Serve::DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: Serve::DEFAULT_BODY_READ_TIMEOUT,
+            max_connections: Serve::DEFAULT_MAX_CONNECTIONS,
+            max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
+            body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
+            max_header_bytes: Serve::DEFAULT_MAX_HEADER_BYTES,
+            keep_alive: true,
+            retry_after_seconds: Serve::DEFAULT_RETRY_AFTER_SECONDS,
+        }
+    }
+}
+
+impl fmt::Debug for Serve {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Serve")
+            .field("listener", &self.listener.local_addr().ok())
+            .field("limits", &self.limits)
+            .field("hosts", &self.hosts)
+            .field("routes", &self.routes)
+            .field("json_rpc_paths", &self.json_rpc_paths)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Each connection's read buffer grows to this many bytes at most (hyper's default is about
+/// 400 KiB): what a connection holds of a body not yet read, and the longest head unless
+/// `max_header_bytes` is set higher.
+const READ_BUFFER_BYTES: usize = 64 << 10;
+/// Connections refused over the bound that are answered and drained at once; past them a
+/// refused connection is written its answer if the socket takes it at once, then closed.
+const LINGERING_REFUSALS: usize = 64;
+/// How long a connection is drained before it is closed (so a client still sending a body the
+/// server will not read gets its answer, then the end of the stream, instead of a reset), and
+/// how many bytes at most a connection refused before its request is read.
+const LINGER: Duration = Duration::from_secs(1);
+const LINGER_BYTES: usize = 64 << 10;
+/// The bytes of each request body outside [`Serve::body_budget_bytes`].
+const UNCOUNTED_BODY_BYTES: usize = 64 << 10;
+
+impl Serve {
+    /// The default [`header_read_timeout`](Self::header_read_timeout): 10 s.
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default [`body_read_timeout`](Self::body_read_timeout): 30 s (a 4 MiB body at
+    /// 140 KB/s).
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default [`max_connections`](Self::max_connections): 512, half the common limit of
+    /// 1,024 open files.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// The default [`max_in_flight`](Self::max_in_flight): 128 requests.
+    pub const DEFAULT_MAX_IN_FLIGHT: usize = 128;
+    /// The default [`body_budget_bytes`](Self::body_budget_bytes): 64 MiB.
+    pub const DEFAULT_BODY_BUDGET_BYTES: usize = 64 << 20;
+    /// The default [`max_header_bytes`](Self::max_header_bytes): 16 KiB.
+    pub const DEFAULT_MAX_HEADER_BYTES: usize = 16 << 10;
+    /// The default [`retry_after_seconds`](Self::retry_after_seconds): 1 s.
+    pub const DEFAULT_RETRY_AFTER_SECONDS: u64 = 1;
+
+    /// How long the server waits for a whole request head (request line and header fields),
+    /// from when it starts waiting for one: on a new connection, and on a kept-alive connection
+    /// after its last response, so this is also how long an idle kept-alive connection stays
+    /// open. Past it the connection is closed without an answer (a client trickling its head a
+    /// byte at a time does not extend it). Default 10 s; hyper's `header_read_timeout` with
+    /// tokio's timer.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may take to arrive, from the end of its head to its last byte.
+    /// Past it the body's stream fails and [`read_body`](super::read_body) answers `request_timeout` (408,
+    /// `Connection: close`). Default 30 s.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.body_read_timeout = timeout;
+        self
+    }
+
+    /// How many connections are open at once, at most (each is a file descriptor and a task).
+    /// A connection past the bound is answered `503 service_unavailable` with `Retry-After`
+    /// before its request is read, and closed. Default 512; at least 1.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.limits.max_connections = connections.clamp(1, u32::MAX as usize);
+        self
+    }
+
+    /// How many requests are being answered at once, at most, across all connections (from the
+    /// end of the head to the response). A request past the bound is answered
+    /// `503 service_unavailable` with `Retry-After` before any route sees it. Default 128; at
+    /// least 1.
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.limits.max_in_flight = requests.clamp(1, Semaphore::MAX_PERMITS);
+        self
+    }
+
+    /// How many bytes of request bodies the server holds at once, across all connections: each
+    /// chunk of a body past its first 64 KiB is counted as it arrives and released when the
+    /// body is dropped (after the handler has read it, or given up). A chunk past the budget
+    /// fails the body's stream and [`read_body`](super::read_body) answers `503 service_unavailable` with
+    /// `Retry-After`. Default 64 MiB. The first 64 KiB of each body are bounded by
+    /// [`max_in_flight`](Self::max_in_flight) instead, so small requests are served while large
+    /// bodies hold the budget: bodies hold at most this budget plus 64 KiB per request in
+    /// flight (72 MiB by default), and each connection's read buffer at most 64 KiB more.
+    pub fn body_budget_bytes(mut self, bytes: usize) -> Self {
+        self.limits.body_budget_bytes = bytes;
+        self
+    }
+
+    /// The longest request head read, in bytes (request line and header fields); a longer one
+    /// is answered `431 header_fields_too_large` and the connection closed. Default 16 KiB.
+    /// Each connection's read buffer holds at most this or 64 KiB, whichever is larger.
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_header_bytes = bytes.max(1);
+        self
+    }
+
+    /// Whether a connection is kept open for further requests (HTTP/1.1 persistence). Default
+    /// `true`.
+    pub fn keep_alive(mut self, keep_alive: bool) -> Self {
+        self.limits.keep_alive = keep_alive;
+        self
+    }
+
+    /// The `Retry-After` of every 503 this server answers, in seconds. Default 1.
+    pub fn retry_after_seconds(mut self, seconds: u64) -> Self {
+        self.limits.retry_after_seconds = seconds;
+        self
+    }
+
+    /// The `Host` values served. Default: [`AllowedHosts::loopback`] when the listener is bound
+    /// to a loopback address, else [`AllowedHosts::any`] (a server on a public address is
+    /// reached by names it cannot know; name them with [`AllowedHosts::allow`]).
+    pub fn hosts(mut self, hosts: AllowedHosts) -> Self {
+        self.hosts = Some(hosts);
+        self
+    }
+
+    /// The routes a `not_found` answer names (`"POST /mcp"`, `"GET /tools"`), in order.
+    /// Default: none named.
+    pub fn routes<T: Into<String>>(mut self, routes: impl IntoIterator<Item = T>) -> Self {
+        self.routes = routes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Answers this server's refusals of requests to `path` (compared exactly) as JSON-RPC
+    /// error responses (`id: null`), as MCP's Streamable HTTP transport needs. Default: `/mcp`;
+    /// each call adds one.
+    pub fn json_rpc_path(mut self, path: impl Into<String>) -> Self {
+        self.json_rpc_paths.push(path.into());
+        self
+    }
+
+    /// Stops at `signal`: the listener is closed, each connection finishes the request it is
+    /// serving and closes (an idle one at once), and the server's future ends once every
+    /// connection has closed.
+    pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
+        self.shutdown = Some(Box::pin(signal));
+        self
+    }
+
+    async fn run(self) -> io::Result<()> {
+        let local = self.listener.local_addr()?;
+        let hosts = self
+            .hosts
+            .unwrap_or_else(|| if local.ip().is_loopback() { AllowedHosts::loopback() } else { AllowedHosts::any() });
+        let limits = self.limits;
+        let busy = TransportError::service_unavailable(
+            &format!("this server is at its bound of {} open connections", limits.max_connections),
+            limits.retry_after_seconds,
+        );
+        let shared = Arc::new(Shared {
+            router: self.router,
+            hosts,
+            routes: self.routes,
+            json_rpc_paths: self.json_rpc_paths,
+            in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
+            budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
+            busy_reply: Bytes::from(raw_response(503, "Service Unavailable", &busy, None)),
+            limits,
+        });
+        let max_connections = shared.limits.max_connections;
+        let connections = Arc::new(Semaphore::new(max_connections));
+        let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
+        let (stop, stopping) = watch::channel(false);
+        let mut shutdown = self.shutdown.unwrap_or_else(|| Box::pin(std::future::pending()));
+        let listener = self.listener;
+        loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(e) if is_connection_error(&e) => continue,
+                Err(e) => {
+                    // Out of file descriptors, most likely: wait for some to close.
+                    tracing::warn!(error = %e, "accepting a connection failed; retrying in 100 ms");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            match Arc::clone(&connections).try_acquire_owned() {
+                Ok(permit) => {
+                    tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit));
+                }
+                Err(_) => refuse(stream, peer, &shared, &lingering),
+            }
+        }
+        drop(listener);
+        stop.send_replace(true);
+        // Every connection holds a permit until it closes.
+        let _all = connections.acquire_many(max_connections as u32).await;
+        Ok(())
+    }
+}
+
+impl IntoFuture for Serve {
+    type Output = io::Result<()>;
+    type IntoFuture = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.run())
+    }
+}
+
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// What every connection of one server shares.
+struct Shared {
+    router: Router,
+    limits: Limits,
+    hosts: AllowedHosts,
+    routes: Vec<String>,
+    json_rpc_paths: Vec<String>,
+    in_flight: Arc<Semaphore>,
+    budget: Budget,
+    busy_reply: Bytes,
+}
+
+impl Shared {
+    fn shape(&self, path: &str) -> ErrorBody {
+        if self.json_rpc_paths.iter().any(|p| p == path) { ErrorBody::JsonRpc } else { ErrorBody::Plain }
+    }
+
+    /// The router's own empty 404 and 405 (a path or a method no route takes) as transport
+    /// errors; every other response as it is.
+    fn json_only(&self, response: Response<Body>, method: &Method, uri: &Uri) -> Response<Body> {
+        use hyper::body::Body as _;
+        let status = response.status();
+        let routing = status == StatusCode::NOT_FOUND || status == StatusCode::METHOD_NOT_ALLOWED;
+        if !routing || response.body().size_hint().exact() != Some(0) {
+            return response;
+        }
+        let shape = self.shape(uri.path());
+        let error = if status == StatusCode::NOT_FOUND {
+            let routes: Vec<&str> = self.routes.iter().map(String::as_str).collect();
+            TransportError::not_found(uri.path(), &routes)
+        } else {
+            let allow = response.headers().get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
+            let allowed: Vec<&str> = allow.split(',').map(str::trim).filter(|m| !m.is_empty()).collect();
+            TransportError::method_not_allowed(method.as_str(), &allowed)
+        };
+        error.into_response_as(shape)
+    }
+}
+
+/// A response written to the socket by hand, for a connection hyper does not serve (or no
+/// longer): status line, `content-type`, `content-length`, `retry-after` of a 503,
+/// `connection: close`, then the plain JSON body.
+/// `date` is a `date: ...` field line, without its CRLF.
+fn raw_response(status: u16, reason: &str, error: &TransportError, date: Option<&[u8]>) -> Vec<u8> {
+    let body = error.to_json();
+    let mut head =
+        format!("HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n", body.len());
+    if let Some(seconds) = error.retry_after_seconds() {
+        head.push_str(&format!("retry-after: {seconds}\r\n"));
+    }
+    head.push_str("connection: close\r\n");
+    let mut bytes = head.into_bytes();
+    if let Some(date) = date {
+        bytes.extend_from_slice(date);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes.extend_from_slice(b"\r\n");
+    bytes.extend_from_slice(body.as_bytes());
+    bytes
+}
+
+/// A connection over the bound: answered 503 and closed. Draining what the client sent before
+/// closing lets it read the answer (closing a socket with unread data resets it).
+fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<Semaphore>) {
+    tracing::warn!(
+        %peer,
+        "connection refused: this server is at its bound of {} open connections",
+        shared.limits.max_connections
+    );
+    let reply = shared.busy_reply.clone();
+    match Arc::clone(lingering).try_acquire_owned() {
+        Ok(permit) => {
+            tokio::spawn(async move {
+                let _permit = permit;
+                let _ = tokio::time::timeout(LINGER, linger(stream, reply)).await;
+            });
+        }
+        Err(_) => {
+            // The send buffer of a new connection is empty: the answer fits at once.
+            let _ = stream.try_write(&reply);
+        }
+    }
+}
+
+async fn linger(mut stream: TcpStream, reply: Bytes) -> io::Result<()> {
+    stream.write_all(&reply).await?;
+    stream.shutdown().await?;
+    let mut buf = [0u8; 2048];
+    let mut drained = 0;
+    while drained < LINGER_BYTES {
+        let n = stream.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        drained += n;
+    }
+    Ok(())
+}
+
+/// One connection, served by hyper's HTTP/1.1 state machine until it closes; the permit is
+/// its place under `max_connections`.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    mut stopping: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+) {
+    let _ = stream.set_nodelay(true);
+    let limits = &shared.limits;
+    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .keep_alive(limits.keep_alive)
+        .max_header_size(limits.max_header_bytes)
+        .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
+        // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
+        .writev(false);
+    let service = PerRequest { shared: Arc::clone(&shared), peer };
+    let conn = http.serve_connection(io, service);
+    let mut conn = std::pin::pin!(conn);
+    let result = tokio::select! {
+        result = conn.as_mut() => result,
+        () = stopped(&mut stopping) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    let Err(e) = result else { return };
+    if e.is_timeout() {
+        tracing::info!(
+            %peer,
+            "connection closed: no whole request head within {} ms",
+            limits.header_read_timeout.as_millis()
+        );
+    } else if e.is_parse_too_large() {
+        tracing::info!(%peer, "connection closed: a request head over this server's limits ({e})");
+    } else if e.is_parse() {
+        tracing::info!(%peer, "connection closed: a malformed request head ({e})");
+    } else {
+        tracing::debug!(%peer, "connection closed: {e}");
+    }
+}
+
+/// Resolves once the server stops (or is dropped).
+async fn stopped(stopping: &mut watch::Receiver<bool>) {
+    let _ = stopping.wait_for(|stop| *stop).await;
+}
+
+/// The hyper service of one connection: the `Host` check, the bound on requests in flight, the
+/// body's budget and deadline, then the router.
+#[derive(Clone)]
+struct PerRequest {
+    shared: Arc<Shared>,
+    peer: SocketAddr,
+}
+
+type Answer = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+impl hyper::service::Service<Request<Incoming>> for PerRequest {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Answer;
+
+    fn call(&self, request: Request<Incoming>) -> Answer {
+        let shared = Arc::clone(&self.shared);
+        let peer = self.peer;
+        if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
+            tracing::info!(%peer, "request refused: {}", error.message());
+            let response = error.into_response_as(shared.shape(request.uri().path()));
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
+            let bound = format!("this server is at its bound of {} requests in flight", shared.limits.max_in_flight);
+            tracing::warn!(%peer, "request refused: {bound}");
+            let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
+            let response = error.into_response_as(shared.shape(request.uri().path()));
+            return Box::pin(std::future::ready(Ok(response)));
+        };
+        let method = request.method().clone();
+        let uri = request.uri().clone();
+        let (parts, body) = request.into_parts();
+        let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer));
+        let mut router = shared.router.clone();
+        Box::pin(async move {
+            let response = match router.call(Request::from_parts(parts, body)).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            drop(permit);
+            Ok(shared.json_only(response, &method, &uri))
+        })
+    }
+}
+
+/// The bytes of bodies held across all connections.
+struct Budget {
+    held: AtomicUsize,
+    limit: usize,
+}
+
+impl Budget {
+    fn take(&self, bytes: usize) -> bool {
+        self.held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                held.checked_add(bytes).filter(|total| *total <= self.limit)
+            })
+            .is_ok()
+    }
+
+    fn release(&self, bytes: usize) {
+        if bytes > 0 {
+            self.held.fetch_sub(bytes, Ordering::AcqRel);
+        }
+    }
+}
+
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// A request body under the server's bounds: its chunks counted against the shared budget as
+/// they arrive (released when the body is dropped), and its deadline.
+struct Budgeted {
+    inner: Incoming,
+    shared: Arc<Shared>,
+    peer: SocketAddr,
+    /// Bytes of the body that have arrived.
+    seen: usize,
+    /// Of them, those counted against the budget.
+    held: usize,
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    failed: bool,
+}
+
+impl Budgeted {
+    fn new(inner: Incoming, shared: Arc<Shared>, peer: SocketAddr) -> Self {
+        use hyper::body::Body as _;
+        // No timer for a request without a body (most GETs).
+        let deadline = (!inner.is_end_stream()).then(|| Box::pin(tokio::time::sleep(shared.limits.body_read_timeout)));
+        Budgeted { inner, shared, peer, seen: 0, held: 0, deadline, failed: false }
+    }
+
+    fn fail(&mut self, refused: BodyRefused) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.failed = true;
+        self.deadline = None;
+        match &refused {
+            BodyRefused::Timeout { .. } => tracing::info!(peer = %self.peer, "request body refused: {refused}"),
+            BodyRefused::Budget { .. } => tracing::warn!(peer = %self.peer, "request body refused: {refused}"),
+        }
+        Poll::Ready(Some(Err(Box::new(refused))))
+    }
+}
+
+impl hyper::body::Body for Budgeted {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        if this.failed {
+            return Poll::Ready(None);
+        }
+        if let Some(deadline) = &mut this.deadline
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            let limit_ms = u64::try_from(this.shared.limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
+            return this.fail(BodyRefused::Timeout { limit_ms });
+        }
+        match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    // The first UNCOUNTED_BODY_BYTES of each body are outside the budget: the
+                    // in-flight bound bounds them, and small requests pass while large bodies
+                    // hold the budget.
+                    let seen = this.seen + data.len();
+                    let bytes =
+                        seen.saturating_sub(UNCOUNTED_BODY_BYTES) - this.seen.saturating_sub(UNCOUNTED_BODY_BYTES);
+                    this.seen = seen;
+                    if !this.shared.budget.take(bytes) {
+                        let refused = BodyRefused::Budget {
+                            limit_bytes: this.shared.limits.body_budget_bytes,
+                            retry_after_seconds: this.shared.limits.retry_after_seconds,
+                        };
+                        return this.fail(refused);
+                    }
+                    this.held += bytes;
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Some(Err(e)) => Poll::Ready(Some(Err(Box::new(e)))),
+            None => {
+                this.deadline = None;
+                Poll::Ready(None)
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.failed || self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for Budgeted {
+    fn drop(&mut self) {
+        self.shared.budget.release(self.held);
+    }
+}
+
+/// Why the server cut a request body's stream: the error [`read_body`](super::read_body) finds among the body's
+/// error sources and answers as a transport error.
+#[derive(Debug)]
+pub(crate) enum BodyRefused {
+    Timeout { limit_ms: u64 },
+    Budget { limit_bytes: usize, retry_after_seconds: u64 },
+}
+
+impl BodyRefused {
+    pub(crate) fn transport_error(&self) -> TransportError {
+        match *self {
+            BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
+            BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
+                &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
+                retry_after_seconds,
+            ),
+        }
+    }
+
+    /// The refusal among `error` and its sources.
+    pub(crate) fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a BodyRefused> {
+        let mut cause = Some(error);
+        while let Some(e) = cause {
+            if let Some(refused) = e.downcast_ref::<BodyRefused>() {
+                return Some(refused);
+            }
+            cause = e.source();
+        }
+        None
+    }
+}
+
+impl fmt::Display for BodyRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
+            BodyRefused::Budget { limit_bytes, .. } => {
+                write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
+            }
+        }
+    }
+}
+
+impl StdError for BodyRefused {}
+
+/// The socket of a connection: gives hyper's own answers to an unparsable request head (empty
+/// 400, 414, 431) a JSON body (hyper writes them before any service runs, as one buffer
+/// holding a head alone), and closes with a lingering drain.
+struct Shaped {
+    stream: TcpStream,
+    max_header_bytes: usize,
+    /// A replacement being written, and how much of it is.
+    replacement: Option<(Vec<u8>, usize)>,
+    /// A replacement was written: the connection ends after it.
+    ended: bool,
+    /// The deadline of the draining after the sending side is shut.
+    linger: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Shaped {
+    fn new(stream: TcpStream, max_header_bytes: usize) -> Self {
+        Shaped { stream, max_header_bytes, replacement: None, ended: false, linger: None }
+    }
+
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while let Some((bytes, written)) = &mut self.replacement {
+            if *written == bytes.len() {
+                self.replacement = None;
+                break;
+            }
+            let n = ready!(Pin::new(&mut self.stream).poll_write(cx, &bytes[*written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            *written += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// hyper's own answer to a head it could not parse (`role.rs`, `on_error`): a status line
+/// and no fields but `content-length: 0`, `date` and `connection`; the error to answer
+/// instead, and hyper's `date` line.
+fn hyper_error_head(buf: &[u8], max_header_bytes: usize) -> Option<(TransportError, u16, &'static str, &[u8])> {
+    const HEADS: [(&[u8], u16, &str); 3] = [
+        (b"HTTP/1.1 400 Bad Request\r\n", 400, "Bad Request"),
+        (b"HTTP/1.1 414 URI Too Long\r\n", 414, "URI Too Long"),
+        (b"HTTP/1.1 431 Request Header Fields Too Large\r\n", 431, "Request Header Fields Too Large"),
+    ];
+    let (line, status, reason) = HEADS.iter().find(|(line, ..)| buf.starts_with(line))?;
+    let fields = buf[line.len()..].strip_suffix(b"\r\n\r\n")?;
+    let mut date: &[u8] = &[];
+    let mut has_length = false;
+    for field in fields.split(|&b| b == b'\n') {
+        let field = field.strip_suffix(b"\r").unwrap_or(field);
+        let lower = field.to_ascii_lowercase();
+        if lower == b"content-length: 0" {
+            has_length = true;
+        } else if lower.starts_with(b"date: ") {
+            date = field;
+        } else if !lower.starts_with(b"connection: ") {
+            return None;
+        }
+    }
+    if !has_length {
+        return None;
+    }
+    let error = match status {
+        400 => TransportError::malformed_request(),
+        414 => TransportError::uri_too_long(65_534),
+        _ => TransportError::header_fields_too_large(max_header_bytes),
+    };
+    Some((error, *status, reason, date))
+}
+
+impl AsyncRead for Shaped {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Shaped {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.drain(cx))?;
+        if this.ended {
+            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        }
+        if let Some((error, status, reason, date)) = hyper_error_head(buf, this.max_header_bytes) {
+            let kind = error.kind();
+            debug_assert!(matches!(
+                kind,
+                TransportErrorKind::MalformedRequest
+                    | TransportErrorKind::UriTooLong
+                    | TransportErrorKind::HeaderFieldsTooLarge
+            ));
+            let date = (!date.is_empty()).then_some(date);
+            this.replacement = Some((raw_response(status, reason, &error, date), 0));
+            this.ended = true;
+            if let Poll::Ready(Err(e)) = this.drain(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.drain(cx))?;
+        Pin::new(&mut this.stream).poll_flush(cx)
+    }
+
+    /// Ends the connection's sending side, then reads and discards what the client still sends
+    /// (a body the server did not read) until the client ends its side or [`LINGER`] passes:
+    /// closing a socket with unread data resets the connection, and a client still sending
+    /// would lose the answer.
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.drain(cx))?;
+        if this.linger.is_none() {
+            ready!(Pin::new(&mut this.stream).poll_shutdown(cx))?;
+            this.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
+        }
+        let mut buf = [0u8; 8192];
+        loop {
+            if this.linger.as_mut().is_none_or(|linger| linger.as_mut().poll(cx).is_ready()) {
+                return Poll::Ready(Ok(()));
+            }
+            let mut read = ReadBuf::new(&mut buf);
+            match Pin::new(&mut this.stream).poll_read(cx, &mut read) {
+                Poll::Ready(Ok(())) if !read.filled().is_empty() => {}
+                Poll::Ready(_) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        false
+    }
+}
+
+/// The `Host` values a server answers: the defence against DNS rebinding for the requests a
+/// browser sends without `Origin` (a page on `rebind.example`, its name now resolving to
+/// 127.0.0.1, sends `GET /manifest` with `Host: rebind.example:8080`). A request naming another
+/// host, in `Host` or in an absolute request target (RFC 9112 §3.2.2), is answered
+/// `forbidden_host` (403). A request without either (HTTP/1.0, some programs) is served.
+///
+/// ```
+/// use envelope_core::http::AllowedHosts;
+/// use axum::http::{HeaderMap, Uri};
+///
+/// let hosts = AllowedHosts::loopback().allow("mcp.example.com");
+/// let host = |value: &str| {
+///     let mut headers = HeaderMap::new();
+///     headers.insert("host", value.parse().unwrap());
+///     hosts.check(&headers, &Uri::from_static("/mcp")).map_err(|e| e.word())
+/// };
+/// assert_eq!(host("localhost:8080"), Ok(()));
+/// assert_eq!(host("[::1]:8080"), Ok(()));
+/// assert_eq!(host("MCP.example.com:443"), Ok(()));
+/// assert_eq!(host("rebind.example:8080"), Err("forbidden_host"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AllowedHosts {
+    any: bool,
+    loopback: bool,
+    /// Lowercase names, each with the one port it is served on, or any port.
+    names: Vec<(String, Option<u16>)>,
+}
+
+impl AllowedHosts {
+    /// Loopback names only, with any port: `localhost` and `*.localhost` (RFC 6761 §6.3),
+    /// `127.0.0.0/8` and `[::1]`. No DNS-rebinding page can be served under them.
+    pub fn loopback() -> Self {
+        AllowedHosts { any: false, loopback: true, names: Vec::new() }
+    }
+
+    /// No name: only the hosts [`allow`](Self::allow) adds.
+    pub fn none() -> Self {
+        AllowedHosts::default()
+    }
+
+    /// Every host: no check.
+    pub fn any() -> Self {
+        AllowedHosts { any: true, loopback: true, names: Vec::new() }
+    }
+
+    /// Also serves `host`: a name or address with any port (`"mcp.example.com"`,
+    /// `"192.168.1.20"`, `"[fd00::1]"`), or with one port (`"mcp.example.com:8443"`), compared
+    /// case-insensitively.
+    #[must_use]
+    pub fn allow(mut self, host: impl AsRef<str>) -> Self {
+        let host = host.as_ref().trim().to_ascii_lowercase();
+        let entry = match Authority::from_str(&host) {
+            Ok(authority) => (authority.host().trim_end_matches('.').to_owned(), authority.port_u16()),
+            Err(_) => (host, None),
+        };
+        self.names.push(entry);
+        self
+    }
+
+    /// Checks one request's `Host` and request target.
+    ///
+    /// # Errors
+    /// `forbidden_host` for a host not served, a `Host` sent twice or not a valid
+    /// `host[:port]`.
+    pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), TransportError> {
+        if self.any {
+            return Ok(());
+        }
+        let mut values = headers.get_all(header::HOST).iter();
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(self.refuse("(sent twice)"));
+        }
+        if let Some(authority) = uri.authority() {
+            self.check_one(authority.as_str())?;
+        }
+        match first {
+            Some(value) => self.check_one(&String::from_utf8_lossy(value.as_bytes())),
+            None => Ok(()),
+        }
+    }
+
+    fn check_one(&self, value: &str) -> Result<(), TransportError> {
+        let served = !value.contains('@')
+            && Authority::from_str(value).is_ok_and(|authority| {
+                let host = authority.host().to_ascii_lowercase();
+                let host = host.trim_end_matches('.');
+                (self.loopback && host_is_loopback(host))
+                    || self
+                        .names
+                        .iter()
+                        .any(|(name, port)| name == host && port.is_none_or(|p| Some(p) == authority.port_u16()))
+            });
+        if served { Ok(()) } else { Err(self.refuse(value)) }
+    }
+
+    fn refuse(&self, value: &str) -> TransportError {
+        let mut served: Vec<String> = Vec::new();
+        if self.loopback {
+            served.extend(["localhost".to_owned(), "127.0.0.1".to_owned(), "[::1]".to_owned()]);
+        }
+        served.extend(self.names.iter().take(10).map(|(name, port)| match port {
+            Some(port) => format!("{name}:{port}"),
+            None => name.clone(),
+        }));
+        let served = match served.split_last() {
+            None => "a host this server is configured to serve".to_owned(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        };
+        TransportError::forbidden_host(value, &served)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyper_error_heads_and_only_those_are_replaced() {
+        let date = "date: Tue, 01 Dec 2026 12:17:49 GMT";
+        let head = format!("HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n{date}\r\n\r\n");
+        let (error, status, reason, kept) = hyper_error_head(head.as_bytes(), 16_384).unwrap();
+        assert_eq!((error.word(), status, reason), ("header_fields_too_large", 431, "Request Header Fields Too Large"));
+        assert_eq!(kept, date.as_bytes());
+        let replaced = String::from_utf8(raw_response(status, reason, &error, Some(kept))).unwrap();
+        assert_eq!(
+            replaced,
+            format!(
+                "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                 connection: close\r\n{date}\r\n\r\n{}",
+                error.to_json().len(),
+                error.to_json()
+            )
+        );
+        let bad = "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(hyper_error_head(bad.as_bytes(), 16_384).unwrap().0.word(), "malformed_request");
+
+        // A response of a route, or more than a head, is written as it is.
+        for other in [
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 2\r\n\r\n{}",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+            "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n",
+        ] {
+            assert!(hyper_error_head(other.as_bytes(), 16_384).is_none(), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn the_budget_counts_and_releases() {
+        let budget = Budget { held: AtomicUsize::new(0), limit: 100 };
+        assert!(budget.take(60));
+        assert!(!budget.take(41));
+        assert!(budget.take(40));
+        assert!(!budget.take(1));
+        budget.release(60);
+        assert!(budget.take(60));
+        assert!(!budget.take(usize::MAX));
+    }
+
+    #[test]
+    fn hosts() {
+        let check = |hosts: &AllowedHosts, value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, value.parse().unwrap());
+            hosts.check(&headers, &Uri::from_static("/")).is_ok()
+        };
+        let loopback = AllowedHosts::loopback();
+        for served in
+            ["localhost", "localhost:8080", "LOCALHOST.", "app.localhost:3000", "127.0.0.1", "127.1.2.3:80", "[::1]:1"]
+        {
+            assert!(check(&loopback, served), "{served}");
+        }
+        for refused in
+            ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]", "user@localhost", "", "local host"]
+        {
+            assert!(!check(&loopback, refused), "{refused}");
+        }
+        let named = AllowedHosts::none().allow("API.example.com").allow("admin.example.com:8443");
+        assert!(check(&named, "api.example.com:443"));
+        assert!(check(&named, "admin.example.com:8443"));
+        assert!(!check(&named, "admin.example.com:443"));
+        assert!(!check(&named, "localhost"));
+        assert!(check(&AllowedHosts::any(), "anything.example"));
+        // No Host at all (HTTP/1.0): served.
+        assert!(loopback.check(&HeaderMap::new(), &Uri::from_static("/")).is_ok());
+    }
+}
