@@ -13,7 +13,9 @@
 //! - a `secret` parameter's value (`set_threshold`'s `api_key`) never appears in the answer;
 //! - an unknown tool name gives `UnknownTool`, whose message stays under 2 KB.
 //!
-//! [`run_mcp`] (module [`mcp`]) feeds JSON-RPC lines to the MCP stdio server itself.
+//! [`run_mcp`] (module [`mcp`]) feeds JSON-RPC lines to the MCP stdio server itself;
+//! [`run_http`] (module [`http`]) sends HTTP requests over loopback TCP to the example tools
+//! served at `/mcp` and `/tools/{name}`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,8 +24,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use fastrand::Rng;
 use serde_json::Value;
 
+pub mod http;
 pub mod mcp;
 
+pub use http::{HttpFailure, HttpReport, run_http};
 pub use mcp::{McpFailure, McpReport, run_mcp};
 
 #[path = "../../examples/tools/mod.rs"]

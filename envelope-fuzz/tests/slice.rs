@@ -36,3 +36,22 @@ fn no_mcp_promise_broken_on_a_slice() {
         );
     }
 }
+
+/// A bounded slice of the HTTP fuzzer: 600 requests from each of two seeds over loopback TCP to
+/// the example tools at `/mcp` and `/tools/{name}`. The long run is
+/// `cargo run --release -p envelope-fuzz -- http 1_000_000`.
+#[test]
+fn no_http_promise_broken_on_a_slice() {
+    for seed in [1, 2] {
+        let report = envelope_fuzz::run_http(600, seed).unwrap_or_else(|failure| panic!("seed {seed}: {failure}"));
+        assert_eq!(report.requests, 600);
+        for kind in
+            ["tools call", "mcp", "get", "method", "bytes", "empty", "foreign origin", "foreign host", "not http"]
+        {
+            assert!(report.by_kind.get(kind).copied().unwrap_or(0) > 0, "no {kind:?} request: {report}");
+        }
+        for reply in ["200 ok", "400 invalid", "200 result", "403 forbidden_origin"] {
+            assert!(report.by_reply.get(reply).copied().unwrap_or(0) > 0, "no {reply:?} reply: {report}");
+        }
+    }
+}
