@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -134,12 +135,13 @@ async fn exchange(address: SocketAddr, request: &[u8]) -> Result<Response, Strin
         Ok(raw)
     };
     let raw = tokio::time::timeout(REPLY_TIMEOUT, talk).await.map_err(|_| "no response within 20 s".to_owned())??;
-    parse(&raw)
+    // A response to HEAD has the head of the GET's, and no body (RFC 9110 §9.3.2).
+    parse(&raw, request.starts_with(b"HEAD "))
 }
 
 /// An HTTP/1.1 response: status line, headers, a body by `Content-Length` or chunked, or to the
 /// end of the connection.
-fn parse(raw: &[u8]) -> Result<Response, String> {
+fn parse(raw: &[u8], head_only: bool) -> Result<Response, String> {
     let end =
         raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| format!("no response head: {}", shown(raw)))?;
     let head = std::str::from_utf8(&raw[..end]).map_err(|_| "a response head that is not UTF-8".to_owned())?;
@@ -159,7 +161,9 @@ fn parse(raw: &[u8]) -> Result<Response, String> {
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
         .and_then(|(_, v)| v.parse::<usize>().ok());
-    let body = if chunked {
+    let body = if head_only {
+        Vec::new()
+    } else if chunked {
         dechunk(rest)?
     } else if let Some(length) = length {
         rest.get(..length).ok_or_else(|| format!("a body shorter than its Content-Length {length}"))?.to_vec()
@@ -199,6 +203,14 @@ fn judge(request: &Request, response: &Response, report: &mut HttpReport) -> Res
     let mcp = request.path == "/mcp";
     if response.body.is_empty() && mcp && response.status == 202 {
         return Ok("accepted".into());
+    }
+    if request.bytes.starts_with(b"HEAD ") {
+        let json = response.header("content-type").is_some_and(|t| t.starts_with("application/json"));
+        return if json {
+            Ok("head".into())
+        } else {
+            Err(format!("HEAD answered {} without a JSON Content-Type", response.status))
+        };
     }
     let json = response.header("content-type").is_some_and(|t| t.starts_with("application/json"));
     if !json {
@@ -392,7 +404,8 @@ fn shown(bytes: &[u8]) -> String {
     }
 }
 
-/// Serves the example tools on a free loopback port as `examples/http_server.rs` does, and sends
+/// Serves the example tools on a free loopback port as `examples/http_server.rs` does (with
+/// [`envelope_core::http::serve`] and its default bounds), and sends
 /// them `requests` requests generated from `seed` (see [`run_http_against`]).
 ///
 /// # Errors
@@ -411,7 +424,11 @@ pub fn run_http(requests: u64, seed: u64) -> Result<HttpReport, HttpFailure> {
             .router()
             .layer(envelope_core::http::OriginLayer::loopback());
         let app = envelope_core::mcp::http::McpHttp::new(toolbox).router().merge(endpoints);
-        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let server = tokio::spawn(
+            envelope_core::http::serve(listener, app)
+                .routes(["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"])
+                .into_future(),
+        );
         let report = run_http_against(address, requests, seed).await;
         server.abort();
         report
