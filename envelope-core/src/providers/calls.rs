@@ -114,6 +114,34 @@ impl<'a> Call<'a> {
 /// that is not a string, and arguments that are not an object each answer a
 /// `VALIDATION_ERROR` refusal; a tool the toolbox does not have answers `NOT_FOUND`, listing
 /// the tools (at most 20) and naming the closest. None of these runs a tool.
+///
+/// ```
+/// use envelope_core::providers::{answer, Provider};
+/// use envelope_core::{tool, Toolbox};
+/// use serde_json::json;
+///
+/// /// Adds two small numbers.
+/// #[tool]
+/// fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100, default = 1)] b: u32) -> u32 {
+///     a + b
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolbox = Toolbox::new().with(add::tool());
+/// // What a strict-mode model sends: `null` for the parameter it leaves to its default.
+/// let call = json!({"id": "call_1", "type": "function",
+///                   "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": null}"}});
+/// let result = answer(&toolbox, Provider::OpenAiChat, &call).await;
+/// assert_eq!(result.message(), &json!({"role": "tool", "tool_call_id": "call_1",
+///                                      "content": r#"{"status":"ok","success":true,"data":3}"#}));
+///
+/// let block = json!({"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 200}});
+/// let result = answer(&toolbox, Provider::Anthropic, &block).await;
+/// assert_eq!(result.message()["is_error"], true);
+/// assert_eq!(result.envelope().message().unwrap(),
+///     "a: 200 is out of range; accepted: a whole number from 0 to 100. Send a value from 0 to 100.");
+/// # });
+/// ```
 pub async fn answer(toolbox: &Toolbox, provider: Provider, call: &Value) -> ToolResult {
     let parts = Call::read(provider, call);
     let envelope =
@@ -144,7 +172,7 @@ pub async fn answer(toolbox: &Toolbox, provider: Provider, call: &Value) -> Tool
 }
 
 async fn run(toolbox: &Toolbox, call: &Call<'_>) -> Envelope {
-    if call.needs_id && !call.id.is_some_and(|id| id.as_str().is_some_and(|s| !s.is_empty())) {
+    if call.needs_id && call.id.is_none_or(|id| id.as_str().is_none_or(str::is_empty)) {
         let refusal = Refusal::parameter("id").missing().accepted("the id the model gave the tool call");
         return refusal.fix("Send the tool call again as the model API returned it, with its id.").build().into();
     }

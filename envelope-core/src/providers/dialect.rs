@@ -80,7 +80,8 @@ fn object(
             if !required.is_empty() {
                 out.insert("required".into(), json!(required));
             }
-            if s.get("additionalProperties") == Some(&Value::Bool(false)) {
+            // A tool without parameters has no `parameters` to hold a key at all.
+            if s.get("additionalProperties") == Some(&Value::Bool(false)) && !(root && params.is_empty()) {
                 push(
                     notes,
                     if root {
