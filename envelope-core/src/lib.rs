@@ -62,6 +62,7 @@ mod formats;
 mod input;
 mod manifest;
 mod outcome;
+pub mod providers;
 mod read;
 mod readers;
 mod refusal;

@@ -16,6 +16,7 @@ mod manifest;
 mod multiple_of;
 mod one_pass;
 mod own_types;
+mod providers;
 mod reader;
 mod reading;
 mod reports;
