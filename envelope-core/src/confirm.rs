@@ -55,17 +55,17 @@
 //! parameter that could be guessed offline; replicas must share the secret.
 //!
 //! # The secret
-//! [`Toolbox::with_secret`] (at least 32 bytes; the examples read `ENVELOPE_SECRET`). Without
+//! [`Toolbox::with_secret`](crate::Toolbox::with_secret) (at least 32 bytes; the examples read `ENVELOPE_SECRET`). Without
 //! it each process draws a random key at start: its pending actions cannot be confirmed after a
 //! restart or on another replica (they answer `NOT_FOUND`, and the person is asked again), and
 //! its idempotency records do not match another replica's.
 //!
 //! # For protocol adapters
 //! An adapter that asks for approval its own way (MCP 2026-07-28 elicitation, with the id as
-//! `requestState`) uses [`Toolbox::needs_confirmation`] to know a tool waits for approval,
-//! [`Toolbox::call`] to run its preview and seal the id ([`Envelope::confirmation`]),
-//! [`Toolbox::check_pending`] to verify a retried call's `requestState` against its arguments
-//! without touching the store, and [`Toolbox::decide`] to run or drop the action once.
+//! `requestState`) uses [`Toolbox::needs_confirmation`](crate::Toolbox::needs_confirmation) to know a tool waits for approval,
+//! [`Toolbox::call`](crate::Toolbox::call) to run its preview and seal the id ([`Envelope::confirmation`]),
+//! [`Toolbox::check_pending`](crate::Toolbox::check_pending) to verify a retried call's `requestState` against its arguments
+//! without touching the store, and [`Toolbox::decide`](crate::Toolbox::decide) to run or drop the action once.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -92,7 +92,7 @@ pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
 /// The name of the tool a toolbox adds when one of its tools needs confirmation.
 pub const CONFIRM_ACTION: &str = "confirm_action";
 
-/// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`]).
+/// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`](crate::Toolbox::with_secret)).
 pub const MIN_SECRET_BYTES: usize = 32;
 
 /// How long a claimed idempotency key may stay `running` before another call may claim it,
@@ -106,7 +106,7 @@ const CLAIM_LEASE: Duration = Duration::from_secs(30);
 
 pub use crate::outcome::{Decision, Guarded, Step};
 
-/// Whether a pending action id fits a call ([`Toolbox::check_pending`]).
+/// Whether a pending action id fits a call ([`Toolbox::check_pending`](crate::Toolbox::check_pending)).
 #[derive(Debug, PartialEq)]
 pub enum PendingCheck {
     /// The id is authentic, unexpired, and sealed for this tool and these arguments.
@@ -118,7 +118,7 @@ pub enum PendingCheck {
     Refused(Envelope),
 }
 
-/// A secret shorter than [`MIN_SECRET_BYTES`] was given to [`Toolbox::with_secret`].
+/// A secret shorter than [`MIN_SECRET_BYTES`] was given to [`Toolbox::with_secret`](crate::Toolbox::with_secret).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SecretTooShort {
     /// Its length in bytes.

@@ -666,6 +666,7 @@ impl Toolbox {
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
     /// are read: a refusal (or an async tool's answer) comes back done, without the body ever
     /// leaving this thread; a body comes back to run where blocking is allowed.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP adapters hand sync bodies on
     pub(crate) async fn call_json_started(&self, name: &str, arguments: &str) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
         Ok(match tool.call_json_in(arguments, Some(self), true).await {
@@ -734,7 +735,7 @@ impl std::error::Error for UnknownTool {}
 /// Confirmation and idempotency keys: the settings of the toolbox's guard, and confirmation by
 /// hand (see [`crate::confirm`]).
 impl Toolbox {
-    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`] of
+    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`](crate::store::MemoryStore) of
     /// this toolbox and its clones). Replicas that share a store (and a secret,
     /// [`with_secret`](Self::with_secret)) confirm each other's actions and replay each
     /// other's keys.
