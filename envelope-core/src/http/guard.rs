@@ -333,12 +333,57 @@ pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<
     use http_body_util::BodyExt;
     match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => match super::serve::BodyRefused::find(&*e) {
+        Err(e) => match BodyRefused::find(&*e) {
             Some(refused) => Err(refused.transport_error()),
             None => Err(TransportError::payload_too_large(limit)),
         },
     }
 }
+
+/// Why the server ([`super::serve`]) cut a request body's stream: the error [`read_body`] finds among the body's
+/// error sources and answers as a transport error.
+#[derive(Debug)]
+pub(crate) enum BodyRefused {
+    Timeout { limit_ms: u64 },
+    Budget { limit_bytes: usize, retry_after_seconds: u64 },
+}
+
+impl BodyRefused {
+    pub(crate) fn transport_error(&self) -> TransportError {
+        match *self {
+            BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
+            BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
+                &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
+                retry_after_seconds,
+            ),
+        }
+    }
+
+    /// The refusal among `error` and its sources.
+    pub(crate) fn find<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyRefused> {
+        let mut cause = Some(error);
+        while let Some(e) = cause {
+            if let Some(refused) = e.downcast_ref::<BodyRefused>() {
+                return Some(refused);
+            }
+            cause = e.source();
+        }
+        None
+    }
+}
+
+impl fmt::Display for BodyRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
+            BodyRefused::Budget { limit_bytes, .. } => {
+                write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BodyRefused {}
 
 #[cfg(test)]
 mod tests {

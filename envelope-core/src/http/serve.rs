@@ -24,7 +24,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::Service;
 
-use super::guard::host_is_loopback;
+use super::guard::{BodyRefused, host_is_loopback};
 use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 
 /// Serves `router` on `listener` over HTTP/1.1 (hyper's server connection, on tokio), within
@@ -666,51 +666,6 @@ impl Drop for Budgeted {
         self.shared.budget.release(self.held);
     }
 }
-
-/// Why the server cut a request body's stream: the error [`read_body`](super::read_body) finds among the body's
-/// error sources and answers as a transport error.
-#[derive(Debug)]
-pub(crate) enum BodyRefused {
-    Timeout { limit_ms: u64 },
-    Budget { limit_bytes: usize, retry_after_seconds: u64 },
-}
-
-impl BodyRefused {
-    pub(crate) fn transport_error(&self) -> TransportError {
-        match *self {
-            BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
-            BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
-                &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
-                retry_after_seconds,
-            ),
-        }
-    }
-
-    /// The refusal among `error` and its sources.
-    pub(crate) fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a BodyRefused> {
-        let mut cause = Some(error);
-        while let Some(e) = cause {
-            if let Some(refused) = e.downcast_ref::<BodyRefused>() {
-                return Some(refused);
-            }
-            cause = e.source();
-        }
-        None
-    }
-}
-
-impl fmt::Display for BodyRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
-            BodyRefused::Budget { limit_bytes, .. } => {
-                write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
-            }
-        }
-    }
-}
-
-impl StdError for BodyRefused {}
 
 /// The socket of a connection: gives hyper's own answers to an unparsable request head (empty
 /// 400, 414, 431) a JSON body (hyper writes them before any service runs, as one buffer

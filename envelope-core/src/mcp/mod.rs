@@ -67,6 +67,7 @@
 //! }
 //! ```
 
+mod call;
 mod mrtr;
 mod stdio;
 mod wire;
@@ -74,21 +75,19 @@ mod wire;
 #[cfg(feature = "http")]
 pub mod http;
 
-use crate::toolbox::Started;
 use std::sync::Arc;
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-        Extensions, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-        ServerConfig,
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Extensions, Implementation,
+        ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
 };
 use serde_json::Value;
 
-use crate::{Envelope, Toolbox, UnknownTool};
+use crate::Toolbox;
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -187,8 +186,8 @@ impl ServerHandler for McpServer {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &request, arguments).await;
             }
-            let envelope = call_with_raw_arguments(&self.toolbox, &request.name, arguments).await?;
-            Ok(call_tool_result(&envelope).into())
+            let envelope = call::call_with_raw_arguments(&self.toolbox, &request.name, arguments).await?;
+            Ok(call::call_tool_result(&envelope).into())
         };
         tokio::select! {
             result = call => result,
@@ -213,9 +212,9 @@ impl ServerHandler for McpServer {
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
         let params = request.params.unwrap_or_default();
-        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wrong_name(params.get("name")))?;
+        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wire::wrong_name(params.get("name")))?;
         let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
-        let mut result = call_tool_result(&call_with_raw_arguments(&self.toolbox, name, arguments).await?);
+        let mut result = call::call_tool_result(&call::call_with_raw_arguments(&self.toolbox, name, arguments).await?);
         // rmcp shapes a custom result for no version: `resultType` is 2026-07-28's alone.
         if context.protocol_version().is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str()) {
             result.result_type = None;
@@ -226,191 +225,6 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text
-/// block is its exact serialization, `isError` is [`Envelope::is_error`].
-fn call_tool_result(envelope: &Envelope) -> CallToolResult {
-    let mut result = CallToolResult::default();
-    result.content = vec![ContentBlock::text(envelope.to_json())];
-    result.structured_content = Some(envelope.to_value());
-    result.is_error = Some(envelope.is_error());
-    result
-}
-
-fn unknown_tool(unknown: UnknownTool) -> ErrorData {
-    ErrorData::invalid_params(unknown.to_string(), None)
-}
-
-/// `params.name` sent, but not a string: quoted.
-fn wrong_name(name: Option<&Value>) -> ErrorData {
-    match name {
-        Some(v) => {
-            let shown: String = v.to_string().chars().take(40).collect();
-            ErrorData::invalid_params(
-                format!(
-                    "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
-                ),
-                None,
-            )
-        }
-        None => missing_name(),
-    }
-}
-
-fn missing_name() -> ErrorData {
-    ErrorData::invalid_params(
-        "tools/call needs params.name, a JSON string naming the tool to call (see tools/list)",
-        None,
-    )
-}
-
-/// A `tools/call` whose `arguments` arrive as JSON text of any shape and any depth (`None`: not
-/// sent). An object is served; a string that holds an object is decoded and served for a tool
-/// that is not strict; anything else is refused with `-32602`, because MCP defines `arguments`
-/// as an object and such a request is malformed, not a call the tool could serve.
-async fn call_with_raw_arguments(
-    toolbox: &Arc<Toolbox>,
-    name: &str,
-    arguments: Option<Arc<str>>,
-) -> Result<Envelope, ErrorData> {
-    let Some(text) = arguments else {
-        return served(run(toolbox, name, None).await);
-    };
-    let lenient = toolbox.get(name).is_some_and(|tool| !tool.strict());
-    let trimmed = text.trim_start();
-    match trimmed.as_bytes().first() {
-        Some(b'{') => served(run(toolbox, name, Some(text)).await),
-        Some(b'"') if lenient => match decoded_object(trimmed) {
-            Some(object) => served(run(toolbox, name, Some(object.into())).await),
-            None => refused(run(toolbox, name, Some(text)).await),
-        },
-        _ => refused(run(toolbox, name, Some(text)).await),
-    }
-}
-
-/// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on
-/// tokio's blocking threads once its arguments are owned, so a slow body stalls no other call,
-/// on a multi-thread or a current-thread runtime alike; an `async fn` tool runs on the runtime.
-async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) -> Result<Envelope, UnknownTool> {
-    let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
-    if !tool.has_sync_body() {
-        return call_now(toolbox, name, arguments.as_deref()).await;
-    }
-    if let Some(text) = arguments.as_deref() {
-        // The arguments are read here; only a body that will run leaves for a blocking thread,
-        // so a refusal costs no thread hop.
-        let body = match toolbox.call_json_started(name, text).await? {
-            Started::Done(envelope) => return Ok(envelope),
-            Started::Body(body) => body,
-        };
-        return match tokio::task::spawn_blocking(move || body.run()).await {
-            Ok(envelope) => Ok(envelope),
-            // Only when the runtime shuts down under the call.
-            Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
-        };
-    }
-    let (toolbox, owned_name) = (Arc::clone(toolbox), name.to_owned());
-    let blocking = tokio::task::spawn_blocking(move || {
-        let call = call_now(&toolbox, &owned_name, arguments.as_deref());
-        let mut call = std::pin::pin!(call);
-        // A sync body finishes within the first poll; nothing is left to wait for.
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match call.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(envelope) => envelope,
-            std::task::Poll::Pending => tokio::runtime::Handle::current().block_on(call),
-        }
-    });
-    match blocking.await {
-        Ok(envelope) => envelope,
-        // Only when the runtime shuts down under the call.
-        Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
-    }
-}
-
-async fn call_now(toolbox: &Toolbox, name: &str, arguments: Option<&str>) -> Result<Envelope, UnknownTool> {
-    match arguments {
-        Some(text) => toolbox.call_json(name, text).await,
-        None => toolbox.call(name, None).await,
-    }
-}
-
-fn served(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
-    call.map_err(unknown_tool)
-}
-
-/// `-32602` carrying the toolbox's refusal of the `arguments` value: its sentence as `message`,
-/// the envelope as `data`.
-fn refused(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
-    let envelope = call.map_err(unknown_tool)?;
-    match envelope.message() {
-        Some(message) if envelope.is_error() => {
-            Err(ErrorData::invalid_params(message.to_owned(), Some(envelope.to_value())))
-        }
-        // The toolbox served it after all: answer what it answered.
-        _ => Ok(envelope),
-    }
-}
-
-/// The text of the object a JSON string holds (`"{\"a\":1}"` → `{"a":1}`), if it holds one.
-fn decoded_object(string_json: &str) -> Option<String> {
-    let text: String = serde_json::from_str(string_json).ok()?;
-    // `IgnoredAny` checks the syntax without building a value, so a deep object is no problem.
-    let is_object = text.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
-    is_object.then_some(text)
-}
-
-/// Whether `[`/`{` nest at least `depth` levels deep somewhere in `json`, outside strings.
-/// Works on malformed text too: it only counts.
-fn nests_at_least(json: &[u8], depth: usize) -> bool {
-    let mut level = 0usize;
-    crate::render::scan_outside_strings(json, |_, byte| {
-        match byte {
-            b'[' | b'{' => level += 1,
-            b']' | b'}' => level = level.saturating_sub(1),
-            _ => {}
-        }
-        level >= depth
-    })
-}
-
 fn envelope_core_annotations_none() -> crate::spec::Annotations {
     crate::spec::Annotations::default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tools_call_nested(depth: usize) -> String {
-        // The message object, `params` and `arguments` are three levels; the rest is `tags`.
-        let tags = format!("{}{}", "[".repeat(depth - 3), "]".repeat(depth - 3));
-        format!(
-            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{{"tags":{tags}}}}}}}"#
-        )
-    }
-
-    /// Pins [`wire::RMCP_UNREADABLE_DEPTH`] to what rmcp's own parse of a client message does.
-    #[test]
-    fn the_depth_limit_is_the_one_rmcp_drops_at() {
-        for depth in [wire::RMCP_UNREADABLE_DEPTH - 1, wire::RMCP_UNREADABLE_DEPTH] {
-            let line = tools_call_nested(depth);
-            let rmcp_reads = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&line).is_ok();
-            assert_eq!(rmcp_reads, depth < wire::RMCP_UNREADABLE_DEPTH, "depth {depth}");
-            assert_eq!(nests_at_least(line.as_bytes(), wire::RMCP_UNREADABLE_DEPTH), !rmcp_reads, "depth {depth}");
-        }
-    }
-
-    #[test]
-    fn brackets_inside_strings_do_not_count() {
-        let line = format!(r#"{{"a":"{}\"{}"}}"#, "[".repeat(300), "{".repeat(300));
-        assert!(!nests_at_least(line.as_bytes(), 3));
-        assert!(nests_at_least(br#"{"a":[{"b":"]]]"}]}"#, 3));
-    }
-
-    #[test]
-    fn a_string_that_holds_an_object_is_decoded() {
-        assert_eq!(decoded_object(r#""{\"a\": 1}""#).as_deref(), Some(r#"{"a": 1}"#));
-        assert_eq!(decoded_object(r#""[1]""#), None);
-        assert_eq!(decoded_object(r#""{not json""#), None);
-        assert_eq!(decoded_object("[1]"), None);
-    }
 }

@@ -321,7 +321,7 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if method == "tools/call" && !notification {
         return read_tools_call(id, params);
     }
-    let unreadable = if super::nests_at_least(text.as_bytes(), RMCP_UNREADABLE_DEPTH) {
+    let unreadable = if nests_at_least(text.as_bytes(), RMCP_UNREADABLE_DEPTH) {
         Some(format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1))
     } else {
         serde_json::from_str::<IgnoredAny>(text)
@@ -348,7 +348,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
     };
     let members = match params.map(|p| serde_json::from_str::<Members<'_>>(p.get())) {
         Some(Ok(members)) => members,
-        _ => return error(Some(id), super::missing_name()),
+        _ => return error(Some(id), missing_name()),
     };
     if let Some((name, values)) = members.repeated(&["name", "arguments"]) {
         // The names sent are quoted, cut; the arguments are not (they may hold a secret).
@@ -388,7 +388,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
     }
     match rest.get("name") {
         Some(Value::String(_)) => {}
-        other => return error(Some(id), super::wrong_name(other)),
+        other => return error(Some(id), wrong_name(other)),
     }
     // Built by hand: `json!` would copy `rest` (a name may be megabytes long); this moves it.
     let mut message = Map::new();
@@ -584,9 +584,72 @@ impl TopLevel {
     }
 }
 
+/// `params.name` sent, but not a string: quoted.
+pub(super) fn wrong_name(name: Option<&Value>) -> ErrorData {
+    match name {
+        Some(v) => {
+            let shown: String = v.to_string().chars().take(40).collect();
+            ErrorData::invalid_params(
+                format!(
+                    "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
+                ),
+                None,
+            )
+        }
+        None => missing_name(),
+    }
+}
+
+pub(super) fn missing_name() -> ErrorData {
+    ErrorData::invalid_params(
+        "tools/call needs params.name, a JSON string naming the tool to call (see tools/list)",
+        None,
+    )
+}
+
+/// Whether `[`/`{` nest at least `depth` levels deep somewhere in `json`, outside strings.
+/// Works on malformed text too: it only counts.
+pub(super) fn nests_at_least(json: &[u8], depth: usize) -> bool {
+    let mut level = 0usize;
+    crate::render::scan_outside_strings(json, |_, byte| {
+        match byte {
+            b'[' | b'{' => level += 1,
+            b']' | b'}' => level = level.saturating_sub(1),
+            _ => {}
+        }
+        level >= depth
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tools_call_nested(depth: usize) -> String {
+        // The message object, `params` and `arguments` are three levels; the rest is `tags`.
+        let tags = format!("{}{}", "[".repeat(depth - 3), "]".repeat(depth - 3));
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{{"tags":{tags}}}}}}}"#
+        )
+    }
+
+    /// Pins [`RMCP_UNREADABLE_DEPTH`] to what rmcp's own parse of a client message does.
+    #[test]
+    fn the_depth_limit_is_the_one_rmcp_drops_at() {
+        for depth in [RMCP_UNREADABLE_DEPTH - 1, RMCP_UNREADABLE_DEPTH] {
+            let line = tools_call_nested(depth);
+            let rmcp_reads = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&line).is_ok();
+            assert_eq!(rmcp_reads, depth < RMCP_UNREADABLE_DEPTH, "depth {depth}");
+            assert_eq!(nests_at_least(line.as_bytes(), RMCP_UNREADABLE_DEPTH), !rmcp_reads, "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_count() {
+        let line = format!(r#"{{"a":"{}\"{}"}}"#, "[".repeat(300), "{".repeat(300));
+        assert!(!nests_at_least(line.as_bytes(), 3));
+        assert!(nests_at_least(br#"{"a":[{"b":"]]]"}]}"#, 3));
+    }
 
     fn answer(line: &str) -> Value {
         match read_message(line.as_bytes()) {

@@ -1,0 +1,132 @@
+//! One `tools/call` served: the `arguments` text (any shape, any depth) to the toolbox, a sync
+//! body handed to tokio's blocking threads, and the envelope as a `CallToolResult`. Used by the
+//! adapter ([`super::McpServer`]) and by the MRTR approval retry ([`super::mrtr`]).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
+
+use crate::toolbox::Started;
+use crate::{Envelope, Toolbox, UnknownTool};
+
+/// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text
+/// block is its exact serialization, `isError` is [`Envelope::is_error`].
+pub(super) fn call_tool_result(envelope: &Envelope) -> CallToolResult {
+    let mut result = CallToolResult::default();
+    result.content = vec![ContentBlock::text(envelope.to_json())];
+    result.structured_content = Some(envelope.to_value());
+    result.is_error = Some(envelope.is_error());
+    result
+}
+
+fn unknown_tool(unknown: UnknownTool) -> ErrorData {
+    ErrorData::invalid_params(unknown.to_string(), None)
+}
+
+/// A `tools/call` whose `arguments` arrive as JSON text of any shape and any depth (`None`: not
+/// sent). An object is served; a string that holds an object is decoded and served for a tool
+/// that is not strict; anything else is refused with `-32602`, because MCP defines `arguments`
+/// as an object and such a request is malformed, not a call the tool could serve.
+pub(super) async fn call_with_raw_arguments(
+    toolbox: &Arc<Toolbox>,
+    name: &str,
+    arguments: Option<Arc<str>>,
+) -> Result<Envelope, ErrorData> {
+    let Some(text) = arguments else {
+        return served(run(toolbox, name, None).await);
+    };
+    let lenient = toolbox.get(name).is_some_and(|tool| !tool.strict());
+    let trimmed = text.trim_start();
+    match trimmed.as_bytes().first() {
+        Some(b'{') => served(run(toolbox, name, Some(text)).await),
+        Some(b'"') if lenient => match decoded_object(trimmed) {
+            Some(object) => served(run(toolbox, name, Some(object.into())).await),
+            None => refused(run(toolbox, name, Some(text)).await),
+        },
+        _ => refused(run(toolbox, name, Some(text)).await),
+    }
+}
+
+/// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on
+/// tokio's blocking threads once its arguments are owned, so a slow body stalls no other call,
+/// on a multi-thread or a current-thread runtime alike; an `async fn` tool runs on the runtime.
+async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) -> Result<Envelope, UnknownTool> {
+    let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
+    if !tool.has_sync_body() {
+        return call_now(toolbox, name, arguments.as_deref()).await;
+    }
+    if let Some(text) = arguments.as_deref() {
+        // The arguments are read here; only a body that will run leaves for a blocking thread,
+        // so a refusal costs no thread hop.
+        let body = match toolbox.call_json_started(name, text).await? {
+            Started::Done(envelope) => return Ok(envelope),
+            Started::Body(body) => body,
+        };
+        return match tokio::task::spawn_blocking(move || body.run()).await {
+            Ok(envelope) => Ok(envelope),
+            // Only when the runtime shuts down under the call.
+            Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
+        };
+    }
+    let (toolbox, owned_name) = (Arc::clone(toolbox), name.to_owned());
+    let blocking = tokio::task::spawn_blocking(move || {
+        let call = call_now(&toolbox, &owned_name, arguments.as_deref());
+        let mut call = std::pin::pin!(call);
+        // A sync body finishes within the first poll; nothing is left to wait for.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match call.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(envelope) => envelope,
+            std::task::Poll::Pending => tokio::runtime::Handle::current().block_on(call),
+        }
+    });
+    match blocking.await {
+        Ok(envelope) => envelope,
+        // Only when the runtime shuts down under the call.
+        Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
+    }
+}
+
+async fn call_now(toolbox: &Toolbox, name: &str, arguments: Option<&str>) -> Result<Envelope, UnknownTool> {
+    match arguments {
+        Some(text) => toolbox.call_json(name, text).await,
+        None => toolbox.call(name, None).await,
+    }
+}
+
+fn served(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
+    call.map_err(unknown_tool)
+}
+
+/// `-32602` carrying the toolbox's refusal of the `arguments` value: its sentence as `message`,
+/// the envelope as `data`.
+fn refused(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
+    let envelope = call.map_err(unknown_tool)?;
+    match envelope.message() {
+        Some(message) if envelope.is_error() => {
+            Err(ErrorData::invalid_params(message.to_owned(), Some(envelope.to_value())))
+        }
+        // The toolbox served it after all: answer what it answered.
+        _ => Ok(envelope),
+    }
+}
+
+/// The text of the object a JSON string holds (`"{\"a\":1}"` → `{"a":1}`), if it holds one.
+fn decoded_object(string_json: &str) -> Option<String> {
+    let text: String = serde_json::from_str(string_json).ok()?;
+    // `IgnoredAny` checks the syntax without building a value, so a deep object is no problem.
+    let is_object = text.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+    is_object.then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_that_holds_an_object_is_decoded() {
+        assert_eq!(decoded_object(r#""{\"a\": 1}""#).as_deref(), Some(r#"{"a": 1}"#));
+        assert_eq!(decoded_object(r#""[1]""#), None);
+        assert_eq!(decoded_object(r#""{not json""#), None);
+        assert_eq!(decoded_object("[1]"), None);
+    }
+}
