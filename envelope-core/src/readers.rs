@@ -567,7 +567,8 @@ impl<T: FromArg> FromArg for Vec<T> {
             );
         }
         let mut first = refused.remove(0);
-        first.0.also = refused;
+        // After the first item's own further problems (the other fields of an object item).
+        first.0.also.extend(refused);
         Err(first)
     }
 }

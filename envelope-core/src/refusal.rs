@@ -235,10 +235,8 @@ impl Refusal {
             );
         }
         let mut flat = Vec::with_capacity(problems.len());
-        for mut p in problems {
-            let also = std::mem::take(&mut p.0.also);
-            flat.push(p);
-            flat.extend(also);
+        for p in problems {
+            flatten(p, &mut flat);
         }
         Refusal { code: codes::VALIDATION_ERROR, problems: flat }
     }
@@ -318,6 +316,16 @@ impl Refusal {
             first.insert("others".into(), Value::Array(others));
         }
         (message, Value::Object(first))
+    }
+}
+
+/// `p`, then the problems it carries, at every depth (an item of an array of objects carries its
+/// fields' problems), in order. The depth is the nesting of the parameter's declared type.
+fn flatten(mut p: Problem, out: &mut Vec<Problem>) {
+    let also = std::mem::take(&mut p.0.also);
+    out.push(p);
+    for a in also {
+        flatten(a, out);
     }
 }
 

@@ -123,6 +123,11 @@ impl<'t> Scanner<'t> {
                 {
                     self.i += 1;
                 }
+                // No token here (`[}`, `{"a":]`): malformed, and a loop that read nothing would
+                // read it again forever.
+                if self.i == start {
+                    return None;
+                }
                 let token = self.text.get(start..self.i)?;
                 if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
                     self.out.numbers.push(token);
@@ -167,6 +172,10 @@ impl<'t> Scanner<'t> {
                     continue;
                 }
                 _ => {}
+            }
+            // A member's name, or malformed text (the scan reads any text).
+            if self.b[self.i] != b'"' {
+                return None;
             }
             let (ks, ke) = self.string()?;
             let raw_key = self.text.get(ks..ke)?;
@@ -498,8 +507,31 @@ mod tests {
 
     #[test]
     fn malformed_text_stops_without_panic() {
-        for text in ["{", "{\"a\"", "{\"a\":", "[1,", "\"abc", "{\"a\" 1}", "{\"\\", ""] {
+        for text in
+            ["{", "{\"a\"", "{\"a\":", "[1,", "\"abc", "{\"a\" 1}", "{\"\\", "", "[}", "[1}", "{\"a\":[}]}", "[:]"]
+        {
             let _ = scan(text);
         }
+    }
+
+    /// The scan runs before the parse, on any text: every string of up to 5 pieces of JSON's
+    /// punctuation, a digit, a letter, a multi-byte letter and a space is scanned to an end
+    /// (a token that read nothing once looped forever; a name not opened by `"` was cut inside a
+    /// character).
+    #[test]
+    fn every_short_text_is_scanned_to_an_end() {
+        const PIECES: [&str; 12] = ["{", "}", "[", "]", ":", ",", "\"", "\\", "1", "a", "é", " "];
+        fn all(text: &mut String, left: usize) {
+            let _ = scan(text);
+            if left == 0 {
+                return;
+            }
+            for piece in PIECES {
+                text.push_str(piece);
+                all(text, left - 1);
+                text.truncate(text.len() - piece.len());
+            }
+        }
+        all(&mut String::new(), 5);
     }
 }

@@ -418,18 +418,18 @@ fn greet(people: Option<Vec<Person>>, tags: Option<Vec<String>>) -> usize {
     people.map_or(0, |p| p.len()) + tags.map_or(0, |t| t.len())
 }
 
-/// A megabyte of refused items costs a hundred refusals, not one per item: past the three
+/// Megabytes of refused items cost a hundred refusals, not one per item: past the three
 /// described and a hundred counted, the items are not read (once, 80,000 refusals were built for
 /// one sentence that counted them: 0.5 s in release).
 #[tokio::test]
 async fn a_megabyte_of_refused_items_costs_a_hundred_refusals() {
     let toolbox = Toolbox::new().with(greet::tool());
-    let people = format!(r#"{{"people":[{}]}}"#, vec![r#"{"nmae":"a"}"#; 80_000].join(","));
+    let people = format!(r#"{{"people":[{}]}}"#, vec![r#"{"name":"a","age":200}"#; 80_000].join(","));
     let tags = format!(r#"{{"tags":[{}]}}"#, vec!["1"; 200_000].join(","));
     for (text, summary) in [
         (
             people,
-            "people: has at least 100 more refused items (people[3], people[4], people[5], people[6], people[7], …); the 79897 items from people[103] on were not checked; accepted: a string. Fix those items the same way, and check the rest likewise before sending again.",
+            "people: has at least 100 more refused items (people[3], people[4], people[5], people[6], people[7], …); the 79897 items from people[103] on were not checked; accepted: a whole number from 0 to 150. Fix those items the same way, and check the rest likewise before sending again.",
         ),
         (
             tags,
@@ -446,6 +446,11 @@ async fn a_megabyte_of_refused_items_costs_a_hundred_refusals() {
         assert!(envelope.to_json().len() < 2048);
         assert!(took < BIG_REQUEST_BOUND, "{took:?}");
     }
+    // Every problem of every item described is in the reply: an item's other fields too (the
+    // first item's were once dropped, the others' nested too deep to be sent).
+    let envelope = toolbox.call_json("greet", r#"{"people":[{"nmae":"a"},{"nmae":"b"}]}"#).await.unwrap();
+    let paths: Vec<&str> = envelope.message().unwrap().lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(paths, ["people[0].name", "people[0].nmae", "people[1].name", "people[1].nmae"], "{envelope:?}");
     // Under the count, every refused item is counted, as before.
     let text = format!(r#"{{"tags":[{}]}}"#, vec!["1"; 50].join(","));
     let envelope = toolbox.call_json("greet", &text).await.unwrap();
