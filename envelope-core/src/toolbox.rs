@@ -613,6 +613,13 @@ impl Toolbox {
         self.format
     }
 
+    /// An envelope as this toolbox answers it: its code prefix and wire format applied. The one
+    /// exit of every reply: each public method that answers an envelope, the HTTP endpoints,
+    /// the MCP approval retry and the provider results pass through it.
+    pub(crate) fn on_the_wire(&self, envelope: Envelope) -> Envelope {
+        envelope.with_code_prefix(self.prefix).with_wire_format(self.format)
+    }
+
     /// The prefix set with [`with_code_prefix`](Self::with_code_prefix), if any.
     pub fn code_prefix(&self) -> Option<&'static str> {
         self.prefix
@@ -640,12 +647,7 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool
-            .call_with(arguments, &[], Some(self), false)
-            .await
-            .done()
-            .with_code_prefix(self.prefix)
-            .with_wire_format(self.format))
+        Ok(self.on_the_wire(tool.call_with(arguments, &[], Some(self), false).await.done()))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -655,12 +657,7 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(tool
-            .call_json_in(arguments, Some(self), false)
-            .await
-            .done()
-            .with_code_prefix(self.prefix)
-            .with_wire_format(self.format))
+        Ok(self.on_the_wire(tool.call_json_in(arguments, Some(self), false).await.done()))
     }
 
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
@@ -670,9 +667,7 @@ impl Toolbox {
     pub(crate) async fn call_json_started(&self, name: &str, arguments: &str) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
         Ok(match tool.call_json_in(arguments, Some(self), true).await {
-            Started::Done(envelope) => {
-                Started::Done(envelope.with_code_prefix(self.prefix).with_wire_format(self.format))
-            }
+            Started::Done(envelope) => Started::Done(self.on_the_wire(envelope)),
             Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, ..body }),
         })
     }
@@ -810,7 +805,7 @@ impl Toolbox {
     /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
     /// `rejected`, `declined` or `cancelled`.
     pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
-        self.guard.decide(self, pending_action_id, decision).await.with_code_prefix(self.code_prefix())
+        self.on_the_wire(self.guard.decide(self, pending_action_id, decision).await)
     }
 
     /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
@@ -820,20 +815,20 @@ impl Toolbox {
     pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
         // Only a confirm tool's reading stops before its body: never run another to check.
         let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
-            return PendingCheck::Refused(self.guard.not_found(pending_action_id).with_code_prefix(self.code_prefix()));
+            return PendingCheck::Refused(self.on_the_wire(self.guard.not_found(pending_action_id)));
         };
         let obj = match arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) => Some(o),
-            Some(_) => return PendingCheck::Refused(t.call(arguments).await.with_code_prefix(self.code_prefix())),
+            Some(_) => return PendingCheck::Refused(self.on_the_wire(t.call(arguments).await)),
         };
         match t.start(crate::args::Input::object(obj)) {
             Outcome::Guarded(_) => {}
-            other => return PendingCheck::Refused(t.settle(other).await.with_code_prefix(self.code_prefix())),
+            other => return PendingCheck::Refused(self.on_the_wire(t.settle(other).await)),
         }
         let args = validated_args(&t.spec().params, obj);
         match self.guard.check(pending_action_id, tool, &args).await {
-            PendingCheck::Refused(e) => PendingCheck::Refused(e.with_code_prefix(self.code_prefix())),
+            PendingCheck::Refused(e) => PendingCheck::Refused(self.on_the_wire(e)),
             other => other,
         }
     }

@@ -14,6 +14,7 @@ mod formats;
 mod http;
 mod manifest;
 mod multiple_of;
+mod one_exit;
 mod one_pass;
 mod own_types;
 mod providers;

@@ -203,9 +203,7 @@ impl HttpTools {
             let refusal = Refusal::parameter("arguments");
             let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
             let refusal = refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build();
-            return Envelope::from(refusal)
-                .with_code_prefix(self.toolbox.code_prefix())
-                .with_wire_format(self.toolbox.wire_format());
+            return self.toolbox.on_the_wire(Envelope::from(refusal));
         }
         self.toolbox.call_json(name, text).await.unwrap_or_else(|_| self.unknown_tool(name))
     }
@@ -223,9 +221,7 @@ impl HttpTools {
             .accepted(format!("{}, as JSON text encoded in UTF-8 (RFC 8259 §8.1)", shape.accepted()))
             .fix("Send the body encoded as UTF-8; a character your client cannot encode may be sent as a \\uXXXX escape inside a string.")
             .build();
-        Envelope::from(refusal)
-            .with_code_prefix(self.toolbox.code_prefix())
-            .with_wire_format(self.toolbox.wire_format())
+        self.toolbox.on_the_wire(Envelope::from(refusal))
     }
 
     /// `NOT_FOUND` for a tool name the toolbox does not have: the names it has, the closest one.
@@ -253,7 +249,7 @@ impl HttpTools {
         if let Some(s) = suggestion {
             refusal = refusal.suggestion(s);
         }
-        Envelope::from(refusal.build().with_code(codes::NOT_FOUND)).with_code_prefix(self.toolbox.code_prefix())
+        self.toolbox.on_the_wire(Envelope::from(refusal.build().with_code(codes::NOT_FOUND)))
     }
 
     fn envelope_response(&self, envelope: &Envelope, status: u16) -> Response {

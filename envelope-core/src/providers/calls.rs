@@ -144,8 +144,7 @@ impl<'a> Call<'a> {
 /// ```
 pub async fn answer(toolbox: &Toolbox, provider: Provider, call: &Value) -> ToolResult {
     let parts = Call::read(provider, call);
-    let envelope =
-        run(toolbox, &parts).await.with_code_prefix(toolbox.code_prefix()).with_wire_format(toolbox.wire_format());
+    let envelope = toolbox.on_the_wire(run(toolbox, &parts).await);
     let id = parts.id.cloned().unwrap_or_else(|| json!(""));
     let message = match provider {
         Provider::OpenAiChat => json!({"role": "tool", "tool_call_id": id, "content": envelope.to_json()}),
