@@ -23,13 +23,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::time::{sleep, timeout};
 
-#[path = "../../examples/tools/mod.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
-#[path = "../support/http_client.rs"]
-#[allow(dead_code)]
-mod client;
+use crate::client;
 
 /// The routes of the example server, as its `not_found` names them.
 const ROUTES: [&str; 4] = ["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];

@@ -9,6 +9,14 @@
 //! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults.
 
+#[path = "../../examples/tools/mod.rs"]
+#[allow(dead_code)]
+mod tools;
+
+#[path = "../support/http_client.rs"]
+#[allow(dead_code)]
+mod client;
+
 mod http;
 mod ids;
 mod store;

@@ -10,13 +10,9 @@
 //!
 //! Tests against a real Redis are in tests/redis.rs.
 
-#[path = "../../examples/tools/mod.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
-#[path = "../support/http_client.rs"]
-#[allow(dead_code)]
-mod http_client;
+use crate::client as http_client;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -32,9 +32,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-#[path = "../../examples/tools/mod.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
 /// The longest any one exchange may take before the test fails instead of hanging.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
