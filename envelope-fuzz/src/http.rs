@@ -305,6 +305,10 @@ fn generate(rng: &mut Rng, names: &[(String, Vec<String>)], address: SocketAddr)
             let name = if rng.u8(..8) == 0 { typo(rng, tool) } else { tool.clone() };
             let id = rng.u32(..);
             let line = if rng.bool() {
+                // 2026-07-28 names the version, the method and the tool in headers as well.
+                headers.push("MCP-Protocol-Version: 2026-07-28".to_owned());
+                headers.push("Mcp-Method: tools/call".to_owned());
+                headers.push(format!("Mcp-Name: {name}"));
                 format!(
                     r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
                 )

@@ -180,7 +180,13 @@ fn error_response(reply: &ServerJsonRpcMessage) -> Response {
         JsonRpcMessage::Error(e) if e.id.is_none() => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
-    json(status, serde_json::to_vec(reply).unwrap_or_default())
+    // JSON-RPC 2.0 §5: an error whose request id could not be read carries `"id": null` (rmcp
+    // leaves the member out).
+    let mut value = serde_json::to_value(reply).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.entry("id").or_insert(serde_json::Value::Null);
+    }
+    json(status, serde_json::to_vec(&value).unwrap_or_default())
 }
 
 /// What the log line of a request names: its JSON-RPC method and, for `tools/call`, the tool.
