@@ -663,7 +663,7 @@ impl Toolbox {
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
     /// are read: a refusal (or an async tool's answer) comes back done, without the body ever
     /// leaving this thread; a body comes back to run where blocking is allowed.
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP adapters hand sync bodies on
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // the servers hand sync bodies on
     pub(crate) async fn call_json_started(&self, name: &str, arguments: &str) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
         Ok(match tool.call_json_in(arguments, Some(self), true).await {

@@ -346,3 +346,35 @@ async fn transport_errors() {
     assert_eq!(rpc.json(), TransportError::missing_bearer_token().to_json_rpc(None));
     assert_eq!(rpc.json()["error"]["data"]["error"], "missing_bearer_token");
 }
+
+/// Sleeps `ms` milliseconds on the calling thread, as a slow sync body would.
+#[tool]
+fn slow_sync(#[validate(range = 1..=5000)] ms: u64) -> u64 {
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    ms
+}
+
+/// A slow sync body runs on tokio's blocking threads, never on the runtime's one thread: while
+/// it sleeps 1.5 s, another request on the same current-thread runtime is answered at once (it
+/// waited the whole 1.5 s when the endpoint ran the body inline). A refusal of the same tool
+/// never leaves the runtime's thread, and answers as `call_json` does.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_sync_body_stalls_no_other_request() {
+    let toolbox = crate::tools::toolbox().with(slow_sync::tool());
+    let refusal = toolbox.call_json("slow_sync", r#"{"ms": 0}"#).await.unwrap().to_json();
+    let addr = serve(HttpTools::new(toolbox).router()).await;
+    // The client shares the server's one thread: a body run inline would block both, so the
+    // clock starts before the slow call is under way.
+    let started = std::time::Instant::now();
+    let slow = tokio::spawn(async move { send(addr, "POST", "/tools/slow_sync", &[], r#"{"ms": 1500}"#).await });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let quick = send(addr, "POST", "/tools/list_notes", &[], "{}").await;
+    let waited = started.elapsed();
+    assert_eq!(quick.status, 200, "{}", quick.text);
+    assert!(!slow.is_finished(), "the slow call was still running");
+    assert!(waited < std::time::Duration::from_millis(900), "list_notes answered {waited:?} after the slow call began");
+    let slow = slow.await.unwrap();
+    assert_eq!((slow.status, slow.json()["data"].clone()), (200, json!(1500)), "{}", slow.text);
+    let refused = send(addr, "POST", "/tools/slow_sync", &[], r#"{"ms": 0}"#).await;
+    assert_eq!((refused.status, refused.text), (400, refusal));
+}

@@ -22,7 +22,7 @@ use crate::code::codes;
 use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Started, Toolbox};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -193,7 +193,8 @@ impl HttpTools {
             Err(e) => return self.not_utf8(tool, e.valid_up_to()),
         };
         if text.is_empty() {
-            return self.toolbox.call(name, None).await.unwrap_or_else(|_| self.unknown_tool(name));
+            // No body reads as no arguments, `{}`.
+            return self.call_off_the_runtime(name, "{}").await;
         }
         // `IgnoredAny` checks the syntax at any depth without building a value.
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
@@ -205,7 +206,22 @@ impl HttpTools {
             let refusal = refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build();
             return self.toolbox.on_the_wire(Envelope::from(refusal));
         }
-        self.toolbox.call_json(name, text).await.unwrap_or_else(|_| self.unknown_tool(name))
+        self.call_off_the_runtime(name, text).await
+    }
+
+    /// `Toolbox::call_json`, with a sync tool's body run on tokio's blocking threads once its
+    /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
+    /// request, on a multi-thread or a current-thread runtime alike.
+    async fn call_off_the_runtime(&self, name: &str, text: &str) -> Envelope {
+        match self.toolbox.call_json_started(name, text).await {
+            Ok(Started::Done(envelope)) => envelope,
+            Ok(Started::Body(body)) => match tokio::task::spawn_blocking(move || body.run()).await {
+                Ok(envelope) => envelope,
+                // Only when the runtime shuts down under the call.
+                Err(_) => self.toolbox.on_the_wire(Envelope::from(crate::fault::Fault::backend(name))),
+            },
+            Err(_) => self.unknown_tool(name),
+        }
     }
 
     /// `VALIDATION_ERROR` (400) for a body that is not UTF-8: where the first byte that is not
