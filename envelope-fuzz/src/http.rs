@@ -32,6 +32,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::mcp::shown;
 use crate::{MAX_ENVELOPE_BYTES, SECRET_MARK, arguments, check, mutate, random_text, tool_names, typo};
 
 /// How long a response may take before the fuzzer calls it missing.
@@ -64,7 +65,7 @@ impl fmt::Display for HttpReport {
 pub struct HttpFailure {
     /// The request's number in the run (from 0).
     pub index: u64,
-    /// The request sent, as text (bytes that are not UTF-8 escaped; long bodies cut).
+    /// The request sent, as text (bytes that are not UTF-8 escaped; cut to 600 characters).
     pub request: String,
     /// What went wrong.
     pub what: String,
@@ -394,18 +395,6 @@ fn generate(rng: &mut Rng, names: &[(String, Vec<String>)], address: SocketAddr)
 /// The body of a request the fuzzer wrote (after its head).
 fn body_of(request: &[u8]) -> &[u8] {
     request.windows(4).position(|w| w == b"\r\n\r\n").map_or(&[], |end| &request[end + 4..])
-}
-
-/// A request or response as text for a report: bytes that are not UTF-8 escaped, cut at 2,000
-/// characters.
-fn shown(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let count = text.chars().count();
-    if count <= 2000 {
-        text.into_owned()
-    } else {
-        format!("{}… ({count} characters)", text.chars().take(2000).collect::<String>())
-    }
 }
 
 /// Serves the example tools on a free loopback port as `examples/http_server.rs` does (with

@@ -688,8 +688,9 @@ fn memchr(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// A line as text for a report: cut to 600 characters, bytes that are not UTF-8 escaped.
-fn shown(line: &[u8]) -> String {
+/// A line or a request as text for a report: cut to 600 characters, bytes that are not UTF-8
+/// escaped.
+pub(crate) fn shown(line: &[u8]) -> String {
     let text: String = line
         .utf8_chunks()
         .flat_map(|c| {
