@@ -14,6 +14,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
+use crate::context::Context;
 use crate::cx::Numbers;
 use crate::spec::ParamSpec;
 
@@ -70,6 +71,7 @@ impl Sent<'_> {
 pub struct Input<'a> {
     pub(crate) source: Source<'a>,
     pub(crate) defer: bool,
+    pub(crate) context: Option<&'a Context>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -84,22 +86,32 @@ pub(crate) enum Source<'a> {
 impl<'a> Input<'a> {
     /// A parsed arguments object (`None`: no arguments were sent).
     pub fn object(obj: Option<&'a Map<String, Value>>) -> Self {
-        Input { source: Source::Value { obj, numbers: &[] }, defer: false }
+        Input { source: Source::Value { obj, numbers: &[] }, defer: false, context: None }
     }
 
     /// A parsed object whose numbers were sent as `numbers` (node address, text; sorted).
     pub(crate) fn object_as_sent(obj: Option<&'a Map<String, Value>>, numbers: Numbers<'a>) -> Self {
-        Input { source: Source::Value { obj, numbers }, defer: false }
+        Input { source: Source::Value { obj, numbers }, defer: false, context: None }
     }
 
     /// The walked text of the arguments (see [`walk`]).
     pub(crate) fn text(sent: &'a [Option<Sent<'a>>]) -> Self {
-        Input { source: Source::Text(sent), defer: false }
+        Input { source: Source::Text(sent), defer: false, context: None }
     }
 
     /// These arguments, with a sync body left for the caller to run.
     pub(crate) fn deferring(self, defer: bool) -> Self {
         Input { defer, ..self }
+    }
+
+    /// These arguments, sent in the call `cx`.
+    pub(crate) fn in_context(self, cx: &'a Context) -> Self {
+        Input { context: Some(cx), ..self }
+    }
+
+    /// The call these arguments were sent in (an anonymous local call when none was given).
+    pub fn context(&self) -> Context {
+        self.context.cloned().unwrap_or_default()
     }
 
     /// Whether a sync body is left for the caller to run.

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{self, Poll};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::args;
 use crate::confirm::{Decision, Guarded, MIN_SECRET_BYTES, PendingCheck, SecretTooShort, Step, validated_args};
+use crate::context::Context;
 use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
@@ -159,20 +160,14 @@ impl Tool {
     /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
     /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, &[], None, false).await.done()
+        self.call_with(arguments, &[], At::alone(&Context::anonymous()), false).await.done()
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
     /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
     /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
-    async fn call_with(
-        &self,
-        arguments: Option<&Value>,
-        numbers: Numbers<'_>,
-        toolbox: Option<&Toolbox>,
-        defer: bool,
-    ) -> Started {
+    async fn call_with(&self, arguments: Option<&Value>, numbers: Numbers<'_>, at: At<'_>, defer: bool) -> Started {
         let decoded;
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -192,17 +187,12 @@ impl Tool {
                 return Started::Done(Refusal::from_problems(vec![problem]).into());
             }
         };
-        let input = Input::object_as_sent(obj, numbers).deferring(defer);
-        self.started(self.start(input), obj, toolbox).await
+        let input = Input::object_as_sent(obj, numbers).deferring(defer).in_context(at.cx);
+        self.started(self.start(input), obj, at).await
     }
 
     /// What a started call comes to: its envelope, or its sync body left to run.
-    async fn started(
-        &self,
-        outcome: Outcome<'_>,
-        obj: Option<&Map<String, Value>>,
-        toolbox: Option<&Toolbox>,
-    ) -> Started {
+    async fn started(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Started {
         match outcome {
             // A sync tool's answer, or a refusal: no future to poll.
             Outcome::Ready(envelope) => Started::Done(self.settled(envelope)),
@@ -213,18 +203,14 @@ impl Tool {
                 prefix: None,
                 format: WireFormat::Envelope,
             }),
-            outcome => Started::Done(self.answer(outcome, obj, toolbox).await),
+            outcome => Started::Done(self.answer(outcome, obj, at).await),
         }
     }
 
     /// The envelope of a started call: guarded (`obj`: the arguments it read), decided, or
     /// settled.
-    async fn answer(
-        &self,
-        outcome: Outcome<'_>,
-        obj: Option<&Map<String, Value>>,
-        toolbox: Option<&Toolbox>,
-    ) -> Envelope {
+    async fn answer(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Envelope {
+        let toolbox = at.toolbox;
         let guard: &crate::confirm::Guard = match toolbox {
             Some(t) => &t.guard,
             None => crate::confirm::default_guard(),
@@ -232,12 +218,12 @@ impl Tool {
         match outcome {
             Outcome::Guarded(g) => {
                 let args = crate::confirm::validated_args(&self.spec.params, obj);
-                // No verified caller yet: every call counts against one quota.
-                let caller = crate::store::ANONYMOUS;
+                // Quotas and keys are counted per caller (and tenant).
+                let caller = at.cx.caller().key();
                 if self.spec.needs_confirmation {
-                    guard.queue(self, args, g, caller).await
+                    guard.queue(self, args, g, &caller).await
                 } else {
-                    guard.idempotent(self, &args, g, caller).await
+                    guard.idempotent(self, &args, g, &caller).await
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {
@@ -307,11 +293,11 @@ impl Tool {
     /// The reading costs time linear in the length of `arguments` (the checks of keys sent
     /// twice count each key once), so it may run on an async worker whatever the text holds.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        self.call_json_in(arguments, None, false).await.done()
+        self.call_json_at(arguments, At::alone(&Context::anonymous()), false).await.done()
     }
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
-    async fn call_json_in(&self, arguments: &str, toolbox: Option<&Toolbox>, defer: bool) -> Started {
+    async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
         if self.walkable {
             // The usual call: an object of scalars, read in one pass (see `crate::input`).
             let n = self.spec.params.len();
@@ -324,7 +310,7 @@ impl Tool {
                 &mut heap
             };
             if input::walk(arguments, &self.spec.params, slots) {
-                return self.started(self.start(Input::text(slots).deferring(defer)), None, toolbox).await;
+                return self.started(self.start(Input::text(slots).deferring(defer).in_context(at.cx)), None, at).await;
             }
         }
         // Scanned before anything is built from the text: an object past the key limit is
@@ -351,7 +337,7 @@ impl Tool {
             // Read field by field: each field's text pairs with its own value.
             Some(ref raws) => Self::numbers_by_field(&parsed, raws),
         };
-        self.call_with(Some(&parsed), &numbers, toolbox, defer).await
+        self.call_with(Some(&parsed), &numbers, at, defer).await
     }
 
     /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
@@ -473,7 +459,7 @@ struct CatchUnwind<'a>(EnvelopeFuture<'a>);
 
 impl Future for CatchUnwind<'_> {
     type Output = Result<Envelope, ()>;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<Self::Output> {
         match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
             Ok(Poll::Ready(e)) => Poll::Ready(Ok(e)),
             Ok(Poll::Pending) => Poll::Pending,
@@ -645,28 +631,53 @@ impl Toolbox {
     ///
     /// # Errors
     /// [`UnknownTool`] when no tool has that name (a protocol error, not an envelope).
+    ///
+    /// The call is made by [`Caller::anonymous`](crate::Caller::anonymous) on the surface
+    /// `"local"`; [`call_in`](Self::call_in) makes it in a [`Context`] of your own.
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
+        self.call_in(&Context::anonymous(), name, arguments).await
+    }
+
+    /// [`call`](Self::call), made by `cx`'s caller on `cx`'s surface: quotas and idempotency
+    /// keys are counted under [`Caller::key`](crate::Caller::key), and the tool's body sees `cx`.
+    ///
+    /// # Errors
+    /// [`UnknownTool`] when no tool has that name.
+    pub async fn call_in(&self, cx: &Context, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(self.on_the_wire(tool.call_with(arguments, &[], Some(self), false).await.done()))
+        Ok(self.on_the_wire(tool.call_with(arguments, &[], At::of(self, cx), false).await.done()))
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
-    /// [`Tool::call_json`]).
+    /// [`Tool::call_json`]), as [`Caller::anonymous`](crate::Caller::anonymous).
     ///
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
+        self.call_json_in(&Context::anonymous(), name, arguments).await
+    }
+
+    /// [`call_json`](Self::call_json), made in `cx` (see [`call_in`](Self::call_in)).
+    ///
+    /// # Errors
+    /// [`UnknownTool`] when no tool has that name.
+    pub async fn call_json_in(&self, cx: &Context, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(self.on_the_wire(tool.call_json_in(arguments, Some(self), false).await.done()))
+        Ok(self.on_the_wire(tool.call_json_at(arguments, At::of(self, cx), false).await.done()))
     }
 
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
     /// are read: a refusal (or an async tool's answer) comes back done, without the body ever
     /// leaving this thread; a body comes back to run where blocking is allowed.
     #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // the servers hand sync bodies on
-    pub(crate) async fn call_json_started(&self, name: &str, arguments: &str) -> Result<Started, UnknownTool> {
+    pub(crate) async fn call_json_started(
+        &self,
+        cx: &Context,
+        name: &str,
+        arguments: &str,
+    ) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(match tool.call_json_in(arguments, Some(self), true).await {
+        Ok(match tool.call_json_at(arguments, At::of(self, cx), true).await {
             Started::Done(envelope) => Started::Done(self.on_the_wire(envelope)),
             Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, ..body }),
         })
@@ -861,5 +872,23 @@ impl crate::confirm::Lookup for Toolbox {
 
     fn tool(&self, name: &str) -> Option<&Tool> {
         self.get(name)
+    }
+}
+
+/// Where a call is made: the toolbox it was found in (its store, its secret; `confirm_action`
+/// needs it; `None` for a lone [`Tool`]), and the call's [`Context`].
+#[derive(Clone, Copy)]
+pub(crate) struct At<'t> {
+    pub(crate) toolbox: Option<&'t Toolbox>,
+    pub(crate) cx: &'t Context,
+}
+
+impl<'t> At<'t> {
+    pub(crate) fn of(toolbox: &'t Toolbox, cx: &'t Context) -> Self {
+        At { toolbox: Some(toolbox), cx }
+    }
+
+    pub(crate) fn alone(cx: &'t Context) -> Self {
+        At { toolbox: None, cx }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
@@ -23,6 +23,7 @@ use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::toolbox::{Started, Toolbox};
+use crate::{Caller, Context};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -131,8 +132,20 @@ impl HttpTools {
     }
 
     /// Calls tool `name` with a request body and answers the response `POST /tools/{name}`
-    /// gives, for an app that routes calls itself.
+    /// gives, for an app that routes calls itself. The call is made by
+    /// [`Caller::anonymous`](crate::Caller::anonymous); [`respond_in`](Self::respond_in) makes
+    /// it in a [`Context`] of your own.
     pub async fn respond(&self, name: &str, headers: &HeaderMap, body: Body) -> Response {
+        self.respond_in(&self.context(Caller::anonymous()), name, headers, body).await
+    }
+
+    /// The [`Context`] of a call by `caller` on this router's surface (`"http"`).
+    fn context(&self, caller: Caller) -> Context {
+        Context::new(caller).with_surface("http")
+    }
+
+    /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
+    pub async fn respond_in(&self, cx: &Context, name: &str, headers: &HeaderMap, body: Body) -> Response {
         // A name no tool has is the caller's text: quoted and cut.
         let shown_name = match self.toolbox.get(name) {
             Some(tool) => tool.name().to_owned(),
@@ -160,7 +173,7 @@ impl HttpTools {
                     return error.into_response();
                 }
             };
-            let mut envelope = self.envelope(name, &bytes).await;
+            let mut envelope = self.envelope(cx, name, &bytes).await;
             let status = super::status(&envelope);
             span.record("status", envelope.status().as_str());
             if let Some(code) = envelope.error_code() {
@@ -182,7 +195,7 @@ impl HttpTools {
         .await
     }
 
-    async fn envelope(&self, name: &str, body: &[u8]) -> Envelope {
+    async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
         let Some(tool) = self.toolbox.get(name) else {
             return self.unknown_tool(name);
         };
@@ -194,7 +207,7 @@ impl HttpTools {
         };
         if text.is_empty() {
             // No body reads as no arguments, `{}`.
-            return self.call_off_the_runtime(name, "{}").await;
+            return self.call_off_the_runtime(cx, name, "{}").await;
         }
         // `IgnoredAny` checks the syntax at any depth without building a value.
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
@@ -206,14 +219,14 @@ impl HttpTools {
             let refusal = refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build();
             return self.toolbox.on_the_wire(Envelope::from(refusal));
         }
-        self.call_off_the_runtime(name, text).await
+        self.call_off_the_runtime(cx, name, text).await
     }
 
     /// `Toolbox::call_json`, with a sync tool's body run on tokio's blocking threads once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
     /// request, on a multi-thread or a current-thread runtime alike.
-    async fn call_off_the_runtime(&self, name: &str, text: &str) -> Envelope {
-        match self.toolbox.call_json_started(name, text).await {
+    async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
+        match self.toolbox.call_json_started(cx, name, text).await {
             Ok(Started::Done(envelope)) => envelope,
             Ok(Started::Body(body)) => match tokio::task::spawn_blocking(move || body.run()).await {
                 Ok(envelope) => envelope,
@@ -293,12 +306,15 @@ fn only(route: MethodRouter<Arc<HttpTools>>, allow: &'static str) -> MethodRoute
 async fn call(
     State(app): State<Arc<HttpTools>>,
     name: Result<Path<String>, PathRejection>,
+    caller: Option<Extension<Caller>>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
     // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
     let name = name.map(|Path(n)| n).unwrap_or_default();
-    app.respond(&name, &headers, body).await
+    // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
+    let caller = caller.map_or_else(Caller::anonymous, |Extension(c)| c);
+    app.respond_in(&app.context(caller), &name, &headers, body).await
 }
 
 async fn list(State(app): State<Arc<HttpTools>>) -> Response {

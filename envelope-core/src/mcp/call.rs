@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
 
 use crate::toolbox::Started;
-use crate::{Envelope, Toolbox, UnknownTool};
+use crate::{Context, Envelope, Toolbox, UnknownTool};
 
 /// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text
 /// block is its exact serialization, `isError` is [`Envelope::is_error`].
@@ -29,36 +29,42 @@ fn unknown_tool(unknown: UnknownTool) -> ErrorData {
 /// as an object and such a request is malformed, not a call the tool could serve.
 pub(super) async fn call_with_raw_arguments(
     toolbox: &Arc<Toolbox>,
+    cx: &Context,
     name: &str,
     arguments: Option<Arc<str>>,
 ) -> Result<Envelope, ErrorData> {
     let Some(text) = arguments else {
-        return served(run(toolbox, name, None).await);
+        return served(run(toolbox, cx, name, None).await);
     };
     let lenient = toolbox.get(name).is_some_and(|tool| !tool.strict());
     let trimmed = text.trim_start();
     match trimmed.as_bytes().first() {
-        Some(b'{') => served(run(toolbox, name, Some(text)).await),
+        Some(b'{') => served(run(toolbox, cx, name, Some(text)).await),
         Some(b'"') if lenient => match decoded_object(trimmed) {
-            Some(object) => served(run(toolbox, name, Some(object.into())).await),
-            None => refused(run(toolbox, name, Some(text)).await),
+            Some(object) => served(run(toolbox, cx, name, Some(object.into())).await),
+            None => refused(run(toolbox, cx, name, Some(text)).await),
         },
-        _ => refused(run(toolbox, name, Some(text)).await),
+        _ => refused(run(toolbox, cx, name, Some(text)).await),
     }
 }
 
 /// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on
 /// tokio's blocking threads once its arguments are owned, so a slow body stalls no other call,
 /// on a multi-thread or a current-thread runtime alike; an `async fn` tool runs on the runtime.
-async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) -> Result<Envelope, UnknownTool> {
+async fn run(
+    toolbox: &Arc<Toolbox>,
+    cx: &Context,
+    name: &str,
+    arguments: Option<Arc<str>>,
+) -> Result<Envelope, UnknownTool> {
     let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
     if !tool.has_sync_body() {
-        return call_now(toolbox, name, arguments.as_deref()).await;
+        return call_now(toolbox, cx, name, arguments.as_deref()).await;
     }
     if let Some(text) = arguments.as_deref() {
         // The arguments are read here; only a body that will run leaves for a blocking thread,
         // so a refusal costs no thread hop.
-        let body = match toolbox.call_json_started(name, text).await? {
+        let body = match toolbox.call_json_started(cx, name, text).await? {
             Started::Done(envelope) => return Ok(envelope),
             Started::Body(body) => body,
         };
@@ -68,9 +74,9 @@ async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) ->
             Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
         };
     }
-    let (toolbox, owned_name) = (Arc::clone(toolbox), name.to_owned());
+    let (toolbox, cx, owned_name) = (Arc::clone(toolbox), cx.clone(), name.to_owned());
     let blocking = tokio::task::spawn_blocking(move || {
-        let call = call_now(&toolbox, &owned_name, arguments.as_deref());
+        let call = call_now(&toolbox, &cx, &owned_name, arguments.as_deref());
         let mut call = std::pin::pin!(call);
         // A sync body finishes within the first poll; nothing is left to wait for.
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -86,10 +92,15 @@ async fn run(toolbox: &Arc<Toolbox>, name: &str, arguments: Option<Arc<str>>) ->
     }
 }
 
-async fn call_now(toolbox: &Toolbox, name: &str, arguments: Option<&str>) -> Result<Envelope, UnknownTool> {
+async fn call_now(
+    toolbox: &Toolbox,
+    cx: &Context,
+    name: &str,
+    arguments: Option<&str>,
+) -> Result<Envelope, UnknownTool> {
     match arguments {
-        Some(text) => toolbox.call_json(name, text).await,
-        None => toolbox.call(name, None).await,
+        Some(text) => toolbox.call_json_in(cx, name, text).await,
+        None => toolbox.call_in(cx, name, None).await,
     }
 }
 

@@ -87,7 +87,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::Toolbox;
+use crate::{Caller, Context, Toolbox};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -107,13 +107,45 @@ pub use rmcp;
 #[derive(Clone)]
 pub struct McpServer {
     toolbox: Arc<Toolbox>,
+    caller: Arc<Caller>,
+    surface: Arc<str>,
 }
 
 impl McpServer {
     /// Wraps `toolbox`; the server identifies itself as `envelope` with this crate's version.
+    /// Its calls are made on the surface `"mcp"`, by the caller the HTTP auth hook verified
+    /// (`http::McpHttp`), else by [`Caller::anonymous`].
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
-        Self { toolbox: Arc::new(toolbox) }
+        Self { toolbox: Arc::new(toolbox), caller: Arc::new(Caller::anonymous()), surface: Arc::from("mcp") }
+    }
+
+    /// Calls made without a verified caller (every call over stdio, where MCP's authorization
+    /// spec leaves a local server's caller to its configuration) are made by `caller`.
+    #[must_use]
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = Arc::new(caller);
+        self
+    }
+
+    /// Calls are made on the surface named `surface` (default `"mcp"`).
+    #[must_use]
+    pub fn with_surface(mut self, surface: &str) -> Self {
+        self.surface = Arc::from(surface);
+        self
+    }
+
+    /// The [`Context`] of one request: the caller the transport verified (an HTTP auth hook
+    /// puts it in the request's extensions), else this server's configured caller; the surface;
+    /// the protocol version.
+    fn context(&self, context: &RequestContext<RoleServer>) -> Context {
+        let verified = verified_caller(&context.extensions);
+        let caller = verified.unwrap_or_else(|| Caller::clone(&self.caller));
+        let cx = Context::new(caller).with_surface(&*self.surface);
+        match context.protocol_version() {
+            Some(v) => cx.with_protocol_version(v.as_str()),
+            None => cx,
+        }
     }
 
     /// The toolbox this server answers from.
@@ -121,6 +153,18 @@ impl McpServer {
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
     }
+}
+
+/// The caller an HTTP auth hook verified for this request, if any.
+fn verified_caller(extensions: &Extensions) -> Option<Caller> {
+    if let Some(caller) = extensions.get::<Caller>() {
+        return Some(caller.clone());
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<Caller>().cloned();
+    }
+    None
 }
 
 /// The exact `arguments` text a transport of this module read for this request, if any.
@@ -182,11 +226,12 @@ impl ServerHandler for McpServer {
             Some(raw) => raw.0,
             None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
+        let cx = self.context(&context);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
-                return mrtr::call(&self.toolbox, &request, arguments).await;
+                return mrtr::call(&self.toolbox, &cx, &request, arguments).await;
             }
-            let envelope = call::call_with_raw_arguments(&self.toolbox, &request.name, arguments).await?;
+            let envelope = call::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
             Ok(call::call_tool_result(&envelope).into())
         };
         tokio::select! {
@@ -214,7 +259,9 @@ impl ServerHandler for McpServer {
         let params = request.params.unwrap_or_default();
         let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wire::wrong_name(params.get("name")))?;
         let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
-        let mut result = call::call_tool_result(&call::call_with_raw_arguments(&self.toolbox, name, arguments).await?);
+        let cx = self.context(&context);
+        let mut result =
+            call::call_tool_result(&call::call_with_raw_arguments(&self.toolbox, &cx, name, arguments).await?);
         // rmcp shapes a custom result for no version: `resultType` is 2026-07-28's alone.
         if context.protocol_version().is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str()) {
             result.result_type = None;

@@ -75,6 +75,7 @@ pub(super) fn applies(toolbox: &Toolbox, name: &str, context: &RequestContext<Ro
 /// A `tools/call` in the MRTR flow; `arguments` is the exact text sent (`None`: not sent).
 pub(super) async fn call(
     toolbox: &Arc<Toolbox>,
+    cx: &crate::Context,
     request: &CallToolRequestParams,
     arguments: Option<Arc<str>>,
 ) -> Result<CallToolResponse, ErrorData> {
@@ -98,7 +99,7 @@ pub(super) async fn call(
             }
         }
     }
-    let envelope = super::call::call_with_raw_arguments(toolbox, name, arguments).await?;
+    let envelope = super::call::call_with_raw_arguments(toolbox, cx, name, arguments).await?;
     match envelope.confirmation() {
         Some(confirmation) => Ok(input_required(name, confirmation)?.into()),
         None => Ok(complete(&envelope)),
