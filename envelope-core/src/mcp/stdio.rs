@@ -126,8 +126,19 @@ async fn write_lines(mut output: impl AsyncWrite + Unpin, mut lines: mpsc::Recei
 }
 
 fn line_of(message: &ServerJsonRpcMessage) -> Vec<u8> {
-    let mut line = serde_json::to_vec(message).unwrap_or_else(|_| {
-        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"the reply did not serialize"}}"#.to_vec()
+    let serialized = match message {
+        // JSON-RPC 2.0 §5: an error whose request id could not be read carries `"id": null`
+        // (rmcp leaves the member out), as over Streamable HTTP.
+        rmcp::model::JsonRpcMessage::Error(e) if e.id.is_none() => serde_json::to_value(message).and_then(|mut v| {
+            if let Some(object) = v.as_object_mut() {
+                object.insert("id".into(), serde_json::Value::Null);
+            }
+            serde_json::to_vec(&v)
+        }),
+        _ => serde_json::to_vec(message),
+    };
+    let mut line = serialized.unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the reply did not serialize"}}"#.to_vec()
     });
     line.push(b'\n');
     line
