@@ -525,6 +525,24 @@ async fn a_key_rotation_is_fetched_once() {
     other_server.publish(jwks_of(&[&a, &b]));
     assert!(is_unknown_kid(default.verify(&b.sign(&good)).await));
     assert_eq!(other_server.fetches(), 1);
+
+    // Keys past their max age are fetched again in the background while the request is served:
+    // a key the issuer withdrew stops verifying.
+    let aging_server = JwksServer::start(jwks_of(&[&a])).await;
+    let aging = Jwks::from_url(&aging_server.url).unwrap().with_max_age(Duration::ZERO);
+    assert_eq!(aging.refresh().await, Ok(1));
+    let verifier = JwtVerifier::new(ISSUER, resource).with_jwks(aging.with_min_refetch_interval(Duration::ZERO));
+    aging_server.publish(jwks_of(&[&b]));
+    assert!(verifier.verify(&a.sign(&good)).await.is_ok());
+    for _ in 0..100 {
+        if aging_server.fetches() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(aging_server.fetches(), 2);
+    assert!(is_unknown_kid(verifier.verify(&a.sign(&good)).await));
+    assert!(verifier.verify(&b.sign(&good)).await.is_ok());
 }
 
 /// A JWKS file: read at start, read again for a new `kid` (rotation by rewriting the file).
