@@ -293,16 +293,15 @@ impl Jwks {
         self.shared.fetches.fetch_add(1, Ordering::Relaxed);
         let loaded = match &self.shared.source {
             Source::Document => Ok(self.snapshot().0.to_vec()),
+            // Reading a file, and parsing up to 1 MiB of JSON, happen on tokio's blocking threads.
             Source::File(path) => {
                 let path = path.clone();
-                match tokio::task::spawn_blocking(move || read_file(&path)).await {
-                    Ok(Ok(bytes)) => parse(&bytes),
-                    Ok(Err(e)) => Err(e),
-                    Err(_) => Err(JwksError::new("reading the JWKS file stopped before its end")),
-                }
+                off_the_runtime(move || read_file(&path).and_then(|bytes| parse(&bytes))).await
             }
             Source::Url(target) => match fetch::get(target, MAX_DOCUMENT_BYTES, FETCH_TIMEOUT).await {
-                Ok(bytes) => parse(&bytes).map_err(|e| JwksError::new(format!("{}: {e}", target.url))),
+                Ok(bytes) => off_the_runtime(move || parse(&bytes))
+                    .await
+                    .map_err(|e| JwksError::new(format!("{}: {e}", target.url))),
                 Err(e) => Err(JwksError::new(e)),
             },
         };
@@ -321,6 +320,15 @@ impl Jwks {
             }
         }
     }
+}
+
+/// `work` on tokio's blocking threads.
+async fn off_the_runtime(
+    work: impl FnOnce() -> Result<Vec<Key>, JwksError> + Send + 'static,
+) -> Result<Vec<Key>, JwksError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err(JwksError::new("reading the JWKS document stopped before its end")))
 }
 
 /// The key of `kid` for `alg`; without a `kid`, the one key of `alg`.

@@ -228,7 +228,8 @@ impl JwtVerifier {
     }
 
     /// Also verifies HS256 tokens with this shared secret: for development (one party both
-    /// issues and verifies; anyone who can verify can mint). Use at least 32 random bytes.
+    /// issues and verifies; anyone who can verify can mint). Use at least 32 random bytes; an
+    /// empty secret verifies nothing.
     #[must_use]
     pub fn with_hs256_secret(self, secret: impl AsRef<[u8]>) -> Self {
         let key = DecodingKey::from_secret(secret.as_ref()).ok();
