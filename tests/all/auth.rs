@@ -682,3 +682,45 @@ async fn static_tokens_name_their_callers() {
     let reply = send(addr, "POST", "/tools/whoami", &[("x-test-user", "carol")], "{}").await;
     assert_eq!(reply.json()["data"]["subject"], "carol");
 }
+
+/// Keys fetched over https come only from a server whose certificate a public root signed: a
+/// JWKS server on loopback with a self-signed certificate is refused at the TLS handshake, and
+/// no key is taken from it.
+#[tokio::test]
+async fn a_jwks_server_with_an_untrusted_certificate_is_refused() {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let cert = include_bytes!("../fixtures/auth/TEST-ONLY-localhost-cert.pem");
+    let key = include_bytes!("../fixtures/auth/TEST-ONLY-localhost-key.pem");
+    let certs = CertificateDer::pem_slice_iter(cert).collect::<Result<Vec<_>, _>>().unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, PrivateKeyDer::from_pem_slice(key).unwrap())
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handshakes = Arc::new(AtomicUsize::new(0));
+    let attempted = Arc::clone(&handshakes);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            attempted.fetch_add(1, Ordering::SeqCst);
+            // The client gives up in the handshake; nothing is served.
+            let _ = acceptor.accept(stream).await;
+        }
+    });
+    let jwks = Jwks::from_url(&format!("https://localhost:{port}/jwks.json")).unwrap();
+    let error = jwks.refresh().await.unwrap_err().to_string();
+    assert!(error.starts_with(&format!("https://localhost:{port}/jwks.json: the TLS handshake: ")), "{error}");
+    assert!(error.contains("certificate"), "{error}");
+    assert_eq!(handshakes.load(Ordering::SeqCst), 1);
+    assert!(jwks.kids().is_empty());
+    let verifier = JwtVerifier::new(ISSUER, "https://n.test.example/mcp").with_jwks(jwks);
+    let token = TestKey::rsa_a().sign(&claims("https://n.test.example/mcp"));
+    assert_eq!(
+        verifier.verify(&token).await.unwrap_err(),
+        TransportError::invalid_bearer_token_because("it names a signing key (kid) the issuer does not publish")
+    );
+}

@@ -454,5 +454,8 @@ mod tests {
         assert!(Jwks::from_json(only_secret).unwrap_err().to_string().starts_with("none of the 1 keys"));
         let err = Jwks::from_file("/nonexistent/jwks.json").unwrap_err().to_string();
         assert!(err.starts_with("/nonexistent/jwks.json: "), "{err}");
+        assert_eq!(Jwks::from_location("/nonexistent/jwks.json").unwrap_err().to_string(), err);
+        assert!(matches!(Jwks::from_location("HTTPS://auth.example/jwks").unwrap().shared.source, Source::Url(_)));
+        assert!(Jwks::from_location("http://auth.example/jwks").unwrap_err().to_string().contains("not loopback"));
     }
 }
