@@ -19,9 +19,9 @@ use crate::Caller;
 /// [`TransportError`] to answer before any tool runs.
 ///
 /// [`AuthLayer`] and `mcp::http::McpHttp::with_auth` run it on every request and put the
-/// `Caller` it answers into the request's extensions, where the MCP server and [`HttpTools`]
-/// read it (`HttpTools`: [`super::HttpTools`]): the caller travels with the call (its `Context`) to quotas, idempotency keys,
-/// policy, audit and the tool's body.
+/// `Caller` it answers into the request's extensions, where the MCP server and
+/// [`HttpTools`](super::HttpTools) read it: the caller travels with the call (its `Context`) to
+/// quotas, idempotency keys, policy, audit and the tool's body.
 ///
 /// Its refusals are transport errors; the bearer ones are `missing_bearer_token` (401),
 /// `invalid_bearer_token` (401) and `insufficient_scope` (403), each with `WWW-Authenticate`
