@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod tools;
 
+mod auth;
 mod budget;
 mod cases;
 mod codes;

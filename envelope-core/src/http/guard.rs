@@ -13,43 +13,77 @@ use axum::response::Response;
 use tower::{Layer, Service};
 
 use super::transport::{ErrorBody, TransportError};
+use crate::Caller;
 
-/// The one auth hook of a server: request headers in, `Ok(())` to let the request through, or
-/// the [`TransportError`] to answer (`missing_bearer_token`, `invalid_bearer_token`,
-/// `insufficient_scope`, or any other) before any tool runs.
+/// The one auth hook of a server: request headers in, the verified [`Caller`] out, or the
+/// [`TransportError`] to answer before any tool runs.
 ///
-/// Implemented for every `Fn(&HeaderMap) -> Result<(), TransportError>`, and by
-/// [`BearerTokens`]. The hook must not log or echo a token.
+/// [`AuthLayer`] and `mcp::http::McpHttp::with_auth` run it on every request and put the
+/// `Caller` it answers into the request's extensions, where the MCP server and
+/// [`HttpTools`](super::HttpTools) read it: the caller travels with the call (its `Context`) to
+/// quotas, idempotency keys, policy, audit and the tool's body.
+///
+/// Its refusals are transport errors; the bearer ones are `missing_bearer_token` (401),
+/// `invalid_bearer_token` (401) and `insufficient_scope` (403), each with `WWW-Authenticate`
+/// (RFC 6750 §3), but any other word works too. The hook must not log or echo a token.
+///
+/// Implemented for every `Fn(&HeaderMap) -> Result<Caller, TransportError>` (a sync check), by
+/// [`BearerTokens`], and (feature `jwt`) by [`auth::JwtVerifier`](super::auth::JwtVerifier). An
+/// implementation of your own may be `async` (a lookup in a store, an introspection request):
 ///
 /// ```
+/// use envelope_core::Caller;
 /// use envelope_core::http::{Authenticate, TransportError, bearer_token};
 /// use axum::http::HeaderMap;
 ///
-/// let hook = |headers: &HeaderMap| -> Result<(), TransportError> {
+/// let hook = |headers: &HeaderMap| -> Result<Caller, TransportError> {
 ///     match bearer_token(headers)? {
-///         "reader-token" => Err(TransportError::insufficient_scope("tools:call")),
-///         "writer-token" => Ok(()),
+///         "reader-token" => Ok(Caller::new("reader").with_scopes(["notes:read"])),
+///         "writer-token" => Ok(Caller::new("writer").with_scopes(["notes:read", "notes:write"])),
 ///         _ => Err(TransportError::invalid_bearer_token()),
 ///     }
 /// };
 /// let mut headers = HeaderMap::new();
 /// headers.insert("authorization", "Bearer writer-token".parse().unwrap());
-/// assert!(hook.authenticate(&headers).is_ok());
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let caller = hook.authenticate(&headers).await.unwrap();
+/// assert_eq!(caller.subject(), Some("writer"));
+/// # });
 /// ```
 pub trait Authenticate: Send + Sync + 'static {
-    /// Checks one request's headers.
+    /// Checks one request's headers and answers who is calling.
     ///
     /// # Errors
     /// The transport error to answer instead of serving the request.
-    fn authenticate(&self, headers: &HeaderMap) -> Result<(), TransportError>;
+    fn authenticate(&self, headers: &HeaderMap) -> impl Future<Output = Result<Caller, TransportError>> + Send;
 }
 
 impl<F> Authenticate for F
 where
-    F: Fn(&HeaderMap) -> Result<(), TransportError> + Send + Sync + 'static,
+    F: Fn(&HeaderMap) -> Result<Caller, TransportError> + Send + Sync + 'static,
 {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<(), TransportError> {
-        self(headers)
+    fn authenticate(&self, headers: &HeaderMap) -> impl Future<Output = Result<Caller, TransportError>> + Send {
+        std::future::ready(self(headers))
+    }
+}
+
+impl<A: Authenticate> Authenticate for Arc<A> {
+    fn authenticate(&self, headers: &HeaderMap) -> impl Future<Output = Result<Caller, TransportError>> + Send {
+        A::authenticate(self, headers)
+    }
+}
+
+/// The future of an erased [`Authenticate`].
+pub(crate) type AuthFuture<'a> = Pin<Box<dyn Future<Output = Result<Caller, TransportError>> + Send + 'a>>;
+
+/// [`Authenticate`] as a trait object (its `impl Future` makes it no object itself).
+pub(crate) trait DynAuthenticate: Send + Sync + 'static {
+    fn authenticate_boxed<'a>(&'a self, headers: &'a HeaderMap) -> AuthFuture<'a>;
+}
+
+impl<A: Authenticate> DynAuthenticate for A {
+    fn authenticate_boxed<'a>(&'a self, headers: &'a HeaderMap) -> AuthFuture<'a> {
+        Box::pin(self.authenticate(headers))
     }
 }
 
@@ -80,17 +114,51 @@ pub fn bearer_token(headers: &HeaderMap) -> Result<&str, TransportError> {
 }
 
 /// An auth hook that accepts a fixed set of bearer tokens (compared in constant time per token),
-/// for a server with a few shared secrets. A token's value never appears in `Debug` output.
+/// for a server with a few shared secrets. Each token stands for one [`Caller`]: by default the
+/// n-th token given (counted from 1) is `Caller::new("bearer-token-<n>")`, with no scope and no
+/// tenant (never the token itself, which must not reach a log or a reply);
+/// [`with_caller`](Self::with_caller) names it. A token's value never appears in `Debug` output.
+///
+/// Refusals: `missing_bearer_token` (401) without a bearer credential, `invalid_bearer_token`
+/// (401) for any other token, each with `WWW-Authenticate` (RFC 6750 §3).
+///
+/// ```
+/// use envelope_core::Caller;
+/// use envelope_core::http::{Authenticate, BearerTokens};
+/// # use axum::http::HeaderMap;
+///
+/// let hook = BearerTokens::new(["tok-ci"])
+///     .with_caller("tok-alice", Caller::new("alice").with_scopes(["notes:write"]).with_tenant("acme"));
+/// let mut headers = HeaderMap::new();
+/// headers.insert("authorization", "Bearer tok-alice".parse().unwrap());
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(hook.authenticate(&headers).await.unwrap().key(), "sub:alice@acme");
+/// headers.insert("authorization", "Bearer tok-ci".parse().unwrap());
+/// assert_eq!(hook.authenticate(&headers).await.unwrap().subject(), Some("bearer-token-1"));
+/// # });
+/// ```
 #[derive(Clone)]
 pub struct BearerTokens {
-    tokens: Arc<[String]>,
+    tokens: Arc<[(String, Caller)]>,
     resource_metadata: Option<String>,
 }
 
 impl BearerTokens {
-    /// Accepts exactly `tokens`.
+    /// Accepts exactly `tokens`; the n-th (from 1) is the caller `bearer-token-<n>`.
     pub fn new<T: Into<String>>(tokens: impl IntoIterator<Item = T>) -> Self {
-        BearerTokens { tokens: tokens.into_iter().map(Into::into).collect(), resource_metadata: None }
+        let tokens =
+            tokens.into_iter().enumerate().map(|(i, t)| (t.into(), Caller::new(format!("bearer-token-{}", i + 1))));
+        BearerTokens { tokens: tokens.collect(), resource_metadata: None }
+    }
+
+    /// `token` stands for `caller`: it replaces the caller of a token already accepted, or adds
+    /// the token.
+    #[must_use]
+    pub fn with_caller(self, token: impl Into<String>, caller: Caller) -> Self {
+        let token = token.into();
+        let mut tokens: Vec<(String, Caller)> = self.tokens.iter().filter(|(t, _)| *t != token).cloned().collect();
+        tokens.push((token, caller));
+        BearerTokens { tokens: tokens.into(), ..self }
     }
 
     /// Sends `resource_metadata="<url>"` with every 401 (RFC 9728 §5.1).
@@ -98,6 +166,21 @@ impl BearerTokens {
     pub fn with_resource_metadata(mut self, url: impl Into<String>) -> Self {
         self.resource_metadata = Some(url.into());
         self
+    }
+
+    fn check(&self, headers: &HeaderMap) -> Result<Caller, TransportError> {
+        let with_metadata = |e: TransportError| match &self.resource_metadata {
+            Some(url) => e.with_resource_metadata(url.clone()),
+            None => e,
+        };
+        let token = bearer_token(headers).map_err(with_metadata)?;
+        let mut matched = None;
+        for (known, caller) in self.tokens.iter() {
+            if constant_time_eq(known.as_bytes(), token.as_bytes()) {
+                matched = Some(caller);
+            }
+        }
+        matched.cloned().ok_or_else(|| with_metadata(TransportError::invalid_bearer_token()))
     }
 }
 
@@ -108,17 +191,8 @@ impl fmt::Debug for BearerTokens {
 }
 
 impl Authenticate for BearerTokens {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<(), TransportError> {
-        let with_metadata = |e: TransportError| match &self.resource_metadata {
-            Some(url) => e.with_resource_metadata(url.clone()),
-            None => e,
-        };
-        let token = bearer_token(headers).map_err(with_metadata)?;
-        let mut matched = false;
-        for known in self.tokens.iter() {
-            matched |= constant_time_eq(known.as_bytes(), token.as_bytes());
-        }
-        if matched { Ok(()) } else { Err(with_metadata(TransportError::invalid_bearer_token())) }
+    fn authenticate(&self, headers: &HeaderMap) -> impl Future<Output = Result<Caller, TransportError>> + Send {
+        std::future::ready(self.check(headers))
     }
 }
 
@@ -157,28 +231,45 @@ pub(crate) fn host_is_loopback(host: &str) -> bool {
 
 type Check = Arc<dyn Fn(&HeaderMap) -> Result<(), TransportError> + Send + Sync>;
 
-/// A tower [`Layer`] that runs the server's one auth hook on every request and answers its
-/// error (status, `WWW-Authenticate`, body) without calling the inner service. Each refusal is
-/// one `tracing` event at `info`, `request refused: <word>` (never the token).
+/// A tower [`Layer`] that runs the server's one auth hook ([`Authenticate`]) on every request:
+/// the verified [`Caller`] goes into the request's extensions (`request.extensions().get::<Caller>()`,
+/// axum's `Extension<Caller>`), where [`HttpTools`](super::HttpTools) and the MCP server read it;
+/// a refusal is answered (status, `WWW-Authenticate`, body) without calling the inner service.
+/// Each refusal is one `tracing` event at `info`, `request refused: <word>` (never the token).
+///
+/// Refusals: whatever the hook answers (`missing_bearer_token` 401, `invalid_bearer_token` 401,
+/// `insufficient_scope` 403, ...); with [`require_scopes`](Self::require_scopes), a caller
+/// without one of them is `insufficient_scope` (403, `WWW-Authenticate: Bearer
+/// error="insufficient_scope", scope="<the scopes, space-separated>"`, RFC 6750 §3.1). With
+/// [`with_resource_metadata`](Self::with_resource_metadata), every bearer refusal's challenge
+/// carries `resource_metadata="<url>"` (RFC 9728 §5.1), as MCP authorization asks of every 401.
 ///
 /// ```
-/// use axum::{Router, routing::get};
+/// use axum::{Extension, Router, routing::get};
+/// use envelope_core::Caller;
 /// use envelope_core::http::{AuthLayer, BearerTokens};
 ///
 /// let app: Router = Router::new()
-///     .route("/ping", get(|| async { "pong" }))
+///     .route("/whoami", get(|Extension(caller): Extension<Caller>| async move { caller.key() }))
 ///     .layer(AuthLayer::new(BearerTokens::new(["s3cret-token"])));
 /// ```
 #[derive(Clone)]
 pub struct AuthLayer {
-    check: Check,
+    hook: Arc<dyn DynAuthenticate>,
     body: ErrorBody,
+    resource_metadata: Option<Arc<str>>,
+    required_scopes: Arc<[String]>,
 }
 
 impl AuthLayer {
     /// Runs `hook` on every request; its errors are answered as `{"error", "message"}`.
     pub fn new(hook: impl Authenticate) -> Self {
-        AuthLayer { check: Arc::new(move |h: &HeaderMap| hook.authenticate(h)), body: ErrorBody::Plain }
+        AuthLayer {
+            hook: Arc::new(hook),
+            body: ErrorBody::Plain,
+            resource_metadata: None,
+            required_scopes: Arc::new([]),
+        }
     }
 
     /// Answers errors as JSON-RPC error responses instead (for `/mcp`).
@@ -187,18 +278,106 @@ impl AuthLayer {
         self.body = ErrorBody::JsonRpc;
         self
     }
+
+    /// Adds `resource_metadata="<url>"` to the `WWW-Authenticate` of every bearer refusal that
+    /// does not carry one (401 and 403; RFC 9728 §5.1): the URL of the Protected Resource
+    /// Metadata, e.g. [`ProtectedResource::metadata_url`](super::auth::ProtectedResource::metadata_url).
+    #[must_use]
+    pub fn with_resource_metadata(mut self, url: impl Into<String>) -> Self {
+        self.resource_metadata = Some(Arc::from(url.into()));
+        self
+    }
+
+    /// Every request's caller must hold each of `scopes` (the scopes this surface requires);
+    /// one without is refused `insufficient_scope` (403) naming them all.
+    #[must_use]
+    pub fn require_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        let mut all: Vec<String> = self.required_scopes.to_vec();
+        all.extend(scopes.into_iter().map(Into::into));
+        self.required_scopes = all.into();
+        self
+    }
+
+    /// Runs the hook and the scope check on `headers`: the caller, or the refusal to answer
+    /// (with `resource_metadata` when set).
+    pub(crate) async fn verify(&self, headers: &HeaderMap) -> Result<Caller, TransportError> {
+        let checked = match self.hook.authenticate_boxed(headers).await {
+            Ok(caller) => match self.required_scopes.iter().any(|s| !caller.has_scope(s)) {
+                true => Err(TransportError::insufficient_scope(&self.required_scopes.join(" "))),
+                false => Ok(caller),
+            },
+            Err(e) => Err(e),
+        };
+        checked.map_err(|e| match &self.resource_metadata {
+            Some(url) if e.resource_metadata().is_none() => e.with_resource_metadata(url.to_string()),
+            _ => e,
+        })
+    }
 }
 
 impl fmt::Debug for AuthLayer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AuthLayer").field("body", &self.body).finish_non_exhaustive()
+        f.debug_struct("AuthLayer")
+            .field("body", &self.body)
+            .field("resource_metadata", &self.resource_metadata)
+            .field("required_scopes", &self.required_scopes)
+            .finish_non_exhaustive()
     }
 }
 
 impl<S> Layer<S> for AuthLayer {
-    type Service = Checked<S>;
-    fn layer(&self, inner: S) -> Checked<S> {
-        Checked { inner, check: Arc::clone(&self.check), body: self.body }
+    type Service = Authenticated<S>;
+    fn layer(&self, inner: S) -> Authenticated<S> {
+        Authenticated { inner, layer: self.clone() }
+    }
+}
+
+/// The service of [`AuthLayer`]: the auth hook, the verified [`Caller`] put into the request's
+/// extensions, then the inner service.
+#[derive(Clone)]
+pub struct Authenticated<S> {
+    inner: S,
+    layer: AuthLayer,
+}
+
+impl<S> fmt::Debug for Authenticated<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authenticated").field("layer", &self.layer).finish_non_exhaustive()
+    }
+}
+
+impl<S, B> Service<Request<B>> for Authenticated<S>
+where
+    S: Service<Request<B>, Response = Response> + Clone + Send + 'static,
+    S::Error: Send + 'static,
+    S::Future: Send + 'static,
+    B: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        // The service made ready by `poll_ready` serves this request; a clone waits for the next.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let layer = self.layer.clone();
+        Box::pin(async move {
+            match layer.verify(request.headers()).await {
+                Ok(caller) => {
+                    request.extensions_mut().insert(caller);
+                    inner.call(request).await
+                }
+                Err(error) => {
+                    tracing::info!("request refused: {}", error.word());
+                    Ok(error.into_response_as(layer.body))
+                }
+            }
+        })
     }
 }
 
@@ -274,8 +453,7 @@ impl<S> Layer<S> for OriginLayer {
     }
 }
 
-/// The service of [`AuthLayer`] and [`OriginLayer`]: a check on the headers, then the inner
-/// service.
+/// The service of [`OriginLayer`]: a check on the headers, then the inner service.
 #[derive(Clone)]
 pub struct Checked<S> {
     inner: S,
@@ -399,19 +577,24 @@ mod tests {
 
     #[test]
     fn bearer_tokens() {
-        let hook = BearerTokens::new(["tok-1", "tok-2"]);
-        assert!(hook.authenticate(&headers(&[("authorization", "Bearer tok-2")])).is_ok());
-        assert!(hook.authenticate(&headers(&[("authorization", "bearer tok-1")])).is_ok());
-        let word = |h: &HeaderMap| hook.authenticate(h).unwrap_err().word();
+        let hook = BearerTokens::new(["tok-1", "tok-2"]).with_caller("tok-3", Caller::new("carol").with_tenant("t"));
+        let caller = |h: &HeaderMap| hook.check(h).map(|c| c.key());
+        assert_eq!(caller(&headers(&[("authorization", "Bearer tok-2")])).unwrap(), "sub:bearer-token-2");
+        assert_eq!(caller(&headers(&[("authorization", "bearer tok-1")])).unwrap(), "sub:bearer-token-1");
+        assert_eq!(caller(&headers(&[("authorization", "Bearer tok-3")])).unwrap(), "sub:carol@t");
+        let word = |h: &HeaderMap| hook.check(h).unwrap_err().word();
         assert_eq!(word(&headers(&[])), "missing_bearer_token");
         assert_eq!(word(&headers(&[("authorization", "Basic dXNlcjpwYXNz")])), "missing_bearer_token");
-        assert_eq!(word(&headers(&[("authorization", "Bearer tok-3")])), "invalid_bearer_token");
+        assert_eq!(word(&headers(&[("authorization", "Bearer tok-4")])), "invalid_bearer_token");
         assert_eq!(word(&headers(&[("authorization", "Bearer ")])), "invalid_bearer_token");
         assert_eq!(
             word(&headers(&[("authorization", "Bearer tok-1"), ("authorization", "Bearer x")])),
             "invalid_bearer_token"
         );
-        assert_eq!(format!("{hook:?}"), "BearerTokens { tokens: 2, .. }");
+        assert_eq!(format!("{hook:?}"), "BearerTokens { tokens: 3, .. }");
+        let renamed = hook.with_caller("tok-1", Caller::new("ann"));
+        assert_eq!(renamed.check(&headers(&[("authorization", "Bearer tok-1")])).unwrap().subject(), Some("ann"));
+        assert_eq!(renamed.tokens.len(), 3);
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //!
 //! With feature `http` (axum 0.8, tower 0.5):
 //! - [`AuthLayer`]: one auth hook ([`Authenticate`]) in front of any router;
+//! - [`auth`]: the OAuth resource server of MCP authorization: Protected Resource Metadata
+//!   (RFC 9728) and (feature `jwt`) bearer JWT verification against a JWKS;
 //! - [`OriginLayer`]: the `Origin` check (by default loopback origins only, and requests without
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it;
@@ -26,6 +28,8 @@ mod transport;
 pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 
 #[cfg(feature = "http")]
+pub mod auth;
+#[cfg(feature = "http")]
 mod guard;
 #[cfg(feature = "http")]
 mod serve;
@@ -33,7 +37,8 @@ mod serve;
 mod tools;
 #[cfg(feature = "http")]
 pub use guard::{
-    AuthLayer, Authenticate, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback, read_body,
+    AuthLayer, Authenticate, Authenticated, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback,
+    read_body,
 };
 #[cfg(feature = "http")]
 pub use serve::{AllowedHosts, Serve, serve};

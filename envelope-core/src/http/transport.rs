@@ -160,6 +160,18 @@ impl TransportError {
         )
     }
 
+    /// `invalid_bearer_token` (401) naming why: `"The bearer token was not accepted: <why>. Get a
+    /// new token from the authorization server and send it."` (`why`, a clause such as `"it has
+    /// expired (exp)"`, must hold no part of the token).
+    pub fn invalid_bearer_token_because(why: &str) -> Self {
+        Self::new(
+            TransportErrorKind::InvalidBearerToken,
+            format!(
+                "The bearer token was not accepted: {why}. Get a new token from the authorization server and send it."
+            ),
+        )
+    }
+
     /// `insufficient_scope` (403): the token verifies but lacks `scope` (space-separated scope
     /// tokens, RFC 6749 §3.3).
     pub fn insufficient_scope(scope: &str) -> Self {
@@ -306,6 +318,11 @@ impl TransportError {
     pub fn with_resource_metadata(mut self, url: impl Into<String>) -> Self {
         self.resource_metadata = Some(url.into());
         self
+    }
+
+    /// The `resource_metadata` URL this error's challenge carries, if any.
+    pub fn resource_metadata(&self) -> Option<&str> {
+        self.resource_metadata.as_deref()
     }
 
     /// Which failure.

@@ -17,7 +17,7 @@
 //! | when | HTTP | body |
 //! |---|---|---|
 //! | an `Origin` neither loopback nor allowed | 403 | `error.data.error: "forbidden_origin"` |
-//! | the auth hook refuses | 401 / 403 | `missing_bearer_token`, `invalid_bearer_token`, `insufficient_scope`, with `WWW-Authenticate` (RFC 6750) |
+//! | the auth hook refuses | 401 / 403 | `missing_bearer_token`, `invalid_bearer_token`, `insufficient_scope`, with `WWW-Authenticate` (RFC 6750; `resource_metadata` with [`McpHttp::with_protected_resource`]) |
 //! | a method other than `POST` | 405 | `method_not_allowed`, with `Allow: POST` |
 //! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
 //! | a `Content-Type` other than `application/json` | 415 | `-32600` |
@@ -77,7 +77,7 @@ use super::{
 };
 use crate::{
     Toolbox,
-    http::{AuthLayer, Authenticate, OriginLayer, TransportError, read_body},
+    http::{AuthLayer, Authenticate, OriginLayer, TransportError, auth::ProtectedResource, read_body},
 };
 
 /// The largest request body read by default: 4 MiB, rmcp's own default.
@@ -89,6 +89,8 @@ pub struct McpHttp<H = McpServer> {
     handler: H,
     origins: OriginLayer,
     auth: Option<AuthLayer>,
+    resource: Option<ProtectedResource>,
+    required_scopes: Vec<String>,
     max_body_bytes: usize,
 }
 
@@ -106,7 +108,14 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     /// text through the request context).
     #[must_use]
     pub fn with_handler(handler: H) -> Self {
-        McpHttp { handler, origins: OriginLayer::loopback(), auth: None, max_body_bytes: DEFAULT_MAX_BODY_BYTES }
+        McpHttp {
+            handler,
+            origins: OriginLayer::loopback(),
+            auth: None,
+            resource: None,
+            required_scopes: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
     }
 
     /// The `Origin` policy (default: loopback origins and requests without `Origin`).
@@ -116,12 +125,37 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         self
     }
 
-    /// The server's one auth hook, run on every request to `/mcp` before its body is read. Its
-    /// refusals are JSON-RPC error bodies with the transport error's status and
-    /// `WWW-Authenticate`.
+    /// The server's one auth hook, run on every request to `/mcp` before its body is read. The
+    /// [`Caller`](crate::Caller) it answers goes into the request's extensions, and every
+    /// `tools/call` of the request is made by it (its `Context`: quotas, idempotency keys,
+    /// policy, audit, the tool's body). Its refusals are JSON-RPC error bodies with the
+    /// transport error's status and `WWW-Authenticate` (`missing_bearer_token` 401,
+    /// `invalid_bearer_token` 401, `insufficient_scope` 403, ...).
     #[must_use]
     pub fn with_auth(mut self, hook: impl Authenticate) -> Self {
         self.auth = Some(AuthLayer::new(hook).json_rpc());
+        self
+    }
+
+    /// This endpoint as an OAuth protected resource (MCP "Authorization", RFC 9728): the router
+    /// also serves the metadata document at `/.well-known/oauth-protected-resource` and its path
+    /// form (`/.well-known/oauth-protected-resource/mcp` for a resource URL ending `/mcp`),
+    /// without a token, and every refusal of the auth hook carries
+    /// `WWW-Authenticate: Bearer resource_metadata="<its URL>"` (RFC 9728 §5.1), so that a
+    /// client can find the authorization server.
+    #[must_use]
+    pub fn with_protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.resource = Some(resource);
+        self
+    }
+
+    /// Every caller of this endpoint must hold each of `scopes` (the scopes this surface
+    /// requires); one without is refused `insufficient_scope` (403, `WWW-Authenticate: Bearer
+    /// error="insufficient_scope", scope="<scopes>"`, with `resource_metadata`) before its body
+    /// is read. Takes effect with [`with_auth`](Self::with_auth).
+    #[must_use]
+    pub fn with_required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.required_scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 
@@ -150,10 +184,18 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
         let state = Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
-        if let Some(auth) = self.auth {
-            route = route.layer(auth);
+        if let Some(mut auth) = self.auth {
+            if let Some(resource) = &self.resource {
+                auth = auth.with_resource_metadata(resource.metadata_url());
+            }
+            route = route.layer(auth.require_scopes(self.required_scopes));
         }
-        route.layer(self.origins.json_rpc())
+        let route = route.layer(self.origins.json_rpc());
+        match self.resource {
+            // The metadata is public: no token, no Origin check.
+            Some(resource) => route.merge(resource.router()),
+            None => route,
+        }
     }
 }
 
