@@ -368,7 +368,16 @@ async fn a_claim_redis_applies_after_the_deadline_does_not_leave_its_key_in_prog
     tokio::time::sleep(Duration::from_millis(1000)).await;
     // The late claim was taken back after it was applied: the retry runs at once, once.
     let direct = RedisStore::connect(&url()).await.unwrap().with_prefix(prefix);
-    assert_eq!(direct.get("envelope:idem:create_note:stalled-key-0001").await.unwrap(), None);
+    assert_eq!(
+        direct
+            .get(&format!(
+                "envelope:idem:create_note:{}:stalled-key-0001",
+                &envelope_core::confirm::sha256_hex("anonymous")[..32]
+            ))
+            .await
+            .unwrap(),
+        None
+    );
     let started = Instant::now();
     let retried = call(&toolbox, "create_note", args.clone()).await;
     assert_eq!(retried["status"], "ok", "{retried}");

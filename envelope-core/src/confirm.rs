@@ -32,14 +32,17 @@
 //! [`crate::store::ANONYMOUS`] for every call until calls carry a verified identity.
 //!
 //! # Idempotency keys
-//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool. The
+//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool and
+//! to the caller and tenant ([`Caller::key`](crate::Caller::key)): another caller's call with
+//! the same key neither conflicts with nor replays this one's. The
 //! first call with a key claims it (`put_new`), runs, and records its envelope for 24 hours (by
 //! default) when it is `ok` or the tool's own refusal; a fault is not recorded (a retry may
 //! succeed), and a call refused for its arguments never claims the key. A later call with the
 //! key and the same canonical arguments answers the recorded envelope without running; with
-//! other arguments it is refused with `IDEMPOTENCY_CONFLICT`. A call that finds the key's first
-//! call still running waits for its envelope (5 seconds by default, feature `tokio`), then
-//! answers the retryable `IN_PROGRESS`.
+//! other arguments it is refused with `IDEMPOTENCY_CONFLICT` (HTTP 422: never retry it
+//! unchanged). A call that finds the key's first call still running waits for its envelope (5
+//! seconds by default, feature `tokio`), then answers the retryable `IN_PROGRESS` (HTTP 409).
+//! Both statuses as the IETF Idempotency-Key header draft gives them.
 //!
 //! The claim is the text `{"state": "running", "fingerprint": ..., "claim": <random>}`, kept
 //! for a short lease (30 seconds) that the running call renews every 10 seconds (feature
@@ -522,7 +525,7 @@ impl Guard {
     ) -> Envelope {
         let Some(key) = g.key.clone() else { return tool.finish(g, Step::Run).await };
         let name = tool.declared().name;
-        let record_key = format!("envelope:idem:{name}:{key}");
+        let record_key = idem_key(name, caller, &key);
         let fp = self.fingerprint(args);
         let mut nonce = [0u8; 12];
         random(&mut nonce);
@@ -785,6 +788,15 @@ fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
         .build()
         .with_code(code)
         .into()
+}
+
+/// Where the record of idempotency key `key` of tool `name` for `caller` lives:
+/// `envelope:idem:<tool>:<caller>:<key>`, `<caller>` the first 32 hex digits of the SHA-256 of
+/// [`Caller::key`](crate::Caller::key) (a subject and tenant of any spelling, in a fixed
+/// alphabet). Two callers, or one subject in two tenants, sending the same key hold two
+/// records: neither collides with nor replays the other's.
+pub(crate) fn idem_key(name: &str, caller: &str, key: &str) -> String {
+    format!("envelope:idem:{name}:{}:{key}", &sha256_hex(caller)[..32])
 }
 
 fn pending_key(id: &str) -> String {

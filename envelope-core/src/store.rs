@@ -8,7 +8,7 @@
 //! | key | value | written with |
 //! |---|---|---|
 //! | `envelope:pending:<id>` | the pending action (tool, validated arguments, preview), then the mark that it was decided | [`Store::admit`] as a [`Kind::PendingAction`], then [`Store::replace_if`]: of every replica deciding at once, one wins |
-//! | `envelope:idem:<tool>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
+//! | `envelope:idem:<tool>:<caller>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
 //!
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
@@ -101,7 +101,7 @@ pub enum Kind {
     /// An action waiting for a person's approval (`envelope:pending:<id>`), kept for the
     /// confirmation's time to live (15 minutes by default).
     PendingAction,
-    /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<key>`), kept
+    /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<caller>:<key>`), kept
     /// for the idempotency time to live (24 hours by default).
     IdempotencyRecord,
     /// Any other key, written with [`Store::put_new`] or [`Store::put`] without admission.

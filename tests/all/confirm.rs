@@ -425,6 +425,39 @@ fn a_reused_key_with_other_arguments_is_a_conflict_quoting_the_key() {
 }
 
 #[test]
+fn keys_are_scoped_per_caller_and_tenant() {
+    use envelope_core::{Caller, Context};
+    let notes = Arc::new(examples::NoteStore::default());
+    let toolbox = examples::toolbox_over(notes.clone());
+    let as_who = |cx: &Context, title: &str| {
+        let args = json!({"title": title, "idempotency_key": "shared-key-01"});
+        block_on(toolbox.call_in(cx, "create_note", Some(&args))).unwrap()
+    };
+    let alice = Context::new(Caller::new("alice").with_tenant("acme"));
+    let bob = Context::new(Caller::new("bob").with_tenant("acme"));
+    let alice_elsewhere = Context::new(Caller::new("alice").with_tenant("globex"));
+    let first = as_who(&alice, "Alice's");
+    assert_eq!(first.data().unwrap()["id"], 1, "{}", first.to_json());
+    // Bob's call with the same key and arguments does not read Alice's stored answer: it runs.
+    let bobs = as_who(&bob, "Alice's");
+    assert_eq!(bobs.data().unwrap()["id"], 2, "{}", bobs.to_json());
+    // Alice's key does not conflict with Bob's other arguments; his own key does.
+    let carols = as_who(&Context::new(Caller::new("carol").with_tenant("acme")), "Carol's");
+    assert_eq!(carols.data().unwrap()["title"], "Carol's", "{}", carols.to_json());
+    let bobs_other = as_who(&bob, "Bob's");
+    assert_eq!(bobs_other.error_code(), Some(codes::IDEMPOTENCY_CONFLICT), "{}", bobs_other.to_json());
+    let elsewhere = as_who(&alice_elsewhere, "Alice's");
+    assert_eq!(elsewhere.data().unwrap()["id"], 4, "{}", elsewhere.to_json());
+    assert_eq!(notes.writes(), 4);
+    // Alice's own retry is replayed, and her key with other arguments is a conflict, 422.
+    assert_eq!(as_who(&alice, "Alice's").to_json(), first.to_json());
+    let conflict = as_who(&alice, "Other");
+    assert_eq!(conflict.error_code(), Some(codes::IDEMPOTENCY_CONFLICT));
+    assert_eq!(envelope_core::http::status(&conflict), 422);
+    assert_eq!(notes.writes(), 4);
+}
+
+#[test]
 fn a_call_refused_for_its_arguments_does_not_use_its_key() {
     let notes = Arc::new(examples::NoteStore::default());
     let toolbox = examples::toolbox_over(notes.clone());

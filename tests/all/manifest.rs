@@ -139,7 +139,7 @@ fn the_example_manifest_pins_the_code_table() {
                 "action": "send a new idempotency key, or resend the original request unchanged",
                 "retryable": false,
                 "retry": "never",
-                "http_status": 409
+                "http_status": 422
             },
             "IN_PROGRESS": {
                 "status": "invalid",
