@@ -72,7 +72,7 @@ LAYERS = {
         ["args"],
         ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
         ["readers", "schema", "rules", "sent", "cx", "input"],  # reading one argument, its rules
-        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store"],  # vocabulary
+        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "rate"],  # vocabulary
     ],
     "envelope-macros": [
         ["crate"],

@@ -417,3 +417,30 @@ async fn redis_down_answers_within_the_deadline_and_serves_again_when_back() {
     }
     assert!(served.is_some(), "Redis back, the store never served again");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_one_redis_hold_one_rate_limit_not_two() {
+    use envelope_core::{Caller, Context, RateLimit};
+    let (a, b, _) = replicas().await;
+    let (a, b) = (a.with_rate_limit(RateLimit::per_minute(5)), b.with_rate_limit(RateLimit::per_minute(5)));
+    let alice = Context::new(Caller::new("alice").with_tenant("acme"));
+    // Ten calls of one caller at once, half on each replica: five are admitted in all.
+    let calls = (0..10).map(|i| {
+        let (toolbox, cx) = (if i % 2 == 0 { a.clone() } else { b.clone() }, alice.clone());
+        tokio::spawn(async move { toolbox.call_in(&cx, "list_notes", None).await.unwrap().to_value() })
+    });
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.unwrap());
+    }
+    let admitted = answers.iter().filter(|a| a["status"] == "ok").count();
+    assert_eq!(admitted, 5, "{answers:#?}");
+    for limited in answers.iter().filter(|a| a["status"] != "ok") {
+        assert_eq!(limited["error_code"], "RATE_LIMITED", "{limited}");
+        let ms = limited["hints"]["retry_after_ms"].as_u64().unwrap();
+        assert!((1..=12_000).contains(&ms), "{limited}");
+    }
+    // Another caller has a count of its own, on either replica.
+    let bob = Context::new(Caller::new("bob").with_tenant("acme"));
+    assert_eq!(b.call_in(&bob, "list_notes", None).await.unwrap().to_value()["status"], "ok");
+}

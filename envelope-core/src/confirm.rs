@@ -151,6 +151,8 @@ pub(crate) struct Guard {
     /// The lease of a renewed claim ([`CLAIM_LEASE`]).
     pub(crate) lease: Duration,
     pub(crate) queue: bool,
+    /// The toolbox's own rate limit, per caller, over all its tools.
+    pub(crate) rate_limit: Option<crate::RateLimit>,
 }
 
 /// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
@@ -194,6 +196,7 @@ impl Default for Guard {
             wait: Duration::from_secs(5),
             lease: CLAIM_LEASE,
             queue: true,
+            rate_limit: None,
         }
     }
 }
@@ -636,6 +639,27 @@ impl Guard {
         run.await
     }
 
+    /// Counts a call of `spec` by `caller` against the toolbox's rate limit, then the tool's
+    /// own (GCRA in the store, see [`crate::rate`]): `None` to go on, or the envelope to answer
+    /// instead, `RATE_LIMITED` with the delay (or `BACKEND_ERROR` when the store cannot count).
+    pub(crate) async fn rate_limited(&self, spec: &ToolSpec, caller: &str) -> Option<Envelope> {
+        for (scope, limit) in [("*", self.rate_limit), (spec.name, spec.rate_limit)] {
+            let Some(limit) = limit else { continue };
+            let wait = match self.store.rate(&crate::rate::rate_key(scope, caller), limit).await {
+                Ok(crate::rate::RateCheck::Allowed) => continue,
+                Ok(crate::rate::RateCheck::Limited { retry_after }) => retry_after,
+                Err(e) => match e.as_full() {
+                    // No room to count one more caller: wait for a count to expire.
+                    Some(full) => full.retry_after,
+                    None => return Some(Fault::backend("checking the rate limit").into()),
+                },
+            };
+            let whom = if scope == "*" { "this server".to_owned() } else { spec.name.to_owned() };
+            return Some(rate_limited(&whom, limit, wait));
+        }
+        None
+    }
+
     /// `RATE_LIMITED`: no room for another pending action. An approved or rejected action
     /// keeps its place until its id expires (its mark answers `CONFLICT`), so deciding waiting
     /// actions makes no room sooner: the fix is to wait.
@@ -659,7 +683,7 @@ impl Guard {
             .accepted(format!("this call once fewer than {n} {whose} wait (each waits at most {})", self.minutes()))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest expires.",
-                in_words(full.retry_after)
+                crate::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)
@@ -686,11 +710,11 @@ impl Guard {
             .reason(reason)
             .accepted(format!(
                 "a new idempotency_key once fewer than {n} {whose} kept (each is kept {})",
-                in_words(self.idem_ttl)
+                crate::render::in_words(self.idem_ttl)
             ))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest key expires.",
-                in_words(full.retry_after)
+                crate::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)
@@ -718,18 +742,6 @@ impl AfterDelay for Refusal {
         let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
         Envelope::from(self).with_retry_after_ms(ms)
     }
-}
-
-/// A delay in words, rounded up: `42 seconds` (under 2 minutes), `15 minutes` (under 2 hours),
-/// `24 hours`.
-fn in_words(d: Duration) -> String {
-    let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
-    let (n, unit) = match secs {
-        s if s < 120 => (s.max(1), "second"),
-        s if s < 2 * 3600 => (s.div_ceil(60), "minute"),
-        s => (s.div_ceil(3600), "hour"),
-    };
-    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
 }
 
 /// Whether a claim can be renewed while its call runs: a tokio runtime to run the renewal on.
@@ -766,6 +778,23 @@ async fn sleep(d: Duration) -> bool {
     }
     let _ = d;
     false
+}
+
+/// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
+/// in `hints.retry_after_ms` and in the sentence.
+pub(crate) fn rate_limited(whom: &str, limit: crate::RateLimit, wait: Duration) -> Envelope {
+    let delay = crate::render::in_words(wait);
+    Refusal::parameter("arguments")
+        .missing()
+        .reason(format!(
+            "were not read, and nothing ran: {whom} takes at most {} from one caller, and this caller has made them",
+            limit.words()
+        ))
+        .accepted(format!("the same call in {delay} (hints.retry_after_ms)"))
+        .fix(format!("Try again in {delay}."))
+        .build()
+        .with_code(codes::RATE_LIMITED)
+        .into_envelope_after(wait)
 }
 
 fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
@@ -871,6 +900,7 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,
+        rate_limit: None,
     }
 }
 
@@ -935,6 +965,7 @@ mod tests {
             output_schema: None,
             needs_confirmation: false,
             idempotency_key: true,
+            rate_limit: None,
         };
         Slow { spec, runs: Arc::default(), run_ms }
     }

@@ -306,6 +306,21 @@ impl Envelope {
         self
     }
 
+    /// [`with_retry_after_ms`](Self::with_retry_after_ms) with `wait` rounded up to whole
+    /// milliseconds, and the delay in the sentence: the message ends with `Try again in 2
+    /// seconds.` (unless it says when to try again already). Other statuses are returned
+    /// unchanged.
+    #[must_use]
+    pub fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
+        if let Inner::Invalid(i) = &mut self.inner
+            && !i.message.contains("ry again in ")
+        {
+            i.message = format!("{} Try again in {}.", i.message.trim_end(), crate::render::in_words(wait));
+        }
+        let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+        self.with_retry_after_ms(ms)
+    }
+
     /// `hints.retry_after_ms` of a refusal, when it gives one.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match &self.inner {
@@ -328,7 +343,12 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.error_code(), message, hints };
-        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
+        let envelope =
+            Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope };
+        match r.retry_after() {
+            Some(wait) => envelope.with_retry_after(wait),
+            None => envelope,
+        }
     }
 }
 

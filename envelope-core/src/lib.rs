@@ -64,6 +64,7 @@ mod input;
 mod manifest;
 mod outcome;
 pub mod providers;
+pub mod rate;
 mod read;
 mod readers;
 mod refusal;
@@ -291,6 +292,7 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
+pub use rate::RateLimit;
 pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};

@@ -22,6 +22,7 @@ pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
 use crate::envelope::Envelope;
+pub use crate::rate::RateLimit;
 
 use crate::fault::Fault;
 use crate::refusal::Refusal;

@@ -160,7 +160,24 @@ impl Tool {
     /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
     /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, &[], At::alone(&Context::anonymous()), false).await.done()
+        let cx = Context::anonymous();
+        if let Some(refused) = self.rate_limited(At::alone(&cx)).await {
+            return refused;
+        }
+        self.call_with(arguments, &[], At::alone(&cx), false).await.done()
+    }
+
+    /// The toolbox's and the tool's rate limits, counted for `at`'s caller: `None` to go on,
+    /// else the envelope to answer (see [`crate::rate`]).
+    async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
+        let guard: &crate::confirm::Guard = match at.toolbox {
+            Some(t) => &t.guard,
+            None => crate::confirm::default_guard(),
+        };
+        if guard.rate_limit.is_none() && self.spec.rate_limit.is_none() {
+            return None;
+        }
+        guard.rate_limited(&self.spec, &at.cx.caller().key()).await
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
@@ -293,7 +310,11 @@ impl Tool {
     /// The reading costs time linear in the length of `arguments` (the checks of keys sent
     /// twice count each key once), so it may run on an async worker whatever the text holds.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        self.call_json_at(arguments, At::alone(&Context::anonymous()), false).await.done()
+        let cx = Context::anonymous();
+        if let Some(refused) = self.rate_limited(At::alone(&cx)).await {
+            return refused;
+        }
+        self.call_json_at(arguments, At::alone(&cx), false).await.done()
     }
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
@@ -516,6 +537,9 @@ impl Toolbox {
     pub fn with(mut self, mut tool: Tool) -> Self {
         assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
         tool.format = self.format;
+        if self.guard.rate_limit.is_some() {
+            tool.spec.declare_rate_limited();
+        }
         self.tools.push(tool);
         self.refresh_confirm_action();
         self
@@ -537,6 +561,10 @@ impl Toolbox {
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
             let spec = crate::confirm::confirm_action_spec(self.tools.iter().map(Tool::spec));
+            let mut spec = spec;
+            if self.guard.rate_limit.is_some() {
+                spec.declare_rate_limited();
+            }
             let mut confirm_action = Tool::__new(spec, crate::confirm::confirm_action_call);
             confirm_action.format = self.format;
             self.tools.push(confirm_action);
@@ -645,6 +673,9 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_in(&self, cx: &Context, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        if let Some(refused) = tool.rate_limited(At::of(self, cx)).await {
+            return Ok(self.on_the_wire(refused));
+        }
         Ok(self.on_the_wire(tool.call_with(arguments, &[], At::of(self, cx), false).await.done()))
     }
 
@@ -663,6 +694,9 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json_in(&self, cx: &Context, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        if let Some(refused) = tool.rate_limited(At::of(self, cx)).await {
+            return Ok(self.on_the_wire(refused));
+        }
         Ok(self.on_the_wire(tool.call_json_at(arguments, At::of(self, cx), false).await.done()))
     }
 
@@ -677,6 +711,9 @@ impl Toolbox {
         arguments: &str,
     ) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        if let Some(refused) = tool.rate_limited(At::of(self, cx)).await {
+            return Ok(Started::Done(self.on_the_wire(refused)));
+        }
         Ok(match tool.call_json_at(arguments, At::of(self, cx), true).await {
             Started::Done(envelope) => Started::Done(self.on_the_wire(envelope)),
             Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, ..body }),
@@ -764,6 +801,41 @@ impl Toolbox {
         }
         Arc::make_mut(&mut self.guard).key = Arc::from(secret);
         Ok(self)
+    }
+
+    /// At most `limit` calls of this toolbox's tools, all of them together, per caller and
+    /// tenant ([`Caller::key`](crate::Caller::key)), counted in the toolbox's store (GCRA; see
+    /// [`crate::rate`]): with a `RedisStore` the limit holds across replicas. A call past it
+    /// runs nothing and answers `RATE_LIMITED` (`retryable: true`, `hints.retry_after_ms`, HTTP
+    /// 429 with `Retry-After`); every tool lists `RATE_LIMITED` in its `error_codes`. A tool's
+    /// own `#[tool(rate_limit = "...")]` is counted too, after this one.
+    ///
+    /// ```
+    /// use envelope_core::{tool, RateLimit, Toolbox};
+    ///
+    /// /// Pings.
+    /// #[tool(read_only)]
+    /// fn ping() -> u32 {
+    ///     1
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(ping::tool()).with_rate_limit(RateLimit::per_minute(1));
+    /// assert!(toolbox.call("ping", None).await.unwrap().data().is_some());
+    /// let limited = toolbox.call("ping", None).await.unwrap();
+    /// assert_eq!(limited.error_code().unwrap().name(), "RATE_LIMITED");
+    /// assert_eq!(limited.retryable(), Some(true));
+    /// assert!(limited.retry_after_ms().unwrap() > 59_000);
+    /// assert!(limited.message().unwrap().ends_with("Try again in 60 seconds."));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+        Arc::make_mut(&mut self.guard).rate_limit = Some(limit);
+        for tool in &mut self.tools {
+            tool.spec.declare_rate_limited();
+        }
+        self
     }
 
     /// How long a pending action waits for approval (default 15 minutes; at least 1 second).

@@ -12,6 +12,7 @@ mod differential;
 mod features;
 mod formats;
 mod http;
+mod limits;
 mod manifest;
 mod multiple_of;
 mod one_exit;
