@@ -315,6 +315,13 @@ pub mod codes {
         .with_meaning("the server failed while serving a valid request")
         .with_action("retry later if the tool is idempotent; otherwise check whether it took effect")
         .retryable_unchanged();
+    /// `error`, 500: the audit record a governed write needs before it runs could not be
+    /// written (the sink failed or passed its timeout), so the write did not run. Fail closed:
+    /// not retryable unchanged, never bypassed (see [`crate::audit`]).
+    pub const AUDIT_UNAVAILABLE: Code = Code::new("AUDIT_UNAVAILABLE", Error)
+        .with_meaning("the audit record this write needs could not be written, so the write did not run")
+        .with_action("do not retry unchanged; tell the operator that the audit trail is unavailable")
+        .with_retry(Retry::Never);
 
     /// Every standard code, in a fixed order.
     pub const ALL: &[Code] = &[
@@ -332,5 +339,6 @@ pub mod codes {
         NOT_IMPLEMENTED,
         TIMEOUT,
         BACKEND_ERROR,
+        AUDIT_UNAVAILABLE,
     ];
 }

@@ -153,6 +153,8 @@ pub(crate) struct Guard {
     pub(crate) queue: bool,
     /// The toolbox's own rate limit, per caller, over all its tools.
     pub(crate) rate_limit: Option<crate::RateLimit>,
+    /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
+    pub(crate) governance: crate::audit::Governance,
 }
 
 /// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
@@ -197,6 +199,7 @@ impl Default for Guard {
             lease: CLAIM_LEASE,
             queue: true,
             rate_limit: None,
+            governance: crate::audit::Governance::default(),
         }
     }
 }
@@ -480,7 +483,15 @@ impl Guard {
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
-    pub(crate) async fn decide(&self, toolbox: &impl Lookup, id: &str, decision: Decision) -> Envelope {
+    /// `call`: what the toolbox adds around the call; the approved action's intent is recorded
+    /// before the id is used up, so an audit trail that is down leaves the action pending.
+    pub(crate) async fn decide(
+        &self,
+        toolbox: &impl Lookup,
+        id: &str,
+        decision: Decision,
+        call: Option<&crate::audit::Governed>,
+    ) -> Envelope {
         let Some(sealed) = open(id) else { return self.not_found(id) };
         let now = now_secs();
         if u64::from(sealed.expiry) < now {
@@ -492,6 +503,15 @@ impl Guard {
             Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
         };
+        let tool = toolbox.tool(&name);
+        if decision == Decision::Approve
+            && let (Some(call), Some(tool)) = (call, tool)
+        {
+            call.approved(id);
+            if let Err(refused) = call.before(tool.declared(), &args).await {
+                return refused;
+            }
+        }
         // Single use: of every replica deciding this id at once, one turns the record into the
         // mark, kept until just past the id's expiry (the id answers `CONFLICT` until then).
         let left = Duration::from_secs(u64::from(sealed.expiry).saturating_sub(now) + 60);
@@ -511,7 +531,7 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        let Some(tool) = toolbox.tool(&name) else {
+        let Some(tool) = tool else {
             return Fault::backend(format!("running the approved {name}")).into();
         };
         tool.run_with(&args).await
@@ -525,8 +545,16 @@ impl Guard {
         args: &Map<String, Value>,
         g: Guarded<'_>,
         caller: &str,
+        call: Option<&crate::audit::Governed>,
     ) -> Envelope {
-        let Some(key) = g.key.clone() else { return tool.finish(g, Step::Run).await };
+        let Some(key) = g.key.clone() else {
+            if let Some(call) = call
+                && let Err(refused) = call.before(tool.declared(), args).await
+            {
+                return refused;
+            }
+            return tool.finish(g, Step::Run).await;
+        };
         let name = tool.declared().name;
         let record_key = idem_key(name, caller, &key);
         let fp = self.fingerprint(args);
@@ -569,7 +597,16 @@ impl Guard {
             if record.get("state").and_then(Value::as_str) == Some("done") {
                 let recorded =
                     record.get("envelope").and_then(|e| Envelope::from_recorded(e, &tool.declared().error_codes));
-                return recorded.unwrap_or_else(|| Fault::backend("reading the idempotency record").into());
+                let Some(recorded) = recorded else { return Fault::backend("reading the idempotency record").into() };
+                let at = record.get("at").and_then(Value::as_str);
+                if let Some(call) = call {
+                    call.read(tool.declared(), args);
+                    call.replayed();
+                }
+                let when = at.map_or_else(|| "an earlier call".to_owned(), |at| format!("the call at {at}"));
+                return recorded.warned(format!(
+                    "Answered from {when} with this idempotency_key: nothing ran now, and the data is as it was then."
+                ));
             }
             if started.elapsed() + pause > self.wait || !sleep(pause).await {
                 return key_refusal(
@@ -580,12 +617,21 @@ impl Guard {
             }
             pause = (pause * 2).min(Duration::from_millis(500));
         }
+        if let Some(call) = call
+            && let Err(refused) = call.before(tool.declared(), args).await
+        {
+            // Nothing ran: free the key at once.
+            let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
+            return refused;
+        }
         let envelope = self.leased(&record_key, &claim, lease, renews, tool.finish(g, Step::Run)).await;
         if envelope.status() == Status::Error {
             // A fault is not replayed: free the key so a retry can succeed.
             let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
         } else {
-            let done = json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value()}).to_string();
+            let at = crate::audit::rfc3339(SystemTime::now());
+            let done =
+                json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value(), "at": at}).to_string();
             // Unrecorded (the store failed, or the claim lapsed and is another call's now), the
             // claim lapses within its lease; the caller still gets its envelope.
             let _ = self.store.replace_if(&record_key, &claim, Some(&done), self.idem_ttl).await;
@@ -990,18 +1036,19 @@ mod tests {
             let (guard, tool) = (guard.clone(), tool.clone());
             async move {
                 let g = keyed(&tool);
-                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS).await
+                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS, None).await
             }
         });
         // Past its lease twice over, the first call still holds the key: nothing runs twice.
         tokio::time::sleep(Duration::from_millis(400)).await;
-        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
         assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
         let first = first.await.unwrap();
         assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
         // Recorded: replayed, not run again.
-        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
-        assert_eq!(third, first);
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
+        assert_eq!(third.data(), first.data());
+        assert!(third.warning().unwrap().starts_with("Answered from the call at "), "{}", third.to_json());
         assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
     }
 
@@ -1012,14 +1059,14 @@ mod tests {
         let args = Map::new();
         let first = tokio::spawn({
             let (guard, tool) = (guard.clone(), tool.clone());
-            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS).await }
+            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS, None).await }
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
         first.abort();
         // Within its lease after the call died, the key can be claimed again.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let quick = Arc::new(slow(1));
-        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS).await;
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS, None).await;
         assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
     }
 }

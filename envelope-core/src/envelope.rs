@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
-use crate::wire::{Parts, WireFormat};
+use crate::wire::{Extra, Parts, WireFormat};
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -31,7 +31,10 @@ pub struct Envelope {
     inner: Inner,
     prefix: Option<&'static str>,
     format: WireFormat,
+    /// `warning` and `provenance`, when either is set (boxed: most envelopes carry neither).
+    extra: Option<Box<Extra>>,
 }
+
 
 #[derive(Clone, Debug, PartialEq)]
 enum Inner {
@@ -110,12 +113,17 @@ impl Confirmation {
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope }
+        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None, format: WireFormat::Envelope }
+        Envelope {
+            inner: Inner::NeedsConfirmation(Box::new(confirmation)),
+            prefix: None,
+            format: WireFormat::Envelope,
+            extra: None,
+        }
     }
 
     /// The queued action of a `needs_confirmation` envelope.
@@ -131,7 +139,7 @@ impl Envelope {
     pub(crate) fn cannot_queue(message: String) -> Self {
         let failed =
             Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false, trace_id: None };
-        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope }
+        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
     /// An envelope recorded as JSON (`to_value`) read back: `ok`, or `invalid` with one of
@@ -147,7 +155,12 @@ impl Envelope {
                     message: v.get("message")?.as_str()?.to_owned(),
                     hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
                 };
-                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope })
+                Some(Envelope {
+                    inner: Inner::Invalid(Box::new(invalid)),
+                    prefix: None,
+                    format: WireFormat::Envelope,
+                    extra: None,
+                })
             }
             _ => None,
         }
@@ -329,6 +342,48 @@ impl Envelope {
         }
     }
 
+    /// Adds a `warning`: one sentence of caution or degraded mode, on any status (data served
+    /// from a stale cache, a call not recorded in the audit trail, an answer replayed from an
+    /// idempotency record). A second warning is appended to the first, after a space.
+    ///
+    /// ```
+    /// use envelope_core::Envelope;
+    ///
+    /// let env = Envelope::ok(serde_json::json!([1])).with_warning("The prices are 10 minutes old.");
+    /// assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[1],"warning":"The prices are 10 minutes old."}"#);
+    /// ```
+    #[must_use]
+    pub fn with_warning(self, warning: impl Into<String>) -> Self {
+        self.warned(warning.into())
+    }
+
+    pub(crate) fn warned(mut self, warning: String) -> Self {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        extra.warning = Some(match extra.warning.take() {
+            Some(first) => format!("{first} {warning}"),
+            None => warning,
+        });
+        self
+    }
+
+    /// The `warning`, if any.
+    pub fn warning(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|e| e.warning.as_deref())
+    }
+
+    /// Sets `provenance` (see [`Toolbox::with_provenance`](crate::Toolbox::with_provenance)).
+    #[must_use]
+    pub(crate) fn with_provenance(mut self, provenance: Value) -> Self {
+        self.extra.get_or_insert_with(Box::default).provenance = Some(provenance);
+        self
+    }
+
+    /// The `provenance`, when the toolbox adds it: `{"call_id", "surface", "tool", "tier",
+    /// "caller", "tenant", "approval", "replay"}`.
+    pub fn provenance(&self) -> Option<&Value> {
+        self.extra.as_ref().and_then(|e| e.provenance.as_ref())
+    }
+
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
@@ -343,8 +398,12 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.error_code(), message, hints };
-        let envelope =
-            Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope };
+        let envelope = Envelope {
+            inner: Inner::Invalid(Box::new(invalid)),
+            prefix: None,
+            format: WireFormat::Envelope,
+            extra: None,
+        };
         match r.retry_after() {
             Some(wait) => envelope.with_retry_after(wait),
             None => envelope,
@@ -365,6 +424,7 @@ impl From<Fault> for Envelope {
             })),
             prefix: None,
             format: WireFormat::Envelope,
+            extra: None,
         }
     }
 }
@@ -383,7 +443,8 @@ impl Serialize for CodeName<'_> {
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.format != WireFormat::Envelope {
-            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), s);
+            let extra = self.extra.as_deref();
+            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), extra, s);
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
@@ -412,6 +473,9 @@ impl Serialize for Envelope {
                 m.serialize_entry("preview", &c.preview)?;
                 m.serialize_entry("preview_hash", &c.preview_hash)?;
             }
+        }
+        if let Some(extra) = &self.extra {
+            crate::wire::serialize_extra(&mut m, extra)?;
         }
         m.end()
     }

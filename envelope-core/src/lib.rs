@@ -51,6 +51,7 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod audit;
 mod budget;
 mod code;
 pub mod confirm;

@@ -191,6 +191,11 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         },
         "required": ["status", "success"]
     });
+    if let Some(Value::Object(props)) = m.get_mut("properties")
+        && let Value::Object(extra) = extra_properties()
+    {
+        props.extend(extra);
+    }
     if spec.needs_confirmation
         && let Some(Value::Object(props)) = m.get_mut("properties")
     {
@@ -202,4 +207,27 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         Value::Object(m) => m,
         _ => Map::new(),
     }
+}
+
+/// The optional keys of every format with room for them: `warning` (one sentence) and
+/// `provenance` (the call's causal metadata; see `Toolbox::with_provenance`).
+pub(crate) fn extra_properties() -> Value {
+    let nullable = json!({"type": ["string", "null"]});
+    json!({
+        "warning": {"type": "string"},
+        "provenance": {
+            "type": "object",
+            "properties": {
+                "call_id": {"type": "string"},
+                "surface": {"type": "string"},
+                "tool": {"type": "string"},
+                "tier": {"type": "integer", "minimum": 1, "maximum": 4},
+                "caller": nullable,
+                "tenant": nullable,
+                "approval": nullable,
+                "replay": {"type": "boolean"}
+            },
+            "required": ["call_id", "surface", "tool", "tier", "replay"]
+        }
+    })
 }

@@ -273,6 +273,14 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         ttl: Duration,
     ) -> StoreFuture<'a, bool>;
 
+    /// Whether every replica that uses this store sees the same records (Redis: yes; this
+    /// process's memory: no). A toolbox that says it runs replicas
+    /// ([`Toolbox::with_replicas`](crate::Toolbox::with_replicas)) over a store that is not
+    /// shared warns in the replies that depend on it. Default `true`.
+    fn is_shared(&self) -> bool {
+        true
+    }
+
     /// Counts one call against `limit` under `key` (GCRA, see [`crate::rate`]): admitted and
     /// counted ([`RateCheck::Allowed`]), or refused and not counted, with the wait
     /// ([`RateCheck::Limited`]). Atomic: of any number of concurrent calls on any replica, no
@@ -596,6 +604,10 @@ impl Store for MemoryStore {
         }))
     }
 
+    fn is_shared(&self) -> bool {
+        false
+    }
+
     /// The caller's theoretical arrival time is the expiry of its key (Kind::Other): one lookup
     /// and one write under the lock; a refused call writes nothing.
     fn rate<'a>(&'a self, key: &'a str, limit: RateLimit) -> StoreFuture<'a, RateCheck> {
@@ -771,6 +783,15 @@ mod redis_store {
 
         fn key(&self, key: &str) -> String {
             format!("{}{key}", self.prefix)
+        }
+
+        /// Appends `record` to the stream `stream` (prefixed), trimmed to about `max_len`
+        /// entries: `XADD <stream> MAXLEN ~ <max_len> * record <record>`, within the deadline.
+        pub(crate) async fn xadd(&self, stream: &str, max_len: usize, record: &str) -> Result<(), StoreError> {
+            let mut cmd = redis::cmd("XADD");
+            cmd.arg(self.key(stream)).arg("MAXLEN").arg("~").arg(max_len).arg("*").arg("record").arg(record);
+            let _: String = self.run("XADD", &cmd).await?;
+            Ok(())
         }
 
         /// Runs `cmd` within the deadline.

@@ -382,6 +382,21 @@ fn echo_key(#[validate(length = 1..=20)] text: String) -> Result<String, Refusal
     Ok(format!("{text}#{}", ECHO_RUNS.load(Ordering::SeqCst)))
 }
 
+/// `replayed` is `first` answered again from its idempotency record: the same envelope, with the
+/// warning that nothing ran now and when the first call was made.
+#[track_caller]
+pub(crate) fn assert_replayed(replayed: &Envelope, first: &Envelope) {
+    let warning = replayed.warning().unwrap_or_else(|| panic!("no warning: {}", replayed.to_json()));
+    assert!(warning.starts_with("Answered from the call at 20"), "{warning}");
+    assert!(
+        warning.ends_with("with this idempotency_key: nothing ran now, and the data is as it was then."),
+        "{warning}"
+    );
+    let mut value = replayed.to_value();
+    value.as_object_mut().unwrap().remove("warning");
+    assert_eq!(value, first.to_value());
+}
+
 #[test]
 fn a_replayed_key_answers_the_first_envelope_without_running() {
     let notes = Arc::new(examples::NoteStore::default());
@@ -395,7 +410,7 @@ fn a_replayed_key_answers_the_first_envelope_without_running() {
         "create_note",
         json!({"title": "Release", "tags": ["v1"], "pinned": "false", "idempotency_key": "release-0001"}),
     );
-    assert_eq!(again.to_json(), first.to_json());
+    assert_replayed(&again, &first);
     assert_eq!(notes.writes(), 1);
     // Keys are scoped per tool: another key tool may use the same one.
     assert_eq!(titles(&toolbox), ["Release"]);
@@ -450,7 +465,7 @@ fn keys_are_scoped_per_caller_and_tenant() {
     assert_eq!(elsewhere.data().unwrap()["id"], 4, "{}", elsewhere.to_json());
     assert_eq!(notes.writes(), 4);
     // Alice's own retry is replayed, and her key with other arguments is a conflict, 422.
-    assert_eq!(as_who(&alice, "Alice's").to_json(), first.to_json());
+    assert_replayed(&as_who(&alice, "Alice's"), &first);
     let conflict = as_who(&alice, "Other");
     assert_eq!(conflict.error_code(), Some(codes::IDEMPOTENCY_CONFLICT));
     assert_eq!(envelope_core::http::status(&conflict), 422);
@@ -483,7 +498,7 @@ fn the_tools_own_refusal_is_replayed_and_a_call_without_a_key_always_runs() {
     let first = call(&toolbox, "echo_key", json!({"text": "nope", "idempotency_key": "echo-nope-1"}));
     assert_eq!(first.status(), Status::Invalid);
     let again = call(&toolbox, "echo_key", json!({"text": "nope", "idempotency_key": "echo-nope-1"}));
-    assert_eq!(again.to_json(), first.to_json());
+    assert_replayed(&again, &first);
     assert_eq!(runs(), before + 1);
     call(&toolbox, "echo_key", json!({"text": "hi"}));
     call(&toolbox, "echo_key", json!({"text": "hi"}));
@@ -535,7 +550,10 @@ fn a_second_call_waits_for_the_first_or_answers_in_progress() {
     let toolbox = Toolbox::new().with_state(state.clone());
     let args = json!({"n": 4, "idempotency_key": "slow-0001"});
     let (a, b) = both(toolbox.call("slow_write", Some(&args)), toolbox.call("slow_write", Some(&args)));
-    assert_eq!(a.unwrap().to_json(), b.unwrap().to_json());
+    let (a, b) = (a.unwrap(), b.unwrap());
+    // One ran, the other waited and was answered from its record.
+    let (ran, waited) = if a.warning().is_none() { (a, b) } else { (b, a) };
+    assert_replayed(&waited, &ran);
     assert_eq!(state.0.load(Ordering::SeqCst), 1, "the waiting call ran nothing");
 
     let hasty = toolbox.with_idempotency_wait(Duration::from_millis(50));

@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod tools;
 
+mod audit;
 mod budget;
 mod cases;
 mod codes;
