@@ -454,3 +454,76 @@ async fn two_replicas_on_one_redis_hold_one_rate_limit_not_two() {
     let bob = Context::new(Caller::new("bob").with_tenant("acme"));
     assert_eq!(b.call_in(&bob, "list_notes", None).await.unwrap().to_value()["status"], "ok");
 }
+
+/// A `redis-server` of this test's own on a free loopback port, killed when dropped.
+struct OwnRedis {
+    child: tokio::process::Child,
+    port: u16,
+}
+
+impl OwnRedis {
+    async fn start() -> OwnRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = tokio::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("this test starts a redis-server of its own (apt-get install redis-server)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return OwnRedis { child, port };
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not listen on {port}");
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// `redis-cli` against it: its answer's text.
+    fn cli(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("redis-cli").arg("-p").arg(self.port.to_string()).args(args).output();
+        String::from_utf8(out.expect("redis-cli").stdout).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_audit_stream_stopped_mid_stream_fails_governed_writes_closed() {
+    use envelope_core::audit::{Audit, RedisStream};
+    let mut redis = OwnRedis::start().await;
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let stream = RedisStream::new(store, "envelope:audit").with_cap(1000);
+    let notes = Arc::new(tools::NoteStore::default());
+    // create_note (tier 2) is a governed write here.
+    let audit = Audit::new(Arc::new(stream)).with_intent_from_tier(2).with_timeout(Duration::from_millis(1500));
+    let toolbox = tools::toolbox_over(notes.clone()).with_audit(audit).with_provenance();
+    for i in 0..3 {
+        let env = call(&toolbox, "create_note", json!({"title": format!("n{i}")})).await;
+        assert_eq!(env["status"], "ok", "{env}");
+    }
+    assert_eq!(redis.cli(&["XLEN", "envelope:audit"]).trim(), "6");
+    let trail = redis.cli(&["XRANGE", "envelope:audit", "-", "+"]);
+    let records: Vec<Value> = trail.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert_eq!(records.len(), 6, "{trail}");
+    assert_eq!(records[0]["kind"], "intent");
+    assert_eq!(records[1]["outcome"], json!({"status": "ok"}));
+    assert!(!trail.contains("n0"), "an argument's value in the trail: {trail}");
+
+    // Redis stops mid-stream: the next write does not run; a read is served, warned.
+    redis.child.kill().await.unwrap();
+    let writes = notes.writes();
+    let started = std::time::Instant::now();
+    let refused = call(&toolbox, "create_note", json!({"title": "lost"})).await;
+    assert_eq!(refused["error_code"], "AUDIT_UNAVAILABLE", "{refused}");
+    assert_eq!(refused["status"], "error");
+    assert_eq!(refused["retryable"], false);
+    assert!(started.elapsed() < Duration::from_millis(2000), "{:?}", started.elapsed());
+    assert_eq!(notes.writes(), writes, "the write ran without its intent");
+    let read = call(&toolbox, "list_notes", json!({})).await;
+    assert_eq!(read["status"], "ok", "{read}");
+    assert_eq!(read["warning"], "This call was not recorded in the audit trail.");
+    assert_eq!(read["data"].as_array().unwrap().len(), 3);
+}

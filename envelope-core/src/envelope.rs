@@ -35,7 +35,6 @@ pub struct Envelope {
     extra: Option<Box<Extra>>,
 }
 
-
 #[derive(Clone, Debug, PartialEq)]
 enum Inner {
     Ok(Value),
@@ -494,5 +493,66 @@ impl Serialize for FaultHints<'_> {
             m.serialize_entry("trace_id", id)?;
         }
         m.end()
+    }
+}
+
+/// A tool's answer with a `warning`: return `Warned::new(data, "sentence")` (or
+/// `Ok(Warned::new(...))`) from a `#[tool]` function and the call answers `ok` with `data` and
+/// `warning` (data served from a stale cache, a partial result). `data`'s JSON Schema is `T`'s.
+///
+/// ```
+/// use envelope_core::{tool, Toolbox, Warned};
+///
+/// /// Reads the prices.
+/// #[tool(read_only)]
+/// fn prices() -> Warned<Vec<u32>> {
+///     Warned::new(vec![12, 15], "The prices are from the cache, 10 minutes old.")
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let env = Toolbox::new().with(prices::tool()).call("prices", None).await.unwrap();
+/// assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[12,15],"warning":"The prices are from the cache, 10 minutes old."}"#);
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warned<T> {
+    data: T,
+    warning: String,
+}
+
+impl<T> Warned<T> {
+    /// `data`, served with `warning` (one sentence).
+    pub fn new(data: T, warning: impl Into<String>) -> Self {
+        Warned { data, warning: warning.into() }
+    }
+}
+
+/// The keys a [`Warned`] is carried under until the envelope is built.
+pub(crate) const WARNED_DATA: &str = "$envelope_warned_data";
+pub(crate) const WARNED_WARNING: &str = "$envelope_warned_warning";
+
+impl<T: Serialize> Serialize for Warned<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry(WARNED_DATA, &self.data)?;
+        m.serialize_entry(WARNED_WARNING, &self.warning)?;
+        m.end()
+    }
+}
+
+impl Envelope {
+    /// `ok` with `data`, unwrapping a [`Warned`] answer into `data` and `warning`.
+    pub(crate) fn ok_of(data: Value) -> Self {
+        match data {
+            Value::Object(mut m)
+                if m.len() == 2
+                    && m.contains_key(WARNED_DATA)
+                    && m.get(WARNED_WARNING).is_some_and(Value::is_string) =>
+            {
+                let warning = m.remove(WARNED_WARNING).and_then(|w| w.as_str().map(str::to_owned)).unwrap_or_default();
+                Envelope::ok(m.remove(WARNED_DATA).unwrap_or(Value::Null)).warned(warning)
+            }
+            data => Envelope::ok(data),
+        }
     }
 }

@@ -918,6 +918,19 @@ impl Toolbox {
         self
     }
 
+    /// Limits tool `name` to `limit` calls per caller and tenant, replacing its
+    /// `#[tool(rate_limit = "...")]` (a limit read from the configuration, say
+    /// `ENVELOPE_RATE_LIMIT`, parsed with `"5/s".parse::<RateLimit>()`). A name no tool has
+    /// changes nothing.
+    #[must_use]
+    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::RateLimit) -> Self {
+        if let Some(tool) = self.tools.iter_mut().find(|t| t.name() == name) {
+            tool.spec.rate_limit = Some(limit);
+            tool.spec.declare_rate_limited();
+        }
+        self
+    }
+
     /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
     /// call, and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
     /// an intent record before its body runs; when the intent cannot be written the body does

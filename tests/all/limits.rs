@@ -192,3 +192,43 @@ fn a_tools_own_rate_limited_carries_its_delay_the_same_way() {
     assert_eq!(envelope_core::http::status(&env), 429);
     assert_eq!(env.retryable(), Some(true));
 }
+
+#[test]
+fn a_limit_from_the_configuration_replaces_a_tools_own() {
+    let limit: RateLimit = "1/h".parse().unwrap();
+    let toolbox = postcards().with_tool_rate_limit("send_postcard", limit).with_tool_rate_limit("clock", limit);
+    let cx = Context::new(Caller::new("dora"));
+    assert_eq!(call_as(&toolbox, &cx, "send_postcard", json!({"to": "Al"}))["status"], "ok");
+    let limited = call_as(&toolbox, &cx, "send_postcard", json!({"to": "Al"}));
+    assert!(limited["message"].as_str().unwrap().contains("at most 1 call an hour"), "{limited}");
+    assert!(limited["hints"]["retry_after_ms"].as_u64().unwrap() > 3_500_000, "{limited}");
+    assert_eq!(call_as(&toolbox, &cx, "clock", json!({}))["status"], "ok");
+    assert_eq!(call_as(&toolbox, &cx, "clock", json!({}))["error_code"], "RATE_LIMITED");
+    assert!(toolbox.get("clock").unwrap().spec().error_codes.contains(&codes::RATE_LIMITED));
+}
+
+#[test]
+fn a_memory_store_on_a_server_that_runs_replicas_is_named_in_a_warning() {
+    let toolbox = postcards().with_replicas().with_provenance();
+    let cx = Context::anonymous();
+    let limited = call_as(&toolbox, &cx, "send_postcard", json!({"to": "Al"}));
+    assert_eq!(
+        limited["warning"],
+        "This server says it runs as several replicas, but keeps approvals, idempotency keys and rate limits in one replica's memory: they do not hold across replicas."
+    );
+    // A call that relies on no store is not warned.
+    assert!(call_as(&toolbox, &cx, "clock", json!({})).get("warning").is_none());
+    // Without replicas, no warning.
+    assert!(call_as(&postcards(), &cx, "send_postcard", json!({"to": "Al"})).get("warning").is_none());
+}
+
+#[test]
+fn a_provider_result_carries_the_same_envelope_with_its_provenance() {
+    use envelope_core::providers::{Provider, answer};
+    let toolbox = postcards().with_provenance();
+    let block = json!({"type": "tool_use", "id": "toolu_1", "name": "clock", "input": {}});
+    let result = block_on(answer(&toolbox, Provider::Anthropic, &block));
+    let content: Value = serde_json::from_str(result.message()["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content["provenance"]["tool"], "clock");
+    assert!(content["provenance"]["call_id"].as_str().unwrap().starts_with("call_"));
+}
