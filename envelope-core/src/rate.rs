@@ -23,6 +23,11 @@
 //!   instead of multiplying with their number;
 //! - any other store: a compare-and-set loop over its `get`, `put_new` and `replace_if`.
 //!
+//! # What is counted
+//! Every call of a limited tool by one caller, before its arguments are read: a call refused
+//! for its arguments counts too (it costs the server as much), and a limited call counts
+//! nothing. The toolbox's own limit is counted first, then the tool's.
+//!
 //! # The refusal
 //! A limited call runs nothing and answers `RATE_LIMITED` (status `invalid`, HTTP 429 with
 //! `Retry-After` in whole seconds rounded up, MCP `isError: true`), `retryable: true`, the delay

@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | `envelope:pending:<id>` | the pending action (tool, validated arguments, preview), then the mark that it was decided | [`Store::admit`] as a [`Kind::PendingAction`], then [`Store::replace_if`]: of every replica deciding at once, one wins |
 //! | `envelope:idem:<tool>:<caller>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
+//! | `envelope:rate:<tool>:<caller>` | a caller's rate-limit count: its GCRA theoretical arrival time (`*` for the toolbox's own limit; see [`crate::rate`]) | [`Store::rate`], atomic; expires by itself |
 //!
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
@@ -921,6 +922,7 @@ return 1
     /// the emission interval and the period. Answers `{1, 0}` admitted (the TAT moved on),
     /// `{0, wait}` refused (nothing written).
     const RATE: &str = r"
+if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
