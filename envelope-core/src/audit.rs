@@ -426,6 +426,11 @@ impl Governed {
         self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether the call is recorded in an audit trail.
+    pub(crate) fn audits(&self) -> bool {
+        self.0.audit.is_some()
+    }
+
     /// Whether a call of `spec` writes an intent before its body (so its sync body must wait).
     pub(crate) fn needs_intent(&self, spec: &ToolSpec) -> bool {
         self.0.audit.as_ref().is_some_and(|a| tier(spec) >= a.intent_tier)

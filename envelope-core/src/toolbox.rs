@@ -345,7 +345,8 @@ impl Tool {
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
     async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
-        if self.walkable && at.call.is_none() {
+        // An audited call hashes its validated arguments: it reads them as an object.
+        if self.walkable && at.call.is_none_or(|c| !c.audits()) {
             // The usual call: an object of scalars, read in one pass (see `crate::input`).
             let n = self.spec.params.len();
             let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
