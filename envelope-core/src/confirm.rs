@@ -42,7 +42,10 @@
 //! other arguments it is refused with `IDEMPOTENCY_CONFLICT` (HTTP 422: never retry it
 //! unchanged). A call that finds the key's first call still running waits for its envelope (5
 //! seconds by default, feature `tokio`), then answers the retryable `IN_PROGRESS` (HTTP 409).
-//! Both statuses as the IETF Idempotency-Key header draft gives them.
+//! Both statuses as the IETF Idempotency-Key header draft gives them. A replayed envelope
+//! carries a `warning` naming the time of the call it was recorded from ("Answered from the
+//! call at 2026-12-01T14:49:30.123Z with this idempotency_key: nothing ran now, and the data is
+//! as it was then."): its data may be stale.
 //!
 //! The claim is the text `{"state": "running", "fingerprint": ..., "claim": <random>}`, kept
 //! for a short lease (30 seconds) that the running call renews every 10 seconds (feature

@@ -20,6 +20,10 @@ use crate::wire::{Extra, Parts, WireFormat};
 /// | `needs_confirmation` | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false`, `pending_action_id`, `preview`, `preview_hash` |
 /// | `error` (cannot queue) | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false` |
 ///
+/// Then, on any status, `warning` (one sentence: [`with_warning`](Self::with_warning), a tool's
+/// [`Warned`] answer, or envelope's own for a degraded mode) and `provenance` (opt-in,
+/// [`Toolbox::with_provenance`](crate::Toolbox::with_provenance)), each when set.
+///
 /// ```
 /// use envelope_core::Envelope;
 ///

@@ -676,3 +676,27 @@ fn a_code_prefix_reaches_confirm_action_replies() {
     assert_eq!(confirm(&toolbox, &id, true)["status"], "ok");
     assert_eq!(confirm(&toolbox, &id, true)["error_code"], "NOTES_CONFLICT");
 }
+
+#[test]
+fn over_http_a_key_still_in_flight_is_409_and_a_key_with_other_arguments_422() {
+    let state = Arc::new(Flaky::default());
+    let toolbox = Toolbox::new().with_state(state).with_idempotency_wait(Duration::from_millis(50));
+    block_on(async {
+        let addr = crate::http::serve(envelope_core::http::HttpTools::new(toolbox).router()).await;
+        let body = r#"{"n": 3, "idempotency_key": "http-key-0001"}"#;
+        let (a, b) = tokio::join!(
+            crate::http::send(addr, "POST", "/tools/slow_write", &[], body),
+            crate::http::send(addr, "POST", "/tools/slow_write", &[], body)
+        );
+        let mut statuses = [a.status, b.status];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 409], "{} {}", a.text, b.text);
+        let busy = if a.status == 409 { a.json() } else { b.json() };
+        assert_eq!((busy["error_code"].as_str(), busy["retryable"].as_bool()), (Some("IN_PROGRESS"), Some(true)));
+        let other = r#"{"n": 4, "idempotency_key": "http-key-0001"}"#;
+        let conflict = crate::http::send(addr, "POST", "/tools/slow_write", &[], other).await;
+        assert_eq!(conflict.status, 422, "{}", conflict.text);
+        assert_eq!(conflict.json()["error_code"], "IDEMPOTENCY_CONFLICT");
+        assert_eq!(conflict.json()["retryable"], false);
+    });
+}
