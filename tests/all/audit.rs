@@ -324,3 +324,49 @@ fn over_http_a_sync_write_run_off_the_runtime_is_recorded_and_carries_its_proven
         assert_eq!(refused.json()["error_code"], "AUDIT_UNAVAILABLE");
     });
 }
+
+#[test]
+fn over_mcp_the_record_and_the_replys_provenance_share_the_call_id() {
+    use envelope_core::mcp::{McpServer, serve_io};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let sink = Kept::new(Fails::Never);
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(sink.clone())).with_provenance();
+    let replies = block_on(async {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server);
+        let served = tokio::spawn(serve_io(McpServer::new(toolbox), server_in, server_out));
+        let (output, mut input) = tokio::io::split(client);
+        let mut output = BufReader::new(output);
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "purge", "arguments": {"what": "all"}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "purge", "arguments": {"what": "panic"}}}),
+        ];
+        let mut replies = Vec::new();
+        for line in lines {
+            input.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+            if line.get("id").is_some() {
+                let mut reply = String::new();
+                output.read_line(&mut reply).await.unwrap();
+                replies.push(serde_json::from_str::<Value>(&reply).unwrap());
+            }
+        }
+        input.shutdown().await.unwrap();
+        drop(input);
+        served.await.unwrap().unwrap();
+        replies
+    });
+    let records = sink.records();
+    assert_eq!(records.len(), 4, "{records:#?}");
+    for (reply, pair) in replies[1..].iter().zip(records.chunks(2)) {
+        let envelope = &reply["result"]["structuredContent"];
+        let call_id = &envelope["provenance"]["call_id"];
+        assert!(call_id.as_str().unwrap().starts_with("call_"), "{reply}");
+        assert!(pair.iter().all(|r| &r["call_id"] == call_id), "{pair:#?}");
+        assert_eq!(pair[1]["outcome"]["status"], envelope["status"]);
+    }
+    assert_eq!(records[3]["outcome"], json!({"status": "error", "error_code": "BACKEND_ERROR"}));
+    assert_eq!(replies[2]["result"]["isError"], true);
+}
