@@ -69,10 +69,11 @@ LAYERS = {
         ["mcp", "read", "__private010", "http", "manifest", "providers"],  # entry points: adapters, reader, generated code, model APIs
         ["toolbox"],
         ["confirm"],
+        ["audit"],  # the audit trail and what a toolbox adds around each call
         ["args"],
         ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
         ["readers", "schema", "rules", "sent", "cx", "input"],  # reading one argument, its rules
-        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "context"],  # vocabulary
+        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "rate", "context"],  # vocabulary
     ],
     "envelope-macros": [
         ["crate"],

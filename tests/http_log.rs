@@ -65,6 +65,8 @@ fn one_span_per_call_and_a_faults_trace_id_in_its_log_line() {
         let fault_line = lines[0];
         assert!(fault_line.contains("ERROR"), "{fault_line}");
         assert!(fault_line.contains(&format!("trace_id={trace_id}")), "{fault_line}");
+        // The call id the audit record and the reply's provenance carry.
+        assert!(fault_line.contains("call_id=call_"), "{fault_line}");
         for field in
             ["tool=answer", "status=\"error\"", "error_code=\"BACKEND_ERROR\"", "http_status=500", "duration_ms="]
         {

@@ -256,8 +256,11 @@ async fn a_delete_waits_for_approval(version: &ProtocolVersion) {
     let key = json!({"title": "to delete", "idempotency_key": "e2e-note-0001"});
     let (_, created) = call("create_note", key.clone()).await;
     assert_eq!(created["data"]["title"], "to delete");
-    // Replayed key: the first envelope again, no second note.
-    assert_eq!(call("create_note", key).await.1, created);
+    // Replayed key: the first envelope again, no second note, and the warning that it is one.
+    let mut replayed = call("create_note", key).await.1;
+    let warning = replayed.as_object_mut().unwrap().remove("warning").unwrap();
+    assert!(warning.as_str().unwrap().starts_with("Answered from the call at "), "{warning}");
+    assert_eq!(replayed, created);
     let id = created["data"]["id"].clone();
 
     let (is_error, queued) = call("delete_note", json!({ "note_id": id })).await;

@@ -47,6 +47,15 @@ async fn call(toolbox: &Toolbox, tool: &str, args: Value) -> Value {
     toolbox.call(tool, Some(&args)).await.unwrap().to_value()
 }
 
+/// `replayed` without its warning, which says it was answered from an earlier call's record.
+fn unwarned(replayed: &Value) -> Value {
+    let warning = replayed["warning"].as_str().unwrap_or_else(|| panic!("no replay warning: {replayed}"));
+    assert!(warning.starts_with("Answered from the call at "), "{warning}");
+    let mut v = replayed.clone();
+    v.as_object_mut().unwrap().remove("warning");
+    v
+}
+
 async fn note(toolbox: &Toolbox, title: &str) -> u64 {
     call(toolbox, "create_note", json!({ "title": title })).await["data"]["id"].as_u64().unwrap()
 }
@@ -85,7 +94,7 @@ async fn a_key_replayed_on_one_replica_answers_the_others_envelope() {
     let first = call(&a, "create_note", args.clone()).await;
     assert_eq!(first["status"], "ok");
     let replayed = call(&b, "create_note", args).await;
-    assert_eq!(replayed, first);
+    assert_eq!(unwarned(&replayed), first);
     assert_eq!(notes.writes(), 1);
     let conflict = call(&b, "create_note", json!({"title": "other", "idempotency_key": "replica-key-0001"})).await;
     assert_eq!(conflict["error_code"], "IDEMPOTENCY_CONFLICT");
@@ -139,7 +148,8 @@ async fn one_key_sent_to_both_replicas_at_once_writes_once() {
         let args = json!({"title": format!("t{i}"), "idempotency_key": format!("both-at-once-{i:04}")});
         let (x, y) = tokio::join!(call(&a, "create_note", args.clone()), call(&b, "create_note", args));
         // The second waited for the first one's envelope.
-        assert_eq!(x, y);
+        let (x, y) = if x.get("warning").is_none() { (x, y) } else { (y, x) };
+        assert_eq!(x, unwarned(&y));
         assert_eq!(x["status"], "ok");
     }
     assert_eq!(notes.writes(), 10);
@@ -204,7 +214,7 @@ async fn a_bound_in_redis_refuses_a_new_record_on_every_replica_and_evicts_none(
     assert_eq!(refused["error_code"], "RATE_LIMITED", "{refused}");
     let writes = notes.writes();
     for (args, first) in firsts {
-        assert_eq!(call(&b, "create_note", args).await, first);
+        assert_eq!(unwarned(&call(&b, "create_note", args).await), first);
     }
     assert_eq!(notes.writes(), writes);
     // The first approval is still there, on the other replica.
@@ -368,13 +378,22 @@ async fn a_claim_redis_applies_after_the_deadline_does_not_leave_its_key_in_prog
     tokio::time::sleep(Duration::from_millis(1000)).await;
     // The late claim was taken back after it was applied: the retry runs at once, once.
     let direct = RedisStore::connect(&url()).await.unwrap().with_prefix(prefix);
-    assert_eq!(direct.get("envelope:idem:create_note:stalled-key-0001").await.unwrap(), None);
+    assert_eq!(
+        direct
+            .get(&format!(
+                "envelope:idem:create_note:{}:stalled-key-0001",
+                &envelope_core::confirm::sha256_hex("anonymous")[..32]
+            ))
+            .await
+            .unwrap(),
+        None
+    );
     let started = Instant::now();
     let retried = call(&toolbox, "create_note", args.clone()).await;
     assert_eq!(retried["status"], "ok", "{retried}");
     assert!(started.elapsed() < Duration::from_millis(1000), "{:?}", started.elapsed());
     assert_eq!(notes.writes(), 1);
-    assert_eq!(call(&toolbox, "create_note", args).await, retried);
+    assert_eq!(unwarned(&call(&toolbox, "create_note", args).await), retried);
     assert_eq!(notes.writes(), 1);
 }
 
@@ -407,4 +426,104 @@ async fn redis_down_answers_within_the_deadline_and_serves_again_when_back() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(served.is_some(), "Redis back, the store never served again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_one_redis_hold_one_rate_limit_not_two() {
+    use envelope_core::{Caller, Context, RateLimit};
+    let (a, b, _) = replicas().await;
+    let (a, b) = (a.with_rate_limit(RateLimit::per_minute(5)), b.with_rate_limit(RateLimit::per_minute(5)));
+    let alice = Context::new(Caller::new("alice").with_tenant("acme"));
+    // Ten calls of one caller at once, half on each replica: five are admitted in all.
+    let calls = (0..10).map(|i| {
+        let (toolbox, cx) = (if i % 2 == 0 { a.clone() } else { b.clone() }, alice.clone());
+        tokio::spawn(async move { toolbox.call_in(&cx, "list_notes", None).await.unwrap().to_value() })
+    });
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.unwrap());
+    }
+    let admitted = answers.iter().filter(|a| a["status"] == "ok").count();
+    assert_eq!(admitted, 5, "{answers:#?}");
+    for limited in answers.iter().filter(|a| a["status"] != "ok") {
+        assert_eq!(limited["error_code"], "RATE_LIMITED", "{limited}");
+        let ms = limited["hints"]["retry_after_ms"].as_u64().unwrap();
+        assert!((1..=12_000).contains(&ms), "{limited}");
+    }
+    // Another caller has a count of its own, on either replica.
+    let bob = Context::new(Caller::new("bob").with_tenant("acme"));
+    assert_eq!(b.call_in(&bob, "list_notes", None).await.unwrap().to_value()["status"], "ok");
+}
+
+/// A `redis-server` of this test's own on a free loopback port, killed when dropped.
+struct OwnRedis {
+    child: tokio::process::Child,
+    port: u16,
+}
+
+impl OwnRedis {
+    async fn start() -> OwnRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = tokio::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("this test starts a redis-server of its own (apt-get install redis-server)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return OwnRedis { child, port };
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not listen on {port}");
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// `redis-cli` against it: its answer's text.
+    fn cli(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("redis-cli").arg("-p").arg(self.port.to_string()).args(args).output();
+        String::from_utf8(out.expect("redis-cli").stdout).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_audit_stream_stopped_mid_stream_fails_governed_writes_closed() {
+    use envelope_core::audit::{Audit, RedisStream};
+    let mut redis = OwnRedis::start().await;
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let stream = RedisStream::new(store, "envelope:audit").with_cap(1000);
+    let notes = Arc::new(tools::NoteStore::default());
+    // create_note (tier 2) is a governed write here.
+    let audit = Audit::new(Arc::new(stream)).with_intent_from_tier(2).with_timeout(Duration::from_millis(1500));
+    let toolbox = tools::toolbox_over(notes.clone()).with_audit(audit).with_provenance();
+    for i in 0..3 {
+        let env = call(&toolbox, "create_note", json!({"title": format!("n{i}")})).await;
+        assert_eq!(env["status"], "ok", "{env}");
+    }
+    assert_eq!(redis.cli(&["XLEN", "envelope:audit"]).trim(), "6");
+    let trail = redis.cli(&["XRANGE", "envelope:audit", "-", "+"]);
+    let records: Vec<Value> = trail.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert_eq!(records.len(), 6, "{trail}");
+    assert_eq!(records[0]["kind"], "intent");
+    assert_eq!(records[1]["outcome"], json!({"status": "ok"}));
+    assert!(!trail.contains("n0"), "an argument's value in the trail: {trail}");
+
+    // Redis stops mid-stream: the next write does not run; a read is served, warned.
+    redis.child.kill().await.unwrap();
+    let writes = notes.writes();
+    let started = std::time::Instant::now();
+    let refused = call(&toolbox, "create_note", json!({"title": "lost"})).await;
+    assert_eq!(refused["error_code"], "AUDIT_UNAVAILABLE", "{refused}");
+    assert_eq!(refused["status"], "error");
+    assert_eq!(refused["retryable"], false);
+    assert!(started.elapsed() < Duration::from_millis(2000), "{:?}", started.elapsed());
+    assert_eq!(notes.writes(), writes, "the write ran without its intent");
+    let read = call(&toolbox, "list_notes", json!({})).await;
+    assert_eq!(read["status"], "ok", "{read}");
+    assert_eq!(read["warning"], "This call was not recorded in the audit trail.");
+    assert_eq!(read["data"].as_array().unwrap().len(), 3);
 }

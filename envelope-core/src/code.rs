@@ -277,13 +277,15 @@ pub mod codes {
         .with_action("read the current version and apply the change to it")
         .with_retry(Retry::AfterReread)
         .with_http_status(409);
-    /// `invalid`, 409: an idempotency key was reused with a different request.
+    /// `invalid`, 422: an idempotency key was reused with a different request; never retry it
+    /// unchanged (IETF `draft-ietf-httpapi-idempotency-key-header` §2.7: 422 Unprocessable
+    /// Content, apart from the 409 of a key still in flight, [`IN_PROGRESS`], which is retryable).
     pub const IDEMPOTENCY_CONFLICT: Code = Code::new("IDEMPOTENCY_CONFLICT", Invalid)
         .with_meaning("the idempotency key was already used with a different request")
         .with_action("send a new idempotency key, or resend the original request unchanged")
-        .with_http_status(409);
+        .with_http_status(422);
     /// `invalid`, 409, retryable: a call with the same idempotency key is still running; nothing
-    /// was done by this one.
+    /// was done by this one (IETF `draft-ietf-httpapi-idempotency-key-header` §2.7: 409 Conflict).
     pub const IN_PROGRESS: Code = Code::new("IN_PROGRESS", Invalid)
         .with_meaning("a call with the same idempotency key is still running; this one did nothing")
         .with_action("wait a moment, then send the same call again to get the first call's answer")
@@ -313,6 +315,13 @@ pub mod codes {
         .with_meaning("the server failed while serving a valid request")
         .with_action("retry later if the tool is idempotent; otherwise check whether it took effect")
         .retryable_unchanged();
+    /// `error`, 500: the audit record a governed write needs before it runs could not be
+    /// written (the sink failed or passed its timeout), so the write did not run. Fail closed:
+    /// not retryable unchanged, never bypassed (see [`crate::audit`]).
+    pub const AUDIT_UNAVAILABLE: Code = Code::new("AUDIT_UNAVAILABLE", Error)
+        .with_meaning("the audit record this write needs could not be written, so the write did not run")
+        .with_action("do not retry unchanged; tell the operator that the audit trail is unavailable")
+        .with_retry(Retry::Never);
 
     /// Every standard code, in a fixed order.
     pub const ALL: &[Code] = &[
@@ -330,5 +339,6 @@ pub mod codes {
         NOT_IMPLEMENTED,
         TIMEOUT,
         BACKEND_ERROR,
+        AUDIT_UNAVAILABLE,
     ];
 }

@@ -32,14 +32,20 @@
 //! [`crate::store::ANONYMOUS`] for every call until calls carry a verified identity.
 //!
 //! # Idempotency keys
-//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool. The
+//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool and
+//! to the caller and tenant ([`Caller::key`](crate::Caller::key)): another caller's call with
+//! the same key neither conflicts with nor replays this one's. The
 //! first call with a key claims it (`put_new`), runs, and records its envelope for 24 hours (by
 //! default) when it is `ok` or the tool's own refusal; a fault is not recorded (a retry may
 //! succeed), and a call refused for its arguments never claims the key. A later call with the
 //! key and the same canonical arguments answers the recorded envelope without running; with
-//! other arguments it is refused with `IDEMPOTENCY_CONFLICT`. A call that finds the key's first
-//! call still running waits for its envelope (5 seconds by default, feature `tokio`), then
-//! answers the retryable `IN_PROGRESS`.
+//! other arguments it is refused with `IDEMPOTENCY_CONFLICT` (HTTP 422: never retry it
+//! unchanged). A call that finds the key's first call still running waits for its envelope (5
+//! seconds by default, feature `tokio`), then answers the retryable `IN_PROGRESS` (HTTP 409).
+//! Both statuses as the IETF Idempotency-Key header draft gives them. A replayed envelope
+//! carries a `warning` naming the time of the call it was recorded from ("Answered from the
+//! call at 2026-12-01T14:49:30.123Z with this idempotency_key: nothing ran now, and the data is
+//! as it was then."): its data may be stale.
 //!
 //! The claim is the text `{"state": "running", "fingerprint": ..., "claim": <random>}`, kept
 //! for a short lease (30 seconds) that the running call renews every 10 seconds (feature
@@ -148,6 +154,10 @@ pub(crate) struct Guard {
     /// The lease of a renewed claim ([`CLAIM_LEASE`]).
     pub(crate) lease: Duration,
     pub(crate) queue: bool,
+    /// The toolbox's own rate limit, per caller, over all its tools.
+    pub(crate) rate_limit: Option<crate::RateLimit>,
+    /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
+    pub(crate) governance: crate::audit::Governance,
 }
 
 /// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
@@ -191,6 +201,8 @@ impl Default for Guard {
             wait: Duration::from_secs(5),
             lease: CLAIM_LEASE,
             queue: true,
+            rate_limit: None,
+            governance: crate::audit::Governance::default(),
         }
     }
 }
@@ -474,7 +486,15 @@ impl Guard {
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
-    pub(crate) async fn decide(&self, toolbox: &impl Lookup, id: &str, decision: Decision) -> Envelope {
+    /// `call`: what the toolbox adds around the call; the approved action's intent is recorded
+    /// before the id is used up, so an audit trail that is down leaves the action pending.
+    pub(crate) async fn decide(
+        &self,
+        toolbox: &impl Lookup,
+        id: &str,
+        decision: Decision,
+        call: Option<&crate::audit::Governed>,
+    ) -> Envelope {
         let Some(sealed) = open(id) else { return self.not_found(id) };
         let now = now_secs();
         if u64::from(sealed.expiry) < now {
@@ -486,6 +506,15 @@ impl Guard {
             Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
         };
+        let tool = toolbox.tool(&name);
+        if decision == Decision::Approve
+            && let (Some(call), Some(tool)) = (call, tool)
+        {
+            call.approved(id);
+            if let Err(refused) = call.before(tool.declared(), &args).await {
+                return refused;
+            }
+        }
         // Single use: of every replica deciding this id at once, one turns the record into the
         // mark, kept until just past the id's expiry (the id answers `CONFLICT` until then).
         let left = Duration::from_secs(u64::from(sealed.expiry).saturating_sub(now) + 60);
@@ -505,7 +534,7 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        let Some(tool) = toolbox.tool(&name) else {
+        let Some(tool) = tool else {
             return Fault::backend(format!("running the approved {name}")).into();
         };
         tool.run_with(&args).await
@@ -519,10 +548,18 @@ impl Guard {
         args: &Map<String, Value>,
         g: Guarded<'_>,
         caller: &str,
+        call: Option<&crate::audit::Governed>,
     ) -> Envelope {
-        let Some(key) = g.key.clone() else { return tool.finish(g, Step::Run).await };
+        let Some(key) = g.key.clone() else {
+            if let Some(call) = call
+                && let Err(refused) = call.before(tool.declared(), args).await
+            {
+                return refused;
+            }
+            return tool.finish(g, Step::Run).await;
+        };
         let name = tool.declared().name;
-        let record_key = format!("envelope:idem:{name}:{key}");
+        let record_key = idem_key(name, caller, &key);
         let fp = self.fingerprint(args);
         let mut nonce = [0u8; 12];
         random(&mut nonce);
@@ -563,7 +600,16 @@ impl Guard {
             if record.get("state").and_then(Value::as_str) == Some("done") {
                 let recorded =
                     record.get("envelope").and_then(|e| Envelope::from_recorded(e, &tool.declared().error_codes));
-                return recorded.unwrap_or_else(|| Fault::backend("reading the idempotency record").into());
+                let Some(recorded) = recorded else { return Fault::backend("reading the idempotency record").into() };
+                let at = record.get("at").and_then(Value::as_str);
+                if let Some(call) = call {
+                    call.read(tool.declared(), args);
+                    call.replayed();
+                }
+                let when = at.map_or_else(|| "an earlier call".to_owned(), |at| format!("the call at {at}"));
+                return recorded.warned(format!(
+                    "Answered from {when} with this idempotency_key: nothing ran now, and the data is as it was then."
+                ));
             }
             if started.elapsed() + pause > self.wait || !sleep(pause).await {
                 return key_refusal(
@@ -574,12 +620,21 @@ impl Guard {
             }
             pause = (pause * 2).min(Duration::from_millis(500));
         }
+        if let Some(call) = call
+            && let Err(refused) = call.before(tool.declared(), args).await
+        {
+            // Nothing ran: free the key at once.
+            let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
+            return refused;
+        }
         let envelope = self.leased(&record_key, &claim, lease, renews, tool.finish(g, Step::Run)).await;
         if envelope.status() == Status::Error {
             // A fault is not replayed: free the key so a retry can succeed.
             let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
         } else {
-            let done = json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value()}).to_string();
+            let at = crate::audit::rfc3339(SystemTime::now());
+            let done =
+                json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value(), "at": at}).to_string();
             // Unrecorded (the store failed, or the claim lapsed and is another call's now), the
             // claim lapses within its lease; the caller still gets its envelope.
             let _ = self.store.replace_if(&record_key, &claim, Some(&done), self.idem_ttl).await;
@@ -633,6 +688,27 @@ impl Guard {
         run.await
     }
 
+    /// Counts a call of `spec` by `caller` against the toolbox's rate limit, then the tool's
+    /// own (GCRA in the store, see [`crate::rate`]): `None` to go on, or the envelope to answer
+    /// instead, `RATE_LIMITED` with the delay (or `BACKEND_ERROR` when the store cannot count).
+    pub(crate) async fn rate_limited(&self, spec: &ToolSpec, caller: &str) -> Option<Envelope> {
+        for (scope, limit) in [("*", self.rate_limit), (spec.name, spec.rate_limit)] {
+            let Some(limit) = limit else { continue };
+            let wait = match self.store.rate(&crate::rate::rate_key(scope, caller), limit).await {
+                Ok(crate::rate::RateCheck::Allowed) => continue,
+                Ok(crate::rate::RateCheck::Limited { retry_after }) => retry_after,
+                Err(e) => match e.as_full() {
+                    // No room to count one more caller: wait for a count to expire.
+                    Some(full) => full.retry_after,
+                    None => return Some(Fault::backend("checking the rate limit").into()),
+                },
+            };
+            let whom = if scope == "*" { "this server".to_owned() } else { spec.name.to_owned() };
+            return Some(rate_limited(&whom, limit, wait));
+        }
+        None
+    }
+
     /// `RATE_LIMITED`: no room for another pending action. An approved or rejected action
     /// keeps its place until its id expires (its mark answers `CONFLICT`), so deciding waiting
     /// actions makes no room sooner: the fix is to wait.
@@ -656,7 +732,7 @@ impl Guard {
             .accepted(format!("this call once fewer than {n} {whose} wait (each waits at most {})", self.minutes()))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest expires.",
-                in_words(full.retry_after)
+                crate::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)
@@ -683,11 +759,11 @@ impl Guard {
             .reason(reason)
             .accepted(format!(
                 "a new idempotency_key once fewer than {n} {whose} kept (each is kept {})",
-                in_words(self.idem_ttl)
+                crate::render::in_words(self.idem_ttl)
             ))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest key expires.",
-                in_words(full.retry_after)
+                crate::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)
@@ -715,18 +791,6 @@ impl AfterDelay for Refusal {
         let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
         Envelope::from(self).with_retry_after_ms(ms)
     }
-}
-
-/// A delay in words, rounded up: `42 seconds` (under 2 minutes), `15 minutes` (under 2 hours),
-/// `24 hours`.
-fn in_words(d: Duration) -> String {
-    let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
-    let (n, unit) = match secs {
-        s if s < 120 => (s.max(1), "second"),
-        s if s < 2 * 3600 => (s.div_ceil(60), "minute"),
-        s => (s.div_ceil(3600), "hour"),
-    };
-    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
 }
 
 /// Whether a claim can be renewed while its call runs: a tokio runtime to run the renewal on.
@@ -765,6 +829,23 @@ async fn sleep(d: Duration) -> bool {
     false
 }
 
+/// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
+/// in `hints.retry_after_ms` and in the sentence.
+pub(crate) fn rate_limited(whom: &str, limit: crate::RateLimit, wait: Duration) -> Envelope {
+    let delay = crate::render::in_words(wait);
+    Refusal::parameter("arguments")
+        .missing()
+        .reason(format!(
+            "were not read, and nothing ran: {whom} takes at most {} from one caller, and this caller has made them",
+            limit.words()
+        ))
+        .accepted(format!("the same call in {delay} (hints.retry_after_ms)"))
+        .fix(format!("Try again in {delay}."))
+        .build()
+        .with_code(codes::RATE_LIMITED)
+        .into_envelope_after(wait)
+}
+
 fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
     let (accepted, fix) = if code == codes::IN_PROGRESS {
         (
@@ -785,6 +866,15 @@ fn key_refusal(key: &str, code: Code, reason: &str) -> Envelope {
         .build()
         .with_code(code)
         .into()
+}
+
+/// Where the record of idempotency key `key` of tool `name` for `caller` lives:
+/// `envelope:idem:<tool>:<caller>:<key>`, `<caller>` the first 32 hex digits of the SHA-256 of
+/// [`Caller::key`](crate::Caller::key) (a subject and tenant of any spelling, in a fixed
+/// alphabet). Two callers, or one subject in two tenants, sending the same key hold two
+/// records: neither collides with nor replays the other's.
+pub(crate) fn idem_key(name: &str, caller: &str, key: &str) -> String {
+    format!("envelope:idem:{name}:{}:{key}", &sha256_hex(caller)[..32])
 }
 
 fn pending_key(id: &str) -> String {
@@ -859,6 +949,7 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,
+        rate_limit: None,
     }
 }
 
@@ -923,6 +1014,7 @@ mod tests {
             output_schema: None,
             needs_confirmation: false,
             idempotency_key: true,
+            rate_limit: None,
         };
         Slow { spec, runs: Arc::default(), run_ms }
     }
@@ -947,18 +1039,19 @@ mod tests {
             let (guard, tool) = (guard.clone(), tool.clone());
             async move {
                 let g = keyed(&tool);
-                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS).await
+                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS, None).await
             }
         });
         // Past its lease twice over, the first call still holds the key: nothing runs twice.
         tokio::time::sleep(Duration::from_millis(400)).await;
-        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
         assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
         let first = first.await.unwrap();
         assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
         // Recorded: replayed, not run again.
-        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS).await;
-        assert_eq!(third, first);
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
+        assert_eq!(third.data(), first.data());
+        assert!(third.warning().unwrap().starts_with("Answered from the call at "), "{}", third.to_json());
         assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
     }
 
@@ -969,14 +1062,14 @@ mod tests {
         let args = Map::new();
         let first = tokio::spawn({
             let (guard, tool) = (guard.clone(), tool.clone());
-            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS).await }
+            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS, None).await }
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
         first.abort();
         // Within its lease after the call died, the key can be claimed again.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let quick = Arc::new(slow(1));
-        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS).await;
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS, None).await;
         assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
     }
 }

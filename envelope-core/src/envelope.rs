@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::Refusal;
-use crate::wire::{Parts, WireFormat};
+use crate::wire::{Extra, Parts, WireFormat};
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -20,6 +20,10 @@ use crate::wire::{Parts, WireFormat};
 /// | `needs_confirmation` | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false`, `pending_action_id`, `preview`, `preview_hash` |
 /// | `error` (cannot queue) | `status`, `success: false`, `error_code: "CONFIRMATION_REQUIRED"`, `message`, `retryable: false` |
 ///
+/// Then, on any status, `warning` (one sentence: [`with_warning`](Self::with_warning), a tool's
+/// [`Warned`] answer, or envelope's own for a degraded mode) and `provenance` (opt-in,
+/// [`Toolbox::with_provenance`](crate::Toolbox::with_provenance)), each when set.
+///
 /// ```
 /// use envelope_core::Envelope;
 ///
@@ -31,6 +35,8 @@ pub struct Envelope {
     inner: Inner,
     prefix: Option<&'static str>,
     format: WireFormat,
+    /// `warning` and `provenance`, when either is set (boxed: most envelopes carry neither).
+    extra: Option<Box<Extra>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,12 +116,17 @@ impl Confirmation {
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope }
+        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
     /// `needs_confirmation` for a queued action.
     pub fn needs_confirmation(confirmation: Confirmation) -> Self {
-        Envelope { inner: Inner::NeedsConfirmation(Box::new(confirmation)), prefix: None, format: WireFormat::Envelope }
+        Envelope {
+            inner: Inner::NeedsConfirmation(Box::new(confirmation)),
+            prefix: None,
+            format: WireFormat::Envelope,
+            extra: None,
+        }
     }
 
     /// The queued action of a `needs_confirmation` envelope.
@@ -131,7 +142,7 @@ impl Envelope {
     pub(crate) fn cannot_queue(message: String) -> Self {
         let failed =
             Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false, trace_id: None };
-        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope }
+        Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
     /// An envelope recorded as JSON (`to_value`) read back: `ok`, or `invalid` with one of
@@ -147,7 +158,12 @@ impl Envelope {
                     message: v.get("message")?.as_str()?.to_owned(),
                     hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
                 };
-                Some(Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope })
+                Some(Envelope {
+                    inner: Inner::Invalid(Box::new(invalid)),
+                    prefix: None,
+                    format: WireFormat::Envelope,
+                    extra: None,
+                })
             }
             _ => None,
         }
@@ -306,12 +322,69 @@ impl Envelope {
         self
     }
 
+    /// [`with_retry_after_ms`](Self::with_retry_after_ms) with `wait` rounded up to whole
+    /// milliseconds, and the delay in the sentence: the message ends with `Try again in 2
+    /// seconds.` (unless it says when to try again already). Other statuses are returned
+    /// unchanged.
+    #[must_use]
+    pub fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
+        if let Inner::Invalid(i) = &mut self.inner
+            && !i.message.contains("ry again in ")
+        {
+            i.message = format!("{} Try again in {}.", i.message.trim_end(), crate::render::in_words(wait));
+        }
+        let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+        self.with_retry_after_ms(ms)
+    }
+
     /// `hints.retry_after_ms` of a refusal, when it gives one.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match &self.inner {
             Inner::Invalid(i) => i.hints.get("retry_after_ms").and_then(Value::as_u64),
             _ => None,
         }
+    }
+
+    /// Adds a `warning`: one sentence of caution or degraded mode, on any status (data served
+    /// from a stale cache, a call not recorded in the audit trail, an answer replayed from an
+    /// idempotency record). A second warning is appended to the first, after a space.
+    ///
+    /// ```
+    /// use envelope_core::Envelope;
+    ///
+    /// let env = Envelope::ok(serde_json::json!([1])).with_warning("The prices are 10 minutes old.");
+    /// assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[1],"warning":"The prices are 10 minutes old."}"#);
+    /// ```
+    #[must_use]
+    pub fn with_warning(self, warning: impl Into<String>) -> Self {
+        self.warned(warning.into())
+    }
+
+    pub(crate) fn warned(mut self, warning: String) -> Self {
+        let extra = self.extra.get_or_insert_with(Box::default);
+        extra.warning = Some(match extra.warning.take() {
+            Some(first) => format!("{first} {warning}"),
+            None => warning,
+        });
+        self
+    }
+
+    /// The `warning`, if any.
+    pub fn warning(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|e| e.warning.as_deref())
+    }
+
+    /// Sets `provenance` (see [`Toolbox::with_provenance`](crate::Toolbox::with_provenance)).
+    #[must_use]
+    pub(crate) fn with_provenance(mut self, provenance: Value) -> Self {
+        self.extra.get_or_insert_with(Box::default).provenance = Some(provenance);
+        self
+    }
+
+    /// The `provenance`, when the toolbox adds it: `{"call_id", "surface", "tool", "tier",
+    /// "caller", "tenant", "approval", "replay"}`.
+    pub fn provenance(&self) -> Option<&Value> {
+        self.extra.as_ref().and_then(|e| e.provenance.as_ref())
     }
 
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
@@ -328,7 +401,16 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (message, hints) = r.rendered();
         let invalid = Invalid { code: r.error_code(), message, hints };
-        Envelope { inner: Inner::Invalid(Box::new(invalid)), prefix: None, format: WireFormat::Envelope }
+        let envelope = Envelope {
+            inner: Inner::Invalid(Box::new(invalid)),
+            prefix: None,
+            format: WireFormat::Envelope,
+            extra: None,
+        };
+        match r.retry_after() {
+            Some(wait) => envelope.with_retry_after(wait),
+            None => envelope,
+        }
     }
 }
 
@@ -345,6 +427,7 @@ impl From<Fault> for Envelope {
             })),
             prefix: None,
             format: WireFormat::Envelope,
+            extra: None,
         }
     }
 }
@@ -363,7 +446,8 @@ impl Serialize for CodeName<'_> {
 impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.format != WireFormat::Envelope {
-            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), s);
+            let extra = self.extra.as_deref();
+            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), extra, s);
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
@@ -393,6 +477,9 @@ impl Serialize for Envelope {
                 m.serialize_entry("preview_hash", &c.preview_hash)?;
             }
         }
+        if let Some(extra) = &self.extra {
+            crate::wire::serialize_extra(&mut m, extra)?;
+        }
         m.end()
     }
 }
@@ -410,5 +497,66 @@ impl Serialize for FaultHints<'_> {
             m.serialize_entry("trace_id", id)?;
         }
         m.end()
+    }
+}
+
+/// A tool's answer with a `warning`: return `Warned::new(data, "sentence")` (or
+/// `Ok(Warned::new(...))`) from a `#[tool]` function and the call answers `ok` with `data` and
+/// `warning` (data served from a stale cache, a partial result). `data`'s JSON Schema is `T`'s.
+///
+/// ```
+/// use envelope_core::{tool, Toolbox, Warned};
+///
+/// /// Reads the prices.
+/// #[tool(read_only)]
+/// fn prices() -> Warned<Vec<u32>> {
+///     Warned::new(vec![12, 15], "The prices are from the cache, 10 minutes old.")
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let env = Toolbox::new().with(prices::tool()).call("prices", None).await.unwrap();
+/// assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[12,15],"warning":"The prices are from the cache, 10 minutes old."}"#);
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warned<T> {
+    data: T,
+    warning: String,
+}
+
+impl<T> Warned<T> {
+    /// `data`, served with `warning` (one sentence).
+    pub fn new(data: T, warning: impl Into<String>) -> Self {
+        Warned { data, warning: warning.into() }
+    }
+}
+
+/// The keys a [`Warned`] is carried under until the envelope is built.
+pub(crate) const WARNED_DATA: &str = "$envelope_warned_data";
+pub(crate) const WARNED_WARNING: &str = "$envelope_warned_warning";
+
+impl<T: Serialize> Serialize for Warned<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry(WARNED_DATA, &self.data)?;
+        m.serialize_entry(WARNED_WARNING, &self.warning)?;
+        m.end()
+    }
+}
+
+impl Envelope {
+    /// `ok` with `data`, unwrapping a [`Warned`] answer into `data` and `warning`.
+    pub(crate) fn ok_of(data: Value) -> Self {
+        match data {
+            Value::Object(mut m)
+                if m.len() == 2
+                    && m.contains_key(WARNED_DATA)
+                    && m.get(WARNED_WARNING).is_some_and(Value::is_string) =>
+            {
+                let warning = m.remove(WARNED_WARNING).and_then(|w| w.as_str().map(str::to_owned)).unwrap_or_default();
+                Envelope::ok(m.remove(WARNED_DATA).unwrap_or(Value::Null)).warned(warning)
+            }
+            data => Envelope::ok(data),
+        }
     }
 }

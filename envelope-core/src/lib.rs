@@ -51,6 +51,7 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod audit;
 mod budget;
 mod code;
 pub mod confirm;
@@ -64,6 +65,7 @@ mod input;
 mod manifest;
 mod outcome;
 pub mod providers;
+pub mod rate;
 mod read;
 mod readers;
 mod refusal;
@@ -83,7 +85,7 @@ pub mod mcp;
 pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, Retry, Status, codes};
 pub use context::{Caller, Context};
-pub use envelope::{Confirmation, Envelope};
+pub use envelope::{Confirmation, Envelope, Warned};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
 ///
@@ -291,6 +293,7 @@ pub use envelope_macros::Choice;
 /// ```
 pub use envelope_macros::Object;
 pub use fault::Fault;
+pub use rate::RateLimit;
 pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};

@@ -22,6 +22,7 @@ pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
 use crate::envelope::Envelope;
+pub use crate::rate::RateLimit;
 
 use crate::fault::Fault;
 use crate::refusal::Refusal;
@@ -30,7 +31,7 @@ use crate::refusal::Refusal;
 /// serialize (a map with non-string keys).
 pub fn ok<T: serde::Serialize>(value: T) -> Envelope {
     match serde_json::to_value(value) {
-        Ok(v) => Envelope::ok(v),
+        Ok(v) => Envelope::ok_of(v),
         Err(_) => Fault::backend("encoding the answer as JSON").into(),
     }
 }

@@ -40,6 +40,7 @@ use crate::{budget, render};
 pub struct Refusal {
     code: Code,
     problems: Vec<Problem>,
+    retry_after: Option<std::time::Duration>,
 }
 
 /// One refused parameter: where, what was sent, what is accepted, and how to fix the call.
@@ -225,6 +226,34 @@ impl Refusal {
         self
     }
 
+    /// The same call can succeed after `wait` (an upstream's quota, say, read from its own
+    /// `Retry-After`): the envelope carries it as `hints.retry_after_ms` (milliseconds, rounded
+    /// up), the message ends with `Try again in <wait in words>.`, and over HTTP a 429 sends it
+    /// as `Retry-After` in whole seconds, rounded up. Meant for `RATE_LIMITED`; a derived error's
+    /// `#[refuse(code = codes::RATE_LIMITED, ...)]` variant gets it from a field named
+    /// `retry_after` (a `Duration`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use envelope_core::{Envelope, Refusal};
+    ///
+    /// let refusal = Refusal::parameter("query").missing().accepted("a call once the quota refills")
+    ///     .fix("Wait for the upstream quota.").build().with_retry_after(Duration::from_millis(1500));
+    /// let env = Envelope::from(refusal);
+    /// assert_eq!(env.retry_after_ms(), Some(1500));
+    /// assert!(env.message().unwrap().ends_with("Wait for the upstream quota. Try again in 2 seconds."));
+    /// ```
+    #[must_use]
+    pub fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
+        self.retry_after = Some(wait);
+        self
+    }
+
+    /// The delay set with [`with_retry_after`](Self::with_retry_after).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        self.retry_after
+    }
+
     pub(crate) fn from_problems(mut problems: Vec<Problem>) -> Self {
         if problems.is_empty() {
             // Never built empty by this crate; a refusal always names what to fix all the same.
@@ -238,7 +267,7 @@ impl Refusal {
         for p in problems {
             flatten(p, &mut flat);
         }
-        Refusal { code: codes::VALIDATION_ERROR, problems: flat }
+        Refusal { code: codes::VALIDATION_ERROR, problems: flat, retry_after: None }
     }
 
     /// Starts a refusal of `parameter` (as the caller spells it; a path such as `tags[1]` is
@@ -444,6 +473,6 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
     where
         Self: Complete,
     {
-        Refusal { code: self.code, problems: vec![self.problem] }
+        Refusal { code: self.code, problems: vec![self.problem], retry_after: None }
     }
 }

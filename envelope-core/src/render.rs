@@ -294,6 +294,18 @@ pub(crate) fn number(f: f64) -> String {
     if exp.len() + 2 < plain.len() { exp } else { plain }
 }
 
+/// A delay in words, rounded up: `42 seconds` (under 2 minutes), `15 minutes` (under 2 hours),
+/// `24 hours`.
+pub(crate) fn in_words(d: std::time::Duration) -> String {
+    let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    let (n, unit) = match secs {
+        s if s < 120 => (s.max(1), "second"),
+        s if s < 2 * 3600 => (s.div_ceil(60), "minute"),
+        s => (s.div_ceil(3600), "hour"),
+    };
+    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

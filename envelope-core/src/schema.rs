@@ -158,12 +158,12 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
 pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
-    // A tool answers `ok`, `invalid` or `error`; a confirm tool also `needs_confirmation`.
-    let statuses: &[&str] = if spec.needs_confirmation {
-        &["ok", "invalid", "error", "needs_confirmation"]
-    } else {
-        &["ok", "invalid", "error"]
-    };
+    // A tool answers `ok`, `invalid` or `error`; a confirm tool, or one whose error type has a
+    // `needs_confirmation` code (a confirmation built by hand), also `needs_confirmation`.
+    let confirms = spec.needs_confirmation
+        || spec.error_codes.iter().any(|c| c.status() == crate::code::Status::NeedsConfirmation);
+    let statuses: &[&str] =
+        if confirms { &["ok", "invalid", "error", "needs_confirmation"] } else { &["ok", "invalid", "error"] };
     let mut m = json!({
         "type": "object",
         "properties": {
@@ -191,9 +191,12 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         },
         "required": ["status", "success"]
     });
-    if spec.needs_confirmation
-        && let Some(Value::Object(props)) = m.get_mut("properties")
+    if let Some(Value::Object(props)) = m.get_mut("properties")
+        && let Value::Object(extra) = extra_properties()
     {
+        props.extend(extra);
+    }
+    if confirms && let Some(Value::Object(props)) = m.get_mut("properties") {
         props.insert("pending_action_id".into(), json!({"type": "string"}));
         props.insert("preview".into(), json!({}));
         props.insert("preview_hash".into(), json!({"type": "string", "pattern": "^[0-9a-f]{64}$"}));
@@ -202,4 +205,27 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value>
         Value::Object(m) => m,
         _ => Map::new(),
     }
+}
+
+/// The optional keys of every format with room for them: `warning` (one sentence) and
+/// `provenance` (the call's causal metadata; see `Toolbox::with_provenance`).
+pub(crate) fn extra_properties() -> Value {
+    let nullable = json!({"type": ["string", "null"]});
+    json!({
+        "warning": {"type": "string"},
+        "provenance": {
+            "type": "object",
+            "properties": {
+                "call_id": {"type": "string"},
+                "surface": {"type": "string"},
+                "tool": {"type": "string"},
+                "tier": {"type": "integer", "minimum": 1, "maximum": 4},
+                "caller": nullable,
+                "tenant": nullable,
+                "approval": nullable,
+                "replay": {"type": "boolean"}
+            },
+            "required": ["call_id", "surface", "tool", "tier", "replay"]
+        }
+    })
 }

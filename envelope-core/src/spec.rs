@@ -561,6 +561,9 @@ pub struct ToolSpec {
     pub needs_confirmation: bool,
     /// `#[tool(idempotency_key)]`: the last parameter is the optional `idempotency_key`.
     pub idempotency_key: bool,
+    /// `#[tool(rate_limit = "30/min")]`: calls of one caller (and tenant) past this are
+    /// refused with `RATE_LIMITED` (see [`crate::rate`]).
+    pub rate_limit: Option<crate::RateLimit>,
 }
 
 impl Annotations {
@@ -599,6 +602,7 @@ impl ToolSpec {
             output_schema: None,
             needs_confirmation: false,
             idempotency_key: false,
+            rate_limit: None,
         }
     }
 
@@ -636,6 +640,23 @@ impl ToolSpec {
     #[must_use]
     pub fn with_idempotency_key(self) -> Self {
         ToolSpec { idempotency_key: true, ..self }
+    }
+
+    /// `#[tool(rate_limit = "30/min")]`: at most `limit` calls per caller and tenant; adds
+    /// `RATE_LIMITED` to [`error_codes`](Self::error_codes) (after `VALIDATION_ERROR`).
+    #[must_use]
+    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self.declare_rate_limited();
+        self
+    }
+
+    /// Adds `RATE_LIMITED` to the codes, after `VALIDATION_ERROR`, unless listed already.
+    pub(crate) fn declare_rate_limited(&mut self) {
+        if !self.error_codes.contains(&crate::codes::RATE_LIMITED) {
+            let at = usize::from(self.error_codes.first() == Some(&crate::codes::VALIDATION_ERROR));
+            self.error_codes.insert(at, crate::codes::RATE_LIMITED);
+        }
     }
 }
 

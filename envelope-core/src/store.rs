@@ -8,7 +8,8 @@
 //! | key | value | written with |
 //! |---|---|---|
 //! | `envelope:pending:<id>` | the pending action (tool, validated arguments, preview), then the mark that it was decided | [`Store::admit`] as a [`Kind::PendingAction`], then [`Store::replace_if`]: of every replica deciding at once, one wins |
-//! | `envelope:idem:<tool>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
+//! | `envelope:idem:<tool>:<caller>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
+//! | `envelope:rate:<tool>:<caller>` | a caller's rate-limit count: its GCRA theoretical arrival time (`*` for the toolbox's own limit; see [`crate::rate`]) | [`Store::rate`], atomic; expires by itself |
 //!
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
@@ -32,6 +33,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+pub use crate::rate::{RateCheck, RateLimit};
 
 /// A boxed future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -101,7 +104,7 @@ pub enum Kind {
     /// An action waiting for a person's approval (`envelope:pending:<id>`), kept for the
     /// confirmation's time to live (15 minutes by default).
     PendingAction,
-    /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<key>`), kept
+    /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<caller>:<key>`), kept
     /// for the idempotency time to live (24 hours by default).
     IdempotencyRecord,
     /// Any other key, written with [`Store::put_new`] or [`Store::put`] without admission.
@@ -270,6 +273,54 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         new: Option<&'a str>,
         ttl: Duration,
     ) -> StoreFuture<'a, bool>;
+
+    /// Whether every replica that uses this store sees the same records (Redis: yes; this
+    /// process's memory: no). A toolbox that says it runs replicas
+    /// ([`Toolbox::with_replicas`](crate::Toolbox::with_replicas)) over a store that is not
+    /// shared warns in the replies that depend on it. Default `true`.
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    /// Counts one call against `limit` under `key` (GCRA, see [`crate::rate`]): admitted and
+    /// counted ([`RateCheck::Allowed`]), or refused and not counted, with the wait
+    /// ([`RateCheck::Limited`]). Atomic: of any number of concurrent calls on any replica, no
+    /// more than the limit are admitted.
+    ///
+    /// The default is a compare-and-set loop over [`get`](Store::get),
+    /// [`put_new`](Store::put_new) and [`replace_if`](Store::replace_if) on this process's wall
+    /// clock (replicas' clocks should agree within a small part of the emission interval);
+    /// [`MemoryStore`] counts under its lock, `RedisStore` in one script on Redis's clock.
+    fn rate<'a>(&'a self, key: &'a str, limit: RateLimit) -> StoreFuture<'a, RateCheck> {
+        Box::pin(async move {
+            for _ in 0..16 {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+                let old = self.get(key).await?;
+                let tat = old.as_deref().and_then(|v| v.strip_prefix("gcra:")?.parse::<u64>().ok()).unwrap_or(0);
+                let new_tat = match crate::rate::gcra(tat, now, limit) {
+                    Ok(t) => t,
+                    Err(wait) => return Ok(RateCheck::Limited { retry_after: micros(wait) }),
+                };
+                let text = format!("gcra:{new_tat}");
+                let ttl = micros(new_tat - now);
+                let set = match &old {
+                    None => self.put_new(key, &text, ttl).await?,
+                    Some(old) => self.replace_if(key, old, Some(&text), ttl).await?,
+                };
+                if set {
+                    return Ok(RateCheck::Allowed);
+                }
+            }
+            Err(StoreError::new(format!("rate limit of {key}: 16 concurrent updates in a row")))
+        })
+    }
+}
+
+/// `us` microseconds, at least 1 millisecond.
+fn micros(us: u64) -> Duration {
+    Duration::from_micros(us).max(Duration::from_millis(1))
 }
 
 /// The default store: in this process's memory, bounded in count and in age.
@@ -554,6 +605,33 @@ impl Store for MemoryStore {
         }))
     }
 
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// The caller's theoretical arrival time is the expiry of its key (Kind::Other): one lookup
+    /// and one write under the lock; a refused call writes nothing.
+    fn rate<'a>(&'a self, key: &'a str, limit: RateLimit) -> StoreFuture<'a, RateCheck> {
+        done(self.write(|e, now| {
+            let us = |at: Instant| u64::try_from(at.saturating_duration_since(now).as_micros()).unwrap_or(u64::MAX);
+            // Times from `now` on: `now` is 0, the TAT its distance ahead.
+            let live = e.live(key, now);
+            let tat = if live { e.map.get(key).map_or(0, |entry| us(entry.expires)) } else { 0 };
+            match crate::rate::gcra(tat, 0, limit) {
+                Err(wait) => Ok(RateCheck::Limited { retry_after: micros(wait) }),
+                Ok(new_tat) => {
+                    let expires = now.checked_add(Duration::from_micros(new_tat)).unwrap_or(now);
+                    if live {
+                        e.rewrite(key, "gcra", expires);
+                    } else {
+                        e.insert(key, "gcra", expires, None, &self.limits, now)?;
+                    }
+                    Ok(RateCheck::Allowed)
+                }
+            }
+        }))
+    }
+
     fn replace_if<'a>(
         &'a self,
         key: &'a str,
@@ -583,7 +661,7 @@ mod redis_store {
 
     use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-    use super::{Admission, Full, Kind, Limits, Scope, Store, StoreError, StoreFuture};
+    use super::{Admission, Full, Kind, Limits, RateCheck, RateLimit, Scope, Store, StoreError, StoreFuture, micros};
 
     /// The default deadline of one store call on Redis: 1 second.
     pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
@@ -706,6 +784,15 @@ mod redis_store {
 
         fn key(&self, key: &str) -> String {
             format!("{}{key}", self.prefix)
+        }
+
+        /// Appends `record` to the stream `stream` (prefixed), trimmed to about `max_len`
+        /// entries: `XADD <stream> MAXLEN ~ <max_len> * record <record>`, within the deadline.
+        pub(crate) async fn xadd(&self, stream: &str, max_len: usize, record: &str) -> Result<(), StoreError> {
+            let mut cmd = redis::cmd("XADD");
+            cmd.arg(self.key(stream)).arg("MAXLEN").arg("~").arg(max_len).arg("*").arg("record").arg(record);
+            let _: String = self.run("XADD", &cmd).await?;
+            Ok(())
         }
 
         /// Runs `cmd` within the deadline.
@@ -831,6 +918,22 @@ count(ARGV[1], head, KEYS[1], nil)
 return 1
 ";
 
+    /// GCRA in one step, on Redis's clock, in microseconds. KEYS: the caller's count. ARGV:
+    /// the emission interval and the period. Answers `{1, 0}` admitted (the TAT moved on),
+    /// `{0, wait}` refused (nothing written).
+    const RATE: &str = r"
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if tat < now then tat = now end
+local new = tat + tonumber(ARGV[1])
+local allow = new - tonumber(ARGV[2])
+if now < allow then return {0, allow - now} end
+redis.call('SET', KEYS[1], string.format('%.0f', new), 'PX', math.max(1, math.ceil((new - now) / 1000)))
+return {1, 0}
+";
+
     fn script(body: &str, keys: &[&str]) -> redis::Cmd {
         let mut cmd = redis::cmd("EVAL");
         cmd.arg(format!("{LIB}{body}")).arg(keys.len());
@@ -908,6 +1011,21 @@ return 1
                     Some(2) => Err(StoreError::full(Full::new(who.kind, Scope::Caller, bound.per_caller, wait()))),
                     Some(3) => Err(StoreError::full(Full::new(who.kind, Scope::Store, bound.total, wait()))),
                     _ => Err(StoreError::new(format!("redis SET NX (admission): unexpected answer {answer:?}"))),
+                }
+            })
+        }
+
+        fn rate<'a>(&'a self, key: &'a str, limit: RateLimit) -> StoreFuture<'a, RateCheck> {
+            Box::pin(async move {
+                let emission = u64::try_from(limit.emission_interval().as_micros()).unwrap_or(u64::MAX).max(1);
+                let period = u64::try_from(limit.period().as_micros()).unwrap_or(u64::MAX);
+                let mut cmd = redis::cmd("EVAL");
+                cmd.arg(RATE).arg(1).arg(self.key(key)).arg(emission).arg(period);
+                let answer: Vec<i64> = self.run("rate limit (GCRA)", &cmd).await?;
+                match answer.as_slice() {
+                    [1, _] => Ok(RateCheck::Allowed),
+                    [0, wait] => Ok(RateCheck::Limited { retry_after: micros(u64::try_from(*wait).unwrap_or(1)) }),
+                    _ => Err(StoreError::new(format!("redis rate limit: unexpected answer {answer:?}"))),
                 }
             })
         }

@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args;
+use crate::audit::Governed;
 use crate::confirm::{Decision, Guarded, MIN_SECRET_BYTES, PendingCheck, SecretTooShort, Step, validated_args};
 use crate::context::Context;
 use crate::cx::Numbers;
@@ -160,7 +161,24 @@ impl Tool {
     /// A confirm tool called outside a [`Toolbox`] queues into a store of this process; a key
     /// tool records its keys there too. `confirm_action` exists only in a toolbox.
     pub async fn call(&self, arguments: Option<&Value>) -> Envelope {
-        self.call_with(arguments, &[], At::alone(&Context::anonymous()), false).await.done()
+        let cx = Context::anonymous();
+        if let Some(refused) = self.rate_limited(At::alone(&cx)).await {
+            return refused;
+        }
+        self.call_with(arguments, &[], At::alone(&cx), false).await.done()
+    }
+
+    /// The toolbox's and the tool's rate limits, counted for `at`'s caller: `None` to go on,
+    /// else the envelope to answer (see [`crate::rate`]).
+    async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
+        let guard: &crate::confirm::Guard = match at.toolbox {
+            Some(t) => &t.guard,
+            None => crate::confirm::default_guard(),
+        };
+        if guard.rate_limit.is_none() && self.spec.rate_limit.is_none() {
+            return None;
+        }
+        guard.rate_limited(&self.spec, &at.cx.caller().key()).await
     }
 
     /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
@@ -195,14 +213,29 @@ impl Tool {
     async fn started(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Started {
         match outcome {
             // A sync tool's answer, or a refusal: no future to poll.
-            Outcome::Ready(envelope) => Started::Done(self.settled(envelope)),
-            Outcome::Later(body) => Started::Body(Deferred {
-                body,
-                name: self.spec.name,
-                idempotent: self.spec.annotations.idempotent_hint == Some(true),
-                prefix: None,
-                format: WireFormat::Envelope,
-            }),
+            Outcome::Ready(envelope) => {
+                if let Some(call) = at.call
+                    && envelope.status() != crate::Status::Invalid
+                {
+                    call.read(&self.spec, &validated_args(&self.spec.params, obj));
+                }
+                Started::Done(self.settled(envelope))
+            }
+            Outcome::Later(body) => {
+                if let Some(call) = at.call
+                    && let Err(refused) = call.before(&self.spec, &validated_args(&self.spec.params, obj)).await
+                {
+                    return Started::Done(refused);
+                }
+                Started::Body(Deferred {
+                    body,
+                    name: self.spec.name,
+                    idempotent: self.spec.annotations.idempotent_hint == Some(true),
+                    prefix: None,
+                    format: WireFormat::Envelope,
+                    call: None,
+                })
+            }
             outcome => Started::Done(self.answer(outcome, obj, at).await),
         }
     }
@@ -221,16 +254,26 @@ impl Tool {
                 // Quotas and keys are counted per caller (and tenant).
                 let caller = at.cx.caller().key();
                 if self.spec.needs_confirmation {
+                    if let Some(call) = at.call {
+                        call.read(&self.spec, &args);
+                    }
                     guard.queue(self, args, g, &caller).await
                 } else {
-                    guard.idempotent(self, &args, g, &caller).await
+                    guard.idempotent(self, &args, g, &caller, at.call).await
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {
-                Some(toolbox) => guard.decide(toolbox, &id, decision).await,
+                Some(toolbox) => guard.decide(toolbox, &id, decision, at.call).await,
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
-            other => self.settle(other).await,
+            other => {
+                if let Some(call) = at.call
+                    && let Err(refused) = call.before(&self.spec, &validated_args(&self.spec.params, obj)).await
+                {
+                    return refused;
+                }
+                self.settle(other).await
+            }
         }
     }
 
@@ -293,12 +336,17 @@ impl Tool {
     /// The reading costs time linear in the length of `arguments` (the checks of keys sent
     /// twice count each key once), so it may run on an async worker whatever the text holds.
     pub async fn call_json(&self, arguments: &str) -> Envelope {
-        self.call_json_at(arguments, At::alone(&Context::anonymous()), false).await.done()
+        let cx = Context::anonymous();
+        if let Some(refused) = self.rate_limited(At::alone(&cx)).await {
+            return refused;
+        }
+        self.call_json_at(arguments, At::alone(&cx), false).await.done()
     }
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
     async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
-        if self.walkable {
+        // An audited call hashes its validated arguments: it reads them as an object.
+        if self.walkable && at.call.is_none_or(|c| !c.audits()) {
             // The usual call: an object of scalars, read in one pass (see `crate::input`).
             let n = self.spec.params.len();
             let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
@@ -437,6 +485,9 @@ pub(crate) struct Deferred {
     idempotent: bool,
     prefix: Option<&'static str>,
     format: WireFormat,
+    /// What the toolbox adds once the body answered (its outcome record, `provenance`).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))] // read by `run_blocking`
+    call: Option<Governed>,
 }
 
 impl Deferred {
@@ -445,6 +496,24 @@ impl Deferred {
     pub(crate) fn run(self) -> Envelope {
         let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(self.name).into());
         settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
+    }
+
+    /// Runs the body on tokio's blocking threads, then finishes the call as the toolbox does
+    /// (its outcome record, `warning`, `provenance`): what a server does with a body it was
+    /// handed. A runtime shutting down under the call answers `BACKEND_ERROR`.
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
+    pub(crate) async fn run_blocking(mut self) -> Envelope {
+        let call = self.call.take();
+        let (name, prefix, format) = (self.name, self.prefix, self.format);
+        let envelope = match tokio::task::spawn_blocking(move || self.run()).await {
+            Ok(envelope) => envelope,
+            Err(_) => Envelope::from(Fault::backend(name)).with_code_prefix(prefix).with_wire_format(format),
+        };
+        match call {
+            Some(call) => call.finish(envelope).await,
+            None => envelope,
+        }
     }
 }
 
@@ -516,6 +585,10 @@ impl Toolbox {
     pub fn with(mut self, mut tool: Tool) -> Self {
         assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
         tool.format = self.format;
+        if self.guard.rate_limit.is_some() {
+            tool.spec.declare_rate_limited();
+        }
+        self.declare_audit(&mut tool.spec);
         self.tools.push(tool);
         self.refresh_confirm_action();
         self
@@ -537,6 +610,10 @@ impl Toolbox {
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
             let spec = crate::confirm::confirm_action_spec(self.tools.iter().map(Tool::spec));
+            let mut spec = spec;
+            if self.guard.rate_limit.is_some() {
+                spec.declare_rate_limited();
+            }
             let mut confirm_action = Tool::__new(spec, crate::confirm::confirm_action_call);
             confirm_action.format = self.format;
             self.tools.push(confirm_action);
@@ -606,6 +683,28 @@ impl Toolbox {
         envelope.with_code_prefix(self.prefix).with_wire_format(self.format)
     }
 
+    /// What this toolbox adds around a call of `tool` in `cx` (its audit records, `warning`,
+    /// `provenance`), or `None` when it adds nothing.
+    fn governed(&self, cx: &Context, tool: &Tool) -> Option<Governed> {
+        let spec = tool.spec();
+        let uses_store = spec.needs_confirmation
+            || spec.idempotency_key
+            || spec.rate_limit.is_some()
+            || self.guard.rate_limit.is_some()
+            || spec.name == crate::confirm::CONFIRM_ACTION;
+        Governed::of(&self.guard.governance, cx, spec, uses_store && !self.guard.store.is_shared())
+    }
+
+    /// A call's envelope as this toolbox answers it: [`on_the_wire`](Self::on_the_wire), then
+    /// its outcome recorded and its `warning` and `provenance` added.
+    async fn finished(&self, call: Option<&Governed>, envelope: Envelope) -> Envelope {
+        let envelope = self.on_the_wire(envelope);
+        match call {
+            Some(call) => call.finish(envelope).await,
+            None => envelope,
+        }
+    }
+
     /// The prefix set with [`with_code_prefix`](Self::with_code_prefix), if any.
     pub fn code_prefix(&self) -> Option<&'static str> {
         self.prefix
@@ -645,7 +744,14 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_in(&self, cx: &Context, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(self.on_the_wire(tool.call_with(arguments, &[], At::of(self, cx), false).await.done()))
+        let call = self.governed(cx, tool);
+        let at = At::of(self, cx).with_call(call.as_ref());
+        if let Some(refused) = tool.rate_limited(at).await {
+            return Ok(self.finished(call.as_ref(), refused).await);
+        }
+        let defer = call.as_ref().is_some_and(|c| c.needs_intent(tool.spec()));
+        let envelope = tool.call_with(arguments, &[], at, defer).await.done();
+        Ok(self.finished(call.as_ref(), envelope).await)
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -663,7 +769,14 @@ impl Toolbox {
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json_in(&self, cx: &Context, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(self.on_the_wire(tool.call_json_at(arguments, At::of(self, cx), false).await.done()))
+        let call = self.governed(cx, tool);
+        let at = At::of(self, cx).with_call(call.as_ref());
+        if let Some(refused) = tool.rate_limited(at).await {
+            return Ok(self.finished(call.as_ref(), refused).await);
+        }
+        let defer = call.as_ref().is_some_and(|c| c.needs_intent(tool.spec()));
+        let envelope = tool.call_json_at(arguments, at, defer).await.done();
+        Ok(self.finished(call.as_ref(), envelope).await)
     }
 
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
@@ -677,9 +790,14 @@ impl Toolbox {
         arguments: &str,
     ) -> Result<Started, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
-        Ok(match tool.call_json_at(arguments, At::of(self, cx), true).await {
-            Started::Done(envelope) => Started::Done(self.on_the_wire(envelope)),
-            Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, ..body }),
+        let call = self.governed(cx, tool);
+        let at = At::of(self, cx).with_call(call.as_ref());
+        if let Some(refused) = tool.rate_limited(at).await {
+            return Ok(Started::Done(self.finished(call.as_ref(), refused).await));
+        }
+        Ok(match tool.call_json_at(arguments, at, true).await {
+            Started::Done(envelope) => Started::Done(self.finished(call.as_ref(), envelope).await),
+            Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, call, ..body }),
         })
     }
 
@@ -766,6 +884,149 @@ impl Toolbox {
         Ok(self)
     }
 
+    /// At most `limit` calls of this toolbox's tools, all of them together, per caller and
+    /// tenant ([`Caller::key`](crate::Caller::key)), counted in the toolbox's store (GCRA; see
+    /// [`crate::rate`]): with a `RedisStore` the limit holds across replicas. A call past it
+    /// runs nothing and answers `RATE_LIMITED` (`retryable: true`, `hints.retry_after_ms`, HTTP
+    /// 429 with `Retry-After`); every tool lists `RATE_LIMITED` in its `error_codes`. A tool's
+    /// own `#[tool(rate_limit = "...")]` is counted too, after this one.
+    ///
+    /// ```
+    /// use envelope_core::{tool, RateLimit, Toolbox};
+    ///
+    /// /// Pings.
+    /// #[tool(read_only)]
+    /// fn ping() -> u32 {
+    ///     1
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(ping::tool()).with_rate_limit(RateLimit::per_minute(1));
+    /// assert!(toolbox.call("ping", None).await.unwrap().data().is_some());
+    /// let limited = toolbox.call("ping", None).await.unwrap();
+    /// assert_eq!(limited.error_code().unwrap().name(), "RATE_LIMITED");
+    /// assert_eq!(limited.retryable(), Some(true));
+    /// assert!(limited.retry_after_ms().unwrap() > 59_000);
+    /// assert!(limited.message().unwrap().ends_with("Try again in 60 seconds."));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+        Arc::make_mut(&mut self.guard).rate_limit = Some(limit);
+        for tool in &mut self.tools {
+            tool.spec.declare_rate_limited();
+        }
+        self
+    }
+
+    /// Limits tool `name` to `limit` calls per caller and tenant, replacing its
+    /// `#[tool(rate_limit = "...")]` (a limit read from the configuration, say
+    /// `ENVELOPE_RATE_LIMIT`, parsed with `"5/s".parse::<RateLimit>()`). A name no tool has
+    /// changes nothing.
+    #[must_use]
+    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::RateLimit) -> Self {
+        if let Some(tool) = self.tools.iter_mut().find(|t| t.name() == name) {
+            tool.spec.rate_limit = Some(limit);
+            tool.spec.declare_rate_limited();
+        }
+        self
+    }
+
+    /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
+    /// call, and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
+    /// an intent record before its body runs; when the intent cannot be written the body does
+    /// not run and the call answers `AUDIT_UNAVAILABLE` (listed in those tools' `error_codes`).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use envelope_core::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
+    /// use envelope_core::{tool, Toolbox};
+    ///
+    /// #[derive(Debug, Default)]
+    /// struct Kept(Mutex<Vec<AuditRecord>>);
+    /// impl AuditSink for Kept {
+    ///     fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+    ///         self.0.lock().unwrap().push(record.clone());
+    ///         Box::pin(async { Ok(()) })
+    ///     }
+    /// }
+    ///
+    /// /// Deletes everything.
+    /// #[tool(destructive)]
+    /// fn wipe() -> u32 {
+    ///     0
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let kept = Arc::new(Kept::default());
+    /// let toolbox = Toolbox::new().with(wipe::tool()).with_audit(Audit::new(kept.clone()));
+    /// toolbox.call("wipe", None).await.unwrap();
+    /// let records = kept.0.lock().unwrap();
+    /// let kinds: Vec<String> = records.iter().map(|r| r.to_json()).collect();
+    /// assert!(kinds[0].starts_with(r#"{"kind":"intent","call_id":"call_"#), "{kinds:?}");
+    /// assert_eq!(records[1].outcome, Some(serde_json::json!({"status": "ok"})));
+    /// assert_eq!(records[0].call_id, records[1].call_id);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
+        Arc::make_mut(&mut self.guard).governance.audit = Some(audit);
+        let mut tools = std::mem::take(&mut self.tools);
+        for tool in &mut tools {
+            self.declare_audit(&mut tool.spec);
+        }
+        self.tools = tools;
+        self.refresh_confirm_action();
+        self
+    }
+
+    /// Adds `provenance` to every envelope of this toolbox: `{"call_id", "surface", "tool",
+    /// "tier", "caller", "tenant", "approval", "replay"}` (the caller's subject and tenant;
+    /// never a token or a claim), in every wire format with room for it and in `outputSchema`.
+    ///
+    /// ```
+    /// use envelope_core::{tool, Caller, Context, Toolbox};
+    ///
+    /// /// Reads.
+    /// #[tool(read_only)]
+    /// fn read() -> u32 {
+    ///     1
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(read::tool()).with_provenance();
+    /// let cx = Context::new(Caller::new("alice").with_tenant("acme")).with_surface("mcp");
+    /// let env = toolbox.call_in(&cx, "read", None).await.unwrap();
+    /// assert_eq!(env.provenance().unwrap(), &serde_json::json!({
+    ///     "call_id": cx.call_id(), "surface": "mcp", "tool": "read", "tier": 1,
+    ///     "caller": "alice", "tenant": "acme", "approval": null, "replay": false}));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_provenance(mut self) -> Self {
+        Arc::make_mut(&mut self.guard).governance.provenance = true;
+        self
+    }
+
+    /// Says this server runs as several replicas: a call that relies on the store (approvals,
+    /// idempotency keys, rate limits) over a store other replicas do not see (the default
+    /// [`MemoryStore`](crate::store::MemoryStore)) answers with a `warning` saying so.
+    #[must_use]
+    pub fn with_replicas(mut self) -> Self {
+        Arc::make_mut(&mut self.guard).governance.replicas = true;
+        self
+    }
+
+    /// Lists `AUDIT_UNAVAILABLE` among the codes of a governed write.
+    fn declare_audit(&self, spec: &mut ToolSpec) {
+        if let Some(audit) = &self.guard.governance.audit
+            && crate::audit::tier(spec) >= audit.intent_from_tier()
+            && !spec.error_codes.contains(&crate::codes::AUDIT_UNAVAILABLE)
+        {
+            spec.error_codes.push(crate::codes::AUDIT_UNAVAILABLE);
+        }
+    }
+
     /// How long a pending action waits for approval (default 15 minutes; at least 1 second).
     #[must_use]
     pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
@@ -816,7 +1077,10 @@ impl Toolbox {
     /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
     /// `rejected`, `declined` or `cancelled`.
     pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
-        self.on_the_wire(self.guard.decide(self, pending_action_id, decision).await)
+        let cx = Context::anonymous();
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&cx, t));
+        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref()).await;
+        self.finished(call.as_ref(), envelope).await
     }
 
     /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
@@ -881,14 +1145,20 @@ impl crate::confirm::Lookup for Toolbox {
 pub(crate) struct At<'t> {
     pub(crate) toolbox: Option<&'t Toolbox>,
     pub(crate) cx: &'t Context,
+    /// What the toolbox adds around the call, when it adds anything.
+    pub(crate) call: Option<&'t Governed>,
 }
 
 impl<'t> At<'t> {
     pub(crate) fn of(toolbox: &'t Toolbox, cx: &'t Context) -> Self {
-        At { toolbox: Some(toolbox), cx }
+        At { toolbox: Some(toolbox), cx, call: None }
     }
 
     pub(crate) fn alone(cx: &'t Context) -> Self {
-        At { toolbox: None, cx }
+        At { toolbox: None, cx, call: None }
+    }
+
+    pub(crate) fn with_call(self, call: Option<&'t Governed>) -> Self {
+        At { call, ..self }
     }
 }

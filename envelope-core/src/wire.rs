@@ -55,6 +55,13 @@ pub enum WireFormat {
     ErrorCodeSummary,
 }
 
+/// The optional keys every status may carry, last in every format with room for them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Extra {
+    pub(crate) warning: Option<String>,
+    pub(crate) provenance: Option<Value>,
+}
+
 /// An envelope's parts, for the wire formats. Here, beneath the envelope, so that the envelope
 /// module uses the formats and not the other way round.
 pub(crate) enum Parts<'a> {
@@ -71,9 +78,13 @@ pub(crate) fn serialize<S: Serializer>(
     status: Status,
     code: Option<String>,
     parts: Parts<'_>,
+    extra: Option<&Extra>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     let code = code.as_deref().unwrap_or("");
+    // A success written as the tool's own data object has no room for keys of envelope's.
+    let room = !matches!((format, &parts), (WireFormat::SuccessFlag, Parts::Ok(Value::Object(fields)))
+        if fields.get("success").is_none_or(|v| v == &Value::Bool(true)));
     let mut m = s.serialize_map(None)?;
     match (format, parts) {
         (WireFormat::SuccessFlag, Parts::Ok(data)) => match data {
@@ -140,7 +151,21 @@ pub(crate) fn serialize<S: Serializer>(
             m.serialize_entry("summary", message)?;
         }
     }
+    if let (true, Some(extra)) = (room, extra) {
+        serialize_extra(&mut m, extra)?;
+    }
     m.end()
+}
+
+/// `warning`, then `provenance`, each when set: the last keys of every format with room.
+pub(crate) fn serialize_extra<M: SerializeMap>(m: &mut M, extra: &Extra) -> Result<(), M::Error> {
+    if let Some(w) = &extra.warning {
+        m.serialize_entry("warning", w)?;
+    }
+    if let Some(p) = &extra.provenance {
+        m.serialize_entry("provenance", p)?;
+    }
+    Ok(())
 }
 
 /// The `outputSchema` of a tool in `format` (MCP 2025-11-25 "Output Schema"): every line the
@@ -178,6 +203,7 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
             if confirms {
                 merge(&mut props, &confirmation);
             }
+            merge(&mut props, &crate::schema::extra_properties());
             json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
         }
         WireFormat::SuccessFlag => {
@@ -189,6 +215,9 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
             if confirms {
                 merge(&mut failure_props, &confirmation);
             }
+            merge(&mut failure_props, &crate::schema::extra_properties());
+            let mut wrapped_props = json!({"success": {"const": true}, "data": data});
+            merge(&mut wrapped_props, &crate::schema::extra_properties());
             let failure = json!({
                 "type": "object",
                 "properties": failure_props,
@@ -199,7 +228,7 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
             // that is not an object; it never says `success: false`.
             let wrapped = json!({
                 "type": "object",
-                "properties": {"success": {"const": true}, "data": data},
+                "properties": wrapped_props,
                 "required": ["success", "data"],
                 "additionalProperties": false
             });
@@ -221,6 +250,7 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
             if confirms {
                 merge(&mut props, &confirmation);
             }
+            merge(&mut props, &crate::schema::extra_properties());
             json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
         }
     };

@@ -76,6 +76,8 @@ pub struct ToolArgs {
     pub confirm: Option<syn::Path>,
     /// Adds the optional `idempotency_key` parameter: a write that happens once per key.
     pub idempotency_key: Flag,
+    /// `rate_limit = "30/min"`: calls per caller and tenant (`N/s`, `N/min`, `N/h`).
+    pub rate_limit: Option<LitStr>,
 }
 
 /// `#[validate(...)]` on a parameter.
@@ -300,6 +302,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "open_world",
     "confirm",
     "idempotency_key",
+    "rate_limit",
 ];
 
 /// `#[tool(...)]`'s arguments, every mistake reported.
@@ -323,6 +326,7 @@ pub fn tool_args(tokens: TokenStream, errors: &mut Accumulator) -> ToolArgs {
             "open_world" => once(&mut out.open_world, meta, hint(meta, errors), errors),
             "output_schema" => once(&mut out.output_schema, meta, fn_path(meta, errors), errors),
             "confirm" => once(&mut out.confirm, meta, fn_path(meta, errors), errors),
+            "rate_limit" => once(&mut out.rate_limit, meta, lit_str(meta, errors), errors),
             "timeout_ms" => {
                 let v = match value_of(meta) {
                     Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i.clone()),
@@ -699,7 +703,7 @@ mod tests {
                 "`title` is given twice: keep one",
                 "`timeout_ms` is a whole number of milliseconds, like `timeout_ms = 5000`",
                 "`strict` is a flag: write `strict` alone",
-                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`",
+                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`",
             ]
         );
     }

@@ -110,6 +110,8 @@ pub struct Tool {
     pub confirm: Option<syn::Path>,
     /// `idempotency_key`.
     pub idempotency_key: bool,
+    /// `rate_limit = "N/unit"`: the count and the period in milliseconds.
+    pub rate_limit: Option<(u32, u64)>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -163,6 +165,13 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
             errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&at));
         }
     }
+    let rate_limit = raw.args.rate_limit.as_ref().and_then(|lit| match rate_limit(&lit.value()) {
+        Ok(limit) => Some(limit),
+        Err(msg) => {
+            errors.push(Error::custom(msg).with_span(lit));
+            None
+        }
+    });
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -184,6 +193,29 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         output_schema: raw.args.output_schema.clone(),
         confirm: raw.args.confirm.clone(),
         idempotency_key,
+        rate_limit,
+    }
+}
+
+/// `"30/min"` as (30, 60 000 ms): `N/s`, `N/min` or `N/h`, N from 1 (envelope-core's
+/// `RateLimit::from_str` reads the same forms at run time).
+pub fn rate_limit(text: &str) -> Result<(u32, u64), String> {
+    let form = "a rate limit is `\"N/s\"`, `\"N/min\"` or `\"N/h\"`, like `rate_limit = \"30/min\"`";
+    let Some((n, unit)) = text.split_once('/') else {
+        return Err(format!("`rate_limit` has no `/`: {form}"));
+    };
+    let ms = match unit.trim() {
+        "s" | "sec" | "second" => 1_000,
+        "m" | "min" | "minute" => 60_000,
+        "h" | "hour" => 3_600_000,
+        other => return Err(format!("`{other}` is not a period of `rate_limit`: {form}")),
+    };
+    match n.trim().parse::<u32>() {
+        Ok(0) => Err(format!(
+            "`rate_limit` of 0 calls would refuse every call: {form}; to turn a tool off, leave it out of the toolbox"
+        )),
+        Ok(count) => Ok((count, ms)),
+        Err(_) => Err(format!("`{}` is not a whole number of calls from 1 to 4294967295: {form}", n.trim())),
     }
 }
 

@@ -201,6 +201,8 @@ struct Template {
     args: Vec<usize>,
 }
 
+// One per variant of a user's enum, at compile time: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Kind {
     Refuse {
         code: Expr,
@@ -212,6 +214,8 @@ enum Kind {
         rejected: Option<usize>,
         /// The `suggestion` field, if the variant has one.
         suggestion: Option<usize>,
+        /// The `retry_after` field (a `Duration`: `hints.retry_after_ms`), if the variant has one.
+        retry_after: Option<usize>,
     },
     Fault {
         code: Expr,
@@ -299,6 +303,7 @@ fn check(raw: &RawVariant<'_>, errors: &mut Accumulator) -> Option<Variant> {
                 fix: fix?,
                 rejected: if args.secret.is_some() { None } else { Some(rejected?) },
                 suggestion: name("suggestion"),
+                retry_after: name("retry_after"),
             }
         }
         RawKind::Fault => {
@@ -514,13 +519,14 @@ fn check_code(v: &Variant) -> TokenStream {
 fn arm(v: &Variant) -> TokenStream {
     let ident = &v.ident;
     let used: Vec<usize> = match &v.kind {
-        Kind::Refuse { parameter, reason, accepted, fix, rejected, suggestion, .. } => {
+        Kind::Refuse { parameter, reason, accepted, fix, rejected, suggestion, retry_after, .. } => {
             let mut u: Vec<usize> = [Some(parameter), reason.as_ref(), Some(accepted), Some(fix)]
                 .into_iter()
                 .flatten()
                 .flat_map(|t| t.args.iter().copied())
                 .chain(*rejected)
                 .chain(*suggestion)
+                .chain(*retry_after)
                 .collect();
             u.sort_unstable();
             u.dedup();
@@ -544,7 +550,7 @@ fn arm(v: &Variant) -> TokenStream {
         }
     };
     let body = match &v.kind {
-        Kind::Refuse { code, parameter, reason, accepted, fix, rejected, suggestion } => {
+        Kind::Refuse { code, parameter, reason, accepted, fix, rejected, suggestion, retry_after } => {
             let text = |t: &Template| text(t, &v.fields);
             let parameter = text(parameter);
             let rejected = match rejected {
@@ -565,6 +571,11 @@ fn arm(v: &Variant) -> TokenStream {
                 let b = &f.binding;
                 quote_spanned!(f.ty.span()=> .suggestion(::std::string::ToString::to_string(&#b)))
             });
+            let retry_after = retry_after.map(|i| {
+                let f = &v.fields[i];
+                let b = &f.binding;
+                quote_spanned!(f.ty.span()=> .with_retry_after(::core::convert::Into::<::core::time::Duration>::into(#b)))
+            });
             quote! {
                 let __envelope_refusal = ::envelope_core::Refusal::parameter(#parameter)
                     #rejected
@@ -572,7 +583,8 @@ fn arm(v: &Variant) -> TokenStream {
                     .accepted(#accepted)
                     .fix(#fix)
                     #suggestion
-                    .build();
+                    .build()
+                    #retry_after;
                 <::envelope_core::Refusal as ::envelope_core::ToolError>::into_envelope(
                     ::envelope_core::__private010::refusal_with_code(__envelope_refusal, #code),
                 )

@@ -306,6 +306,12 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     if key {
         calls.push(quote!(with_idempotency_key()));
     }
+    if let Some((count, ms)) = t.rate_limit {
+        calls.push(quote!(with_rate_limit(::envelope_core::__private010::RateLimit::new(
+            #count,
+            ::core::time::Duration::from_millis(#ms)
+        ))));
+    }
     quote! {
         ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*

@@ -382,6 +382,21 @@ fn echo_key(#[validate(length = 1..=20)] text: String) -> Result<String, Refusal
     Ok(format!("{text}#{}", ECHO_RUNS.load(Ordering::SeqCst)))
 }
 
+/// `replayed` is `first` answered again from its idempotency record: the same envelope, with the
+/// warning that nothing ran now and when the first call was made.
+#[track_caller]
+pub(crate) fn assert_replayed(replayed: &Envelope, first: &Envelope) {
+    let warning = replayed.warning().unwrap_or_else(|| panic!("no warning: {}", replayed.to_json()));
+    assert!(warning.starts_with("Answered from the call at 20"), "{warning}");
+    assert!(
+        warning.ends_with("with this idempotency_key: nothing ran now, and the data is as it was then."),
+        "{warning}"
+    );
+    let mut value = replayed.to_value();
+    value.as_object_mut().unwrap().remove("warning");
+    assert_eq!(value, first.to_value());
+}
+
 #[test]
 fn a_replayed_key_answers_the_first_envelope_without_running() {
     let notes = Arc::new(examples::NoteStore::default());
@@ -395,7 +410,7 @@ fn a_replayed_key_answers_the_first_envelope_without_running() {
         "create_note",
         json!({"title": "Release", "tags": ["v1"], "pinned": "false", "idempotency_key": "release-0001"}),
     );
-    assert_eq!(again.to_json(), first.to_json());
+    assert_replayed(&again, &first);
     assert_eq!(notes.writes(), 1);
     // Keys are scoped per tool: another key tool may use the same one.
     assert_eq!(titles(&toolbox), ["Release"]);
@@ -425,6 +440,39 @@ fn a_reused_key_with_other_arguments_is_a_conflict_quoting_the_key() {
 }
 
 #[test]
+fn keys_are_scoped_per_caller_and_tenant() {
+    use envelope_core::{Caller, Context};
+    let notes = Arc::new(examples::NoteStore::default());
+    let toolbox = examples::toolbox_over(notes.clone());
+    let as_who = |cx: &Context, title: &str| {
+        let args = json!({"title": title, "idempotency_key": "shared-key-01"});
+        block_on(toolbox.call_in(cx, "create_note", Some(&args))).unwrap()
+    };
+    let alice = Context::new(Caller::new("alice").with_tenant("acme"));
+    let bob = Context::new(Caller::new("bob").with_tenant("acme"));
+    let alice_elsewhere = Context::new(Caller::new("alice").with_tenant("globex"));
+    let first = as_who(&alice, "Alice's");
+    assert_eq!(first.data().unwrap()["id"], 1, "{}", first.to_json());
+    // Bob's call with the same key and arguments does not read Alice's stored answer: it runs.
+    let bobs = as_who(&bob, "Alice's");
+    assert_eq!(bobs.data().unwrap()["id"], 2, "{}", bobs.to_json());
+    // Alice's key does not conflict with Bob's other arguments; his own key does.
+    let carols = as_who(&Context::new(Caller::new("carol").with_tenant("acme")), "Carol's");
+    assert_eq!(carols.data().unwrap()["title"], "Carol's", "{}", carols.to_json());
+    let bobs_other = as_who(&bob, "Bob's");
+    assert_eq!(bobs_other.error_code(), Some(codes::IDEMPOTENCY_CONFLICT), "{}", bobs_other.to_json());
+    let elsewhere = as_who(&alice_elsewhere, "Alice's");
+    assert_eq!(elsewhere.data().unwrap()["id"], 4, "{}", elsewhere.to_json());
+    assert_eq!(notes.writes(), 4);
+    // Alice's own retry is replayed, and her key with other arguments is a conflict, 422.
+    assert_replayed(&as_who(&alice, "Alice's"), &first);
+    let conflict = as_who(&alice, "Other");
+    assert_eq!(conflict.error_code(), Some(codes::IDEMPOTENCY_CONFLICT));
+    assert_eq!(envelope_core::http::status(&conflict), 422);
+    assert_eq!(notes.writes(), 4);
+}
+
+#[test]
 fn a_call_refused_for_its_arguments_does_not_use_its_key() {
     let notes = Arc::new(examples::NoteStore::default());
     let toolbox = examples::toolbox_over(notes.clone());
@@ -450,7 +498,7 @@ fn the_tools_own_refusal_is_replayed_and_a_call_without_a_key_always_runs() {
     let first = call(&toolbox, "echo_key", json!({"text": "nope", "idempotency_key": "echo-nope-1"}));
     assert_eq!(first.status(), Status::Invalid);
     let again = call(&toolbox, "echo_key", json!({"text": "nope", "idempotency_key": "echo-nope-1"}));
-    assert_eq!(again.to_json(), first.to_json());
+    assert_replayed(&again, &first);
     assert_eq!(runs(), before + 1);
     call(&toolbox, "echo_key", json!({"text": "hi"}));
     call(&toolbox, "echo_key", json!({"text": "hi"}));
@@ -502,7 +550,10 @@ fn a_second_call_waits_for_the_first_or_answers_in_progress() {
     let toolbox = Toolbox::new().with_state(state.clone());
     let args = json!({"n": 4, "idempotency_key": "slow-0001"});
     let (a, b) = both(toolbox.call("slow_write", Some(&args)), toolbox.call("slow_write", Some(&args)));
-    assert_eq!(a.unwrap().to_json(), b.unwrap().to_json());
+    let (a, b) = (a.unwrap(), b.unwrap());
+    // One ran, the other waited and was answered from its record.
+    let (ran, waited) = if a.warning().is_none() { (a, b) } else { (b, a) };
+    assert_replayed(&waited, &ran);
     assert_eq!(state.0.load(Ordering::SeqCst), 1, "the waiting call ran nothing");
 
     let hasty = toolbox.with_idempotency_wait(Duration::from_millis(50));
@@ -624,4 +675,28 @@ fn a_code_prefix_reaches_confirm_action_replies() {
     assert_eq!(wire["error_code"], "NOTES_CONFIRMATION_REQUIRED");
     assert_eq!(confirm(&toolbox, &id, true)["status"], "ok");
     assert_eq!(confirm(&toolbox, &id, true)["error_code"], "NOTES_CONFLICT");
+}
+
+#[test]
+fn over_http_a_key_still_in_flight_is_409_and_a_key_with_other_arguments_422() {
+    let state = Arc::new(Flaky::default());
+    let toolbox = Toolbox::new().with_state(state).with_idempotency_wait(Duration::from_millis(50));
+    block_on(async {
+        let addr = crate::http::serve(envelope_core::http::HttpTools::new(toolbox).router()).await;
+        let body = r#"{"n": 3, "idempotency_key": "http-key-0001"}"#;
+        let (a, b) = tokio::join!(
+            crate::http::send(addr, "POST", "/tools/slow_write", &[], body),
+            crate::http::send(addr, "POST", "/tools/slow_write", &[], body)
+        );
+        let mut statuses = [a.status, b.status];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 409], "{} {}", a.text, b.text);
+        let busy = if a.status == 409 { a.json() } else { b.json() };
+        assert_eq!((busy["error_code"].as_str(), busy["retryable"].as_bool()), (Some("IN_PROGRESS"), Some(true)));
+        let other = r#"{"n": 4, "idempotency_key": "http-key-0001"}"#;
+        let conflict = crate::http::send(addr, "POST", "/tools/slow_write", &[], other).await;
+        assert_eq!(conflict.status, 422, "{}", conflict.text);
+        assert_eq!(conflict.json()["error_code"], "IDEMPOTENCY_CONFLICT");
+        assert_eq!(conflict.json()["retryable"], false);
+    });
 }

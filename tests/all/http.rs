@@ -121,7 +121,7 @@ async fn every_status_of_the_rule() {
         ("NOT_FOUND", 404, "invalid"),
         ("CONFLICT", 409, "invalid"),
         ("VERSION_CONFLICT", 409, "invalid"),
-        ("IDEMPOTENCY_CONFLICT", 409, "invalid"),
+        ("IDEMPOTENCY_CONFLICT", 422, "invalid"),
         ("IN_PROGRESS", 409, "invalid"),
         ("RATE_LIMITED", 429, "invalid"),
         ("QUOTA_EXCEEDED", 429, "invalid"),

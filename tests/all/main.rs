@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod tools;
 
+mod audit;
 mod auth;
 mod budget;
 mod cases;
@@ -13,6 +14,7 @@ mod differential;
 mod features;
 mod formats;
 mod http;
+mod limits;
 mod manifest;
 mod multiple_of;
 mod one_exit;

@@ -86,7 +86,22 @@ fn the_example_manifest_pins_get_top_queries() {
                             "retry_after_ms": {"type": "integer", "minimum": 0}
                         }
                     },
-                    "retryable": {"type": "boolean"}
+                    "retryable": {"type": "boolean"},
+                    "warning": {"type": "string"},
+                    "provenance": {
+                        "type": "object",
+                        "properties": {
+                            "call_id": {"type": "string"},
+                            "surface": {"type": "string"},
+                            "tool": {"type": "string"},
+                            "tier": {"type": "integer", "minimum": 1, "maximum": 4},
+                            "caller": {"type": ["string", "null"]},
+                            "tenant": {"type": ["string", "null"]},
+                            "approval": {"type": ["string", "null"]},
+                            "replay": {"type": "boolean"}
+                        },
+                        "required": ["call_id", "surface", "tool", "tier", "replay"]
+                    }
                 },
                 "required": ["status", "success"]
             },
@@ -139,7 +154,7 @@ fn the_example_manifest_pins_the_code_table() {
                 "action": "send a new idempotency key, or resend the original request unchanged",
                 "retryable": false,
                 "retry": "never",
-                "http_status": 409
+                "http_status": 422
             },
             "IN_PROGRESS": {
                 "status": "invalid",

@@ -239,3 +239,70 @@ fn preview_hash() -> String {
     ));
     env.to_value()["preview_hash"].as_str().unwrap().to_owned()
 }
+
+/// Reads the notes from a cache, with a warning.
+#[tool(read_only)]
+fn cached_notes() -> envelope_core::Warned<Value> {
+    envelope_core::Warned::new(
+        json!({"count": 1, "results": [{"id": 1}]}),
+        "The notes are from a cache, 5 minutes old.",
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provenance_and_warning_in_every_format_and_its_output_schema() {
+    let formats =
+        [WireFormat::Envelope, WireFormat::StatusHints, WireFormat::SuccessFlag, WireFormat::ErrorCodeSummary];
+    for format in formats {
+        let toolbox = || toolbox(format).with(cached_notes::tool()).with_provenance();
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let server = McpServer::new(toolbox());
+        tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
+        let client = ().serve(client_io).await.unwrap();
+        let addr = serve(HttpTools::new(toolbox()).router()).await;
+        let schemas: Vec<(String, Value)> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.name.to_string(), Value::Object((*t.output_schema.unwrap()).clone())))
+            .collect();
+        let calls = CALLS.iter().copied().chain([("cached_notes", "{}")]);
+        for (name, args) in calls {
+            let Value::Object(arguments) = serde_json::from_str(args).unwrap() else { unreachable!() };
+            let result = client.call_tool(CallToolRequestParams::new(name).with_arguments(arguments)).await.unwrap();
+            let mcp: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+            let http = send(addr, "POST", &format!("/tools/{name}"), &[], args).await.json();
+            let schema = &schemas.iter().find(|(n, _)| n == name).unwrap().1;
+            let validator = jsonschema::validator_for(schema).unwrap();
+            for (surface, line) in [("mcp", &mcp), ("http", &http)] {
+                let errors: Vec<String> = validator.iter_errors(line).map(|e| e.to_string()).collect();
+                assert!(errors.is_empty(), "{format:?} {name} over {surface}: {line} against {schema}: {errors:?}");
+                // SuccessFlag writes a success as the tool's own data object: no room there.
+                let bare = format == WireFormat::SuccessFlag && line.get("count").is_some();
+                if bare {
+                    assert!(line.get("provenance").is_none() && line.get("warning").is_none(), "{line}");
+                    continue;
+                }
+                let provenance = &line["provenance"];
+                assert!(provenance["call_id"].as_str().unwrap().starts_with("call_"), "{format:?} {name}: {line}");
+                assert_eq!(provenance["tool"], name);
+                assert_eq!(provenance["surface"], surface);
+                assert_eq!(provenance["replay"], false);
+                let keys: Vec<&String> = line.as_object().unwrap().keys().collect();
+                assert_eq!(keys.last().unwrap().as_str(), "provenance", "{line}");
+                if name == "cached_notes" {
+                    assert_eq!(line["warning"], "The notes are from a cache, 5 minutes old.", "{line}");
+                }
+            }
+            // Both advertise the keys.
+            let props = if format == WireFormat::SuccessFlag {
+                schema["anyOf"][2]["properties"].clone()
+            } else {
+                schema["properties"].clone()
+            };
+            assert!(props.get("warning").is_some() && props.get("provenance").is_some(), "{format:?}: {schema}");
+        }
+        client.cancel().await.unwrap();
+    }
+}

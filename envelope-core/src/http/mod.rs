@@ -51,7 +51,7 @@ pub use tools::{DEFAULT_BODY_LIMIT, DEFAULT_RETRY_AFTER_SECONDS, HttpTools};
 /// |---|---|
 /// | `ok` | 200 OK |
 /// | `needs_confirmation` | 202 Accepted |
-/// | `invalid` | the code's own status when it is 4xx, else 400 Bad Request: `VALIDATION_ERROR` 400, `NOT_FOUND` 404, `CONFLICT` / `VERSION_CONFLICT` / `IDEMPOTENCY_CONFLICT` / `IN_PROGRESS` 409, `RATE_LIMITED` / `QUOTA_EXCEEDED` 429 (answer with `Retry-After`), `UNAUTHORIZED` 401, `FORBIDDEN` 403 |
+/// | `invalid` | the code's own status when it is 4xx, else 400 Bad Request: `VALIDATION_ERROR` 400, `NOT_FOUND` 404, `CONFLICT` / `VERSION_CONFLICT` / `IN_PROGRESS` 409, `IDEMPOTENCY_CONFLICT` 422 (a key reused with other arguments: never retry unchanged; IETF Idempotency-Key draft), `RATE_LIMITED` / `QUOTA_EXCEEDED` 429 (answer with `Retry-After`), `UNAUTHORIZED` 401, `FORBIDDEN` 403 |
 /// | `error` | the code's own status when it is 5xx, else 500 Internal Server Error: `BACKEND_ERROR` 500, `NOT_IMPLEMENTED` 501, `TIMEOUT` 504; `CONFIRMATION_REQUIRED` (202) sent as a fault, where an action cannot be queued, is 500 |
 ///
 /// A domain code brings its own status with [`Code::http_status`]; a refusal never falls
@@ -112,7 +112,7 @@ mod tests {
             (codes::NOT_FOUND, 404),
             (codes::CONFLICT, 409),
             (codes::VERSION_CONFLICT, 409),
-            (codes::IDEMPOTENCY_CONFLICT, 409),
+            (codes::IDEMPOTENCY_CONFLICT, 422),
             (codes::IN_PROGRESS, 409),
             (codes::RATE_LIMITED, 429),
             (codes::QUOTA_EXCEEDED, 429),

@@ -1,0 +1,660 @@
+//! The audit trail: one record per governed call, written through an [`AuditSink`]; for a
+//! governed write, an intent record before its body runs, and the body does not run when the
+//! intent cannot be written.
+//!
+//! Turn it on with [`Toolbox::with_audit`](crate::Toolbox::with_audit) ([`Audit`]: the sink, its
+//! timeout, the tier from which a call is a governed write). Then every call of the toolbox is
+//! recorded (`kind: "outcome"`), refused and failed ones too, as the envelope says them;
+//! a call of a tool of tier 3 or above (by default; the tier is `read_only` → 1,
+//! `destructive` → 3, else 2) also gets an intent record (`kind: "intent"`) before its body runs:
+//!
+//! | what happens | the call |
+//! |---|---|
+//! | intent written | the body runs; the outcome record follows, whatever the body did (a panic is `BACKEND_ERROR`, a timeout `TIMEOUT`, a dropped call `cancelled`) |
+//! | intent not written (the sink failed, or passed its timeout) | the body does not run: `AUDIT_UNAVAILABLE`, status `error`, not retryable unchanged (HTTP 500; fail closed) |
+//! | a write's outcome not written | the caller gets the envelope with a `warning` that the outcome was not recorded (the intent was), and the server logs it |
+//! | a read's record not written | served, with a `warning` that the call was not recorded |
+//!
+//! A record (JSON, one object; [`AuditRecord`]):
+//!
+//! ```json
+//! {"kind": "outcome", "call_id": "call_V1StGXR8_Z5jdHi6B-myT", "time": "2026-12-01T14:49:30.123Z",
+//!  "tool": "delete_note", "tier": 3, "surface": "mcp", "caller": "alice", "tenant": "acme",
+//!  "arguments_sha256": "9f2c…", "outcome": {"status": "ok"}, "approval": "AAAB…",
+//!  "replay": false, "duration_ms": 12}
+//! ```
+//!
+//! - `call_id` is [`Context::call_id`]: the reply's `provenance.call_id` and the log line carry
+//!   the same id, so records of concurrent calls pair with their replies.
+//! - `arguments_sha256`: SHA-256, lowercase hex, of the RFC 8785 canonical JSON of the
+//!   validated arguments (defaults filled in; `secret` parameters and the `idempotency_key`
+//!   left out), never the values; absent when the arguments were refused before being read.
+//! - `outcome`: `{"status": "ok"}`, `{"status": "invalid" | "error", "error_code": C}`,
+//!   `{"status": "needs_confirmation", "pending_action_id": ID}`, or `{"status": "cancelled"}`
+//!   (the call was dropped before it answered: a client gone); absent on an intent.
+//! - `approval`: the `pending_action_id` whose approval ran the call (`confirm_action`), else
+//!   absent; `replay`: the envelope was answered from an idempotency record, nothing ran.
+//! - `duration_ms`: from the call's start to its envelope (outcome only).
+//!
+//! Sinks: [`TracingSink`] (one `tracing` event per record, target `envelope::audit`),
+//! [`JsonLinesFile`] (an append-only file, one record a line; feature `tokio`) and
+//! [`RedisStream`] (Redis Streams, `XADD` with `MAXLEN ~`, so replicas share one trail;
+//! feature `redis`). A sink of your own implements [`AuditSink`].
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::code::{Status, codes};
+use crate::context::Context;
+use crate::envelope::Envelope;
+use crate::spec::ToolSpec;
+
+/// A boxed future of one write of a sink.
+pub type AuditFuture<'a> = Pin<Box<dyn Future<Output = Result<(), AuditError>> + Send + 'a>>;
+
+/// Where audit records go. `write` answers once the record is kept (appended to the file,
+/// acknowledged by Redis): the body of a governed write runs only after its intent's `write`
+/// answered `Ok`. A write is bounded by the [`Audit`]'s timeout, which counts as a failure.
+pub trait AuditSink: Send + Sync + fmt::Debug + 'static {
+    /// Keeps `record`.
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a>;
+}
+
+/// A record could not be written: the detail is for the server's log, never for the caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditError(String);
+
+impl AuditError {
+    /// A failure described by `detail` (no secret: it is logged).
+    pub fn new(detail: impl Into<String>) -> Self {
+        AuditError(detail.into())
+    }
+}
+
+impl fmt::Display for AuditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "audit record not written: {}", self.0)
+    }
+}
+
+impl std::error::Error for AuditError {}
+
+/// Whether a record is written before the body (`intent`) or after the envelope (`outcome`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordKind {
+    /// Before a governed write's body runs.
+    Intent,
+    /// After the call answered (or was dropped).
+    Outcome,
+}
+
+impl RecordKind {
+    /// `intent` or `outcome`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Intent => "intent",
+            RecordKind::Outcome => "outcome",
+        }
+    }
+}
+
+/// One audit record (see the module docs for its JSON; keys in that order, absent ones left
+/// out).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct AuditRecord {
+    /// `intent` or `outcome`.
+    pub kind: RecordKind,
+    /// [`Context::call_id`].
+    pub call_id: String,
+    /// When the record was made: RFC 3339, UTC, milliseconds (`2026-12-01T14:49:30.123Z`).
+    pub time: String,
+    /// The tool that ran (for `confirm_action`, the approved tool).
+    pub tool: String,
+    /// Its tier, 1 (read) to 4.
+    pub tier: u8,
+    /// [`Context::surface`].
+    pub surface: String,
+    /// The caller's subject; absent for an anonymous caller.
+    pub caller: Option<String>,
+    /// The caller's tenant, if any.
+    pub tenant: Option<String>,
+    /// SHA-256 (hex) of the canonical validated arguments; absent when they were not read.
+    pub arguments_sha256: Option<String>,
+    /// The outcome as the envelope says it; absent on an intent.
+    pub outcome: Option<Value>,
+    /// The `pending_action_id` whose approval ran the call.
+    pub approval: Option<String>,
+    /// Answered from an idempotency record: nothing ran.
+    pub replay: bool,
+    /// Milliseconds from the call's start to its envelope (outcome only).
+    pub duration_ms: Option<u64>,
+}
+
+impl AuditRecord {
+    /// The record as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl Serialize for AuditRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", self.kind.as_str())?;
+        m.serialize_entry("call_id", &self.call_id)?;
+        m.serialize_entry("time", &self.time)?;
+        m.serialize_entry("tool", &self.tool)?;
+        m.serialize_entry("tier", &self.tier)?;
+        m.serialize_entry("surface", &self.surface)?;
+        if let Some(v) = &self.caller {
+            m.serialize_entry("caller", v)?;
+        }
+        if let Some(v) = &self.tenant {
+            m.serialize_entry("tenant", v)?;
+        }
+        if let Some(v) = &self.arguments_sha256 {
+            m.serialize_entry("arguments_sha256", v)?;
+        }
+        if let Some(v) = &self.outcome {
+            m.serialize_entry("outcome", v)?;
+        }
+        if let Some(v) = &self.approval {
+            m.serialize_entry("approval", v)?;
+        }
+        m.serialize_entry("replay", &self.replay)?;
+        if let Some(v) = &self.duration_ms {
+            m.serialize_entry("duration_ms", v)?;
+        }
+        m.end()
+    }
+}
+
+/// The audit settings of a toolbox: the sink, how long a write may take (default 1 second),
+/// and the tier from which a call is a governed write (default 3).
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use envelope_core::audit::{Audit, TracingSink};
+///
+/// let audit = Audit::new(Arc::new(TracingSink)).with_timeout(Duration::from_millis(500)).with_intent_from_tier(2);
+/// assert_eq!(audit.intent_from_tier(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Audit {
+    sink: Arc<dyn AuditSink>,
+    timeout: Duration,
+    intent_tier: u8,
+}
+
+impl Audit {
+    /// Records through `sink`.
+    pub fn new(sink: Arc<dyn AuditSink>) -> Self {
+        Audit { sink, timeout: Duration::from_secs(1), intent_tier: 3 }
+    }
+
+    /// A write not answered within `timeout` (at least 1 ms) counts as failed.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Calls of tools of `tier` and above (1 to 4) are governed writes: an intent record before
+    /// the body, fail closed.
+    #[must_use]
+    pub fn with_intent_from_tier(mut self, tier: u8) -> Self {
+        self.intent_tier = tier;
+        self
+    }
+
+    /// The tier from which an intent record is written.
+    pub fn intent_from_tier(&self) -> u8 {
+        self.intent_tier
+    }
+
+    async fn write(&self, record: &AuditRecord) -> Result<(), AuditError> {
+        #[cfg(feature = "tokio")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return match tokio::time::timeout(self.timeout, self.sink.write(record)).await {
+                Ok(r) => r,
+                Err(_) => Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))),
+            };
+        }
+        self.sink.write(record).await
+    }
+}
+
+impl Default for Audit {
+    /// [`TracingSink`], 1 second, intent from tier 3.
+    fn default() -> Self {
+        Audit::new(Arc::new(TracingSink))
+    }
+}
+
+/// The default sink: one `tracing` event per record (level INFO, target `envelope::audit`,
+/// fields `call_id`, `kind` and `record`, the record's JSON). Never fails: where no subscriber
+/// listens, the record is lost, so a server that must keep its trail uses a file or Redis.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TracingSink;
+
+impl AuditSink for TracingSink {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        let kind = record.kind.as_str();
+        tracing::info!(target: "envelope::audit", call_id = %record.call_id, kind, record = %record.to_json(), "audit");
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// An append-only JSON-lines file (feature `tokio`): each record one line, appended by one
+/// `write` on a file opened with `O_APPEND`, on tokio's blocking threads (never on an async
+/// worker), one at a time. A failed write (disk full, file removed from a read-only mount)
+/// fails the call's record. The lines are handed to the operating system, not `fsync`ed.
+#[cfg(feature = "tokio")]
+#[derive(Debug)]
+pub struct JsonLinesFile {
+    file: Arc<Mutex<std::fs::File>>,
+}
+
+#[cfg(feature = "tokio")]
+impl JsonLinesFile {
+    /// Opens (creating it if absent) the file at `path` for appending.
+    ///
+    /// # Errors
+    /// When the file cannot be opened for appending.
+    pub fn open(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)) })
+    }
+}
+
+#[cfg(feature = "tokio")]
+impl AuditSink for JsonLinesFile {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        let mut line = record.to_json();
+        line.push('\n');
+        let file = self.file.clone();
+        Box::pin(async move {
+            let written = tokio::task::spawn_blocking(move || {
+                use std::io::Write as _;
+                let mut f = file.lock().unwrap_or_else(PoisonError::into_inner);
+                f.write_all(line.as_bytes())
+            })
+            .await;
+            match written {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(AuditError::new(format!("appending to the audit file: {e}"))),
+                Err(_) => Err(AuditError::new("appending to the audit file: the runtime shut down")),
+            }
+        })
+    }
+}
+
+/// A Redis stream (feature `redis`): each record an entry `record <JSON>` appended with
+/// `XADD <stream> MAXLEN ~ <cap> *`, on the connection (and within the deadline) of a
+/// [`RedisStore`](crate::store::RedisStore), so every replica appends to one trail. The cap
+/// (default 1 000 000 entries) trims the oldest entries (approximately, as `~` lets Redis
+/// trim whole nodes): ship the stream elsewhere before it wraps.
+#[cfg(feature = "redis")]
+#[derive(Clone, Debug)]
+pub struct RedisStream {
+    store: crate::store::RedisStore,
+    stream: String,
+    cap: usize,
+}
+
+#[cfg(feature = "redis")]
+impl RedisStream {
+    /// Appends to `stream` (e.g. `"envelope:audit"`, under the store's prefix) over `store`'s
+    /// connection.
+    pub fn new(store: crate::store::RedisStore, stream: impl Into<String>) -> Self {
+        RedisStream { store, stream: stream.into(), cap: 1_000_000 }
+    }
+
+    /// Keeps about `cap` entries (at least 1).
+    #[must_use]
+    pub fn with_cap(mut self, cap: usize) -> Self {
+        self.cap = cap.max(1);
+        self
+    }
+}
+
+#[cfg(feature = "redis")]
+impl AuditSink for RedisStream {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        Box::pin(async move {
+            self.store.xadd(&self.stream, self.cap, &record.to_json()).await.map_err(|e| AuditError::new(e.to_string()))
+        })
+    }
+}
+
+/// The tier of a tool until tiers are declared: `read_only` → 1, `destructive` → 3, else 2.
+pub(crate) fn tier(spec: &ToolSpec) -> u8 {
+    let a = &spec.annotations;
+    if a.read_only_hint == Some(true) {
+        1
+    } else if a.destructive_hint == Some(true) {
+        3
+    } else {
+        2
+    }
+}
+
+/// `AUDIT_UNAVAILABLE`: the intent of a governed write could not be written, so it did not run.
+pub(crate) fn unavailable(tool: &str) -> Envelope {
+    crate::fault::Fault::new(codes::AUDIT_UNAVAILABLE, format!("recording {tool} in the audit trail before it runs"))
+        .into()
+}
+
+/// The SHA-256 of the canonical validated arguments, `secret` parameters left out.
+pub(crate) fn arguments_sha256(params: &[crate::spec::ParamSpec], args: &Map<String, Value>) -> String {
+    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
+    let public: Map<String, Value> =
+        args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    crate::digest::sha256_hex(&crate::digest::canonical(&Value::Object(public)))
+}
+
+/// What a toolbox does around each call, beyond running it: the audit, `provenance`, the
+/// warning of a memory store on replicas. Shared by a toolbox's clones.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Governance {
+    pub(crate) audit: Option<Audit>,
+    pub(crate) provenance: bool,
+    /// The server says it runs as several replicas.
+    pub(crate) replicas: bool,
+}
+
+/// The warning of a call that relies on a store only this replica sees.
+const UNSHARED: &str = "This server says it runs as several replicas, but keeps approvals, idempotency keys and rate limits in one replica's memory: they do not hold across replicas.";
+
+/// One call under [`Governance`]: what its records and its envelope's additions need. Cheap to
+/// clone (one `Arc`); when the last clone of a call whose intent was written drops before the
+/// outcome was recorded (the call was dropped: a client gone), the outcome `cancelled` is
+/// written from a task of its own.
+#[derive(Clone, Debug)]
+pub(crate) struct Governed(Arc<Call>);
+
+#[derive(Debug)]
+struct Call {
+    audit: Option<Audit>,
+    provenance: bool,
+    unshared: Option<&'static str>,
+    cx: Context,
+    started: Instant,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    tool: String,
+    tier: u8,
+    arguments: Option<String>,
+    approval: Option<String>,
+    replay: bool,
+    intent: bool,
+    done: bool,
+}
+
+impl Governed {
+    /// A call of `spec` in `cx`, or `None` when the toolbox adds nothing to its calls.
+    /// `unshared_store`: the call relies on a store that other replicas do not see.
+    pub(crate) fn of(g: &Governance, cx: &Context, spec: &ToolSpec, unshared_store: bool) -> Option<Self> {
+        let unshared = (g.replicas && unshared_store).then_some(UNSHARED);
+        if g.audit.is_none() && !g.provenance && unshared.is_none() {
+            return None;
+        }
+        let state = State { tool: spec.name.to_owned(), tier: tier(spec), ..State::default() };
+        Some(Governed(Arc::new(Call {
+            audit: g.audit.clone(),
+            provenance: g.provenance,
+            unshared,
+            cx: cx.clone(),
+            started: Instant::now(),
+            state: Mutex::new(state),
+        })))
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the call is recorded in an audit trail.
+    pub(crate) fn audits(&self) -> bool {
+        self.0.audit.is_some()
+    }
+
+    /// Whether a call of `spec` writes an intent before its body (so its sync body must wait).
+    pub(crate) fn needs_intent(&self, spec: &ToolSpec) -> bool {
+        self.0.audit.as_ref().is_some_and(|a| tier(spec) >= a.intent_tier)
+    }
+
+    /// The arguments as read (validated), for the records.
+    pub(crate) fn read(&self, spec: &ToolSpec, args: &Map<String, Value>) {
+        if self.0.audit.is_some() {
+            self.state().arguments = Some(arguments_sha256(&spec.params, args));
+        }
+    }
+
+    /// Before the body of `spec` runs with `args`: the intent of a governed write. `Err`: the
+    /// envelope to answer instead (`AUDIT_UNAVAILABLE`); the body must not run.
+    pub(crate) async fn before(&self, spec: &ToolSpec, args: &Map<String, Value>) -> Result<(), Envelope> {
+        {
+            let mut s = self.state();
+            spec.name.clone_into(&mut s.tool);
+            s.tier = tier(spec);
+        }
+        self.read(spec, args);
+        let Some(audit) = self.0.audit.as_ref().filter(|_| self.needs_intent(spec)) else { return Ok(()) };
+        let record = self.record(RecordKind::Intent, None);
+        match audit.write(&record).await {
+            Ok(()) => {
+                self.state().intent = true;
+                Ok(())
+            }
+            Err(e) => {
+                tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "intent not recorded: the call did not run");
+                Err(unavailable(spec.name))
+            }
+        }
+    }
+
+    /// The call runs the action `pending_action_id` approved.
+    pub(crate) fn approved(&self, pending_action_id: &str) {
+        self.state().approval = Some(pending_action_id.to_owned());
+    }
+
+    /// The envelope was answered from an idempotency record: nothing ran.
+    pub(crate) fn replayed(&self) {
+        self.state().replay = true;
+    }
+
+    /// The envelope as answered: the outcome recorded, warnings and `provenance` added.
+    pub(crate) async fn finish(&self, mut envelope: Envelope) -> Envelope {
+        if envelope.error_code() == Some(codes::AUDIT_UNAVAILABLE) && !self.state().intent {
+            return self.refused_early(envelope);
+        }
+        if let Some(audit) = &self.0.audit {
+            let record = self.record(RecordKind::Outcome, Some(&envelope));
+            let written = audit.write(&record).await;
+            let intent = {
+                let mut s = self.state();
+                s.done = true;
+                s.intent
+            };
+            if let Err(e) = written {
+                tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "outcome not recorded");
+                envelope = envelope.warned(if intent {
+                    "This call's outcome was not recorded in the audit trail (its intent was): tell the operator."
+                        .to_owned()
+                } else {
+                    "This call was not recorded in the audit trail.".to_owned()
+                });
+            }
+        }
+        if let Some(sentence) = self.0.unshared {
+            envelope = envelope.warned(sentence.to_owned());
+        }
+        if self.0.provenance {
+            envelope = envelope.with_provenance(self.provenance());
+        }
+        envelope
+    }
+
+    /// An `AUDIT_UNAVAILABLE` (or other early) envelope: its outcome record is attempted in a
+    /// task of its own (the sink just failed: the reply does not wait on it twice).
+    pub(crate) fn refused_early(&self, envelope: Envelope) -> Envelope {
+        let envelope = if self.0.provenance { envelope.with_provenance(self.provenance()) } else { envelope };
+        if let Some(audit) = self.0.audit.clone() {
+            let record = self.record(RecordKind::Outcome, Some(&envelope));
+            self.state().done = true;
+            spawn_write(audit, record);
+        }
+        envelope
+    }
+
+    fn provenance(&self) -> Value {
+        let s = self.state();
+        let caller = self.0.cx.caller();
+        let mut p = Map::new();
+        p.insert("call_id".into(), self.0.cx.call_id().into());
+        p.insert("surface".into(), self.0.cx.surface().into());
+        p.insert("tool".into(), s.tool.clone().into());
+        p.insert("tier".into(), s.tier.into());
+        p.insert("caller".into(), caller.subject().map_or(Value::Null, Value::from));
+        p.insert("tenant".into(), caller.tenant().map_or(Value::Null, Value::from));
+        p.insert("approval".into(), s.approval.clone().map_or(Value::Null, Value::from));
+        p.insert("replay".into(), s.replay.into());
+        Value::Object(p)
+    }
+
+    fn record(&self, kind: RecordKind, envelope: Option<&Envelope>) -> AuditRecord {
+        let s = self.state();
+        let caller = self.0.cx.caller();
+        AuditRecord {
+            kind,
+            call_id: self.0.cx.call_id().to_owned(),
+            time: rfc3339(SystemTime::now()),
+            tool: s.tool.clone(),
+            tier: s.tier,
+            surface: self.0.cx.surface().to_owned(),
+            caller: caller.subject().map(str::to_owned),
+            tenant: caller.tenant().map(str::to_owned),
+            arguments_sha256: s.arguments.clone(),
+            outcome: match (kind, envelope) {
+                (RecordKind::Intent, _) => None,
+                (RecordKind::Outcome, Some(e)) => Some(outcome_of(e)),
+                (RecordKind::Outcome, None) => Some(serde_json::json!({"status": "cancelled"})),
+            },
+            approval: s.approval.clone(),
+            replay: s.replay,
+            duration_ms: (kind == RecordKind::Outcome)
+                .then(|| u64::try_from(self.0.started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        let s = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if !s.intent || s.done {
+            return;
+        }
+        s.done = true;
+        let Some(audit) = self.audit.clone() else { return };
+        // The call was dropped after its intent: record that it ended without an answer.
+        let record = AuditRecord {
+            kind: RecordKind::Outcome,
+            call_id: self.cx.call_id().to_owned(),
+            time: rfc3339(SystemTime::now()),
+            tool: s.tool.clone(),
+            tier: s.tier,
+            surface: self.cx.surface().to_owned(),
+            caller: self.cx.caller().subject().map(str::to_owned),
+            tenant: self.cx.caller().tenant().map(str::to_owned),
+            arguments_sha256: s.arguments.clone(),
+            outcome: Some(serde_json::json!({"status": "cancelled"})),
+            approval: s.approval.clone(),
+            replay: false,
+            duration_ms: Some(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+        };
+        spawn_write(audit, record);
+    }
+}
+
+/// Writes `record` from a task of its own where a runtime is at hand (else not at all: logged).
+fn spawn_write(audit: Audit, record: AuditRecord) {
+    #[cfg(feature = "tokio")]
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(async move {
+            if let Err(e) = audit.write(&record).await {
+                tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "outcome not recorded");
+            }
+        });
+        return;
+    }
+    tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, "outcome not recorded: no runtime to write it from");
+    let _ = audit;
+}
+
+/// The outcome as the envelope says it.
+fn outcome_of(e: &Envelope) -> Value {
+    let mut o = Map::new();
+    o.insert("status".into(), e.status().as_str().into());
+    match e.status() {
+        Status::Ok => {}
+        Status::NeedsConfirmation => {
+            if let Some(c) = e.confirmation() {
+                o.insert("pending_action_id".into(), c.pending_action_id().into());
+            }
+        }
+        Status::Invalid | Status::Error => {
+            if let Some(code) = e.code_on_wire() {
+                o.insert("error_code".into(), code.into());
+            }
+        }
+    }
+    Value::Object(o)
+}
+
+/// `t` as RFC 3339 in UTC with milliseconds: `2026-12-01T14:49:30.123Z`.
+pub(crate) fn rfc3339(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
+    format!("{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, d.subsec_millis())
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc3339_utc_with_milliseconds() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_millis(1_796_136_570_123)), "2026-12-01T14:49:30.123Z");
+        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00.000Z");
+    }
+}

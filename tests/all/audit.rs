@@ -1,0 +1,372 @@
+//! The audit trail (`Toolbox::with_audit`): an intent before a governed write and its outcome
+//! after, paired with the reply by call id; fail closed when the intent cannot be written; a
+//! read served and warned; panics, timeouts and dropped calls recorded; `provenance` and
+//! `warning` in the replies.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use envelope_core::audit::{Audit, AuditError, AuditFuture, AuditRecord, AuditSink};
+use envelope_core::{Caller, Context, Envelope, Status, Toolbox, codes, tool};
+use serde_json::{Value, json};
+
+use crate::block_on;
+use crate::tools as examples;
+
+/// When the sink fails.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fails {
+    Never,
+    Intents,
+    Outcomes,
+    Always,
+    /// Answers after 2 s (past the audit's timeout).
+    Slowly,
+}
+
+/// A sink that keeps what it was asked to write (`attempts`) and what it wrote (`records`).
+#[derive(Debug)]
+struct Kept {
+    fails: Mutex<Fails>,
+    attempts: Mutex<Vec<AuditRecord>>,
+    records: Mutex<Vec<AuditRecord>>,
+}
+
+impl Kept {
+    fn new(fails: Fails) -> Arc<Self> {
+        Arc::new(Kept { fails: Mutex::new(fails), attempts: Mutex::default(), records: Mutex::default() })
+    }
+
+    fn records(&self) -> Vec<Value> {
+        self.records.lock().unwrap().iter().map(|r| serde_json::from_str(&r.to_json()).unwrap()).collect()
+    }
+
+    fn attempts(&self) -> Vec<Value> {
+        self.attempts.lock().unwrap().iter().map(|r| serde_json::from_str(&r.to_json()).unwrap()).collect()
+    }
+}
+
+impl AuditSink for Kept {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        Box::pin(async move {
+            self.attempts.lock().unwrap().push(record.clone());
+            let fails = *self.fails.lock().unwrap();
+            let intent = record.to_json().starts_with(r#"{"kind":"intent""#);
+            match fails {
+                Fails::Always => return Err(AuditError::new("disk full")),
+                Fails::Intents if intent => return Err(AuditError::new("disk full")),
+                Fails::Outcomes if !intent => return Err(AuditError::new("disk full")),
+                Fails::Slowly => tokio::time::sleep(Duration::from_secs(2)).await,
+                _ => {}
+            }
+            self.records.lock().unwrap().push(record.clone());
+            Ok(())
+        })
+    }
+}
+
+fn audited(notes: Arc<examples::NoteStore>, sink: &Arc<Kept>) -> Toolbox {
+    examples::toolbox_over(notes)
+        .with_audit(Audit::new(sink.clone()).with_timeout(Duration::from_millis(300)))
+        .with_provenance()
+}
+
+fn alice() -> Context {
+    Context::new(Caller::new("alice").with_tenant("acme")).with_surface("internal")
+}
+
+fn call_in(toolbox: &Toolbox, cx: &Context, tool: &str, args: Value) -> Envelope {
+    block_on(toolbox.call_in(cx, tool, Some(&args))).unwrap()
+}
+
+/// Queues a delete of note 1 and approves it: the approval runs the governed write.
+fn approve_delete(toolbox: &Toolbox, cx: &Context) -> (String, Envelope) {
+    let queued = call_in(toolbox, cx, "delete_note", json!({"note_id": 1}));
+    let id = queued.confirmation().unwrap_or_else(|| panic!("{}", queued.to_json())).pending_action_id().to_owned();
+    let done = call_in(toolbox, cx, "confirm_action", json!({"pending_action_id": id, "approved": true}));
+    (id, done)
+}
+
+#[test]
+fn a_governed_write_has_an_intent_and_an_outcome_paired_with_the_reply_by_call_id() {
+    let notes = Arc::new(examples::NoteStore::default());
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(notes.clone(), &sink);
+    let cx = alice();
+    call_in(&toolbox, &cx, "create_note", json!({"title": "Plan"}));
+    let before = sink.records().len();
+    let (id, done) = approve_delete(&toolbox, &cx);
+    assert_eq!(done.status(), Status::Ok, "{}", done.to_json());
+    let records = sink.records()[before..].to_vec();
+    // The preview's outcome, then the approved delete: intent, then outcome.
+    assert_eq!(records.len(), 3, "{records:#?}");
+    let (intent, outcome) = (&records[1], &records[2]);
+    let provenance = done.provenance().unwrap();
+    assert_eq!(provenance["call_id"], cx.call_id());
+    for r in [intent, outcome] {
+        assert_eq!(r["call_id"], cx.call_id());
+        assert_eq!(r["tool"], "delete_note");
+        assert_eq!(r["tier"], 3);
+        assert_eq!(r["surface"], "internal");
+        assert_eq!(r["caller"], "alice");
+        assert_eq!(r["tenant"], "acme");
+        assert_eq!(r["approval"], id);
+        assert_eq!(r["replay"], false);
+        // A hash of the validated arguments, never their values.
+        let hash = envelope_core::confirm::sha256_hex(&envelope_core::confirm::canonical(&json!({"note_id": 1})));
+        assert_eq!(r["arguments_sha256"], hash);
+        assert!(r["time"].as_str().unwrap().ends_with('Z'), "{r}");
+    }
+    assert_eq!(intent["kind"], "intent");
+    assert!(intent.get("outcome").is_none() && intent.get("duration_ms").is_none(), "{intent}");
+    assert_eq!(outcome["kind"], "outcome");
+    assert_eq!(outcome["outcome"], json!({"status": "ok"}));
+    assert!(outcome["duration_ms"].is_u64());
+    assert_eq!(
+        provenance,
+        &json!({"call_id": cx.call_id(), "surface": "internal", "tool": "delete_note", "tier": 3,
+                "caller": "alice", "tenant": "acme", "approval": id, "replay": false})
+    );
+    // The preview's own record: needs_confirmation with its id, no intent (nothing ran).
+    assert_eq!(records[0]["outcome"], json!({"status": "needs_confirmation", "pending_action_id": id}));
+    assert_eq!(records[0]["tool"], "delete_note");
+}
+
+#[test]
+fn an_intent_not_written_runs_nothing_and_answers_audit_unavailable() {
+    for fails in [Fails::Intents, Fails::Slowly] {
+        let notes = Arc::new(examples::NoteStore::default());
+        let sink = Kept::new(Fails::Never);
+        let toolbox = audited(notes.clone(), &sink);
+        let cx = alice();
+        call_in(&toolbox, &cx, "create_note", json!({"title": "Keep"}));
+        let writes = notes.writes();
+        *sink.fails.lock().unwrap() = fails;
+        let queued = call_in(&toolbox, &cx, "delete_note", json!({"note_id": 1}));
+        let id = queued.confirmation().unwrap().pending_action_id().to_owned();
+        let refused = call_in(&toolbox, &cx, "confirm_action", json!({"pending_action_id": id, "approved": true}));
+        let body = refused.to_value();
+        assert_eq!(body["status"], "error", "{fails:?}: {body}");
+        assert_eq!(body["error_code"], "AUDIT_UNAVAILABLE");
+        assert_eq!(body["retryable"], false);
+        assert_eq!(
+            body["message"],
+            "recording delete_note in the audit trail before it runs failed: the audit record this write needs could not be written, so the write did not run. Do not retry unchanged; tell the operator that the audit trail is unavailable."
+        );
+        assert_eq!(envelope_core::http::status(&refused), 500);
+        assert_eq!(notes.writes(), writes, "{fails:?}: the delete ran");
+        // The approval was not used up: once the trail is back, it runs once.
+        *sink.fails.lock().unwrap() = Fails::Never;
+        let done = call_in(&toolbox, &cx, "confirm_action", json!({"pending_action_id": id, "approved": true}));
+        assert_eq!(done.status(), Status::Ok, "{}", done.to_json());
+        assert_eq!(notes.writes(), writes + 1);
+    }
+}
+
+#[test]
+fn an_outcome_not_written_is_still_attempted_and_reported() {
+    let notes = Arc::new(examples::NoteStore::default());
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(notes.clone(), &sink);
+    let cx = alice();
+    call_in(&toolbox, &cx, "create_note", json!({"title": "Gone soon"}));
+    *sink.fails.lock().unwrap() = Fails::Outcomes;
+    let (_, done) = approve_delete(&toolbox, &cx);
+    assert_eq!(done.status(), Status::Ok, "{}", done.to_json());
+    assert_eq!(
+        done.warning(),
+        Some("This call's outcome was not recorded in the audit trail (its intent was): tell the operator.")
+    );
+    let attempts = sink.attempts();
+    let last = attempts.last().unwrap();
+    assert_eq!((last["kind"].as_str(), last["call_id"].as_str()), (Some("outcome"), Some(cx.call_id())));
+    assert_eq!(last["outcome"], json!({"status": "ok"}));
+    assert_eq!(sink.records().last().unwrap()["kind"], "intent");
+}
+
+#[test]
+fn a_read_with_a_failing_sink_is_served_and_warned() {
+    let sink = Kept::new(Fails::Always);
+    let toolbox = audited(Arc::new(examples::NoteStore::default()), &sink);
+    let env = call_in(&toolbox, &alice(), "list_notes", json!({}));
+    assert_eq!(env.status(), Status::Ok);
+    assert_eq!(env.warning(), Some("This call was not recorded in the audit trail."));
+    let body = env.to_value();
+    assert_eq!(
+        body.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["status", "success", "data", "warning", "provenance"]
+    );
+    assert_eq!(sink.attempts().len(), 1);
+    assert_eq!(sink.attempts()[0]["kind"], "outcome");
+    assert_eq!(sink.attempts()[0]["tier"], 1);
+}
+
+/// Deletes every note; panics on "panic".
+#[tool(destructive)]
+fn purge(#[validate(choices = ["all", "panic"])] what: String) -> u32 {
+    assert!(what != "panic", "purge failed");
+    0
+}
+
+/// Deletes slowly: past its own timeout.
+#[tool(destructive, timeout_ms = 50)]
+async fn slow_purge() -> u32 {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    0
+}
+
+fn purges(sink: &Arc<Kept>) -> Toolbox {
+    Toolbox::new().with(purge::tool()).with(slow_purge::tool()).with_audit(Audit::new(sink.clone()))
+}
+
+#[test]
+fn a_body_that_panics_or_times_out_still_gets_its_outcome_record() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = purges(&sink);
+    let cx = Context::anonymous();
+    let panicked = call_in(&toolbox, &cx, "purge", json!({"what": "panic"}));
+    assert_eq!(panicked.error_code(), Some(codes::BACKEND_ERROR));
+    let timed_out = block_on(toolbox.call_in(&cx, "slow_purge", None)).unwrap();
+    assert_eq!(timed_out.error_code(), Some(codes::TIMEOUT));
+    let records = sink.records();
+    let kinds: Vec<(&str, &Value)> = records.iter().map(|r| (r["kind"].as_str().unwrap(), &r["outcome"])).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("intent", &Value::Null),
+            ("outcome", &json!({"status": "error", "error_code": "BACKEND_ERROR"})),
+            ("intent", &Value::Null),
+            ("outcome", &json!({"status": "error", "error_code": "TIMEOUT"})),
+        ]
+    );
+    // A refusal is recorded as a refusal, without an intent and without a hash.
+    let refused = call_in(&toolbox, &cx, "purge", json!({"what": "some"}));
+    assert_eq!(refused.status(), Status::Invalid);
+    let last = sink.records().pop().unwrap();
+    assert_eq!(last["outcome"], json!({"status": "invalid", "error_code": "VALIDATION_ERROR"}));
+    assert!(last.get("arguments_sha256").is_none(), "{last}");
+    // Governed writes list AUDIT_UNAVAILABLE; the code table has it.
+    assert!(toolbox.get("purge").unwrap().spec().error_codes.contains(&codes::AUDIT_UNAVAILABLE));
+}
+
+#[test]
+fn a_call_dropped_after_its_intent_is_recorded_as_cancelled() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = Toolbox::new().with(slow_purge::tool()).with_audit(Audit::new(sink.clone()));
+    block_on(async {
+        let cx = Context::anonymous();
+        let call = toolbox.call_in(&cx, "slow_purge", None);
+        assert!(tokio::time::timeout(Duration::from_millis(20), call).await.is_err());
+        // The outcome is written from a task of its own.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let records = sink.records();
+        assert_eq!(records.len(), 2, "{records:#?}");
+        assert_eq!(records[1]["outcome"], json!({"status": "cancelled"}));
+        assert_eq!(records[1]["call_id"], cx.call_id());
+    });
+}
+
+#[test]
+fn a_replay_is_recorded_as_one_and_warned() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(Arc::new(examples::NoteStore::default()), &sink);
+    let args = json!({"title": "Once", "idempotency_key": "audited-key-1"});
+    let first = call_in(&toolbox, &alice(), "create_note", args.clone());
+    let again = call_in(&toolbox, &alice(), "create_note", args);
+    assert_eq!(again.data(), first.data());
+    assert!(again.warning().unwrap().starts_with("Answered from the call at 20"), "{}", again.to_json());
+    assert_eq!(again.provenance().unwrap()["replay"], true);
+    let last = sink.records().pop().unwrap();
+    assert_eq!((last["replay"].clone(), last["outcome"].clone()), (json!(true), json!({"status": "ok"})));
+}
+
+#[test]
+fn a_json_lines_file_gets_one_line_per_record() {
+    let path = std::env::temp_dir().join(format!("envelope-audit-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let file = envelope_core::audit::JsonLinesFile::open(&path).unwrap();
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(Arc::new(file)));
+    let cx = Context::new(Caller::new("bob"));
+    block_on(async {
+        for _ in 0..3 {
+            toolbox.call_in(&cx, "purge", Some(&json!({"what": "all"}))).await.unwrap();
+        }
+    });
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    assert!(lines.iter().all(|l| l["caller"] == "bob" && l["tool"] == "purge"));
+    assert!(!text.contains("\"all\""), "an argument's value in the trail: {text}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn over_http_a_sync_write_run_off_the_runtime_is_recorded_and_carries_its_provenance() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(sink.clone())).with_provenance();
+    block_on(async {
+        let addr = crate::http::serve(envelope_core::http::HttpTools::new(toolbox).router()).await;
+        let reply = crate::http::send(addr, "POST", "/tools/purge", &[], r#"{"what": "all"}"#).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        let body = reply.json();
+        let records = sink.records();
+        assert_eq!(records.len(), 2, "{records:#?}");
+        for r in &records {
+            assert_eq!(r["call_id"], body["provenance"]["call_id"]);
+            assert_eq!(r["surface"], "http");
+        }
+        assert_eq!(body["provenance"]["tool"], "purge");
+        assert_eq!(body["provenance"]["caller"], Value::Null);
+        // Failing before the write: nothing runs, 500 AUDIT_UNAVAILABLE.
+        *sink.fails.lock().unwrap() = Fails::Intents;
+        let refused = crate::http::send(addr, "POST", "/tools/purge", &[], r#"{"what": "panic"}"#).await;
+        assert_eq!(refused.status, 500, "{}", refused.text);
+        assert_eq!(refused.json()["error_code"], "AUDIT_UNAVAILABLE");
+    });
+}
+
+#[test]
+fn over_mcp_the_record_and_the_replys_provenance_share_the_call_id() {
+    use envelope_core::mcp::{McpServer, serve_io};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let sink = Kept::new(Fails::Never);
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(sink.clone())).with_provenance();
+    let replies = block_on(async {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server);
+        let served = tokio::spawn(serve_io(McpServer::new(toolbox), server_in, server_out));
+        let (output, mut input) = tokio::io::split(client);
+        let mut output = BufReader::new(output);
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "purge", "arguments": {"what": "all"}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "purge", "arguments": {"what": "panic"}}}),
+        ];
+        let mut replies = Vec::new();
+        for line in lines {
+            input.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+            if line.get("id").is_some() {
+                let mut reply = String::new();
+                output.read_line(&mut reply).await.unwrap();
+                replies.push(serde_json::from_str::<Value>(&reply).unwrap());
+            }
+        }
+        input.shutdown().await.unwrap();
+        drop(input);
+        served.await.unwrap().unwrap();
+        replies
+    });
+    let records = sink.records();
+    assert_eq!(records.len(), 4, "{records:#?}");
+    for (reply, pair) in replies[1..].iter().zip(records.chunks(2)) {
+        let envelope = &reply["result"]["structuredContent"];
+        let call_id = &envelope["provenance"]["call_id"];
+        assert!(call_id.as_str().unwrap().starts_with("call_"), "{reply}");
+        assert!(pair.iter().all(|r| &r["call_id"] == call_id), "{pair:#?}");
+        assert_eq!(pair[1]["outcome"]["status"], envelope["status"]);
+    }
+    assert_eq!(records[3]["outcome"], json!({"status": "error", "error_code": "BACKEND_ERROR"}));
+    assert_eq!(replies[2]["result"]["isError"], true);
+}
