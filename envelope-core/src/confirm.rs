@@ -278,7 +278,7 @@ fn normalized(p: &ParamSpec, v: Value) -> Value {
 }
 
 /// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
-fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
+pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
     let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
     Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
 }
@@ -822,7 +822,8 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
     let names: Vec<&str> = tools.filter(|t| t.needs_confirmation).map(|t| t.name).collect();
     let description: &'static str = Box::leak(
         format!(
-            "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply of {}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
+            "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply{}{}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
+            if names.is_empty() { "" } else { " of " },
             names.join(", ")
         )
         .into_boxed_str(),
@@ -859,6 +860,8 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         output_schema: None,
         needs_confirmation: false,
         idempotency_key: false,
+        scopes: &[],
+        declared_tier: None,
     }
 }
 

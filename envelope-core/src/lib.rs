@@ -63,6 +63,7 @@ mod formats;
 mod input;
 mod manifest;
 mod outcome;
+pub mod policy;
 pub mod providers;
 mod read;
 mod readers;
@@ -73,6 +74,7 @@ mod schema;
 mod sent;
 pub mod spec;
 pub mod store;
+mod surface;
 mod toolbox;
 mod wire;
 
@@ -203,6 +205,7 @@ pub use envelope_macros::ToolError;
 /// # });
 /// ```
 pub use envelope_macros::tool;
+pub use surface::{Surface, Visible};
 
 /// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes
 /// `&self`, and the toolbox holds the state in an `Arc`. Implements [`ToolSet`].

@@ -76,6 +76,10 @@ pub struct ToolArgs {
     pub confirm: Option<syn::Path>,
     /// Adds the optional `idempotency_key` parameter: a write that happens once per key.
     pub idempotency_key: Flag,
+    /// `scopes = ["notes:write", ...]`: the OAuth scopes a caller needs (checked in `check.rs`).
+    pub scopes: Option<ExprArray>,
+    /// `tier = 1..=4`: T1 read to T4 destructive (checked in `check.rs`).
+    pub tier: Option<syn::LitInt>,
 }
 
 /// `#[validate(...)]` on a parameter.
@@ -300,6 +304,8 @@ const TOOL_OPTIONS: &[&str] = &[
     "open_world",
     "confirm",
     "idempotency_key",
+    "scopes",
+    "tier",
 ];
 
 /// `#[tool(...)]`'s arguments, every mistake reported.
@@ -335,6 +341,32 @@ pub fn tool_args(tokens: TokenStream, errors: &mut Accumulator) -> ToolArgs {
                     }
                 };
                 once(&mut out.timeout_ms, meta, v, errors);
+            }
+            "scopes" => {
+                let v = match value_of(meta) {
+                    Some(Expr::Array(a)) => Some(a.clone()),
+                    _ => {
+                        errors.push(form_error(
+                            meta,
+                            "`scopes` is a list of OAuth scopes, like `scopes = [\"notes:write\"]`".to_owned(),
+                        ));
+                        None
+                    }
+                };
+                once(&mut out.scopes, meta, v, errors);
+            }
+            "tier" => {
+                let v = match value_of(meta) {
+                    Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i.clone()),
+                    _ => {
+                        errors.push(form_error(
+                            meta,
+                            "`tier` is a whole number from 1 (read) to 4 (destructive), like `tier = 3`".to_owned(),
+                        ));
+                        None
+                    }
+                };
+                once(&mut out.tier, meta, v, errors);
             }
             _ => errors.push(unknown_key(meta, "`#[tool]` option", TOOL_OPTIONS)),
         }
@@ -699,7 +731,7 @@ mod tests {
                 "`title` is given twice: keep one",
                 "`timeout_ms` is a whole number of milliseconds, like `timeout_ms = 5000`",
                 "`strict` is a flag: write `strict` alone",
-                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`",
+                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `scopes`, `tier`",
             ]
         );
     }

@@ -110,6 +110,10 @@ pub struct Tool {
     pub confirm: Option<syn::Path>,
     /// `idempotency_key`.
     pub idempotency_key: bool,
+    /// `scopes = [...]`: each a checked OAuth scope token, in declared order.
+    pub scopes: Vec<String>,
+    /// `tier = N`, 1 to 4, when declared.
+    pub tier: Option<u8>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -163,6 +167,17 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
             errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&at));
         }
     }
+    let scopes = raw.args.scopes.as_ref().map_or_else(Vec::new, |list| check_scopes(list, errors));
+    let tier = raw.args.tier.as_ref().and_then(|lit| match lit.base10_parse::<u8>() {
+        Ok(n @ 1..=4) => Some(n),
+        _ => {
+            errors.push(
+                Error::custom("`tier` is a whole number from 1 (read) to 4 (destructive), like `tier = 3`")
+                    .with_span(lit),
+            );
+            None
+        }
+    });
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -184,7 +199,43 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         output_schema: raw.args.output_schema.clone(),
         confirm: raw.args.confirm.clone(),
         idempotency_key,
+        scopes,
+        tier,
     }
+}
+
+/// `scopes = [...]`: at least one, each a string literal holding one OAuth scope token
+/// (RFC 6749 §3.3: `%x21 / %x23-5B / %x5D-7E`, so no space, `"` or `\\`), each once.
+fn check_scopes(list: &syn::ExprArray, errors: &mut crate::diag::Accumulator) -> Vec<String> {
+    if list.elems.is_empty() {
+        errors.push(
+            Error::custom("`scopes` names at least one scope, like `scopes = [\"notes:write\"]`; drop `scopes` for a tool any caller may call")
+                .with_span(list),
+        );
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for elem in &list.elems {
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = elem else {
+            errors.push(Error::custom("a scope is a string, like `\"notes:write\"`").with_span(elem));
+            continue;
+        };
+        let scope = s.value();
+        let token = !scope.is_empty()
+            && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+        if !token {
+            errors.push(
+                Error::custom("a scope is one OAuth scope token (RFC 6749 §3.3): visible ASCII characters, no space, `\"` or `\\`, like `\"notes:write\"`")
+                    .with_span(s),
+            );
+        } else if out.contains(&scope) {
+            errors
+                .push(Error::custom(format!("the scope `{scope}` is listed twice: list each scope once")).with_span(s));
+        } else {
+            out.push(scope);
+        }
+    }
+    out
 }
 
 const RENAME_RULES: &[(&str, ident_case::RenameRule)] = &[

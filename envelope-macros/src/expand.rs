@@ -306,6 +306,13 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     if key {
         calls.push(quote!(with_idempotency_key()));
     }
+    if !t.scopes.is_empty() {
+        let scopes = &t.scopes;
+        calls.push(quote!(with_scopes(&[#(#scopes),*])));
+    }
+    if let Some(tier) = t.tier {
+        calls.push(quote!(with_tier(#tier)));
+    }
     quote! {
         ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*

@@ -90,13 +90,34 @@ pub struct McpHttp<H = McpServer> {
     origins: OriginLayer,
     auth: Option<AuthLayer>,
     max_body_bytes: usize,
+    surface: Option<crate::Surface>,
 }
 
 impl McpHttp<McpServer> {
-    /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies.
+    /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies. On the
+    /// toolbox's surface ([`Toolbox::on`]), else on the public surface `"mcp"`
+    /// ([`crate::Surface::public`]: every tool but T4 ones).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
-        McpHttp::with_handler(McpServer::new(toolbox))
+        let server = match toolbox.surface() {
+            Some(_) => McpServer::new(toolbox),
+            None => McpServer::new(toolbox).with_surface("mcp"),
+        };
+        McpHttp::with_handler(server)
+    }
+
+    /// Serves the endpoint on `surface` ([`McpServer::with_surface`]: the tools it shows, calls
+    /// made on its name), and checks every request against it after the auth hook and before
+    /// the body is read ([`crate::http::admit`]): a caller without its scopes is 403
+    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required` or
+    /// `tenant_mismatch`, 403 `tenant_forbidden` or `tenant_policy_unavailable`; each a
+    /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
+    /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
+    #[must_use]
+    pub fn with_surface(mut self, surface: crate::Surface) -> Self {
+        self.handler = self.handler.with_surface(surface.clone());
+        self.surface = Some(surface);
+        self
     }
 }
 
@@ -106,7 +127,13 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     /// text through the request context).
     #[must_use]
     pub fn with_handler(handler: H) -> Self {
-        McpHttp { handler, origins: OriginLayer::loopback(), auth: None, max_body_bytes: DEFAULT_MAX_BODY_BYTES }
+        McpHttp {
+            handler,
+            origins: OriginLayer::loopback(),
+            auth: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            surface: None,
+        }
     }
 
     /// The `Origin` policy (default: loopback origins and requests without `Origin`).
@@ -132,7 +159,9 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         self
     }
 
-    /// The axum router serving `/mcp`. Merge it with your other routes
+    /// The axum router serving `/mcp`, and `/sse` and `/messages` answering 410
+    /// `legacy_sse_retired` (the retired HTTP+SSE transport; see [`crate::http::retired_sse`]).
+    /// Merge it with your other routes
     /// ([`Router::merge`]); serve it with [`crate::http::serve`], whose bounds and `Host` check a
     /// public network needs.
     pub fn router(self) -> Router {
@@ -150,10 +179,14 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
         let state = Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
+        // The surface's gate runs after the auth hook, which puts the verified caller in place.
+        if let Some(surface) = &self.surface {
+            route = crate::http::gated(route, surface, crate::http::ErrorBody::JsonRpc);
+        }
         if let Some(auth) = self.auth {
             route = route.layer(auth);
         }
-        route.layer(self.origins.json_rpc())
+        route.layer(self.origins.json_rpc()).merge(crate::http::retired_sse())
     }
 }
 
