@@ -68,11 +68,12 @@ LAYERS = {
     "envelope-core": [
         ["mcp", "read", "__private010", "http", "manifest", "providers"],  # entry points: adapters, reader, generated code, model APIs
         ["toolbox"],
+        ["surface", "policy"],  # where a toolbox is served, and who may call what
         ["confirm"],
         ["args"],
         ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
         ["readers", "schema", "rules", "sent", "cx", "input"],  # reading one argument, its rules
-        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store"],  # vocabulary
+        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "context"],  # vocabulary
     ],
     "envelope-macros": [
         ["crate"],

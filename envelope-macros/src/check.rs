@@ -223,7 +223,16 @@ fn check_scopes(list: &syn::ExprArray, errors: &mut crate::diag::Accumulator) ->
         let scope = s.value();
         let token = !scope.is_empty()
             && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
-        if !token {
+        if !scope.is_empty() && scope.contains(' ') && !scope.contains(['"', '\\']) {
+            let split: Vec<String> = scope.split_whitespace().map(|s| format!("\"{s}\"")).collect();
+            errors.push(
+                Error::custom(format!(
+                    "a scope is one OAuth scope token, without spaces: list each scope as its own string, like `scopes = [{}]`",
+                    split.join(", ")
+                ))
+                .with_span(s),
+            );
+        } else if !token {
             errors.push(
                 Error::custom("a scope is one OAuth scope token (RFC 6749 §3.3): visible ASCII characters, no space, `\"` or `\\`, like `\"notes:write\"`")
                     .with_span(s),
