@@ -926,6 +926,8 @@ mod tests {
             output_schema: None,
             needs_confirmation: false,
             idempotency_key: true,
+            scopes: &[],
+            declared_tier: None,
         };
         Slow { spec, runs: Arc::default(), run_ms }
     }
