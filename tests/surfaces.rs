@@ -570,3 +570,39 @@ fn the_retired_sse_transport_answers_410_naming_mcp() {
         }
     });
 }
+
+fn wipe_preview() -> Result<Value, envelope_core::Fault> {
+    Ok(json!({"wipe": "everything"}))
+}
+
+/// Wipes everything, once a person approves.
+#[tool(destructive, tier = 4, confirm = wipe_preview)]
+fn wipe() -> Value {
+    json!({"wiped": true})
+}
+
+/// Confirms a wipe where it is not shown.
+#[tool(destructive, confirm = wipe_preview)]
+fn trim() -> Value {
+    json!({"trimmed": true})
+}
+
+#[test]
+fn an_action_queued_on_an_internal_surface_is_not_found_on_a_public_one() {
+    block_on(async {
+        let toolbox = Toolbox::new().with(wipe::tool()).with(trim::tool());
+        let internal = toolbox.on(&Surface::internal("internal"));
+        let public = toolbox.on(&Surface::public("public"));
+        let queued = internal.call("wipe", None).await.unwrap().to_value();
+        let id = queued["pending_action_id"].as_str().unwrap().to_owned();
+        let approve = json!({"pending_action_id": id, "approved": true});
+        // On the public surface the id is unknown, and the hidden tool is not named.
+        let refused = public.call("confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(refused.to_value()["error_code"], "NOT_FOUND");
+        assert!(!refused.to_json().contains("wipe\""), "{}", refused.to_json());
+        assert!(!refused.message().unwrap().contains("wipe "), "{}", refused.to_json());
+        // Where it is shown, the same id still runs it, once.
+        let ran = internal.call("confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"wiped":true}}"#);
+    });
+}

@@ -486,6 +486,11 @@ impl Guard {
             Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
         };
+        // A tool this toolbox does not show (hidden on its surface, or gone from this replica) is
+        // not found here, and its name is not said: the id stays usable where the tool is shown.
+        if toolbox.tool(&name).is_none() {
+            return self.not_found(id);
+        }
         // Single use: of every replica deciding this id at once, one turns the record into the
         // mark, kept until just past the id's expiry (the id answers `CONFLICT` until then).
         let left = Duration::from_secs(u64::from(sealed.expiry).saturating_sub(now) + 60);
@@ -506,7 +511,7 @@ impl Guard {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
         let Some(tool) = toolbox.tool(&name) else {
-            return Fault::backend(format!("running the approved {name}")).into();
+            return Fault::backend("running the approved action").into();
         };
         tool.run_with(&args).await
     }
