@@ -198,15 +198,21 @@ fn a_t4_attempt_on_a_public_surface_is_recorded_and_refused_as_unknown() {
         let addr = serve(HttpTools::new(toolbox()).router()).await;
         let reply = send(addr, "POST", "/tools/purge_notes", &[], "{}").await;
         assert_eq!(reply.status, 404);
+        // And over MCP.
+        let addr = serve(McpHttp::new(toolbox()).router()).await;
+        let call = json!({"name": "purge_notes", "arguments": {}});
+        let (status, reply) = rpc(addr, "/mcp", "2025-11-25", &[], "tools/call", call).await;
+        assert_eq!((status, reply["error"]["code"].clone()), (200, json!(-32602)), "{reply}");
     });
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     let attempts: Vec<&str> = log.lines().filter(|l| l.contains("hidden tool called")).collect();
-    assert_eq!(attempts.len(), 2, "{log}");
+    assert_eq!(attempts.len(), 3, "{log}");
     assert!(attempts[0].contains("WARN"), "{log}");
     assert!(attempts[0].contains("surface=\"public\"") || attempts[0].contains("surface=public"), "{log}");
     assert!(attempts[0].contains("purge_notes") && attempts[0].contains("call_t4attempt"), "{log}");
     assert!(attempts[0].contains("sub:mallory@acme"), "{log}");
     assert!(attempts[1].contains("surface=\"http\"") || attempts[1].contains("surface=http"), "{log}");
+    assert!(attempts[2].contains("surface=\"mcp\"") || attempts[2].contains("surface=mcp"), "{log}");
     assert!(!log.contains("no_such_tool"), "{log}");
 }
 
@@ -450,9 +456,23 @@ fn the_http_endpoints_refuse_scopes_and_tenants() {
                 reply.text
             );
         }
-        // A T4 tool is there on the internal surface (and its policy answers).
+        // A T4 tool is there on the internal surface.
         let listed = send(addr, "GET", "/internal/tools", &with_header, "").await.json();
         assert!(listed.to_string().contains("purge_notes"));
+        // The policy: one that errors denies (403, no bearer challenge: no scope is missing) ...
+        let reply = send(addr, "POST", "/internal/tools/read_note", &with_header, r#"{"id": 2}"#).await;
+        assert_eq!((reply.status, reply.json()["error_code"].clone()), (403, json!("FORBIDDEN")), "{}", reply.text);
+        assert_eq!(reply.json()["hints"]["parameter"], "policy");
+        assert_eq!(reply.header("www-authenticate"), None);
+        // ... and one that blocks answers T4_BLOCKED (an `error`: 500 by the status rule).
+        let admin: Vec<(&str, &str)> = vec![
+            ("x-test-subject", "carol"),
+            ("x-test-scopes", "internal notes:write notes:admin"),
+            ("x-tenant-id", "acme"),
+        ];
+        let reply = send(addr, "POST", "/internal/tools/delete_note", &admin, r#"{"id": 2}"#).await;
+        assert_eq!((reply.status, reply.json()["error_code"].clone()), (500, json!("T4_BLOCKED")), "{}", reply.text);
+        assert_eq!(reply.json()["retryable"], false);
     });
 }
 
@@ -491,9 +511,10 @@ async fn rpc(
 #[test]
 fn mcp_surfaces_over_streamable_http_on_every_version() {
     block_on(async {
+        let recorder = Arc::new(Recorder::default());
         let app = Router::new()
             .merge(McpHttp::new(toolbox()).router())
-            .nest("/internal", McpHttp::new(toolbox()).with_surface(internal()).router());
+            .nest("/internal", McpHttp::new(governed(&recorder)).with_surface(internal()).router());
         let addr = serve(with_callers(app)).await;
         let plain = serve(McpHttp::new(toolbox_without_purge()).router()).await;
         let reader = [("x-test-subject", "bob"), ("x-test-scopes", "notes:read")];
@@ -544,14 +565,34 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
                 (403, json!("tenant_policy_unavailable")),
                 "{version}"
             );
-            // Admitted: the T4 tool is listed there, and answers for the tenant.
-            let admitted = [("x-test-subject", "carol"), ("x-test-scopes", "internal"), ("x-tenant-id", "acme")];
+            // Admitted: the T4 tool is listed there; the policy answers for the tenant.
+            let admitted = [
+                ("x-test-subject", "carol"),
+                ("x-test-scopes", "internal notes:read notes:write notes:admin"),
+                ("x-tenant-id", "acme"),
+            ];
             let (status, listed) = rpc(addr, "/internal/mcp", version, &admitted, "tools/list", json!({})).await;
             assert_eq!(status, 200, "{version}: {listed}");
             assert!(listed.to_string().contains("purge_notes"), "{version}");
-            let call = json!({"name": "purge_notes", "arguments": {}});
+            let envelope_of = |reply: &Value| reply["result"]["structuredContent"].clone();
+            let call = json!({"name": "ping", "arguments": {"n": 3}});
             let (_, reply) = rpc(addr, "/internal/mcp", version, &admitted, "tools/call", call).await;
-            assert_eq!(reply["result"]["structuredContent"]["data"], json!({"purged": true}), "{version}: {reply}");
+            assert_eq!(envelope_of(&reply)["data"], 3, "{version}: {reply}");
+            let seen = recorder.seen.lock().unwrap().last().unwrap().clone();
+            assert_eq!((seen["tenant"].clone(), seen["surface"].clone()), (json!("acme"), json!("internal")));
+            // Blocked: T4_BLOCKED; a policy that errors, or does not answer in time: FORBIDDEN.
+            for (name, arguments, code) in [
+                ("delete_note", json!({"id": 1}), "T4_BLOCKED"),
+                ("read_note", json!({"id": 1}), "FORBIDDEN"),
+                ("purge_notes", json!({}), "FORBIDDEN"),
+            ] {
+                let call = json!({"name": name, "arguments": arguments});
+                let (status, reply) = rpc(addr, "/internal/mcp", version, &admitted, "tools/call", call).await;
+                assert_eq!(status, 200, "{version}: {reply}");
+                assert_eq!(reply["result"]["isError"], true, "{version}: {reply}");
+                assert_eq!(envelope_of(&reply)["error_code"], code, "{version} {name}: {reply}");
+                assert_eq!(envelope_of(&reply)["retryable"], false, "{version} {name}: {reply}");
+            }
         }
     });
 }
@@ -604,5 +645,26 @@ fn an_action_queued_on_an_internal_surface_is_not_found_on_a_public_one() {
         // Where it is shown, the same id still runs it, once.
         let ran = internal.call("confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"wiped":true}}"#);
+    });
+}
+
+/// Purges, once a person with the admin scope approves.
+#[tool(destructive, scopes = ["notes:admin"], confirm = wipe_preview)]
+fn purge_all() -> Value {
+    json!({"purged": "all"})
+}
+
+#[test]
+fn confirm_action_runs_an_action_only_for_a_caller_with_its_scopes() {
+    block_on(async {
+        let toolbox = Toolbox::new().with(purge_all::tool());
+        let admin = cx(&["notes:admin"]);
+        let queued = toolbox.call_in(&admin, "purge_all", None).await.unwrap().to_value();
+        let approve = json!({"pending_action_id": queued["pending_action_id"], "approved": true});
+        let refused = toolbox.call_in(&cx(&["notes:read"]), "confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
+        // The id was not used up: the admin approves it.
+        let ran = toolbox.call_in(&admin, "confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"purged":"all"}}"#);
     });
 }

@@ -259,7 +259,8 @@ impl Tool {
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {
-                Some(toolbox) => guard.decide(toolbox, &id, decision).await,
+                // The caller of confirm_action runs the action: it needs the tool's scopes.
+                Some(toolbox) => guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision).await,
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
             other => self.settle(other).await,
@@ -1202,6 +1203,22 @@ impl crate::confirm::Lookup for Toolbox {
 
     fn tool(&self, name: &str) -> Option<&Tool> {
         self.get(name)
+    }
+}
+
+/// The tools `confirm_action` may run for its caller: those the toolbox shows whose scopes (and
+/// its surface's) the caller was granted. Another pending action is not found, and its id is
+/// not used up.
+struct Approver<'a> {
+    toolbox: &'a Toolbox,
+    caller: &'a Caller,
+}
+
+impl crate::confirm::Lookup for Approver<'_> {
+    type Tool = Tool;
+
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
     }
 }
 
