@@ -154,7 +154,11 @@ pub use envelope_macros::ToolError;
 /// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
 /// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
 /// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
-/// replay answers the first envelope). See [`confirm`] for both.
+/// replay answers the first envelope). See [`confirm`] for both. `scopes = ["notes:write"]`:
+/// the OAuth scopes a caller needs, every one (else `FORBIDDEN`, before any argument is read;
+/// see [`Caller`]); `tier = 1..=4`: T1 read to T4 destructive (undeclared: `read_only` T1,
+/// `destructive` T3, else T2; T4 only declared, and never shown on a public [`Surface`]).
+/// Both are in the manifest; see [`spec::Tier`] and [`Toolbox::on`].
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///

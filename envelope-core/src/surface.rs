@@ -123,8 +123,12 @@ impl Surface {
         self
     }
 
-    /// Reads `policy` for each request's tenant (and needs a tenant). See [`TenantPolicy`]: an
-    /// error or a timeout is 403 `tenant_policy_unavailable`.
+    /// Reads `policy` for each request's tenant (and needs a tenant), where the tenant is
+    /// established: over HTTP, in `http::admit` (run by `McpHttp::with_surface` and
+    /// `HttpTools::with_surface`), before the request reaches any tool. See [`TenantPolicy`]:
+    /// `Denied` is 403 `tenant_forbidden`, an error or a timeout 403
+    /// `tenant_policy_unavailable`. A call in process ([`Toolbox::call_in`](crate::Toolbox::call_in))
+    /// brings its tenant in its [`Caller`] and is not read against it.
     #[must_use]
     pub fn with_tenant_policy(mut self, policy: impl TenantPolicy) -> Self {
         self.tenant = true;
