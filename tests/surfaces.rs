@@ -335,6 +335,14 @@ fn a_closure_is_a_policy() {
         assert_eq!(blocked.to_value()["retryable"], false);
         let ok = toolbox.call_in(&cx, "ping", None).await.unwrap();
         assert_eq!(ok.to_value()["data"], 1);
+
+        // A policy that panics gave no decision: the call is refused, the server goes on.
+        let toolbox = toolbox.with_policy(|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {
+            if call.tool() == "ping" { panic!("a bug in the policy") } else { Ok(Verdict::Allow) }
+        });
+        let refused = toolbox.call_in(&cx, "ping", None).await.unwrap();
+        assert_eq!(refused.to_value()["error_code"], "FORBIDDEN");
+        assert_eq!(refused.to_value()["hints"]["parameter"], "policy");
     });
 }
 

@@ -8,13 +8,15 @@
 
 use std::fmt;
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use crate::code::codes;
-use crate::context::{Caller, Context};
+use crate::context::Caller;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
 use crate::refusal::Refusal;
@@ -69,18 +71,18 @@ impl Verdict {
 #[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct PolicyRequest<'a> {
-    cx: &'a Context,
+    cx: &'a crate::Context,
     tool: &'a ToolSpec,
     arguments: &'a Map<String, Value>,
 }
 
 impl<'a> PolicyRequest<'a> {
-    pub(crate) fn new(cx: &'a Context, tool: &'a ToolSpec, arguments: &'a Map<String, Value>) -> Self {
+    pub(crate) fn new(cx: &'a crate::Context, tool: &'a ToolSpec, arguments: &'a Map<String, Value>) -> Self {
         PolicyRequest { cx, tool, arguments }
     }
 
     /// The call's context (its caller, call id, surface, protocol version).
-    pub fn context(&self) -> &'a Context {
+    pub fn context(&self) -> &'a crate::Context {
         self.cx
     }
 
@@ -216,7 +218,10 @@ pub(crate) enum NoAnswer {
     /// It answered `Err`.
     Failed(PolicyError),
     /// It did not answer within this many milliseconds.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))] // without a timer, never
     TimedOut(u128),
+    /// It panicked.
+    Panicked,
 }
 
 impl fmt::Display for NoAnswer {
@@ -224,12 +229,16 @@ impl fmt::Display for NoAnswer {
         match self {
             NoAnswer::Failed(e) => write!(f, "failed: {e}"),
             NoAnswer::TimedOut(ms) => write!(f, "did not answer within {ms} ms"),
+            NoAnswer::Panicked => f.write_str("panicked"),
         }
     }
 }
 
-/// Awaits a hook's answer for at most `timeout` (without feature `tokio`, as long as it takes).
-pub(crate) async fn within<T>(timeout: Duration, answer: PolicyFuture<'_, T>) -> Result<T, NoAnswer> {
+/// Asks a hook (`ask`) and awaits its answer for at most `timeout` (without feature `tokio`, as
+/// long as it takes). A hook that panics, asked or awaited, gave no answer.
+pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> PolicyFuture<'a, T>) -> Result<T, NoAnswer> {
+    let Ok(answer) = catch_unwind(AssertUnwindSafe(ask)) else { return Err(NoAnswer::Panicked) };
+    let answer = Unwound(answer);
     #[cfg(feature = "tokio")]
     let answer = match tokio::time::timeout(timeout, answer).await {
         Ok(answer) => answer,
@@ -240,7 +249,22 @@ pub(crate) async fn within<T>(timeout: Duration, answer: PolicyFuture<'_, T>) ->
         let _ = timeout;
         answer.await
     };
-    answer.map_err(NoAnswer::Failed)
+    answer?.map_err(NoAnswer::Failed)
+}
+
+/// A hook's future, a panic inside it caught.
+struct Unwound<'a, T>(PolicyFuture<'a, T>);
+
+impl<T> Future for Unwound<'_, T> {
+    type Output = Result<Result<T, PolicyError>, NoAnswer>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(Poll::Ready(answer)) => Poll::Ready(Ok(answer)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(NoAnswer::Panicked)),
+        }
+    }
 }
 
 /// `FORBIDDEN` for a caller without every scope `tool` needs (`missing`, in declared order).

@@ -603,7 +603,7 @@ impl Governance {
         let policy = self.policy.as_deref()?;
         let name = tool.spec.name;
         let request = PolicyRequest::new(cx, &tool.spec, args);
-        match crate::policy::within(self.timeout, policy.decide(&request)).await {
+        match crate::policy::within(self.timeout, || policy.decide(&request)).await {
             Ok(Verdict::Allow) => None,
             Ok(Verdict::Confirm) => Some(Governed::Confirm),
             Ok(Verdict::Deny(missing)) => Some(Governed::Answer(crate::policy::denied(name, &missing))),
