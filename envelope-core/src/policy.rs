@@ -234,22 +234,35 @@ impl fmt::Display for NoAnswer {
     }
 }
 
-/// Asks a hook (`ask`) and awaits its answer for at most `timeout` (without feature `tokio`, as
-/// long as it takes). A hook that panics, asked or awaited, gave no answer.
+/// Asks a hook (`ask`) and awaits its answer for at most `timeout`. A hook that answers on its
+/// first poll (a closure, a cached decision) costs no timer; one that waits is raced against
+/// tokio's timer when one is at hand (feature `tokio`, inside a runtime with timers), else
+/// awaited as long as it takes. A hook that panics, asked or awaited, gave no answer.
 pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> PolicyFuture<'a, T>) -> Result<T, NoAnswer> {
     let Ok(answer) = catch_unwind(AssertUnwindSafe(ask)) else { return Err(NoAnswer::Panicked) };
-    let answer = Unwound(answer);
+    let mut answer = Unwound(answer);
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut answer).poll(cx))).await;
+    if let Poll::Ready(answered) = first {
+        return answered?.map_err(NoAnswer::Failed);
+    }
     #[cfg(feature = "tokio")]
-    let answer = match tokio::time::timeout(timeout, answer).await {
-        Ok(answer) => answer,
-        Err(_) => return Err(NoAnswer::TimedOut(timeout.as_millis())),
-    };
-    #[cfg(not(feature = "tokio"))]
-    let answer = {
-        let _ = timeout;
-        answer.await
-    };
-    answer?.map_err(NoAnswer::Failed)
+    if tokio::runtime::Handle::try_current().is_ok()
+        && let Ok(sleep) = catch_unwind(|| tokio::time::sleep(timeout))
+    {
+        let mut sleep = std::pin::pin!(sleep);
+        return std::future::poll_fn(|cx| {
+            if let Poll::Ready(answered) = Pin::new(&mut answer).poll(cx) {
+                return Poll::Ready(answered.and_then(|a| a.map_err(NoAnswer::Failed)));
+            }
+            match sleep.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(NoAnswer::TimedOut(timeout.as_millis()))),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+    }
+    let _ = timeout;
+    answer.await?.map_err(NoAnswer::Failed)
 }
 
 /// A hook's future, a panic inside it caught.
@@ -327,4 +340,28 @@ pub(crate) fn undecided(tool: &str) -> Envelope {
 /// `T4_BLOCKED` for a call a policy blocked.
 pub(crate) fn blocked(tool: &str, surface: &str, reason: &str) -> Envelope {
     Fault::new(codes::T4_BLOCKED, format!("{tool} on the surface {surface} ({reason})")).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poll_once<F: Future>(f: F) -> Poll<F::Output> {
+        let mut f = std::pin::pin!(f);
+        f.as_mut().poll(&mut Context::from_waker(std::task::Waker::noop()))
+    }
+
+    #[test]
+    fn a_hook_that_answers_at_once_needs_no_runtime_and_one_that_panics_gave_no_answer() {
+        let ready = within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::ready(Ok(Verdict::Allow))));
+        assert!(matches!(poll_once(ready), Poll::Ready(Ok(Verdict::Allow))));
+        let failed = within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::ready(Err::<Verdict, _>("down".into()))));
+        assert!(matches!(poll_once(failed), Poll::Ready(Err(NoAnswer::Failed(_)))));
+        let panicked = within::<Verdict>(DEFAULT_POLICY_TIMEOUT, || panic!("asked"));
+        assert!(matches!(poll_once(panicked), Poll::Ready(Err(NoAnswer::Panicked))));
+        // Outside a runtime, a hook that waits is awaited (no timer to race it against).
+        let waiting =
+            within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::pending::<Result<Verdict, PolicyError>>()));
+        assert!(poll_once(waiting).is_pending());
+    }
 }
