@@ -818,6 +818,12 @@ impl Toolbox {
     /// The refusal of a call of `tool` in `cx` before any argument is read: the surface's and
     /// the tool's scopes the caller lacks, or no tenant on a surface that needs one.
     pub(crate) fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
+        // The usual call: nothing to check.
+        if tool.scopes().is_empty()
+            && self.surface.as_deref().is_none_or(|s| s.scopes().is_empty() && !s.needs_tenant())
+        {
+            return None;
+        }
         let caller = cx.caller();
         let missing = self.missing_scopes(caller, tool);
         if !missing.is_empty() {
