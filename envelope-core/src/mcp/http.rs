@@ -22,6 +22,10 @@
 //! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
 //! | a `Content-Type` other than `application/json` | 415 | `-32600` |
 //! | an empty body | 400 | `-32700` |
+//! | on a surface ([`McpHttp::with_surface`]): a scope of the surface lacking | 403 | `insufficient_scope`, with `WWW-Authenticate` |
+//! | on a surface that needs a tenant: none, or a header contradicting the credential's | 400 | `tenant_required`, `tenant_mismatch` |
+//! | the tenant policy refuses, or cannot be read (fails, times out) | 403 | `tenant_forbidden`, `tenant_policy_unavailable` |
+//! | `/sse` or `/messages`, any method (the retired HTTP+SSE transport) | 410 | `{"error": "legacy_sse_retired", ...}`, naming `/mcp` |
 //!
 //! Served by [`crate::http::serve`], the server adds its own refusals, JSON-RPC error bodies
 //! too on `/mcp`: a `Host` not served (403, `forbidden_host`), a bound reached on connections,
