@@ -68,6 +68,7 @@ LAYERS = {
     "envelope-core": [
         ["mcp", "read", "__private010", "http", "manifest", "providers"],  # entry points: adapters, reader, generated code, model APIs
         ["toolbox"],
+        ["surface", "policy"],  # where a toolbox is served, and who may call what
         ["confirm"],
         ["audit"],  # the audit trail and what a toolbox adds around each call
         ["args"],

@@ -271,6 +271,7 @@ impl Runner {
             ("enum/enum_tool_call", "enum/string_tool_call", "Choice enum / String, Tool::call"),
             ("enum/serde_enum", "enum/serde_string", "enum / String, plain serde"),
             ("failure/toolbox_call", "success/toolbox_call", "refusal (2 problems) / success"),
+            ("text/call_json_policy", "text/call_json", "call_json under a policy / without"),
             ("text/call_json", "text/serde_limit", "Toolbox::call_json / serde limit, &str"),
             ("text/serde_limit", "text/serde_floor", "serde limit / serde floor, &str"),
             ("text/refusal", "text/serde_floor", "refusal from &str / serde floor"),
@@ -369,6 +370,14 @@ fn main() {
     r.bench("text", "serde_limit", || serde_limit(black_box(good_text)).is_ok());
     r.bench("text", "call_json", || ready(toolbox.call_json("top_queries", black_box(good_text))));
     r.bench("text", "refusal", || ready(toolbox.call_json("top_queries", black_box(bad_text))).map(|e| e.to_json()));
+    // Under a policy that allows at once: the arguments object is built for it, and it is asked.
+    let governed = toolbox.clone().with_policy(
+        |_: &envelope_core::policy::PolicyRequest<'_>| -> Result<envelope_core::policy::Verdict, envelope_core::policy::PolicyError> {
+            Ok(envelope_core::policy::Verdict::Allow)
+        },
+    );
+    assert_eq!(ready(governed.call_json("top_queries", good_text)).expect("a tool").status(), Status::Ok);
+    r.bench("text", "call_json_policy", || ready(governed.call_json("top_queries", black_box(good_text))));
     let (floor, _) = allocations(|| serde_json::from_str::<TopQueriesPlain>(good_text));
     let (limit, _) = allocations(|| serde_limit(good_text));
     let (ours, _) = allocations(|| ready(toolbox.call_json("top_queries", good_text)));

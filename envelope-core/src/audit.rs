@@ -92,6 +92,10 @@ pub enum RecordKind {
     Intent,
     /// After the call answered (or was dropped).
     Outcome,
+    /// A call of a tool hidden on the caller's surface (a T4 tool on a public surface, or one
+    /// outside the surface's visible set): answered as an unknown tool, nothing ran. Its
+    /// `outcome` is `{"status": "refused", "reason": "hidden"}`.
+    Attempt,
 }
 
 impl RecordKind {
@@ -100,6 +104,7 @@ impl RecordKind {
         match self {
             RecordKind::Intent => "intent",
             RecordKind::Outcome => "outcome",
+            RecordKind::Attempt => "attempt",
         }
     }
 }
@@ -336,16 +341,9 @@ impl AuditSink for RedisStream {
     }
 }
 
-/// The tier of a tool until tiers are declared: `read_only` → 1, `destructive` → 3, else 2.
+/// The tool's tier, 1 to 4 ([`ToolSpec::tier`]: declared, else derived from the annotations).
 pub(crate) fn tier(spec: &ToolSpec) -> u8 {
-    let a = &spec.annotations;
-    if a.read_only_hint == Some(true) {
-        1
-    } else if a.destructive_hint == Some(true) {
-        3
-    } else {
-        2
-    }
+    spec.tier().number()
 }
 
 /// `AUDIT_UNAVAILABLE`: the intent of a governed write could not be written, so it did not run.
@@ -466,6 +464,18 @@ impl Governed {
         }
     }
 
+    /// A call of this tool on a surface that hides it: the `attempt` record, written before the
+    /// call is answered as an unknown tool (a failure to write it is logged; the answer is the
+    /// same).
+    pub(crate) async fn attempted(&self) {
+        let Some(audit) = &self.0.audit else { return };
+        let record = self.record(RecordKind::Attempt, None);
+        self.state().done = true;
+        if let Err(e) = audit.write(&record).await {
+            tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "hidden tool's attempt not recorded");
+        }
+    }
+
     /// The call runs the action `pending_action_id` approved.
     pub(crate) fn approved(&self, pending_action_id: &str) {
         self.state().approval = Some(pending_action_id.to_owned());
@@ -550,6 +560,7 @@ impl Governed {
             arguments_sha256: s.arguments.clone(),
             outcome: match (kind, envelope) {
                 (RecordKind::Intent, _) => None,
+                (RecordKind::Attempt, _) => Some(serde_json::json!({"status": "refused", "reason": "hidden"})),
                 (RecordKind::Outcome, Some(e)) => Some(outcome_of(e)),
                 (RecordKind::Outcome, None) => Some(serde_json::json!({"status": "cancelled"})),
             },

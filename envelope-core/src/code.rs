@@ -323,6 +323,15 @@ pub mod codes {
         .with_action("do not retry unchanged; tell the operator that the audit trail is unavailable")
         .with_retry(Retry::Never);
 
+    /// `error`, 500, not retryable: destructive execution is blocked on this surface or by the
+    /// server's policy (DESIGN's code table). Nothing was done; the same call will be blocked
+    /// again. Its HTTP status is 500, the rule's for an `error` code whose own status is not
+    /// 5xx ([`crate::http::status`]).
+    pub const T4_BLOCKED: Code = Code::new("T4_BLOCKED", Error)
+        .with_meaning("destructive execution is blocked on this surface or by the server's policy; nothing was done")
+        .with_action("do not retry unchanged; ask a person to do it where it is allowed, or choose another action")
+        .with_retry(Retry::Never);
+
     /// Every standard code, in a fixed order.
     pub const ALL: &[Code] = &[
         VALIDATION_ERROR,
@@ -340,5 +349,6 @@ pub mod codes {
         TIMEOUT,
         BACKEND_ERROR,
         AUDIT_UNAVAILABLE,
+        T4_BLOCKED,
     ];
 }

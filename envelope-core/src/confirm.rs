@@ -290,7 +290,7 @@ fn normalized(p: &ParamSpec, v: Value) -> Value {
 }
 
 /// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
-fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
+pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
     let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
     Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
 }
@@ -506,9 +506,13 @@ impl Guard {
             Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
         };
-        let tool = toolbox.tool(&name);
+        // A tool this toolbox does not show (hidden on its surface, or gone from this replica) is
+        // not found here, and its name is not said: the id stays usable where the tool is shown.
+        let Some(tool) = toolbox.tool(&name) else {
+            return self.not_found(id);
+        };
         if decision == Decision::Approve
-            && let (Some(call), Some(tool)) = (call, tool)
+            && let Some(call) = call
         {
             call.approved(id);
             if let Err(refused) = call.before(tool.declared(), &args).await {
@@ -534,9 +538,6 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        let Some(tool) = tool else {
-            return Fault::backend(format!("running the approved {name}")).into();
-        };
         tool.run_with(&args).await
     }
 
@@ -912,7 +913,8 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
     let names: Vec<&str> = tools.filter(|t| t.needs_confirmation).map(|t| t.name).collect();
     let description: &'static str = Box::leak(
         format!(
-            "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply of {}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
+            "Approves or rejects an action that waits for a person's approval (a needs_confirmation reply{}{}). Ask the person first, showing the preview; send approved: true only on their yes. Approved, the action runs once and this answers its reply; rejected, nothing runs. Either way the pending_action_id is used up.",
+            if names.is_empty() { "" } else { " of " },
             names.join(", ")
         )
         .into_boxed_str(),
@@ -950,6 +952,8 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         needs_confirmation: false,
         idempotency_key: false,
         rate_limit: None,
+        scopes: &[],
+        declared_tier: None,
     }
 }
 
@@ -1015,6 +1019,8 @@ mod tests {
             needs_confirmation: false,
             idempotency_key: true,
             rate_limit: None,
+            scopes: &[],
+            declared_tier: None,
         };
         Slow { spec, runs: Arc::default(), run_ms }
     }

@@ -64,6 +64,7 @@ mod formats;
 mod input;
 mod manifest;
 mod outcome;
+pub mod policy;
 pub mod providers;
 pub mod rate;
 mod read;
@@ -75,6 +76,7 @@ mod schema;
 mod sent;
 pub mod spec;
 pub mod store;
+mod surface;
 mod toolbox;
 mod wire;
 
@@ -154,7 +156,11 @@ pub use envelope_macros::ToolError;
 /// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
 /// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
 /// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
-/// replay answers the first envelope). See [`confirm`] for both.
+/// replay answers the first envelope). See [`confirm`] for both. `scopes = ["notes:write"]`:
+/// the OAuth scopes a caller needs, every one (else `FORBIDDEN`, before any argument is read;
+/// see [`Caller`]); `tier = 1..=4`: T1 read to T4 destructive (undeclared: `read_only` T1,
+/// `destructive` T3, else T2; T4 only declared, and never shown on a public [`Surface`]).
+/// Both are in the manifest; see [`spec::Tier`] and [`Toolbox::on`].
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///
@@ -205,6 +211,7 @@ pub use envelope_macros::ToolError;
 /// # });
 /// ```
 pub use envelope_macros::tool;
+pub use surface::{Surface, Visible};
 
 /// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes
 /// `&self`, and the toolbox holds the state in an `Arc`. Implements [`ToolSet`].

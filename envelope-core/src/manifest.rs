@@ -22,6 +22,8 @@ impl Toolbox {
     ///     "description": "...",
     ///     "inputSchema": {"type": "object", ...},
     ///     "annotations": {"readOnlyHint": true, "idempotentHint": true},
+    ///     "scopes": ["queries:read"],     // every one needed; [] for any caller
+    ///     "tier": 1,                      // 1 (read) to 4 (destructive)
     ///     "error_codes": [
     ///       {"code": "VALIDATION_ERROR", "retryable": false},
     ///       {"code": "BACKEND_ERROR", "retryable": true}
@@ -39,6 +41,10 @@ impl Toolbox {
     /// - `annotations` holds the MCP hints (MCP 2025-11-25 `ToolAnnotations`) the tool declares
     ///   with `#[tool(read_only, destructive, idempotent, open_world)]`; an undeclared hint is
     ///   absent, not `false`.
+    /// - `scopes` is what `#[tool(scopes = [...])]` declares ([`Tool::scopes`]): a caller
+    ///   needs every one (else `FORBIDDEN`); `tier` is the effective tier, 1 to 4
+    ///   ([`Tool::tier`]: declared with `#[tool(tier = N)]`, else 1 for `read_only`, 3 for
+    ///   `destructive`, 2 otherwise).
     /// - A tool's `error_codes` lists every code its envelopes can carry and no other
     ///   ([`ToolSpec::error_codes`](crate::spec::ToolSpec::error_codes)), each with the `retryable`
     ///   its envelopes carry: a fault is retryable only when its code is and the tool is
@@ -129,6 +135,8 @@ fn tool_entry(tool: &Tool, prefix: &str) -> Value {
         }
     }
     m.insert("annotations".into(), Value::Object(hints));
+    m.insert("scopes".into(), json!(tool.scopes()));
+    m.insert("tier".into(), json!(tool.tier().number()));
     let codes: Vec<Value> = tool
         .spec()
         .error_codes

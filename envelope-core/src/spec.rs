@@ -564,6 +564,78 @@ pub struct ToolSpec {
     /// `#[tool(rate_limit = "30/min")]`: calls of one caller (and tenant) past this are
     /// refused with `RATE_LIMITED` (see [`crate::rate`]).
     pub rate_limit: Option<crate::RateLimit>,
+    /// `#[tool(scopes = ["notes:write"])]`: the OAuth scopes (RFC 6749 §3.3) a caller must have
+    /// been granted, every one of them; empty: any caller.
+    pub scopes: &'static [&'static str],
+    /// `#[tool(tier = N)]`, when declared; [`ToolSpec::tier`] gives the effective tier.
+    pub declared_tier: Option<Tier>,
+}
+
+/// How much a call can change: T1 reads, T2 writes, T3 destructive writes, T4 destructive
+/// actions a public surface never offers (DESIGN "Identity, tenants, tiers, surfaces").
+///
+/// Declared with `#[tool(tier = 1..=4)]`. Undeclared, it is derived from the MCP annotations:
+/// `read_only` → T1, `destructive` → T3, anything else → T2 (`destructive` wins over
+/// `read_only`). T4 is never derived: only a tool that declares `tier = 4` is T4. Complete as it
+/// is (as `Bound`), so not `#[non_exhaustive]`.
+///
+/// ```
+/// use envelope_core::spec::Tier;
+///
+/// assert_eq!(Tier::from_number(4), Some(Tier::T4));
+/// assert_eq!(Tier::T3.number(), 3);
+/// assert_eq!(Tier::T1.as_str(), "T1");
+/// assert_eq!(Tier::from_number(5), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tier {
+    /// T1: reads; changes nothing.
+    T1,
+    /// T2: writes that can be undone (the default of a tool that is not `read_only`).
+    T2,
+    /// T3: destructive writes (the default of a `destructive` tool).
+    T3,
+    /// T4: destructive actions of wide reach; never visible on a public surface.
+    T4,
+}
+
+impl Tier {
+    /// The tier numbered `n` (1 to 4).
+    pub const fn from_number(n: u8) -> Option<Tier> {
+        match n {
+            1 => Some(Tier::T1),
+            2 => Some(Tier::T2),
+            3 => Some(Tier::T3),
+            4 => Some(Tier::T4),
+            _ => None,
+        }
+    }
+
+    /// 1 to 4: the manifest's `tier`.
+    pub const fn number(self) -> u8 {
+        match self {
+            Tier::T1 => 1,
+            Tier::T2 => 2,
+            Tier::T3 => 3,
+            Tier::T4 => 4,
+        }
+    }
+
+    /// `"T1"` to `"T4"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Tier::T1 => "T1",
+            Tier::T2 => "T2",
+            Tier::T3 => "T3",
+            Tier::T4 => "T4",
+        }
+    }
+}
+
+impl std::fmt::Display for Tier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Annotations {
@@ -603,6 +675,8 @@ impl ToolSpec {
             needs_confirmation: false,
             idempotency_key: false,
             rate_limit: None,
+            scopes: &[],
+            declared_tier: None,
         }
     }
 
@@ -656,6 +730,47 @@ impl ToolSpec {
         if !self.error_codes.contains(&crate::codes::RATE_LIMITED) {
             let at = usize::from(self.error_codes.first() == Some(&crate::codes::VALIDATION_ERROR));
             self.error_codes.insert(at, crate::codes::RATE_LIMITED);
+        }
+    }
+
+    /// `#[tool(scopes = [...])]`: a caller needs every one of `scopes`. Adds `FORBIDDEN` to the
+    /// tool's codes (answered to a caller without them).
+    #[must_use]
+    pub fn with_scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        if !scopes.is_empty() {
+            add_codes(&mut self.error_codes, &[crate::codes::FORBIDDEN]);
+        }
+        ToolSpec { scopes, ..self }
+    }
+
+    /// `#[tool(tier = n)]` (1 to 4; any other number leaves the tier derived).
+    #[must_use]
+    pub fn with_tier(self, n: u8) -> Self {
+        ToolSpec { declared_tier: Tier::from_number(n), ..self }
+    }
+
+    /// The effective tier: the declared one, else derived from the annotations (`destructive`
+    /// → T3, `read_only` → T1, else T2; see [`Tier`]).
+    pub fn tier(&self) -> Tier {
+        self.declared_tier.unwrap_or(match (self.annotations.destructive_hint, self.annotations.read_only_hint) {
+            (Some(true), _) => Tier::T3,
+            (_, Some(true)) => Tier::T1,
+            _ => Tier::T2,
+        })
+    }
+}
+
+/// Adds `add` to a tool's `codes` (each once), before its trailing `TIMEOUT` and
+/// `BACKEND_ERROR`, so the order stays: `VALIDATION_ERROR`, declared codes, governance codes,
+/// `TIMEOUT`, `BACKEND_ERROR`.
+pub(crate) fn add_codes(codes: &mut Vec<crate::Code>, add: &[crate::Code]) {
+    use crate::codes::{BACKEND_ERROR, TIMEOUT};
+    let tail = codes.iter().rev().take_while(|c| **c == TIMEOUT || **c == BACKEND_ERROR).count();
+    let mut at = codes.len() - tail;
+    for c in add {
+        if !codes.contains(c) {
+            codes.insert(at, *c);
+            at += 1;
         }
     }
 }

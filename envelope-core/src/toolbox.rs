@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::args;
 use crate::audit::Governed;
 use crate::confirm::{Decision, Guarded, MIN_SECRET_BYTES, PendingCheck, SecretTooShort, Step, validated_args};
-use crate::context::Context;
+use crate::context::{Caller, Context};
 use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
@@ -28,6 +28,8 @@ use crate::store::Store;
 use crate::wire::{self, WireFormat};
 
 pub use crate::outcome::{EnvelopeFuture, Outcome};
+use crate::policy::{Policy, PolicyRequest, Verdict};
+use crate::surface::Surface;
 
 /// The function `#[tool]` generates: reads the arguments and calls the tool.
 pub type CallFn = for<'a> fn(&'a ToolSpec, Input<'a>) -> Outcome<'a>;
@@ -131,6 +133,19 @@ impl Tool {
         wire::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
     }
 
+    /// The OAuth scopes a caller needs, every one (`#[tool(scopes = [...])]`; empty: any
+    /// caller). A caller without them is refused `FORBIDDEN` before any argument is read.
+    pub fn scopes(&self) -> &[&'static str] {
+        self.spec.scopes
+    }
+
+    /// The effective tier: `#[tool(tier = N)]`, else derived from the annotations
+    /// (`destructive` → T3, `read_only` → T1, else T2; T4 only when declared). See
+    /// [`Tier`](crate::spec::Tier).
+    pub fn tier(&self) -> crate::spec::Tier {
+        self.spec.tier()
+    }
+
     /// Whether lax coercions are off (`#[tool(strict)]`).
     pub fn strict(&self) -> bool {
         self.spec.strict
@@ -205,22 +220,37 @@ impl Tool {
                 return Started::Done(Refusal::from_problems(vec![problem]).into());
             }
         };
+        // Under a policy, the body waits for its verdict: a sync body is left, not run.
+        let defer = defer || at.under_policy(&self.spec);
         let input = Input::object_as_sent(obj, numbers).deferring(defer).in_context(at.cx);
         self.started(self.start(input), obj, at).await
     }
 
-    /// What a started call comes to: its envelope, or its sync body left to run.
+    /// What a started call comes to: its envelope, or its sync body left to run. Under a
+    /// policy ([`Toolbox::with_policy`]), the arguments are read and valid here and the body has
+    /// not run (a sync body was left, an async one not polled, a guarded one not stepped): the
+    /// policy's verdict comes first.
     async fn started(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Started {
-        match outcome {
+        if let Outcome::Ready(envelope) = outcome {
             // A sync tool's answer, or a refusal: no future to poll.
-            Outcome::Ready(envelope) => {
-                if let Some(call) = at.call
-                    && envelope.status() != crate::Status::Invalid
-                {
-                    call.read(&self.spec, &validated_args(&self.spec.params, obj));
-                }
-                Started::Done(self.settled(envelope))
+            if let Some(call) = at.call
+                && envelope.status() != crate::Status::Invalid
+            {
+                call.read(&self.spec, &validated_args(&self.spec.params, obj));
             }
+            return Started::Done(self.settled(envelope));
+        }
+        if let Some(toolbox) = at.toolbox.filter(|_| at.under_policy(&self.spec)) {
+            let args = validated_args(&self.spec.params, obj);
+            if let Some(refused) = toolbox.policing.verdict(self, &args, at.cx).await {
+                return Started::Done(match refused {
+                    Ruled::Answer(envelope) => envelope,
+                    Ruled::Confirm => self.confirm_by_policy(outcome, args, toolbox, at.cx).await,
+                });
+            }
+        }
+        match outcome {
+            Outcome::Ready(envelope) => Started::Done(self.settled(envelope)),
             Outcome::Later(body) => {
                 if let Some(call) = at.call
                     && let Err(refused) = call.before(&self.spec, &validated_args(&self.spec.params, obj)).await
@@ -263,7 +293,10 @@ impl Tool {
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {
-                Some(toolbox) => guard.decide(toolbox, &id, decision, at.call).await,
+                // The caller of confirm_action runs the action: it needs the tool's scopes.
+                Some(toolbox) => {
+                    guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision, at.call).await
+                }
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
             other => {
@@ -275,6 +308,31 @@ impl Tool {
                 self.settle(other).await
             }
         }
+    }
+
+    /// A call a policy asked to confirm: a confirm tool's own preview, else a preview of the
+    /// call itself (`{"tool", "arguments"}`, without secret parameters), queued for approval.
+    /// The started outcome is dropped unrun; `confirm_action` runs the call from its arguments.
+    async fn confirm_by_policy(
+        &self,
+        outcome: Outcome<'_>,
+        args: Map<String, Value>,
+        toolbox: &Toolbox,
+        cx: &Context,
+    ) -> Envelope {
+        let caller = cx.caller().key();
+        match outcome {
+            Outcome::Guarded(g) if self.spec.needs_confirmation => {
+                return toolbox.guard.queue(self, args, g, &caller).await;
+            }
+            unrun => drop(unrun),
+        }
+        let preview = serde_json::json!({
+            "tool": self.spec.name,
+            "arguments": crate::confirm::public_args(&self.spec.params, &args),
+        });
+        let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
+        toolbox.guard.queue(self, args, g, &caller).await
     }
 
     /// Runs the generated call function on `input`; a panic becomes a `BACKEND_ERROR` fault.
@@ -345,8 +403,9 @@ impl Tool {
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
     async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
-        // An audited call hashes its validated arguments: it reads them as an object.
-        if self.walkable && at.call.is_none_or(|c| !c.audits()) {
+        // An audited call hashes its validated arguments, and a policy reads them: both read
+        // them as an object.
+        if self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec) {
             // The usual call: an object of scalars, read in one pass (see `crate::input`).
             let n = self.spec.params.len();
             let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
@@ -568,6 +627,68 @@ pub struct Toolbox {
     /// Whether the last tool is the `confirm_action` this toolbox added.
     confirm_action: bool,
     format: WireFormat,
+    /// The surface this toolbox is served on ([`Toolbox::on`]), if any.
+    surface: Option<Arc<Surface>>,
+    /// Every tool registered with [`Toolbox::with`], as registered (`tools` is what the
+    /// surface shows of them, with `confirm_action`): [`Toolbox::on`] starts from these.
+    registered: Vec<Tool>,
+    policing: Policing,
+}
+
+/// The policy hook of a toolbox and its timeout.
+#[derive(Clone)]
+struct Policing {
+    policy: Option<Arc<dyn Policy>>,
+    timeout: Duration,
+}
+
+impl Default for Policing {
+    fn default() -> Self {
+        Policing { policy: None, timeout: crate::policy::DEFAULT_POLICY_TIMEOUT }
+    }
+}
+
+impl fmt::Debug for Policing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policing").field("policy", &self.policy.is_some()).field("timeout", &self.timeout).finish()
+    }
+}
+
+/// What a policy made of a call it did not allow.
+enum Ruled {
+    /// Refused or blocked: this envelope.
+    Answer(Envelope),
+    /// Queued for approval.
+    Confirm,
+}
+
+/// The codes a policy can add to any tool's answers.
+const POLICY_CODES: [crate::Code; 3] =
+    [crate::codes::FORBIDDEN, crate::codes::T4_BLOCKED, crate::codes::CONFIRMATION_REQUIRED];
+
+impl Policing {
+    /// The policy's verdict on a call of `tool` with `args` in `cx`: `None` to go on.
+    async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
+        let policy = self.policy.as_deref()?;
+        let name = tool.spec.name;
+        let request = PolicyRequest::new(cx, &tool.spec, args);
+        match crate::policy::within(self.timeout, || policy.decide(&request)).await {
+            Ok(Verdict::Allow) => None,
+            Ok(Verdict::Confirm) => Some(Ruled::Confirm),
+            Ok(Verdict::Deny(missing)) => Some(Ruled::Answer(crate::policy::denied(name, &missing))),
+            Ok(Verdict::Block(reason)) => Some(Ruled::Answer(crate::policy::blocked(name, cx.surface(), &reason))),
+            Err(why) => {
+                #[cfg(feature = "http")]
+                tracing::warn!(
+                    tool = name,
+                    call_id = cx.call_id(),
+                    "the policy gave no decision ({why}); the call is refused"
+                );
+                let _ = why;
+                Some(Ruled::Answer(crate::policy::undecided(name)))
+            }
+        }
+    }
 }
 
 impl Toolbox {
@@ -582,16 +703,213 @@ impl Toolbox {
     /// If a tool of the same name is already registered (a programming error: the second
     /// could never be called).
     #[must_use]
-    pub fn with(mut self, mut tool: Tool) -> Self {
-        assert!(self.get(tool.name()).is_none(), "two tools are named `{}`", tool.name());
+    pub fn with(mut self, tool: Tool) -> Self {
+        let name = tool.name();
+        assert!(self.registered.iter().all(|t| t.name() != name), "two tools are named `{name}`");
+        self.registered.push(tool.clone());
+        if self.show(tool) {
+            self.refresh_confirm_action();
+        }
+        self
+    }
+
+    /// Adds `tool` (before any `confirm_action`) when this toolbox's surface shows it; `true`
+    /// when added.
+    fn show(&mut self, mut tool: Tool) -> bool {
+        if let Some(surface) = &self.surface {
+            if !surface.shows(&tool.spec) {
+                return false;
+            }
+            if !surface.scopes().is_empty() || surface.needs_tenant() {
+                crate::spec::add_codes(&mut tool.spec.error_codes, &[crate::codes::FORBIDDEN]);
+            }
+        }
+        if self.policing.policy.is_some() {
+            crate::spec::add_codes(&mut tool.spec.error_codes, &POLICY_CODES);
+        }
         tool.format = self.format;
         if self.guard.rate_limit.is_some() {
             tool.spec.declare_rate_limited();
         }
         self.declare_audit(&mut tool.spec);
-        self.tools.push(tool);
+        let at = self.tools.len() - usize::from(self.confirm_action);
+        self.tools.insert(at, tool);
+        true
+    }
+
+    /// This toolbox as served on `surface`: the same tools, store, secret and policy, showing
+    /// only the tools `surface` shows ([`Surface::shows`]; never a T4 tool on a public surface).
+    /// A hidden tool is absent from [`tools`](Self::tools), [`get`](Self::get), the
+    /// [`manifest`](Self::manifest), `tools/list`, `GET /tools` and every provider export, and
+    /// a call to it is answered exactly as a name no tool has ([`UnknownTool`] over the visible
+    /// names: the same sentence, the same did-you-mean). The attempt is logged (`tracing`,
+    /// feature `http`, a `warn` event `hidden tool called` with the surface, the tool, the
+    /// call id and the caller's key).
+    ///
+    /// Every call is made on the surface: [`Context::surface`] is its name over the servers
+    /// (`McpServer`, `HttpTools`), and a caller without the surface's scopes, or without a
+    /// tenant where the surface needs one, is refused `FORBIDDEN` before any argument is read.
+    /// Its tools list `FORBIDDEN` among their codes when the surface has scopes or needs a
+    /// tenant. Served again on another surface, a toolbox starts again from every tool
+    /// registered: `toolbox.on(&a).on(&b)` is `toolbox.on(&b)`.
+    ///
+    /// ```
+    /// use envelope_core::{Surface, Toolbox, tool};
+    ///
+    /// /// Reads a note.
+    /// #[tool(read_only)]
+    /// fn read_note(id: u32) -> u32 { id }
+    ///
+    /// /// Deletes a note.
+    /// #[tool(destructive)]
+    /// fn delete_note(id: u32) -> u32 { id }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new().with(read_note::tool()).with(delete_note::tool());
+    /// let readers = toolbox.on(&Surface::public("readers").only(["read_note"]));
+    /// let hidden = readers.call("delete_note", None).await.unwrap_err();
+    /// let unknown = readers.call("delete_notes", None).await.unwrap_err();
+    /// assert_eq!(hidden.to_string(), r#""delete_note" is not a tool of this server; accepted: read_note. Call one of the listed tools (tools/list)."#);
+    /// assert_eq!(unknown.to_string().replace("delete_notes", "delete_note"), hidden.to_string());
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn on(&self, surface: &Surface) -> Toolbox {
+        let mut out = Toolbox {
+            tools: Vec::with_capacity(self.registered.len() + 1),
+            surface: Some(Arc::new(surface.clone())),
+            ..self.clone()
+        };
+        out.confirm_action = false;
+        for tool in &self.registered {
+            out.show(tool.clone());
+        }
+        out.refresh_confirm_action();
+        out
+    }
+
+    /// The surface this toolbox is served on ([`on`](Self::on)), if any.
+    pub fn surface(&self) -> Option<&Surface> {
+        self.surface.as_deref()
+    }
+
+    /// Every scope a tool of this toolbox (or its surface) needs, each once, in order: what
+    /// a server lists as `scopes_supported` (RFC 9728 §2).
+    pub fn scopes(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let surface = self.surface.iter().flat_map(|s| s.scopes().iter().map(String::as_str));
+        for s in surface.chain(self.tools.iter().flat_map(|t| t.scopes().iter().copied())) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Asks `policy` about every call of this toolbox's tools (all but `confirm_action`), after
+    /// the arguments are read and validated and before the body runs: allow, deny
+    /// (`FORBIDDEN`), block (`T4_BLOCKED`), or queue for approval (see [`Verdict`]). A policy
+    /// that errors or answers later than the timeout ([`with_policy_timeout`](Self::with_policy_timeout),
+    /// 1 second by default) denies. Every tool then lists `FORBIDDEN`, `T4_BLOCKED` and
+    /// `CONFIRMATION_REQUIRED` among its codes, and `confirm_action` is offered (unless
+    /// [`without_queue`](Self::without_queue)). See [`Policy`].
+    ///
+    /// Under a policy the arguments object is built for every call (the one-pass reading of
+    /// [`Tool::call_json`] does not build it).
+    #[must_use]
+    pub fn with_policy(mut self, policy: impl Policy) -> Self {
+        self.policing.policy = Some(Arc::new(policy));
+        let added = usize::from(self.confirm_action);
+        let end = self.tools.len() - added;
+        for tool in &mut self.tools[..end] {
+            crate::spec::add_codes(&mut tool.spec.error_codes, &POLICY_CODES);
+        }
         self.refresh_confirm_action();
         self
+    }
+
+    /// How long the policy may take before it counts as failed, and denies (default 1 second;
+    /// needs feature `tokio`, without which a policy is awaited as long as it takes).
+    #[must_use]
+    pub fn with_policy_timeout(mut self, timeout: Duration) -> Self {
+        self.policing.timeout = timeout;
+        self
+    }
+
+    /// `cx`, made on this toolbox's surface (its name) when it is served on one.
+    fn on_its_surface<'c>(&self, cx: &'c Context) -> std::borrow::Cow<'c, Context> {
+        match self.surface.as_deref() {
+            Some(surface) if surface.name() != cx.surface() => {
+                std::borrow::Cow::Owned(cx.clone().with_surface(surface.name()))
+            }
+            _ => std::borrow::Cow::Borrowed(cx),
+        }
+    }
+
+    /// The tool named `name`, for a call in `cx`: a hidden tool is not found, and its attempt
+    /// is handed to [`hidden_attempt`](Self::hidden_attempt).
+    pub(crate) async fn find(&self, cx: &Context, name: &str) -> Result<&Tool, UnknownTool> {
+        match self.get(name) {
+            Some(tool) => Ok(tool),
+            None => {
+                if let Some(hidden) = self.registered.iter().find(|t| t.name() == name) {
+                    self.hidden_attempt(cx, hidden).await;
+                }
+                Err(self.unknown(name))
+            }
+        }
+    }
+
+    /// A call in `cx` named a tool registered in this toolbox but hidden on its surface (a T4
+    /// tool on a public surface, or a tool outside the surface's visible set). It is answered
+    /// as unknown; here it is recorded before that answer: a `warn` event `hidden tool called`
+    /// (`tracing`), and with an audit trail ([`with_audit`](Self::with_audit)) an `attempt`
+    /// record.
+    pub(crate) async fn hidden_attempt(&self, cx: &Context, tool: &Tool) {
+        tracing::warn!(
+            surface = cx.surface(),
+            tool = tool.name(),
+            call_id = cx.call_id(),
+            caller = %cx.caller().key(),
+            "hidden tool called"
+        );
+        if let Some(call) = crate::audit::Governed::of(&self.guard.governance, cx, tool.spec(), false) {
+            call.attempted().await;
+        }
+    }
+
+    /// The scopes of this toolbox's surface and of `tool` that `caller` was not granted, each
+    /// once, the surface's first.
+    pub(crate) fn missing_scopes<'a>(&'a self, caller: &Caller, tool: &'a Tool) -> Vec<&'a str> {
+        let mut missing: Vec<&str> = self.surface.as_deref().map(|s| s.missing_scopes(caller)).unwrap_or_default();
+        for s in tool.scopes() {
+            if !caller.has_scope(s) && !missing.contains(s) {
+                missing.push(s);
+            }
+        }
+        missing
+    }
+
+    /// The refusal of a call of `tool` in `cx` before any argument is read: the surface's and
+    /// the tool's scopes the caller lacks, or no tenant on a surface that needs one.
+    pub(crate) fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
+        // The usual call: nothing to check.
+        if tool.scopes().is_empty()
+            && self.surface.as_deref().is_none_or(|s| s.scopes().is_empty() && !s.needs_tenant())
+        {
+            return None;
+        }
+        let caller = cx.caller();
+        let missing = self.missing_scopes(caller, tool);
+        if !missing.is_empty() {
+            return Some(self.on_the_wire(crate::policy::missing_scopes(tool.name(), &missing)));
+        }
+        if let Some(surface) = self.surface.as_deref().filter(|s| s.needs_tenant())
+            && caller.tenant().is_none()
+        {
+            return Some(self.on_the_wire(crate::policy::tenant_missing(tool.name(), surface.name())));
+        }
+        None
     }
 
     /// Adds `confirm_action` (last) exactly when a tool needs confirmation and actions can be
@@ -604,7 +922,8 @@ impl Toolbox {
             }
             self.confirm_action = false;
         }
-        if self.guard.queue && self.tools.iter().any(|t| t.spec().needs_confirmation) {
+        let may_confirm = self.policing.policy.is_some() || self.tools.iter().any(|t| t.spec().needs_confirmation);
+        if self.guard.queue && may_confirm {
             assert!(
                 self.get(crate::confirm::CONFIRM_ACTION).is_none(),
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
@@ -737,14 +1056,31 @@ impl Toolbox {
         self.call_in(&Context::anonymous(), name, arguments).await
     }
 
-    /// [`call`](Self::call), made by `cx`'s caller on `cx`'s surface: quotas and idempotency
-    /// keys are counted under [`Caller::key`](crate::Caller::key), and the tool's body sees `cx`.
+    /// [`call`](Self::call), made by `cx`'s caller on `cx`'s surface (on this toolbox's
+    /// surface, [`on`](Self::on), when it is served on one): quotas and idempotency keys are
+    /// counted under [`Caller::key`](crate::Caller::key), and the tool's body sees `cx`.
+    ///
+    /// A caller without the tool's scopes (or the surface's), or without a tenant on a surface
+    /// that needs one, is answered `FORBIDDEN` before any argument is read:
+    /// `scope: write_note needs the scope notes:write, which this caller was not granted;
+    /// accepted: a caller granted notes:write. ...` (`hints.parameter` is `scope`, or
+    /// `tenant`). Under a policy ([`with_policy`](Self::with_policy)) the call may also answer
+    /// `FORBIDDEN` (`hints.parameter: "policy"`), `T4_BLOCKED` or `needs_confirmation`.
     ///
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_in(&self, cx: &Context, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
-        let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        let cx = &*self.on_its_surface(cx);
+        let tool = self.find(cx, name).await?;
         let call = self.governed(cx, tool);
+        if let Some(refused) = self.refuse_caller(cx, tool) {
+            // Already on the wire: recorded as refused, with its warning and provenance.
+            let refused = match call.as_ref() {
+                Some(call) => call.finish(refused).await,
+                None => refused,
+            };
+            return Ok(refused);
+        }
         let at = At::of(self, cx).with_call(call.as_ref());
         if let Some(refused) = tool.rate_limited(at).await {
             return Ok(self.finished(call.as_ref(), refused).await);
@@ -768,8 +1104,17 @@ impl Toolbox {
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json_in(&self, cx: &Context, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
-        let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        let cx = &*self.on_its_surface(cx);
+        let tool = self.find(cx, name).await?;
         let call = self.governed(cx, tool);
+        if let Some(refused) = self.refuse_caller(cx, tool) {
+            // Already on the wire: recorded as refused, with its warning and provenance.
+            let refused = match call.as_ref() {
+                Some(call) => call.finish(refused).await,
+                None => refused,
+            };
+            return Ok(refused);
+        }
         let at = At::of(self, cx).with_call(call.as_ref());
         if let Some(refused) = tool.rate_limited(at).await {
             return Ok(self.finished(call.as_ref(), refused).await);
@@ -789,8 +1134,17 @@ impl Toolbox {
         name: &str,
         arguments: &str,
     ) -> Result<Started, UnknownTool> {
-        let tool = self.get(name).ok_or_else(|| self.unknown(name))?;
+        let cx = &*self.on_its_surface(cx);
+        let tool = self.find(cx, name).await?;
         let call = self.governed(cx, tool);
+        if let Some(refused) = self.refuse_caller(cx, tool) {
+            // Already on the wire: recorded as refused, with its warning and provenance.
+            let refused = match call.as_ref() {
+                Some(call) => call.finish(refused).await,
+                None => refused,
+            };
+            return Ok(Started::Done(refused));
+        }
         let at = At::of(self, cx).with_call(call.as_ref());
         if let Some(refused) = tool.rate_limited(at).await {
             return Ok(Started::Done(self.finished(call.as_ref(), refused).await));
@@ -925,7 +1279,8 @@ impl Toolbox {
     /// changes nothing.
     #[must_use]
     pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::RateLimit) -> Self {
-        if let Some(tool) = self.tools.iter_mut().find(|t| t.name() == name) {
+        // The registered tool too, so the limit holds on every surface (`on`).
+        for tool in self.tools.iter_mut().chain(self.registered.iter_mut()).filter(|t| t.name() == name) {
             tool.spec.rate_limit = Some(limit);
             tool.spec.declare_rate_limited();
         }
@@ -1139,6 +1494,22 @@ impl crate::confirm::Lookup for Toolbox {
     }
 }
 
+/// The tools `confirm_action` may run for its caller: those the toolbox shows whose scopes (and
+/// its surface's) the caller was granted. Another pending action is not found, and its id is
+/// not used up.
+struct Approver<'a> {
+    toolbox: &'a Toolbox,
+    caller: &'a Caller,
+}
+
+impl crate::confirm::Lookup for Approver<'_> {
+    type Tool = Tool;
+
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
+    }
+}
+
 /// Where a call is made: the toolbox it was found in (its store, its secret; `confirm_action`
 /// needs it; `None` for a lone [`Tool`]), and the call's [`Context`].
 #[derive(Clone, Copy)]
@@ -1160,5 +1531,11 @@ impl<'t> At<'t> {
 
     pub(crate) fn with_call(self, call: Option<&'t Governed>) -> Self {
         At { call, ..self }
+    }
+
+    /// Whether a call of `spec` here waits for a policy's verdict: a toolbox with a policy, a
+    /// tool other than `confirm_action`.
+    pub(crate) fn under_policy(&self, spec: &ToolSpec) -> bool {
+        self.toolbox.is_some_and(|t| t.policing.policy.is_some()) && spec.name != crate::confirm::CONFIRM_ACTION
     }
 }

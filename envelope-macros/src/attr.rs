@@ -78,6 +78,10 @@ pub struct ToolArgs {
     pub idempotency_key: Flag,
     /// `rate_limit = "30/min"`: calls per caller and tenant (`N/s`, `N/min`, `N/h`).
     pub rate_limit: Option<LitStr>,
+    /// `scopes = ["notes:write", ...]`: the OAuth scopes a caller needs (checked in `check.rs`).
+    pub scopes: Option<ExprArray>,
+    /// `tier = 1..=4`: T1 read to T4 destructive (checked in `check.rs`).
+    pub tier: Option<syn::LitInt>,
 }
 
 /// `#[validate(...)]` on a parameter.
@@ -303,6 +307,8 @@ const TOOL_OPTIONS: &[&str] = &[
     "confirm",
     "idempotency_key",
     "rate_limit",
+    "scopes",
+    "tier",
 ];
 
 /// `#[tool(...)]`'s arguments, every mistake reported.
@@ -339,6 +345,32 @@ pub fn tool_args(tokens: TokenStream, errors: &mut Accumulator) -> ToolArgs {
                     }
                 };
                 once(&mut out.timeout_ms, meta, v, errors);
+            }
+            "scopes" => {
+                let v = match value_of(meta) {
+                    Some(Expr::Array(a)) => Some(a.clone()),
+                    _ => {
+                        errors.push(form_error(
+                            meta,
+                            "`scopes` is a list of OAuth scopes, like `scopes = [\"notes:write\"]`".to_owned(),
+                        ));
+                        None
+                    }
+                };
+                once(&mut out.scopes, meta, v, errors);
+            }
+            "tier" => {
+                let v = match value_of(meta) {
+                    Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i.clone()),
+                    _ => {
+                        errors.push(form_error(
+                            meta,
+                            "`tier` is a whole number from 1 (read) to 4 (destructive), like `tier = 3`".to_owned(),
+                        ));
+                        None
+                    }
+                };
+                once(&mut out.tier, meta, v, errors);
             }
             _ => errors.push(unknown_key(meta, "`#[tool]` option", TOOL_OPTIONS)),
         }
@@ -703,7 +735,7 @@ mod tests {
                 "`title` is given twice: keep one",
                 "`timeout_ms` is a whole number of milliseconds, like `timeout_ms = 5000`",
                 "`strict` is a flag: write `strict` alone",
-                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`",
+                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`, `scopes`, `tier`",
             ]
         );
     }

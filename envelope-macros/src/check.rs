@@ -112,6 +112,10 @@ pub struct Tool {
     pub idempotency_key: bool,
     /// `rate_limit = "N/unit"`: the count and the period in milliseconds.
     pub rate_limit: Option<(u32, u64)>,
+    /// `scopes = [...]`: each a checked OAuth scope token, in declared order.
+    pub scopes: Vec<String>,
+    /// `tier = N`, 1 to 4, when declared.
+    pub tier: Option<u8>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -172,6 +176,17 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
             None
         }
     });
+    let scopes = raw.args.scopes.as_ref().map_or_else(Vec::new, |list| check_scopes(list, errors));
+    let tier = raw.args.tier.as_ref().and_then(|lit| match lit.base10_parse::<u8>() {
+        Ok(n @ 1..=4) => Some(n),
+        _ => {
+            errors.push(
+                Error::custom("`tier` is a whole number from 1 (read) to 4 (destructive), like `tier = 3`")
+                    .with_span(lit),
+            );
+            None
+        }
+    });
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -194,6 +209,8 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         confirm: raw.args.confirm.clone(),
         idempotency_key,
         rate_limit,
+        scopes,
+        tier,
     }
 }
 
@@ -217,6 +234,49 @@ pub fn rate_limit(text: &str) -> Result<(u32, u64), String> {
         Ok(count) => Ok((count, ms)),
         Err(_) => Err(format!("`{}` is not a whole number of calls from 1 to 4294967295: {form}", n.trim())),
     }
+}
+
+/// `scopes = [...]`: at least one, each a string literal holding one OAuth scope token
+/// (RFC 6749 §3.3: `%x21 / %x23-5B / %x5D-7E`, so no space, `"` or `\\`), each once.
+fn check_scopes(list: &syn::ExprArray, errors: &mut crate::diag::Accumulator) -> Vec<String> {
+    if list.elems.is_empty() {
+        errors.push(
+            Error::custom("`scopes` names at least one scope, like `scopes = [\"notes:write\"]`; drop `scopes` for a tool any caller may call")
+                .with_span(list),
+        );
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for elem in &list.elems {
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = elem else {
+            errors.push(Error::custom("a scope is a string, like `\"notes:write\"`").with_span(elem));
+            continue;
+        };
+        let scope = s.value();
+        let token = !scope.is_empty()
+            && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+        if !scope.is_empty() && scope.contains(' ') && !scope.contains(['"', '\\']) {
+            let split: Vec<String> = scope.split_whitespace().map(|s| format!("\"{s}\"")).collect();
+            errors.push(
+                Error::custom(format!(
+                    "a scope is one OAuth scope token, without spaces: list each scope as its own string, like `scopes = [{}]`",
+                    split.join(", ")
+                ))
+                .with_span(s),
+            );
+        } else if !token {
+            errors.push(
+                Error::custom("a scope is one OAuth scope token (RFC 6749 §3.3): visible ASCII characters, no space, `\"` or `\\`, like `\"notes:write\"`")
+                    .with_span(s),
+            );
+        } else if out.contains(&scope) {
+            errors
+                .push(Error::custom(format!("the scope `{scope}` is listed twice: list each scope once")).with_span(s));
+        } else {
+            out.push(scope);
+        }
+    }
+    out
 }
 
 const RENAME_RULES: &[(&str, ident_case::RenameRule)] = &[

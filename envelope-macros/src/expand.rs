@@ -312,6 +312,13 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
             ::core::time::Duration::from_millis(#ms)
         ))));
     }
+    if !t.scopes.is_empty() {
+        let scopes = &t.scopes;
+        calls.push(quote!(with_scopes(&[#(#scopes),*])));
+    }
+    if let Some(tier) = t.tier {
+        calls.push(quote!(with_tier(#tier)));
+    }
     quote! {
         ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*

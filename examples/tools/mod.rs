@@ -228,6 +228,32 @@ impl NoteStore {
     }
 }
 
+/// `purge_notes` over a note store: a T4 tool, which no public surface shows. Register it
+/// beside the others for an internal surface: `toolbox_over(notes.clone()).with_state(Arc::new(Purge(notes)))`.
+pub struct Purge(pub Arc<NoteStore>);
+
+impl Purge {
+    /// What `purge_notes` would delete: `{"purge": {"notes": 3}}`.
+    fn purge_preview(&self) -> Result<serde_json::Value, NoteError> {
+        let notes = self.0.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(serde_json::json!({"purge": {"notes": notes.len()}}))
+    }
+}
+
+#[tools]
+impl Purge {
+    /// Deletes every note. Tier 4: never offered on a public surface. Nothing is deleted until
+    /// the person approves: the call answers a preview and a pending_action_id for confirm_action.
+    #[tool(destructive, tier = 4, scopes = ["notes:admin"], confirm = purge_preview)]
+    fn purge_notes(&self) -> Result<serde_json::Value, NoteError> {
+        let mut notes = self.0.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        self.0.writes.fetch_add(1, Ordering::SeqCst);
+        let purged = notes.len();
+        notes.clear();
+        Ok(serde_json::json!({"purged": purged}))
+    }
+}
+
 /// Sets the alerting threshold, authorised by an API key.
 #[tool(idempotent)]
 fn set_threshold(

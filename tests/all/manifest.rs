@@ -106,6 +106,8 @@ fn the_example_manifest_pins_get_top_queries() {
                 "required": ["status", "success"]
             },
             "annotations": {"readOnlyHint": true, "idempotentHint": true},
+            "scopes": [],
+            "tier": 1,
             "error_codes": [
                 {"code": "VALIDATION_ERROR", "retryable": false},
                 {"code": "BACKEND_ERROR", "retryable": true}
@@ -114,7 +116,10 @@ fn the_example_manifest_pins_get_top_queries() {
     );
     // Key order is part of the contract: the document diffs cleanly.
     let keys: Vec<&String> = manifest["tools"][0].as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["name", "description", "inputSchema", "outputSchema", "annotations", "error_codes"]);
+    assert_eq!(
+        keys,
+        ["name", "description", "inputSchema", "outputSchema", "annotations", "scopes", "tier", "error_codes"]
+    );
 }
 
 #[test]
@@ -262,7 +267,11 @@ fn a_title_is_listed_when_declared_and_an_undeclared_hint_is_absent() {
     assert_eq!(cancel["title"], "Cancel an order");
     assert_eq!(cancel["annotations"], json!({"destructiveHint": true, "openWorldHint": true}));
     let keys: Vec<&String> = cancel.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["name", "title", "description", "inputSchema", "outputSchema", "annotations", "error_codes"]);
+    assert_eq!(
+        keys,
+        ["name", "title", "description", "inputSchema", "outputSchema", "annotations", "scopes", "tier", "error_codes"]
+    );
+    assert_eq!((cancel["scopes"].clone(), cancel["tier"].clone()), (json!([]), json!(3)));
     let plain = &manifest["tools"][1];
     assert!(plain.get("title").is_none());
     assert_eq!(plain["annotations"], json!({}));

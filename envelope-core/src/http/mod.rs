@@ -15,6 +15,9 @@
 //! - [`OriginLayer`]: the `Origin` check (by default loopback origins only, and requests without
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it;
+//! - [`admit`]: a [`Surface`](crate::Surface)'s scopes, tenant and tenant policy for one
+//!   request (`HttpTools::with_surface` and `McpHttp::with_surface` run it on every request);
+//!   [`retired_sse`]: `/sse` and `/messages` answering 410 `legacy_sse_retired`;
 //! - [`serve`]: the HTTP/1.1 server for these routers on a public network: timeouts on heads
 //!   and bodies, bounds on connections, requests in flight and body bytes held, the `Host`
 //!   check ([`AllowedHosts`]), and every answer of its own in JSON.
@@ -29,12 +32,17 @@ pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 
 #[cfg(feature = "http")]
 pub mod auth;
+mod gate;
 #[cfg(feature = "http")]
 mod guard;
 #[cfg(feature = "http")]
 mod serve;
 #[cfg(feature = "http")]
 mod tools;
+#[cfg(feature = "http")]
+pub(crate) use gate::gated;
+#[cfg(feature = "http")]
+pub use gate::{TENANT_HEADER, admit, retired_sse};
 #[cfg(feature = "http")]
 pub use guard::{
     AuthLayer, Authenticate, Authenticated, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback,

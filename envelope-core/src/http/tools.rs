@@ -23,7 +23,7 @@ use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::toolbox::{Started, Toolbox};
-use crate::{Caller, Context};
+use crate::{Caller, Context, Surface};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -87,15 +87,23 @@ pub struct HttpTools {
     toolbox: Arc<Toolbox>,
     body_limit: usize,
     retry_after: u64,
+    surface: Option<Surface>,
 }
 
 impl HttpTools {
-    /// The endpoints of `toolbox`, with a body limit of [`DEFAULT_BODY_LIMIT`] bytes.
+    /// The endpoints of `toolbox`, with a body limit of [`DEFAULT_BODY_LIMIT`] bytes, on the
+    /// toolbox's surface ([`Toolbox::on`]), else on the public surface `"http"`
+    /// ([`Surface::public`]: every tool but T4 ones).
     pub fn new(toolbox: Toolbox) -> Self {
+        let toolbox = match toolbox.surface() {
+            Some(_) => toolbox,
+            None => toolbox.on(&Surface::public("http")),
+        };
         HttpTools {
             toolbox: Arc::new(toolbox),
             body_limit: DEFAULT_BODY_LIMIT,
             retry_after: DEFAULT_RETRY_AFTER_SECONDS,
+            surface: None,
         }
     }
 
@@ -115,6 +123,20 @@ impl HttpTools {
         self
     }
 
+    /// Serves the endpoints on `surface` ([`Toolbox::on`]): only the tools it shows are listed
+    /// and called (a hidden one answers 404 `NOT_FOUND` exactly as a name no tool has), calls
+    /// are made on its name, and every request passes its gate first
+    /// ([`admit`](super::admit): 403 `insufficient_scope` without its scopes; 400
+    /// `tenant_required` / `tenant_mismatch`, 403 `tenant_forbidden` /
+    /// `tenant_policy_unavailable` on a surface that needs a tenant). Without it the endpoints
+    /// serve every tool on the surface `"http"`.
+    #[must_use]
+    pub fn with_surface(mut self, surface: Surface) -> Self {
+        self.toolbox = Arc::new(self.toolbox.on(&surface));
+        self.surface = Some(surface);
+        self
+    }
+
     /// The toolbox served.
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
@@ -123,12 +145,17 @@ impl HttpTools {
     /// The router: `POST /tools/{name}`, `GET /tools`, `GET /manifest`. Generic over the app's
     /// state, so it merges into any `Router<S>`.
     pub fn router<S: Clone + Send + Sync + 'static>(self) -> Router<S> {
+        let surface = self.surface.clone();
         let app = Arc::new(self);
-        Router::new()
+        let router = Router::new()
             .route("/tools/{name}", only(post(call), "POST"))
             .route("/tools", only(get(list), "GET, HEAD"))
             .route("/manifest", only(get(manifest), "GET, HEAD"))
-            .with_state(app)
+            .with_state(app);
+        match surface {
+            Some(surface) => super::gated(router, &surface, super::ErrorBody::Plain),
+            None => router,
+        }
     }
 
     /// Calls tool `name` with a request body and answers the response `POST /tools/{name}`
@@ -139,9 +166,10 @@ impl HttpTools {
         self.respond_in(&self.context(Caller::anonymous()), name, headers, body).await
     }
 
-    /// The [`Context`] of a call by `caller` on this router's surface (`"http"`).
+    /// The [`Context`] of a call by `caller` on this router's surface (its toolbox's
+    /// surface, else `"http"`).
     fn context(&self, caller: Caller) -> Context {
-        Context::new(caller).with_surface("http")
+        Context::new(caller).with_surface(self.toolbox.surface().map_or("http", Surface::name))
     }
 
     /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
@@ -190,16 +218,24 @@ impl HttpTools {
             } else {
                 tracing::info!("tool call answered");
             }
-            self.envelope_response(&envelope, status)
+            let mut response = self.envelope_response(&envelope, status);
+            if status == 403 {
+                self.insufficient_scope(cx, name, &mut response);
+            }
+            response
         }
         .instrument(span)
         .await
     }
 
     async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
-        let Some(tool) = self.toolbox.get(name) else {
+        let Ok(tool) = self.toolbox.find(cx, name).await else {
             return self.unknown_tool(name);
         };
+        // Refused before the body is read: a scope or a tenant the caller lacks.
+        if let Some(refused) = self.toolbox.refuse_caller(cx, tool) {
+            return refused;
+        }
         // Strict UTF-8 (RFC 8259 §8.1), as over `/mcp`: a byte that is no character is refused,
         // never replaced with U+FFFD and served.
         let text = match std::str::from_utf8(body) {
@@ -276,6 +312,22 @@ impl HttpTools {
             refusal = refusal.suggestion(s);
         }
         self.toolbox.on_the_wire(Envelope::from(refusal.build().with_code(codes::NOT_FOUND)))
+    }
+
+    /// A 403 of a call whose caller lacks scopes of the tool (or the surface) carries
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1).
+    fn insufficient_scope(&self, cx: &Context, name: &str, response: &mut Response) {
+        let Some(tool) = self.toolbox.get(name) else { return };
+        let missing = self.toolbox.missing_scopes(cx.caller(), tool);
+        if missing.is_empty() {
+            return;
+        }
+        if let Some(value) = TransportError::insufficient_scope(&missing.join(" "))
+            .www_authenticate()
+            .and_then(|v| HeaderValue::from_str(&v).ok())
+        {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        }
     }
 
     fn envelope_response(&self, envelope: &Envelope, status: u16) -> Response {

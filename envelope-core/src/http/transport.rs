@@ -40,6 +40,18 @@ pub enum TransportErrorKind {
     /// `service_unavailable`, 503: a bound of the server is reached (RFC 9110 §15.6.4, with
     /// `Retry-After`).
     ServiceUnavailable,
+    /// `tenant_required`, 400: a surface that needs a tenant got none.
+    TenantRequired,
+    /// `tenant_mismatch`, 400: the `X-Tenant-ID` header names another tenant than the verified
+    /// caller's.
+    TenantMismatch,
+    /// `tenant_forbidden`, 403: the tenant policy does not let this caller act for the tenant.
+    TenantForbidden,
+    /// `tenant_policy_unavailable`, 403: the tenant's policy could not be read (fail closed).
+    TenantPolicyUnavailable,
+    /// `legacy_sse_retired`, 410: `/sse` or `/messages`, the retired HTTP+SSE transport (MCP
+    /// 2024-11-05); MCP is served at `/mcp` (Streamable HTTP).
+    LegacySseRetired,
 }
 
 impl TransportErrorKind {
@@ -59,6 +71,11 @@ impl TransportErrorKind {
             Self::UriTooLong => "uri_too_long",
             Self::HeaderFieldsTooLarge => "header_fields_too_large",
             Self::ServiceUnavailable => "service_unavailable",
+            Self::TenantRequired => "tenant_required",
+            Self::TenantMismatch => "tenant_mismatch",
+            Self::TenantForbidden => "tenant_forbidden",
+            Self::TenantPolicyUnavailable => "tenant_policy_unavailable",
+            Self::LegacySseRetired => "legacy_sse_retired",
         }
     }
 
@@ -66,8 +83,13 @@ impl TransportErrorKind {
     pub const fn http_status(self) -> u16 {
         match self {
             Self::MissingBearerToken | Self::InvalidBearerToken => 401,
-            Self::MalformedRequest => 400,
-            Self::InsufficientScope | Self::ForbiddenOrigin | Self::ForbiddenHost => 403,
+            Self::MalformedRequest | Self::TenantRequired | Self::TenantMismatch => 400,
+            Self::InsufficientScope
+            | Self::ForbiddenOrigin
+            | Self::ForbiddenHost
+            | Self::TenantForbidden
+            | Self::TenantPolicyUnavailable => 403,
+            Self::LegacySseRetired => 410,
             Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::RequestTimeout => 408,
@@ -113,6 +135,11 @@ pub enum ErrorBody {
 /// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
 /// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
+/// | `tenant_required` | 400 | a surface that needs a tenant got none |
+/// | `tenant_mismatch` | 400 | `X-Tenant-ID` names another tenant than the verified caller's |
+/// | `tenant_forbidden` | 403 | the tenant policy does not let the caller act for the tenant |
+/// | `tenant_policy_unavailable` | 403 | the tenant's policy could not be read (fail closed) |
+/// | `legacy_sse_retired` | 410 | `/sse` or `/messages`: the retired HTTP+SSE transport; use `/mcp` |
 ///
 /// ```
 /// use envelope_core::http::TransportError;
@@ -311,6 +338,58 @@ impl TransportError {
         e
     }
 
+    /// `tenant_required` (400): the surface named `surface` serves calls for a tenant, and the
+    /// request names none (no verified tenant claim, no `X-Tenant-ID` header), or names one
+    /// that is not 1 to 128 visible ASCII characters.
+    pub fn tenant_required(surface: &str) -> Self {
+        Self::new(
+            TransportErrorKind::TenantRequired,
+            format!(
+                "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters).",
+                crate::budget::cut_text(surface, 64, 128)
+            ),
+        )
+    }
+
+    /// `tenant_mismatch` (400): the `X-Tenant-ID` header contradicts the tenant of the
+    /// verified credential. Neither tenant is quoted.
+    pub fn tenant_mismatch() -> Self {
+        Self::new(
+            TransportErrorKind::TenantMismatch,
+            "The header `X-Tenant-ID` names another tenant than the credential's: drop the header, or send the credential's own tenant.".to_owned(),
+        )
+    }
+
+    /// `tenant_forbidden` (403): the tenant policy does not let this caller act for the tenant.
+    pub fn tenant_forbidden() -> Self {
+        Self::new(
+            TransportErrorKind::TenantForbidden,
+            "This caller may not act for the tenant the request names. Send a tenant the caller belongs to.".to_owned(),
+        )
+    }
+
+    /// `tenant_policy_unavailable` (403): the tenant's policy could not be read (the hook
+    /// failed or did not answer in time), so nothing is served for it: fail closed.
+    pub fn tenant_policy_unavailable() -> Self {
+        Self::new(
+            TransportErrorKind::TenantPolicyUnavailable,
+            "The tenant's policy could not be read, so the request was not served. Nothing was done; try again later."
+                .to_owned(),
+        )
+    }
+
+    /// `legacy_sse_retired` (410): `path` (`/sse`, `/messages`) belongs to the HTTP+SSE
+    /// transport of MCP 2024-11-05, which this server does not serve.
+    pub fn legacy_sse_retired(path: &str) -> Self {
+        Self::new(
+            TransportErrorKind::LegacySseRetired,
+            format!(
+                "{} belongs to the retired HTTP+SSE transport of MCP 2024-11-05. This server speaks MCP Streamable HTTP at /mcp: send each JSON-RPC message as a POST to /mcp.",
+                crate::budget::cut_text(path, 64, 128)
+            ),
+        )
+    }
+
     /// Adds `resource_metadata="<url>"` to `WWW-Authenticate` (RFC 9728 §5.1), the URL of the
     /// OAuth protected resource metadata that MCP clients read to find the authorization server
     /// (MCP 2025-11-25 "Authorization"). Only bearer errors carry it.
@@ -335,7 +414,7 @@ impl TransportError {
         self.kind.word()
     }
 
-    /// The HTTP status: 400, 401, 403, 404, 405, 408, 413, 414, 431 or 503.
+    /// The HTTP status: 400, 401, 403, 404, 405, 408, 410, 413, 414, 431 or 503.
     pub fn http_status(&self) -> u16 {
         self.kind.http_status()
     }

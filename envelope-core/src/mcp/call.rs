@@ -57,7 +57,7 @@ async fn run(
     name: &str,
     arguments: Option<Arc<str>>,
 ) -> Result<Envelope, UnknownTool> {
-    let tool = toolbox.get(name).ok_or_else(|| toolbox.unknown(name))?;
+    let tool = toolbox.find(cx, name).await?;
     if !tool.has_sync_body() {
         return call_now(toolbox, cx, name, arguments.as_deref()).await;
     }

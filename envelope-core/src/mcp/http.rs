@@ -22,6 +22,10 @@
 //! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
 //! | a `Content-Type` other than `application/json` | 415 | `-32600` |
 //! | an empty body | 400 | `-32700` |
+//! | on a surface ([`McpHttp::with_surface`]): a scope of the surface lacking | 403 | `insufficient_scope`, with `WWW-Authenticate` |
+//! | on a surface that needs a tenant: none, or a header contradicting the credential's | 400 | `tenant_required`, `tenant_mismatch` |
+//! | the tenant policy refuses, or cannot be read (fails, times out) | 403 | `tenant_forbidden`, `tenant_policy_unavailable` |
+//! | `/sse` or `/messages`, any method (the retired HTTP+SSE transport) | 410 | `{"error": "legacy_sse_retired", ...}`, naming `/mcp` |
 //!
 //! Served by [`crate::http::serve`], the server adds its own refusals, JSON-RPC error bodies
 //! too on `/mcp`: a `Host` not served (403, `forbidden_host`), a bound reached on connections,
@@ -92,13 +96,34 @@ pub struct McpHttp<H = McpServer> {
     resource: Option<ProtectedResource>,
     required_scopes: Vec<String>,
     max_body_bytes: usize,
+    surface: Option<crate::Surface>,
 }
 
 impl McpHttp<McpServer> {
-    /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies.
+    /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies. On the
+    /// toolbox's surface ([`Toolbox::on`]), else on the public surface `"mcp"`
+    /// ([`crate::Surface::public`]: every tool but T4 ones).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
-        McpHttp::with_handler(McpServer::new(toolbox))
+        let server = match toolbox.surface() {
+            Some(_) => McpServer::new(toolbox),
+            None => McpServer::new(toolbox).with_surface("mcp"),
+        };
+        McpHttp::with_handler(server)
+    }
+
+    /// Serves the endpoint on `surface` ([`McpServer::with_surface`]: the tools it shows, calls
+    /// made on its name), and checks every request against it after the auth hook and before
+    /// the body is read ([`crate::http::admit`]): a caller without its scopes is 403
+    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required` or
+    /// `tenant_mismatch`, 403 `tenant_forbidden` or `tenant_policy_unavailable`; each a
+    /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
+    /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
+    #[must_use]
+    pub fn with_surface(mut self, surface: crate::Surface) -> Self {
+        self.handler = self.handler.with_surface(surface.clone());
+        self.surface = Some(surface);
+        self
     }
 }
 
@@ -115,6 +140,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             resource: None,
             required_scopes: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            surface: None,
         }
     }
 
@@ -166,7 +192,9 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         self
     }
 
-    /// The axum router serving `/mcp`. Merge it with your other routes
+    /// The axum router serving `/mcp`, and `/sse` and `/messages` answering 410
+    /// `legacy_sse_retired` (the retired HTTP+SSE transport; see [`crate::http::retired_sse`]).
+    /// Merge it with your other routes
     /// ([`Router::merge`]); serve it with [`crate::http::serve`], whose bounds and `Host` check a
     /// public network needs.
     pub fn router(self) -> Router {
@@ -184,13 +212,17 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
         let state = Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
+        // The surface's gate runs after the auth hook, which puts the verified caller in place.
+        if let Some(surface) = &self.surface {
+            route = crate::http::gated(route, surface, crate::http::ErrorBody::JsonRpc);
+        }
         if let Some(mut auth) = self.auth {
             if let Some(resource) = &self.resource {
                 auth = auth.with_resource_metadata(resource.metadata_url());
             }
             route = route.layer(auth.require_scopes(self.required_scopes));
         }
-        let route = route.layer(self.origins.json_rpc());
+        let route = route.layer(self.origins.json_rpc()).merge(crate::http::retired_sse());
         match self.resource {
             // The metadata is public: no token, no Origin check.
             Some(resource) => route.merge(resource.router()),

@@ -117,7 +117,9 @@ impl McpServer {
     /// (`http::McpHttp`), else by [`Caller::anonymous`].
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
-        Self { toolbox: Arc::new(toolbox), caller: Arc::new(Caller::anonymous()), surface: Arc::from("mcp") }
+        // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
+        let surface = Arc::from(toolbox.surface().map_or("mcp", crate::Surface::name));
+        Self { toolbox: Arc::new(toolbox), caller: Arc::new(Caller::anonymous()), surface }
     }
 
     /// Calls made without a verified caller (every call over stdio, where MCP's authorization
@@ -128,10 +130,19 @@ impl McpServer {
         self
     }
 
-    /// Calls are made on the surface named `surface` (default `"mcp"`).
+    /// Serves the toolbox on `surface` ([`Toolbox::on`]): `tools/list` lists only the tools it
+    /// shows, a call to a hidden one is answered exactly as a name no tool has (`-32602`, the
+    /// same sentence over the visible names), calls are made on its name, and a caller without
+    /// its scopes (or without a tenant where it needs one) is refused `FORBIDDEN`.
+    ///
+    /// A name alone (`with_surface("mcp")`, the default name) is a public surface of that name
+    /// ([`crate::Surface::public`]): every tool but T4 ones. Over HTTP, `McpHttp::with_surface`
+    /// also checks the surface's scopes and tenant per request, before the body is read.
     #[must_use]
-    pub fn with_surface(mut self, surface: &str) -> Self {
-        self.surface = Arc::from(surface);
+    pub fn with_surface(mut self, surface: impl Into<crate::Surface>) -> Self {
+        let surface = surface.into();
+        self.toolbox = Arc::new(self.toolbox.on(&surface));
+        self.surface = Arc::from(surface.name());
         self
     }
 

@@ -80,6 +80,10 @@ pub(super) async fn call(
     arguments: Option<Arc<str>>,
 ) -> Result<CallToolResponse, ErrorData> {
     let name = request.name.as_ref();
+    // A caller without the tool's scopes is refused before the approval is looked at.
+    if let Some(refused) = toolbox.get(name).and_then(|tool| toolbox.refuse_caller(cx, tool)) {
+        return Ok(complete(&refused));
+    }
     if let Some(state) = request.request_state.as_deref() {
         // Text serde_json cannot read (too deep, a number past f64) is a new call, which the
         // toolbox then refuses by name.

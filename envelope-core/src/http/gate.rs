@@ -1,0 +1,130 @@
+//! The gate of a surface over HTTP: its scopes, its tenant and the tenant's policy, checked
+//! once per request after the auth hook and before the body is read; and the retired HTTP+SSE
+//! paths.
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+
+use super::transport::{ErrorBody, TransportError};
+use crate::policy::TenantAccess;
+use crate::{Caller, Surface};
+
+/// The header a request names its tenant with, where the credential names none.
+pub const TENANT_HEADER: &str = "x-tenant-id";
+
+/// The caller of one request to `surface`, admitted: `caller` is the one the auth hook verified
+/// ([`Caller::anonymous`] without one), `headers` the request's.
+///
+/// In order:
+/// 1. the surface's scopes ([`Surface::with_scopes`]): one the caller lacks is 403
+///    `insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope",
+///    scope="<the scopes lacking, space-separated>"` (RFC 6750 §3.1);
+/// 2. on a surface that needs a tenant ([`Surface::requiring_tenant`]): the verified caller's
+///    tenant, else the header `X-Tenant-ID` (1 to 128 visible ASCII characters). A header that
+///    names another tenant than the verified one is 400 `tenant_mismatch` (a verified claim is
+///    never overridden); no tenant, or a header that is no tenant id, is 400 `tenant_required`;
+/// 3. the surface's tenant policy ([`Surface::with_tenant_policy`]), if any: `Denied` is 403
+///    `tenant_forbidden`; an error or no answer within its timeout is 403
+///    `tenant_policy_unavailable` (fail closed).
+///
+/// Answers the caller with the accepted tenant ([`Caller::with_tenant`]); on a surface without
+/// a tenant, `caller` unchanged.
+///
+/// # Errors
+/// The [`TransportError`] of the first check that fails.
+pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Result<Caller, TransportError> {
+    let missing = surface.missing_scopes(&caller);
+    if !missing.is_empty() {
+        return Err(TransportError::insufficient_scope(&missing.join(" ")));
+    }
+    if !surface.needs_tenant() {
+        return Ok(caller);
+    }
+    let sent = tenant_header(headers).map_err(|()| TransportError::tenant_required(surface.name()))?;
+    let tenant = match (caller.tenant(), sent) {
+        (Some(verified), Some(sent)) if verified != sent => return Err(TransportError::tenant_mismatch()),
+        (Some(verified), _) => verified.to_owned(),
+        (None, Some(sent)) => sent.to_owned(),
+        (None, None) => return Err(TransportError::tenant_required(surface.name())),
+    };
+    if let Some((policy, timeout)) = surface.tenant_policy() {
+        match crate::policy::within(timeout, || policy.admit(&caller, &tenant, surface.name())).await {
+            Ok(TenantAccess::Granted) => {}
+            Ok(TenantAccess::Denied) => return Err(TransportError::tenant_forbidden()),
+            Err(why) => {
+                tracing::warn!(
+                    surface = surface.name(),
+                    "the tenant policy gave no answer ({why}); the request is refused"
+                );
+                return Err(TransportError::tenant_policy_unavailable());
+            }
+        }
+    }
+    Ok(caller.with_tenant(tenant))
+}
+
+/// The tenant the `X-Tenant-ID` header names, if sent: `Err` when a value is not 1 to 128
+/// visible ASCII characters, or when the header is sent twice with different values.
+fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+    let mut found: Option<&str> = None;
+    for value in headers.get_all(TENANT_HEADER) {
+        let text = value.to_str().map_err(|_| ())?.trim();
+        if text.is_empty() || text.len() > 128 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(());
+        }
+        match found {
+            Some(seen) if seen != text => return Err(()),
+            _ => found = Some(text),
+        }
+    }
+    Ok(found)
+}
+
+/// Wraps `router` in the gate of `surface` ([`admit`]): every request is admitted before it
+/// reaches a route, and the admitted caller replaces the one in its extensions. Refusals are
+/// written as `shape` says.
+pub(crate) fn gated<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    surface: &Surface,
+    shape: ErrorBody,
+) -> Router<S> {
+    if surface.scopes().is_empty() && !surface.needs_tenant() {
+        return router;
+    }
+    let gate = Gate { surface: surface.clone(), shape };
+    router.layer(axum::middleware::from_fn_with_state(gate, gate_request))
+}
+
+#[derive(Clone)]
+struct Gate {
+    surface: Surface,
+    shape: ErrorBody,
+}
+
+async fn gate_request(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
+    let caller = request.extensions().get::<Caller>().cloned().unwrap_or_else(Caller::anonymous);
+    match admit(&gate.surface, caller, request.headers()).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(refused) => {
+            tracing::info!(surface = gate.surface.name(), "request refused at the surface: {}", refused.word());
+            refused.into_response_as(gate.shape)
+        }
+    }
+}
+
+/// `/sse` and `/messages`, any method: 410 `legacy_sse_retired`, naming `/mcp`. The paths of
+/// MCP's HTTP+SSE transport (2024-11-05), which Streamable HTTP replaced; a client still on it
+/// learns where to go instead of getting a 404. Part of `McpHttp::router`; merge it yourself
+/// into another app.
+pub fn retired_sse<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new()
+        .route("/sse", any(|| async { TransportError::legacy_sse_retired("/sse").into_response() }))
+        .route("/messages", any(|| async { TransportError::legacy_sse_retired("/messages").into_response() }))
+}

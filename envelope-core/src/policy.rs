@@ -1,0 +1,367 @@
+//! The policy hooks: whether a caller may make a call ([`Policy`], per call, once its arguments
+//! are read), and whether a caller may act for a tenant ([`TenantPolicy`], per request, on a
+//! surface that needs a tenant). Both fail closed: a hook that errors or does not answer in
+//! time denies.
+//!
+//! DESIGN "Identity, tenants, tiers, surfaces": a policy hook allows, denies (`FORBIDDEN`),
+//! blocks (`T4_BLOCKED`) or asks for confirmation; a policy that fails denies.
+
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::code::codes;
+use crate::context::Caller;
+use crate::envelope::Envelope;
+use crate::fault::Fault;
+use crate::refusal::Refusal;
+use crate::spec::{Tier, ToolSpec};
+
+/// What a hook failed with (a policy service down, a store that did not answer). Logged by the
+/// server, never sent to the caller.
+pub type PolicyError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The future a hook answers with.
+pub type PolicyFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, PolicyError>> + Send + 'a>>;
+
+/// How long a hook may take by default before it counts as failed: 1 second.
+pub const DEFAULT_POLICY_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A policy's answer about one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The call goes on to the tool's body.
+    Allow,
+    /// Refused: `FORBIDDEN` (status `invalid`, HTTP 403, not retryable). The text names what
+    /// the caller lacks (`"the role billing-admin"`); the refusal reads `policy: <tool> is not
+    /// allowed for this caller: it needs <what>; ...`.
+    Deny(String),
+    /// Blocked: `T4_BLOCKED` (status `error`, not retryable: do not retry unchanged). The text
+    /// says why (`"purges are blocked during the freeze"`); it is shown in `hints.operation`.
+    Block(String),
+    /// The call waits for a person's approval: the toolbox's confirmation flow
+    /// (`needs_confirmation` with a `pending_action_id`; `confirm_action` runs it once). A tool
+    /// without a preview function is previewed as `{"tool": <name>, "arguments": {...}}`
+    /// (without `secret` parameters). A toolbox that cannot queue answers `error`
+    /// `CONFIRMATION_REQUIRED`.
+    Confirm,
+}
+
+impl Verdict {
+    /// [`Verdict::Deny`], naming what the caller lacks.
+    pub fn deny(missing: impl Into<String>) -> Self {
+        Verdict::Deny(missing.into())
+    }
+
+    /// [`Verdict::Block`], saying why.
+    pub fn block(reason: impl Into<String>) -> Self {
+        Verdict::Block(reason.into())
+    }
+}
+
+/// One call as a [`Policy`] sees it: who makes it, for which tenant, on which surface, which
+/// tool (and its tier), with which arguments (read and validated: every parameter the tool
+/// declares that was sent or has a default, by the name callers use).
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct PolicyRequest<'a> {
+    cx: &'a crate::Context,
+    tool: &'a ToolSpec,
+    arguments: &'a Map<String, Value>,
+}
+
+impl<'a> PolicyRequest<'a> {
+    pub(crate) fn new(cx: &'a crate::Context, tool: &'a ToolSpec, arguments: &'a Map<String, Value>) -> Self {
+        PolicyRequest { cx, tool, arguments }
+    }
+
+    /// The call's context (its caller, call id, surface, protocol version).
+    pub fn context(&self) -> &'a crate::Context {
+        self.cx
+    }
+
+    /// Who is calling.
+    pub fn caller(&self) -> &'a Caller {
+        self.cx.caller()
+    }
+
+    /// The tenant the call is made for, if any (a verified claim, or a header a surface accepted).
+    pub fn tenant(&self) -> Option<&'a str> {
+        self.cx.caller().tenant()
+    }
+
+    /// The surface's name (`"mcp"`, `"internal"`, `"http"`, `"local"`).
+    pub fn surface(&self) -> &'a str {
+        self.cx.surface()
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &'a str {
+        self.tool.name
+    }
+
+    /// The tool's declaration.
+    pub fn spec(&self) -> &'a ToolSpec {
+        self.tool
+    }
+
+    /// The tool's effective tier ([`ToolSpec::tier`]).
+    pub fn tier(&self) -> Tier {
+        self.tool.tier()
+    }
+
+    /// The validated arguments, a JSON object.
+    pub fn arguments(&self) -> &'a Map<String, Value> {
+        self.arguments
+    }
+}
+
+impl fmt::Debug for PolicyRequest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the arguments: a secret parameter may be among them.
+        f.debug_struct("PolicyRequest")
+            .field("caller", self.caller())
+            .field("surface", &self.surface())
+            .field("tool", &self.tool())
+            .field("tier", &self.tier())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The policy hook of a [`Toolbox`](crate::Toolbox) ([`with_policy`](crate::Toolbox::with_policy)):
+/// asked once per call of every tool but `confirm_action`, after the arguments are read and
+/// validated and before the tool's body (or its preview) runs. A call refused before (an
+/// unknown name, a missing scope, an invalid argument) never reaches it.
+///
+/// An `Err`, or no answer within the toolbox's policy timeout (1 second by default, feature
+/// `tokio`), denies: `FORBIDDEN`, naming the policy decision as what is missing.
+///
+/// A closure `Fn(&PolicyRequest<'_>) -> Result<Verdict, PolicyError>` is a policy; for one that
+/// awaits, implement the trait and return `Box::pin(async move { ... })`.
+///
+/// ```
+/// use envelope_core::{Toolbox, policy::{PolicyError, PolicyRequest, Verdict}, spec::Tier};
+///
+/// let toolbox = Toolbox::new().with_policy(|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {
+///     Ok(match call.tier() {
+///         Tier::T4 if call.tenant().is_none() => Verdict::block("a T4 tool acts for a tenant only"),
+///         Tier::T3 | Tier::T4 if !call.caller().has_scope("admin") => Verdict::deny("the scope admin"),
+///         _ => Verdict::Allow,
+///     })
+/// });
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a policy",
+    note = "implement `envelope_core::policy::Policy`, or pass a closure `|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {{ ... }}`"
+)]
+pub trait Policy: Send + Sync + 'static {
+    /// The verdict on `call`.
+    fn decide<'a>(&'a self, call: &'a PolicyRequest<'a>) -> PolicyFuture<'a, Verdict>;
+}
+
+impl<F> Policy for F
+where
+    F: Fn(&PolicyRequest<'_>) -> Result<Verdict, PolicyError> + Send + Sync + 'static,
+{
+    fn decide<'a>(&'a self, call: &'a PolicyRequest<'a>) -> PolicyFuture<'a, Verdict> {
+        Box::pin(std::future::ready(self(call)))
+    }
+}
+
+/// A tenant policy's answer: whether the caller may act for the tenant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TenantAccess {
+    /// The caller may act for the tenant.
+    Granted,
+    /// It may not: 403 `tenant_forbidden`.
+    Denied,
+}
+
+/// The tenant policy of a [`Surface`](crate::Surface)
+/// ([`with_tenant_policy`](crate::Surface::with_tenant_policy)): read once per request to a
+/// surface that needs a tenant, once the tenant is known, before the request reaches any tool.
+///
+/// An `Err` (the tenant's policy could not be read) or no answer within the surface's timeout
+/// (1 second by default, feature `tokio`) is 403 `tenant_policy_unavailable`: fail closed, never
+/// "no policy".
+///
+/// A closure `Fn(&Caller, &str, &str) -> Result<TenantAccess, PolicyError>` (caller, tenant,
+/// surface name) is a tenant policy.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tenant policy",
+    note = "implement `envelope_core::policy::TenantPolicy`, or pass a closure `|caller: &Caller, tenant: &str, surface: &str| -> Result<TenantAccess, PolicyError> {{ ... }}`"
+)]
+pub trait TenantPolicy: Send + Sync + 'static {
+    /// Whether `caller` may act for `tenant` on the surface named `surface`.
+    fn admit<'a>(&'a self, caller: &'a Caller, tenant: &'a str, surface: &'a str) -> PolicyFuture<'a, TenantAccess>;
+}
+
+impl<F> TenantPolicy for F
+where
+    F: Fn(&Caller, &str, &str) -> Result<TenantAccess, PolicyError> + Send + Sync + 'static,
+{
+    fn admit<'a>(&'a self, caller: &'a Caller, tenant: &'a str, surface: &'a str) -> PolicyFuture<'a, TenantAccess> {
+        Box::pin(std::future::ready(self(caller, tenant, surface)))
+    }
+}
+
+/// Why a hook gave no answer.
+#[derive(Debug)]
+pub(crate) enum NoAnswer {
+    /// It answered `Err`.
+    Failed(PolicyError),
+    /// It did not answer within this many milliseconds.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))] // without a timer, never
+    TimedOut(u128),
+    /// It panicked.
+    Panicked,
+}
+
+impl fmt::Display for NoAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoAnswer::Failed(e) => write!(f, "failed: {e}"),
+            NoAnswer::TimedOut(ms) => write!(f, "did not answer within {ms} ms"),
+            NoAnswer::Panicked => f.write_str("panicked"),
+        }
+    }
+}
+
+/// Asks a hook (`ask`) and awaits its answer for at most `timeout`. A hook that answers on its
+/// first poll (a closure, a cached decision) costs no timer; one that waits is raced against
+/// tokio's timer when one is at hand (feature `tokio`, inside a runtime with timers), else
+/// awaited as long as it takes. A hook that panics, asked or awaited, gave no answer.
+pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> PolicyFuture<'a, T>) -> Result<T, NoAnswer> {
+    let Ok(answer) = catch_unwind(AssertUnwindSafe(ask)) else { return Err(NoAnswer::Panicked) };
+    let mut answer = Unwound(answer);
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut answer).poll(cx))).await;
+    if let Poll::Ready(answered) = first {
+        return answered?.map_err(NoAnswer::Failed);
+    }
+    #[cfg(feature = "tokio")]
+    if tokio::runtime::Handle::try_current().is_ok()
+        && let Ok(sleep) = catch_unwind(|| tokio::time::sleep(timeout))
+    {
+        let mut sleep = std::pin::pin!(sleep);
+        return std::future::poll_fn(|cx| {
+            if let Poll::Ready(answered) = Pin::new(&mut answer).poll(cx) {
+                return Poll::Ready(answered.and_then(|a| a.map_err(NoAnswer::Failed)));
+            }
+            match sleep.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(NoAnswer::TimedOut(timeout.as_millis()))),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+    }
+    let _ = timeout;
+    answer.await?.map_err(NoAnswer::Failed)
+}
+
+/// A hook's future, a panic inside it caught.
+struct Unwound<'a, T>(PolicyFuture<'a, T>);
+
+impl<T> Future for Unwound<'_, T> {
+    type Output = Result<Result<T, PolicyError>, NoAnswer>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(Poll::Ready(answer)) => Poll::Ready(Ok(answer)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(NoAnswer::Panicked)),
+        }
+    }
+}
+
+/// `FORBIDDEN` for a caller without every scope `tool` needs (`missing`, in declared order).
+pub(crate) fn missing_scopes(tool: &str, missing: &[&str]) -> Envelope {
+    let (noun, list) = scope_words(missing);
+    let refusal = Refusal::parameter("scope")
+        .missing()
+        .reason(format!("{tool} needs the {noun} {list}, which this caller was not granted"))
+        .accepted(format!("a caller granted {list}"))
+        .fix(format!(
+            "Call with a credential granted {list} (ask for access), or choose another tool; the same call will be refused again."
+        ))
+        .build()
+        .with_code(codes::FORBIDDEN);
+    Envelope::from(refusal)
+}
+
+/// `scope` or `scopes`, and the scopes space-separated (as an OAuth `scope` value).
+fn scope_words(missing: &[&str]) -> (&'static str, String) {
+    (if missing.len() == 1 { "scope" } else { "scopes" }, missing.join(" "))
+}
+
+/// `FORBIDDEN` for a call without a tenant on a surface that needs one.
+pub(crate) fn tenant_missing(tool: &str, surface: &str) -> Envelope {
+    let refusal = Refusal::parameter("tenant")
+        .missing()
+        .reason(format!("{tool} is served on the surface {surface} for a tenant, and this call names none"))
+        .accepted("a call made for a tenant")
+        .fix("Call with a credential that names a tenant, or send the header X-Tenant-ID.")
+        .build()
+        .with_code(codes::FORBIDDEN);
+    Envelope::from(refusal)
+}
+
+/// `FORBIDDEN` for a call a policy denied, naming what the caller lacks.
+pub(crate) fn denied(tool: &str, missing: &str) -> Envelope {
+    let missing = crate::budget::cut_text(missing, 200, 400);
+    let refusal = Refusal::parameter("policy")
+        .missing()
+        .reason(format!("{tool} is not allowed for this caller: it needs {missing}"))
+        .accepted(format!("a caller with {missing}"))
+        .fix("Do not retry unchanged; ask for access, or choose another action.")
+        .build()
+        .with_code(codes::FORBIDDEN);
+    Envelope::from(refusal)
+}
+
+/// `FORBIDDEN` for a call the policy gave no verdict on (it failed or timed out): fail closed.
+pub(crate) fn undecided(tool: &str) -> Envelope {
+    let refusal = Refusal::parameter("policy")
+        .missing()
+        .reason(format!("{tool} could not be authorized: the policy gave no decision"))
+        .accepted("a call the policy allows")
+        .fix("Nothing was done. Do not retry unchanged; ask the server's operator to check its policy service.")
+        .build()
+        .with_code(codes::FORBIDDEN);
+    Envelope::from(refusal)
+}
+
+/// `T4_BLOCKED` for a call a policy blocked.
+pub(crate) fn blocked(tool: &str, surface: &str, reason: &str) -> Envelope {
+    Fault::new(codes::T4_BLOCKED, format!("{tool} on the surface {surface} ({reason})")).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poll_once<F: Future>(f: F) -> Poll<F::Output> {
+        let mut f = std::pin::pin!(f);
+        f.as_mut().poll(&mut Context::from_waker(std::task::Waker::noop()))
+    }
+
+    #[test]
+    fn a_hook_that_answers_at_once_needs_no_runtime_and_one_that_panics_gave_no_answer() {
+        let ready = within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::ready(Ok(Verdict::Allow))));
+        assert!(matches!(poll_once(ready), Poll::Ready(Ok(Verdict::Allow))));
+        let failed = within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::ready(Err::<Verdict, _>("down".into()))));
+        assert!(matches!(poll_once(failed), Poll::Ready(Err(NoAnswer::Failed(_)))));
+        let panicked = within::<Verdict>(DEFAULT_POLICY_TIMEOUT, || panic!("asked"));
+        assert!(matches!(poll_once(panicked), Poll::Ready(Err(NoAnswer::Panicked))));
+        // Outside a runtime, a hook that waits is awaited (no timer to race it against).
+        let waiting =
+            within(DEFAULT_POLICY_TIMEOUT, || Box::pin(std::future::pending::<Result<Verdict, PolicyError>>()));
+        assert!(poll_once(waiting).is_pending());
+    }
+}
