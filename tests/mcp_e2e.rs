@@ -161,8 +161,10 @@ async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion)
             "delete_note",
             "get_top_queries",
             "list_notes",
+            "rebuild_index",
             "search_analytics",
-            "set_threshold"
+            "set_threshold",
+            "whoami"
         ]
     );
     for tool in &tools {

@@ -82,7 +82,7 @@ pub mod mcp;
 
 pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, Retry, Status, codes};
-pub use context::{Caller, Context};
+pub use context::{Caller, Cancelled, Context, LogLevel};
 pub use envelope::{Confirmation, Envelope};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.

@@ -443,7 +443,51 @@ impl Deferred {
     /// Runs the body (a panic is a `BACKEND_ERROR` fault) and gives its envelope, as
     /// `Toolbox::call_json` would have.
     pub(crate) fn run(self) -> Envelope {
-        let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(self.name).into());
+        let (name, idempotent, prefix, format) = (self.name, self.idempotent, self.prefix, self.format);
+        let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(name).into());
+        settled(envelope, idempotent).with_code_prefix(prefix).with_wire_format(format)
+    }
+}
+
+impl Deferred {
+    /// Runs the body on tokio's blocking threads and waits for its envelope, at most until the
+    /// call's timeout (`#[tool(timeout_ms)]`), when the call is cancelled and answered with the
+    /// `TIMEOUT` fault. A body left running there sees `cx.is_cancelled()`. The call is
+    /// cancelled too when this future is dropped (a dropped connection, a server shutting down).
+    #[cfg(feature = "tokio")]
+    pub(crate) async fn run_off_the_runtime(self, cx: &Context) -> Envelope {
+        let guard = cx.cancel_on_drop();
+        let timed_out = cx.deadline().map(|at| (at, self.timed_out()));
+        let fault = self.faulted();
+        let body = tokio::task::spawn_blocking(move || self.run());
+        let joined = match timed_out {
+            Some((at, timeout)) => match tokio::time::timeout_at(at.into(), body).await {
+                Ok(joined) => joined,
+                Err(_) => {
+                    drop(guard);
+                    return timeout;
+                }
+            },
+            None => body.await,
+        };
+        guard.disarm();
+        // An error only when the runtime shuts down under the call.
+        joined.unwrap_or(fault)
+    }
+
+    /// The envelope of a body that outran its timeout, as `run` would have given it.
+    #[cfg(feature = "tokio")]
+    fn timed_out(&self) -> Envelope {
+        self.finished(Fault::timeout(self.name).into())
+    }
+
+    /// The envelope of a body that could not run (a panic, a runtime shutting down).
+    #[cfg(feature = "tokio")]
+    fn faulted(&self) -> Envelope {
+        self.finished(Fault::backend(self.name).into())
+    }
+
+    fn finished(&self, envelope: Envelope) -> Envelope {
         settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
     }
 }

@@ -110,6 +110,8 @@ pub struct Tool {
     pub confirm: Option<syn::Path>,
     /// `idempotency_key`.
     pub idempotency_key: bool,
+    /// The context parameter: its place among the parameters, and whether it is `&Context`.
+    pub context: Option<(usize, bool)>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -139,13 +141,6 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         Ok(0) | Err(_) => {
             errors.push(
                 Error::custom("`timeout_ms` is a whole number of milliseconds above 0, like `timeout_ms = 5000`")
-                    .with_span(lit),
-            );
-            None
-        }
-        Ok(_) if sig.asyncness.is_none() => {
-            errors.push(
-                Error::custom("`timeout_ms` applies to an `async fn` tool: a sync tool cannot be stopped midway")
                     .with_span(lit),
             );
             None
@@ -184,6 +179,7 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         output_schema: raw.args.output_schema.clone(),
         confirm: raw.args.confirm.clone(),
         idempotency_key,
+        context: raw.context.as_ref().map(|c| (c.position, c.by_ref)),
     }
 }
 

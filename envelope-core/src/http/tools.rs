@@ -228,11 +228,7 @@ impl HttpTools {
     async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
         match self.toolbox.call_json_started(cx, name, text).await {
             Ok(Started::Done(envelope)) => envelope,
-            Ok(Started::Body(body)) => match tokio::task::spawn_blocking(move || body.run()).await {
-                Ok(envelope) => envelope,
-                // Only when the runtime shuts down under the call.
-                Err(_) => self.toolbox.on_the_wire(Envelope::from(crate::fault::Fault::backend(name))),
-            },
+            Ok(Started::Body(body)) => body.run_off_the_runtime(cx).await,
             Err(_) => self.unknown_tool(name),
         }
     }

@@ -68,11 +68,7 @@ async fn run(
             Started::Done(envelope) => return Ok(envelope),
             Started::Body(body) => body,
         };
-        return match tokio::task::spawn_blocking(move || body.run()).await {
-            Ok(envelope) => Ok(envelope),
-            // Only when the runtime shuts down under the call.
-            Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
-        };
+        return Ok(body.run_off_the_runtime(cx).await);
     }
     let (toolbox, cx, owned_name) = (Arc::clone(toolbox), cx.clone(), name.to_owned());
     let blocking = tokio::task::spawn_blocking(move || {

@@ -266,10 +266,26 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
             _ => (bytes, None),
         },
     };
-    // rmcp asks for both media types although this endpoint answers JSON alone.
+    // A client that does not accept an event stream gets JSON alone: no notification (progress,
+    // log messages) is sent on its reply.
+    if !accepts_event_stream(&parts.headers) {
+        parts.extensions.insert(super::NoEventStream);
+    }
+    // rmcp asks for both media types; a reply with notifications is an event stream.
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     let response = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body))).await;
     json_rpc_only(response.map(Body::new), id).await
+}
+
+/// Whether `Accept` lists `text/event-stream` (or `*/*`, or `text/*`) with a quality above 0.
+fn accepts_event_stream(headers: &axum::http::HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
+        let mut params = range.split(';');
+        let essence = params.next().unwrap_or("").trim();
+        let zero = params
+            .any(|p| p.trim().strip_prefix("q=").is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        !zero && ["text/event-stream", "text/*", "*/*"].iter().any(|m| essence.eq_ignore_ascii_case(m))
+    })
 }
 
 /// A name as logged: its first 64 characters (the subscriber escapes what it prints).
