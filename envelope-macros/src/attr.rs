@@ -627,12 +627,12 @@ fn context_type(ty: &Type, errors: &mut Accumulator) -> Option<bool> {
     };
     match ty {
         Type::Reference(r) if is_context(&r.elem) => {
-            if r.mutability.is_some() {
+            if let Some(m) = &r.mutability {
                 errors.push(
                     Error::custom(
                         "the `Context` parameter is shared: take `&Context` or `Context`, not `&mut Context`",
                     )
-                    .with_span(ty),
+                    .with_span(m),
                 );
             }
             Some(true)
