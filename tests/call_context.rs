@@ -622,6 +622,64 @@ async fn the_caller_is_visible_to_the_tool_over_streamable_http() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_shutting_down_stops_the_bodies_it_runs() {
+    for version in VERSIONS {
+        let mut s = Stdio::start(McpServer::new(toolbox()), version).await;
+        for (id, tool) in [(1, "sync_spin"), (2, "async_spin")] {
+            let label = label(&format!("{tool}-shutdown"), "stdio", version);
+            s.send(call_request(id, tool, json!({"label": label, "ms": 20000}), None)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        s.stop();
+        for tool in ["sync_spin", "async_spin"] {
+            let label = label(&format!("{tool}-shutdown"), "stdio", version);
+            assert!(stops_within(&label, Duration::from_secs(5)).await, "{label} did not stop");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain HTTP (`POST /tools/{name}`).
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_a_dropped_connection_and_a_timeout_stop_the_body() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let app = envelope_core::http::HttpTools::new(toolbox()).router();
+    tokio::spawn(envelope_core::http::serve(listener, app).routes(["POST /tools/{name}"]).into_future());
+    for tool in ["sync_spin", "async_spin"] {
+        let label = label(tool, "tools", "-");
+        let body = json!({"label": label, "ms": 20000}).to_string();
+        let request = format!(
+            "POST /tools/{tool} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(&address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        drop(stream);
+        assert!(stops_within(&label, Duration::from_secs(5)).await, "{label} did not stop");
+    }
+    for tool in ["sync_timed", "async_timed"] {
+        let label = label(tool, "tools", "-");
+        let body = json!({"label": label}).to_string();
+        let request = format!(
+            "POST /tools/{tool} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let started = Instant::now();
+        let mut stream = TcpStream::connect(&address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        timeout(READ_TIMEOUT, stream.read_to_string(&mut response)).await.unwrap().unwrap();
+        assert!(response.starts_with("HTTP/1.1 504"), "{tool}: {response}");
+        assert!(response.contains(r#""error_code":"TIMEOUT""#), "{tool}: {response}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(stops_within(&label, Duration::from_secs(5)).await, "{label} did not stop");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // In process, without a transport.
 
