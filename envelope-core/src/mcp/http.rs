@@ -4,7 +4,15 @@
 //! [`McpHttp::router`] serves one endpoint, `POST /mcp`, statelessly for every protocol version
 //! (no `Mcp-Session-Id`; a 2025 client's `initialize` is answered and each later request stands
 //! alone, carrying its version in the `MCP-Protocol-Version` header), so any replica can answer
-//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`.
+//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`;
+//! except that a `tools/call` whose tool sends progress or log messages (`Context::progress`,
+//! `Context::log`) answers an event stream (`Content-Type: text/event-stream`: the notifications,
+//! then the reply, each an SSE `data:` event) when the client's `Accept` lists
+//! `text/event-stream`, and drops those notifications when it does not. `logging/setLevel` is
+//! answered and holds for its own request alone (there is no session); the server's level
+//! ([`McpServer::with_log_level`]) or a 2026-07-28 request's `_meta` decides. A dropped
+//! connection cancels the call (the tool sees `Context::is_cancelled`); a `notifications/cancelled`
+//! POST reaches no call (202).
 //!
 //! In front of rmcp's service sits a layer that reads the body first, as the stdio transport
 //! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message

@@ -41,8 +41,14 @@
 //! `arguments`, so the toolbox refuses by name what rmcp's parser would lose (a value nested
 //! 128 levels deep, `1e400`, an integer past 64 bits), and every `tools/call` reply is made by
 //! [`McpServer`]. A synchronous tool body runs on tokio's blocking threads, so a slow one does
-//! not hold up other calls; `notifications/cancelled` stops the wait for a call, and its reply
-//! is never sent.
+//! not hold up other calls; `notifications/cancelled` stops the wait for a call and cancels its
+//! [`Context`] (a sync body sees `cx.is_cancelled()`), and its reply is never sent.
+//!
+//! A tool's [`Context`] carries its progress (`notifications/progress`, under the request's
+//! `progressToken`, only when the client sent one) and log messages (`notifications/message`,
+//! at or above the level of the request's `_meta` `io.modelcontextprotocol/logLevel` on
+//! 2026-07-28, else the session's `logging/setLevel`, else [`McpServer::with_log_level`]) to
+//! the client, before the reply; the server declares the `logging` capability.
 //!
 //! A confirm tool (`#[tool(confirm = ...)]`) called on 2026-07-28 by a client that declares
 //! form elicitation asks for approval with an MRTR `InputRequiredResult` (SEP-2322) instead of
