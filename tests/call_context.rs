@@ -221,10 +221,16 @@ impl Stdio {
         }
     }
 
-    /// Calls `name` with `arguments` (and `_meta` when given) under `id`.
+    /// Calls `name` with `arguments` (and `_meta` when given) under `id`; the reply is checked
+    /// against the tool's `outputSchema`.
     async fn call(&mut self, id: i64, name: &str, arguments: Value, meta: Option<Value>) -> (Value, Vec<Value>) {
         self.send(call_request(id, name, arguments, meta)).await;
-        self.until_reply(id).await
+        let (reply, notes) = self.until_reply(id).await;
+        let schema = Value::Object(toolbox().get(name).unwrap().output_schema(None));
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let envelope = envelope(&reply);
+        assert!(validator.is_valid(envelope), "{name}: {envelope} does not conform to {schema}");
+        (reply, notes)
     }
 
     fn stop(self) {
@@ -701,4 +707,56 @@ async fn toolbox_call_in_hands_the_tool_its_context() {
     let env = toolbox.call("sync_timed", Some(&json!({"label": "local-timed"}))).await.unwrap();
     assert_eq!(env.to_value()["error_code"], "TIMEOUT", "{}", env.to_json());
     assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed output (feature `schemars`).
+
+/// A row of a typed answer.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Row {
+    /// The row's key.
+    key: String,
+    hits: u32,
+}
+
+/// Answers typed rows: its `data` schema comes from the type.
+#[tool]
+fn typed(#[validate(range = 0..=3)] n: u32) -> Result<Vec<Row>, envelope_core::Refusal> {
+    Ok((0..n).map(|i| Row { key: format!("k{i}"), hits: i }).collect())
+}
+
+/// Answers JSON of any shape: no schema to derive.
+#[tool]
+fn untyped() -> serde_json::Value {
+    json!({"any": "thing"})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_schema_type_gives_the_data_schema_in_every_wire_format() {
+    use envelope_core::WireFormat;
+    for format in [WireFormat::Envelope, WireFormat::StatusHints, WireFormat::SuccessFlag, WireFormat::ErrorCodeSummary]
+    {
+        let toolbox = Toolbox::new().with(typed::tool()).with(untyped::tool()).with_wire_format(format);
+        let schema = Value::Object(toolbox.get("typed").unwrap().output_schema(None));
+        let text = schema.to_string();
+        assert!(text.contains(r#""hits":{"#) && text.contains(r#""required":["key","hits"]"#), "{format:?}: {schema}");
+        assert!(text.contains("The row's key."), "{format:?}: {schema}");
+        assert!(!text.contains("$ref") && !text.contains("$schema"), "{format:?}: inlined: {schema}");
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let ok = toolbox.call("typed", Some(&json!({"n": 2}))).await.unwrap().to_value();
+        assert!(validator.is_valid(&ok), "{format:?}: {ok} against {schema}");
+        let refused = toolbox.call("typed", Some(&json!({"n": 9}))).await.unwrap().to_value();
+        assert!(validator.is_valid(&refused), "{format:?}: {refused} against {schema}");
+        // A row of the wrong shape is caught: the schema describes the data.
+        let wrong = match format {
+            WireFormat::Envelope => json!({"status": "ok", "success": true, "data": [{"key": 1}]}),
+            WireFormat::StatusHints => json!({"status": "ok", "data": [{"key": 1}]}),
+            _ => json!({"success": true, "data": [{"key": 1}]}),
+        };
+        assert!(!validator.is_valid(&wrong), "{format:?}: {wrong} passes {schema}");
+        // `serde_json::Value` is any JSON: the data schema stays `{}`.
+        let any = Value::Object(toolbox.get("untyped").unwrap().output_schema(None));
+        assert!(!any.to_string().contains("\"any\""), "{any}");
+    }
 }

@@ -183,6 +183,50 @@ pub fn sync_body_timed<'a>(
     })
 }
 
+/// The probe of a tool's data type `T` for a JSON Schema: `(&DataSchema::<T>::new()).data_schema()`
+/// resolves to [`TypedData`] when `T: schemars::JsonSchema` (feature `schemars`), else to
+/// [`AnyData`] (no schema).
+pub struct DataSchema<T: ?Sized>(core::marker::PhantomData<fn() -> T>);
+
+impl<T: ?Sized> DataSchema<T> {
+    /// The probe.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        DataSchema(core::marker::PhantomData)
+    }
+}
+
+/// The probe's answer for a type without a schema.
+pub trait AnyData {
+    /// No schema: `data` is any JSON.
+    fn data_schema(&self) -> Option<fn() -> Value> {
+        None
+    }
+}
+
+impl<T: ?Sized> AnyData for &DataSchema<T> {}
+
+/// The probe's answer for a type that implements `JsonSchema` (feature `schemars`).
+pub trait TypedData {
+    /// The function giving the schema of `data`.
+    fn data_schema(&self) -> Option<fn() -> Value>;
+}
+
+#[cfg(feature = "schemars")]
+impl<T: ?Sized + schemars::JsonSchema> TypedData for DataSchema<T> {
+    fn data_schema(&self) -> Option<fn() -> Value> {
+        Some(crate::schema::data_schema_of::<T>)
+    }
+}
+
+/// `spec` with the schema of `data` the probe found, unless it accepts any JSON (`true`).
+pub fn data_schema(spec: ToolSpec, schema: Option<fn() -> Value>) -> ToolSpec {
+    match schema {
+        Some(f) if !matches!(f(), Value::Bool(true)) => spec.with_output_schema(f),
+        _ => spec,
+    }
+}
+
 /// The context of a call, for a tool that takes one (or a timeout).
 pub fn context(input: &Input<'_>) -> crate::Context {
     input.context()

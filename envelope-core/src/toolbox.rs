@@ -487,6 +487,7 @@ impl Deferred {
         self.finished(Fault::backend(self.name).into())
     }
 
+    #[cfg(feature = "tokio")]
     fn finished(&self, envelope: Envelope) -> Envelope {
         settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
     }

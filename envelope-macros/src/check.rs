@@ -112,6 +112,9 @@ pub struct Tool {
     pub idempotency_key: bool,
     /// The context parameter: its place among the parameters, and whether it is `&Context`.
     pub context: Option<(usize, bool)>,
+    /// The type of the answer's `data` (`T` of `-> T` or `-> Result<T, E>`), when it can be
+    /// named (not `impl Trait`, not `()` left implicit).
+    pub data_type: Option<Type>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -158,6 +161,7 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
             errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&at));
         }
     }
+    let data_type = data_type(&ret, &sig.output);
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -180,6 +184,7 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         confirm: raw.args.confirm.clone(),
         idempotency_key,
         context: raw.context.as_ref().map(|c| (c.position, c.by_ref)),
+        data_type,
     }
 }
 
@@ -952,6 +957,25 @@ fn check_return(output: &ReturnType, errors: &mut crate::diag::Accumulator) -> (
             (Ret::Plain, span)
         }
     }
+}
+
+/// The type of `data`: `T` of `-> T`, or of `-> Result<T, E>`; `None` for `impl Trait` (which
+/// the expansion cannot name) or no return type.
+fn data_type(ret: &Ret, output: &ReturnType) -> Option<Type> {
+    let ReturnType::Type(_, ty) = output else { return None };
+    let data = match ret {
+        Ret::Plain => &**ty,
+        Ret::Result => {
+            let Type::Path(tp) = &**ty else { return None };
+            let PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else { return None };
+            args.args.iter().find_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })?
+        }
+    };
+    let nameable = !matches!(data, Type::ImplTrait(_) | Type::Infer(_) | Type::Never(_));
+    nameable.then(|| data.clone())
 }
 
 /// `E` of `Result<T, E>`.

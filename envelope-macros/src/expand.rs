@@ -306,9 +306,25 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     if key {
         calls.push(quote!(with_idempotency_key()));
     }
-    quote! {
+    let spec = quote! {
         ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*
+    };
+    // Without a declared `output_schema`, a return type that implements `JsonSchema` (feature
+    // `schemars`) gives the schema of `data`: an autoref probe picks the typed impl when the
+    // bound holds, and the one that gives none otherwise.
+    match (&t.output_schema, &t.data_type) {
+        (None, Some(data)) => quote! {
+            {
+                #[allow(unused_imports)]
+                use ::envelope_core::__private010::{AnyData as _, TypedData as _};
+                ::envelope_core::__private010::data_schema(
+                    #spec,
+                    (&::envelope_core::__private010::DataSchema::<#data>::new()).data_schema(),
+                )
+            }
+        },
+        _ => spec,
     }
 }
 

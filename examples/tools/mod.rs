@@ -75,7 +75,7 @@ fn get_top_queries(
     rows
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct AnalyticsRow {
     key: String,
     clicks: u32,
@@ -112,7 +112,8 @@ fn search_analytics(
         .collect()
 }
 
-#[derive(Clone, Serialize)]
+/// A note: its id, title, tags and whether it is pinned.
+#[derive(Clone, Serialize, schemars::JsonSchema)]
 pub struct Note {
     id: u32,
     title: String,
@@ -142,6 +143,21 @@ impl NoteStore {
             Some(n) => Ok(n.clone()),
             None => Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) }),
         }
+    }
+
+    /// The JSON Schema of `delete_note`'s answer: `{"deleted": {"id": 3, "title": "..."}}`.
+    fn deleted_schema() -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "properties": {"deleted": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 1}, "title": {"type": "string"}},
+                "required": ["id", "title"],
+                "additionalProperties": false
+            }},
+            "required": ["deleted"],
+            "additionalProperties": false
+        })
     }
 
     /// What `delete_note` would delete: `{"delete": {"id": 3, "title": "..."}}`.
@@ -200,7 +216,7 @@ impl NoteStore {
 
     /// Deletes a note. Nothing is deleted until the person approves: the call answers a preview
     /// and a pending_action_id for confirm_action.
-    #[tool(destructive, confirm = delete_preview)]
+    #[tool(destructive, confirm = delete_preview, output_schema = Self::deleted_schema)]
     fn delete_note(
         &self,
         /// The id of the note to delete (see list_notes).
@@ -229,8 +245,18 @@ impl NoteStore {
     }
 }
 
+/// The JSON Schema of `set_threshold`'s answer.
+fn threshold_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1}},
+        "required": ["ratio"],
+        "additionalProperties": false
+    })
+}
+
 /// Sets the alerting threshold, authorised by an API key.
-#[tool(idempotent)]
+#[tool(idempotent, output_schema = threshold_schema)]
 fn set_threshold(
     /// The share of failed calls that raises an alert.
     #[validate(range = 0.0..1.0)]
