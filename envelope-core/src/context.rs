@@ -141,8 +141,10 @@ impl fmt::Debug for Caller {
     }
 }
 
-/// One call as it travels through the toolbox: who made it, its id, where it came in.
-/// Cheap to clone (one `Arc`).
+/// One call as it travels through the toolbox: who made it, its id, where it came in, and (for
+/// the tool's body) whether it was cancelled, its progress and its log messages. Cheap to clone
+/// (one `Arc`); every clone is the same call. A context is one call: make a new one for each
+/// (a cancellation or a timeout stays with it).
 ///
 /// ```
 /// use envelope_core::{Caller, Context};
@@ -296,7 +298,7 @@ impl Context {
     /// request's own `progressToken`, and only when the client sent one: none otherwise. A
     /// value that does not increase on the last one sent (or is not a finite number) is
     /// dropped, as the spec asks `progress` to increase. At most one notification goes out per
-    /// 50 milliseconds ([`PROGRESS_INTERVAL`]), except the last: a report within 50 ms of the last
+    /// 50 milliseconds, except the last: a report within 50 ms of the last
     /// one sent is held until a later report replaces it or goes out, and the call's end sends
     /// the one still held, so the last value reported always arrives. A report that reaches
     /// `total` goes out at once.
@@ -470,10 +472,10 @@ pub(crate) trait Sink: Send + Sync {
 }
 
 /// The least time between two progress notifications of one call.
-pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 /// The most bytes of a log message sent.
-pub const MAX_LOG_BYTES: usize = 4096;
+pub(crate) const MAX_LOG_BYTES: usize = 4096;
 
 /// The most characters of a progress message sent.
 const MAX_PROGRESS_CHARS: usize = 512;
@@ -723,6 +725,75 @@ mod tests {
         let shown = format!("{c:?}");
         assert!(!shown.contains("example.com"), "{shown}");
         assert!(shown.contains("claims: 1"), "{shown}");
+    }
+
+    /// A sink that keeps what it is sent.
+    #[derive(Default)]
+    struct Kept {
+        progress: Mutex<Vec<f64>>,
+        logs: Mutex<Vec<(LogLevel, String)>>,
+    }
+
+    impl Sink for Kept {
+        fn progress(&self, note: Progress) {
+            self.progress.lock().unwrap().push(note.done);
+        }
+        fn log_level(&self) -> Option<LogLevel> {
+            Some(LogLevel::Info)
+        }
+        fn log(&self, level: LogLevel, message: String) {
+            self.logs.lock().unwrap().push((level, message));
+        }
+    }
+
+    #[test]
+    fn progress_increases_within_its_rate_and_the_last_held_is_flushed() {
+        let kept = Arc::new(Kept::default());
+        let cx = Context::anonymous().with_sink(Arc::clone(&kept) as Arc<dyn Sink>);
+        cx.progress(1, 10);
+        cx.progress(1, 10);
+        cx.progress(f64::NAN, 10.0);
+        cx.progress(2, 10);
+        cx.progress(3, 10);
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0]);
+        cx.flush();
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0, 3.0]);
+        cx.progress(10, 10);
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0, 3.0, 10.0], "the last goes out at once");
+    }
+
+    #[test]
+    fn logs_below_the_level_are_not_sent_and_long_ones_are_cut() {
+        let kept = Arc::new(Kept::default());
+        let cx = Context::anonymous().with_sink(Arc::clone(&kept) as Arc<dyn Sink>);
+        cx.debug("hidden");
+        cx.info("shown");
+        cx.error("é".repeat(5000));
+        let logs = kept.logs.lock().unwrap();
+        assert_eq!(logs.len(), 2);
+        assert_eq!(logs[0], (LogLevel::Info, "shown".to_owned()));
+        assert!(logs[1].1.len() <= MAX_LOG_BYTES && logs[1].1.ends_with('…'), "{}", logs[1].1.len());
+    }
+
+    #[test]
+    fn cancelled_wakes_its_waiter_and_a_deadline_cancels_by_the_clock() {
+        let cx = Context::anonymous();
+        let waiting = std::thread::spawn({
+            let cx = cx.clone();
+            move || {
+                let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                rt.block_on(cx.cancelled());
+            }
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!cx.is_cancelled());
+        cx.cancel();
+        waiting.join().unwrap();
+        let timed = Context::anonymous();
+        timed.time_out_in(30);
+        assert!(!timed.is_cancelled());
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(timed.is_cancelled() && timed.timed_out());
     }
 
     #[test]
