@@ -665,10 +665,10 @@ impl Future for Cancelled {
 
 impl Drop for Cancelled {
     fn drop(&mut self) {
-        if let Some(slot) = self.slot {
-            if let Some(w) = lock(&self.live.wakers).get_mut(slot) {
-                *w = None;
-            }
+        if let Some(slot) = self.slot
+            && let Some(w) = lock(&self.live.wakers).get_mut(slot)
+        {
+            *w = None;
         }
     }
 }

@@ -454,7 +454,7 @@ impl Deferred {
     /// call's timeout (`#[tool(timeout_ms)]`), when the call is cancelled and answered with the
     /// `TIMEOUT` fault. A body left running there sees `cx.is_cancelled()`. The call is
     /// cancelled too when this future is dropped (a dropped connection, a server shutting down).
-    #[cfg(feature = "tokio")]
+    #[cfg(any(feature = "rmcp", feature = "http"))]
     pub(crate) async fn run_off_the_runtime(self, cx: &Context) -> Envelope {
         let guard = cx.cancel_on_drop();
         let timed_out = cx.deadline().map(|at| (at, self.timed_out()));
@@ -476,18 +476,18 @@ impl Deferred {
     }
 
     /// The envelope of a body that outran its timeout, as `run` would have given it.
-    #[cfg(feature = "tokio")]
+    #[cfg(any(feature = "rmcp", feature = "http"))]
     fn timed_out(&self) -> Envelope {
         self.finished(Fault::timeout(self.name).into())
     }
 
     /// The envelope of a body that could not run (a panic, a runtime shutting down).
-    #[cfg(feature = "tokio")]
+    #[cfg(any(feature = "rmcp", feature = "http"))]
     fn faulted(&self) -> Envelope {
         self.finished(Fault::backend(self.name).into())
     }
 
-    #[cfg(feature = "tokio")]
+    #[cfg(any(feature = "rmcp", feature = "http"))]
     fn finished(&self, envelope: Envelope) -> Envelope {
         settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
     }
