@@ -71,7 +71,7 @@ LAYERS = {
         ["confirm"],
         ["args"],
         ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
-        ["readers", "schema", "rules", "sent", "cx", "input"],  # reading one argument, its rules
+        ["readers", "schema", "rules", "sent", "cx", "input", "context"],  # reading one argument, its rules; the call
         ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store"],  # vocabulary
     ],
     "envelope-macros": [
