@@ -591,6 +591,62 @@ async fn a_dropped_connection_over_streamable_http_stops_sync_and_async_bodies()
     }
 }
 
+/// POSTs `body` on a new connection without waiting: the task gives the response.
+fn post_later(
+    address: &str,
+    version: &'static str,
+    body: Value,
+    sse: bool,
+) -> tokio::task::JoinHandle<(u16, String, Vec<Value>)> {
+    let address = address.to_owned();
+    tokio::spawn(async move { post(&address, version, &body, sse).await })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_over_streamable_http_stops_its_body_and_gets_no_reply() {
+    let carol = Caller::new("carol");
+    let verified = serve(McpHttp::new(toolbox()).router().layer(axum::Extension(carol))).await;
+    let anonymous = serve(McpHttp::new(toolbox()).router()).await;
+    for version in VERSIONS {
+        for (id, tool, sse) in [(7, "sync_spin", false), (8, "async_spin", true)] {
+            let label = label(&format!("{tool}-cancelled"), "http", version);
+            let call =
+                post_later(&verified, version, call_request(id, tool, json!({"label": label, "ms": 20000}), None), sse);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
+            let (status, _, _) = post(&verified, version, &cancel, false).await;
+            assert_eq!(status, 202, "{version}");
+            assert!(stops_within(&label, Duration::from_secs(5)).await, "{label} did not stop");
+            // The cancelled POST is answered 202 with no body: no reply to the cancelled id.
+            let (status, _, messages) = timeout(READ_TIMEOUT, call).await.unwrap().unwrap();
+            assert_eq!((status, messages.len()), (202, 0), "{version}: {messages:?}");
+        }
+        // Once its event stream has started (progress sent), the stream ends without the reply.
+        let call = call_request(9, "rebuild_index", json!({"seconds": 60}), Some(json!({"progressToken": "c"})));
+        let call = post_later(&verified, version, call, true);
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}});
+        post(&verified, version, &cancel, false).await;
+        let (status, content_type, messages) = timeout(READ_TIMEOUT, call).await.unwrap().unwrap();
+        assert_eq!((status, content_type.as_str()), (200, "text/event-stream"), "{version}");
+        assert!(!progress_of(&messages, &json!("c")).is_empty(), "{version}: {messages:?}");
+        assert!(messages.iter().all(|m| m.get("id").is_none()), "{version}: no reply: {messages:?}");
+        // An anonymous caller's cancellation reaches no call: any client could have sent it.
+        let label = label("sync_spin-anonymous", "http", version);
+        let call = post_later(
+            &anonymous,
+            version,
+            call_request(7, "sync_spin", json!({"label": label, "ms": 600}), None),
+            false,
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+        post(&anonymous, version, &cancel, false).await;
+        let (status, _, messages) = timeout(READ_TIMEOUT, call).await.unwrap().unwrap();
+        assert_eq!((status, &envelope(&messages[0])["data"]), (200, &json!(true)), "{version}: {messages:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_over_streamable_http_stops_sync_and_async_bodies() {
     let address = serve(McpHttp::new(toolbox()).router()).await;
