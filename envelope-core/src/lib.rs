@@ -146,13 +146,21 @@ pub use envelope_macros::ToolError;
 /// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
 /// `rename_all = "..."` (serde's words), the MCP annotations `read_only`, `destructive`,
 /// `idempotent`, `open_world` (each also `= false`; absent is an absent hint), `timeout_ms = N`
-/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`),
-/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`),
+/// (a call past N milliseconds answers a `TIMEOUT` fault: an `async fn` is dropped (feature
+/// `tokio`), a sync body sees its [`Context`] cancelled and the server answers at the deadline),
+/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`;
+/// without it, with feature `schemars`, a return type implementing `schemars::JsonSchema` gives
+/// it, every subschema inlined),
 /// `confirm = preview_fn` (a valid call runs only `preview_fn`, which takes the same parameters
 /// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
 /// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
 /// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
 /// replay answers the first envelope). See [`confirm`] for both.
+///
+/// A parameter of type [`Context`] (`cx: Context` or `cx: &Context`, recognised by the last
+/// segment of its type's path) is the call itself, not an argument: it is in no schema, takes no
+/// `#[validate]`, and at most one is allowed. A confirm tool's preview function then takes
+/// `&Context` at the same place.
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///
