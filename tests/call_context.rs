@@ -284,11 +284,13 @@ async fn progress_over_stdio_only_with_a_token_increasing_and_bounded() {
         let (reply, notes) = s.call(1, "noisy", json!({}), Some(json!({"progressToken": "p-1"}))).await;
         assert_eq!(envelope(&reply)["data"], 5, "{version}: {reply}");
         assert_eq!(progress_of(&notes, &json!("p-1")), [1.0, 4.0, 5.0, 6.0], "{version}: {notes:?}");
+        let started = Instant::now();
         let four = notes.iter().find(|m| m["params"]["progress"] == 4.0).unwrap();
         assert_eq!(four["params"]["message"], "four");
         assert_eq!(four["params"]["total"], 5.0);
         // A numeric token is echoed as a number.
         let (_, notes) = s.call(2, "burst", json!({}), Some(json!({"progressToken": 42}))).await;
+        eprintln!("stdio {version}: 1000 progress reports answered in {:?}", started.elapsed());
         let seen = progress_of(&notes, &json!(42));
         assert_eq!(seen.last(), Some(&1000.0), "{version}: the last report arrives: {seen:?}");
         assert!(seen.len() <= 3, "{version}: 1000 reports in a few ms make at most 3 notifications: {seen:?}");
@@ -377,6 +379,7 @@ async fn a_timeout_over_stdio_stops_sync_and_async_bodies() {
             assert_eq!((&e["status"], &e["error_code"]), (&json!("error"), &json!("TIMEOUT")), "{reply}");
             assert!(took < Duration::from_secs(5), "{tool}: answered after {took:?}");
             assert!(stops_within(&label, Duration::from_secs(5)).await, "{label} did not stop");
+            eprintln!("stdio {version} {tool}: TIMEOUT answered after {took:?} (timeout_ms = 300)");
         }
         s.stop();
     }
