@@ -29,7 +29,18 @@ async def drive(label, server, mode):
         names = sorted(t.name for t in tools.tools)
         check(f"{label}: tools/list names the example tools and confirm_action", names ==
               ["confirm_action", "create_note", "delete_note", "get_top_queries", "list_notes",
-               "search_analytics", "set_threshold"], names)
+               "rebuild_index", "search_analytics", "set_threshold", "whoami"], names)
+
+        # A progress callback makes the SDK send a progressToken; rebuild_index reports each tick.
+        seen = []
+
+        async def on_progress(progress, total, message):
+            seen.append((progress, total))
+
+        result = await client.call_tool("rebuild_index", {"seconds": 1}, progress_callback=on_progress)
+        check(f"{label}: rebuild_index is served", result.structured_content["data"]["rebuilt"], result)
+        check(f"{label}: its progress arrives, increasing, up to 10 of 10",
+              seen and seen[-1] == (10, 10) and all(a[0] < b[0] for a, b in zip(seen, seen[1:])), seen)
 
         # The smallest input: a number with a three-digit exponent.
         result = await client.call_tool("set_threshold", {"ratio": 1e-100, "api_key": KEY})

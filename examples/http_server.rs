@@ -54,7 +54,7 @@ async fn main() -> io::Result<()> {
         eprintln!("--token is empty; send the token the clients will present, like --token s3cret");
         std::process::exit(2);
     }
-    let toolbox = tools::configured().await.map_err(io::Error::other)?;
+    let toolbox = tools::with_context_tools(tools::configured().await.map_err(io::Error::other)?);
     let mut mcp = McpHttp::new(toolbox.clone());
     let mut endpoints = HttpTools::new(toolbox).router();
     if !token.is_empty() {

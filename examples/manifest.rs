@@ -17,7 +17,7 @@ mod tools;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let toolbox = tools::toolbox();
+    let toolbox = tools::with_context_tools(tools::toolbox());
     let value = match provider(&args) {
         Ok(None) => serde_json::to_value(toolbox.manifest()).expect("a manifest is plain JSON"),
         Ok(Some(export)) => serde_json::Value::Array(export.tools(&toolbox)),

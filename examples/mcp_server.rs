@@ -12,7 +12,7 @@ mod tools;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let toolbox = tools::configured().await.map_err(std::io::Error::other)?;
+    let toolbox = tools::with_context_tools(tools::configured().await.map_err(std::io::Error::other)?);
     let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name()).collect();
     eprintln!("envelope example MCP server on stdio; tools: {}", names.join(", "));
     envelope_core::mcp::serve_stdio(toolbox).await

@@ -100,7 +100,7 @@ impl ServerHandler for Notebook {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let server = Notebook { tools: McpServer::new(tools::toolbox()) };
+    let server = Notebook { tools: McpServer::new(tools::with_context_tools(tools::toolbox())) };
     eprintln!("envelope example: an rmcp server with resources, prompts and the example tools, on stdio");
     envelope_core::mcp::serve_handler_stdio(server).await
 }

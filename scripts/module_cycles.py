@@ -73,8 +73,8 @@ LAYERS = {
         ["audit"],  # the audit trail and what a toolbox adds around each call
         ["args"],
         ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
-        ["readers", "schema", "rules", "sent", "cx", "input"],  # reading one argument, its rules
-        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "rate", "context"],  # vocabulary
+        ["readers", "schema", "rules", "sent", "cx", "input", "context"],  # reading one argument, its rules; the call
+        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "rate"],  # vocabulary
     ],
     "envelope-macros": [
         ["crate"],

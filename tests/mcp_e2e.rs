@@ -63,6 +63,29 @@ fn tools_manifest() -> Value {
     serde_json::from_slice(&out.stdout).expect("the manifest is JSON")
 }
 
+/// Checks `envelope`, the `structuredContent` of a reply of tool `name`, against the tool's
+/// advertised `outputSchema` (MCP: `structuredContent` conforms to it); every reply of the
+/// example tools passes through here. Tools the example server does not have are skipped.
+fn assert_conforms(name: &str, envelope: &Value) {
+    static VALIDATORS: OnceLock<std::collections::HashMap<String, jsonschema::Validator>> = OnceLock::new();
+    let validators = VALIDATORS.get_or_init(|| {
+        let manifest = tools_manifest();
+        manifest["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let validator = jsonschema::draft202012::new(&t["outputSchema"]).expect("a valid outputSchema");
+                (t["name"].as_str().unwrap().to_owned(), validator)
+            })
+            .collect()
+    });
+    if let Some(validator) = validators.get(name) {
+        let errors: Vec<String> = validator.iter_errors(envelope).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: the reply does not conform to its outputSchema: {errors:?}: {envelope}");
+    }
+}
+
 fn object(value: Value) -> JsonObject {
     match value {
         Value::Object(object) => object,
@@ -142,6 +165,7 @@ async fn a_three_digit_exponent_is_served(client: &Client, version: &ProtocolVer
     let call = CallToolRequestParams::new("set_threshold")
         .with_arguments(object(json!({"ratio": 1e-100, "api_key": "sk-AAAAAAAAAAAAAAAAAAAA"})));
     let result = timeout(READ_TIMEOUT, client.call_tool(call)).await.unwrap().unwrap();
+    assert_conforms("set_threshold", result.structured_content.as_ref().unwrap());
     assert_eq!(result.is_error, Some(false), "{version}: {result:?}");
     assert_eq!(result.structured_content.as_ref().unwrap()["data"]["ratio"], 1e-100, "{version}: {result:?}");
     assert_result_type(&result, version);
@@ -161,8 +185,10 @@ async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion)
             "delete_note",
             "get_top_queries",
             "list_notes",
+            "rebuild_index",
             "search_analytics",
-            "set_threshold"
+            "set_threshold",
+            "whoami"
         ]
     );
     for tool in &tools {
@@ -197,6 +223,7 @@ async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion)
     let good = CallToolRequestParams::new("get_top_queries")
         .with_arguments(object(json!({"hours_back": 24, "group_by": "database"})));
     let result = timeout(READ_TIMEOUT, client.call_tool(good)).await.unwrap().unwrap();
+    assert_conforms("get_top_queries", result.structured_content.as_ref().unwrap());
     assert_eq!(result.is_error, Some(false), "{result:?}");
     let envelope = result.structured_content.as_ref().unwrap();
     assert_eq!(envelope["status"], "ok");
@@ -204,11 +231,21 @@ async fn tools_are_listed_and_called(client: &Client, version: &ProtocolVersion)
     assert_text_is_structured(&result);
     assert_result_type(&result, version);
 
+    // The tools that read their call: the caller it sees, and a rebuild of one second.
+    for (name, args) in [("whoami", json!({})), ("rebuild_index", json!({"seconds": 1}))] {
+        let call = CallToolRequestParams::new(name).with_arguments(object(args));
+        let result = timeout(READ_TIMEOUT, client.call_tool(call)).await.unwrap().unwrap();
+        let envelope = result.structured_content.as_ref().unwrap();
+        assert_eq!(envelope["status"], "ok", "{name}: {envelope}");
+        assert_conforms(name, envelope);
+    }
+
     // Bad arguments are a tool execution error (isError true), not a JSON-RPC error, and the
     // refusal names each rejected value, the accepted set and the fix.
     let bad = CallToolRequestParams::new("get_top_queries")
         .with_arguments(object(json!({"hours_back": 0, "group_by": "databse"})));
     let result = timeout(READ_TIMEOUT, client.call_tool(bad)).await.unwrap().unwrap();
+    assert_conforms("get_top_queries", result.structured_content.as_ref().unwrap());
     assert_eq!(result.is_error, Some(true), "{result:?}");
     let envelope = result.structured_content.as_ref().unwrap();
     assert_eq!(envelope["status"], "invalid");
@@ -250,6 +287,7 @@ async fn a_delete_waits_for_approval(version: &ProtocolVersion) {
             let params = CallToolRequestParams::new(name).with_arguments(object(args));
             let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
             assert_text_is_structured(&result);
+            assert_conforms(name, result.structured_content.as_ref().unwrap());
             (result.is_error, result.structured_content.clone().unwrap())
         }
     };
@@ -373,7 +411,11 @@ impl RawSession {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}});
         self.send(request).await;
-        self.reply(id).await
+        let reply = self.reply(id).await;
+        if let Some(envelope) = reply["result"].get("structuredContent") {
+            assert_conforms(name, envelope);
+        }
+        reply
     }
 
     /// Closes stdin; the server must then exit by itself, successfully.
@@ -818,6 +860,7 @@ async fn streamable_http_reads_the_body_before_rmcp() {
         let result = call_result(&reply);
         assert_result_type(&result, version);
         assert_eq!(result.is_error, Some(true), "{reply}");
+        assert_conforms("create_note", result.structured_content.as_ref().unwrap());
         assert_eq!(result.structured_content.unwrap()["hints"]["parameter"], "tags", "{reply}");
 
         // Past a double: refused by name with the text sent.
@@ -831,6 +874,7 @@ async fn streamable_http_reads_the_body_before_rmcp() {
         let (status, reply, _) = post(&url, &headers, &body).await;
         assert_eq!(status, 200, "{reply}");
         let envelope = call_result(&reply).structured_content.unwrap();
+        assert_conforms("set_threshold", &envelope);
         assert_eq!(envelope["hints"]["rejected"], "1e400", "{envelope}");
     }
 
@@ -1230,6 +1274,7 @@ async fn envelope_of(client: &RunningService<RoleClient, Approver>, name: &'stat
     let params = CallToolRequestParams::new(name).with_arguments(object(args));
     let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
     assert_text_is_structured(&result);
+    assert_conforms(name, result.structured_content.as_ref().unwrap());
     assert_result_type(&result, &client.service().version);
     result.structured_content.unwrap()
 }
@@ -1355,6 +1400,7 @@ async fn a_2025_11_25_client_still_gets_needs_confirmation() {
     let params = CallToolRequestParams::new("delete_note").with_arguments(object(json!({ "note_id": id })));
     let result = timeout(READ_TIMEOUT, client.call_tool(params)).await.unwrap().unwrap();
     let queued = result.structured_content.unwrap();
+    assert_conforms("delete_note", &queued);
     assert_eq!(queued["status"], "needs_confirmation", "{queued}");
     assert!(queued["pending_action_id"].is_string(), "{queued}");
     assert!(approver.asked().is_empty());

@@ -9,9 +9,19 @@
 //! A [`Context`] is one call as it travels through the toolbox: its caller, its call id, the
 //! surface it came in on and the MCP protocol version. Policy, the audit record and the tool's
 //! own body read it; [`Toolbox::call_in`](crate::Toolbox::call_in) takes one.
+//!
+//! A tool takes the call's [`Context`] as a parameter (`cx: Context` or `cx: &Context`, never
+//! part of any schema) to see it live: whether it was cancelled ([`Context::is_cancelled`],
+//! [`Context::cancelled`]), to report progress ([`Context::progress`]) and to log to the client
+//! ([`Context::log`]).
 
 use std::fmt;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{self, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -131,8 +141,10 @@ impl fmt::Debug for Caller {
     }
 }
 
-/// One call as it travels through the toolbox: who made it, its id, where it came in.
-/// Cheap to clone (one `Arc`).
+/// One call as it travels through the toolbox: who made it, its id, where it came in, and (for
+/// the tool's body) whether it was cancelled, its progress and its log messages. Cheap to clone
+/// (one `Arc`); every clone is the same call. A context is one call: make a new one for each
+/// (a cancellation or a timeout stays with it).
 ///
 /// ```
 /// use envelope_core::{Caller, Context};
@@ -153,6 +165,7 @@ struct Inner {
     call_id: String,
     surface: String,
     protocol_version: Option<String>,
+    live: Arc<Live>,
 }
 
 impl Context {
@@ -164,6 +177,7 @@ impl Context {
                 call_id: new_call_id(),
                 surface: "local".to_owned(),
                 protocol_version: None,
+                live: Arc::new(Live::new(None)),
             }),
         }
     }
@@ -197,6 +211,7 @@ impl Context {
             call_id: shared.call_id.clone(),
             surface: shared.surface.clone(),
             protocol_version: shared.protocol_version.clone(),
+            live: Arc::clone(&shared.live),
         });
         f(&mut inner);
         Context { inner: Arc::new(inner) }
@@ -221,6 +236,432 @@ impl Context {
     /// The MCP protocol version of the call, when it came over MCP and the version is known.
     pub fn protocol_version(&self) -> Option<&str> {
         self.inner.protocol_version.as_deref()
+    }
+}
+
+/// What a tool's body sees of its call while it runs: cancellation, progress, log messages.
+///
+/// These work on every surface. Over MCP (stdio and Streamable HTTP) progress becomes
+/// `notifications/progress` and log messages `notifications/message` to the client (see
+/// [`crate::mcp`]); over the plain HTTP endpoints and [`Toolbox::call`](crate::Toolbox::call)
+/// they go to `tracing` (target `envelope::tool`, with the field `call_id`).
+impl Context {
+    /// Whether the call was cancelled: by the client (MCP `notifications/cancelled`), by a
+    /// dropped connection (Streamable HTTP, `POST /tools/...`), by its timeout
+    /// (`#[tool(timeout_ms = N)]`, sync bodies too), by the server shutting down under it, or
+    /// by [`cancel`](Self::cancel). One atomic load (and a clock read when the call has a
+    /// timeout): cheap enough to check on every step of a sync loop.
+    ///
+    /// Nothing stops a body by force: a sync body that never checks runs to its end (its
+    /// envelope is then dropped, or answered `TIMEOUT`); an async body is dropped at its next
+    /// `.await` when its call is cancelled.
+    ///
+    /// ```
+    /// use envelope_core::Context;
+    ///
+    /// let cx = Context::anonymous();
+    /// assert!(!cx.is_cancelled());
+    /// cx.clone().cancel();
+    /// assert!(cx.is_cancelled());
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.live.is_cancelled()
+    }
+
+    /// A future that completes when the call is cancelled (see
+    /// [`is_cancelled`](Self::is_cancelled)); at once if it already was. For an async body:
+    /// `tokio::select! { r = work() => r, () = cx.cancelled() => ... }`. It owns what it needs
+    /// (`'static`), so a task the body spawns can hold it. A call's timeout makes it complete
+    /// where the call's future is polled by a timer (`timeout_ms` on an async tool cancels the
+    /// call when it fires); a sync body reads [`is_cancelled`](Self::is_cancelled), which
+    /// counts the timeout by the clock.
+    pub fn cancelled(&self) -> Cancelled {
+        Cancelled { live: Arc::clone(&self.inner.live), slot: None }
+    }
+
+    /// Cancels the call: every clone of this context sees it, every [`cancelled`](Self::cancelled)
+    /// future completes. The transports call it; a server of your own can too.
+    pub fn cancel(&self) {
+        self.inner.live.cancel();
+    }
+
+    /// Reports progress: `done` of `total` (in any unit; MCP `progress` and `total`). See
+    /// [`progress_with`](Self::progress_with).
+    pub fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
+        self.inner.live.progress(self, done.into(), Some(total.into()), None);
+    }
+
+    /// Reports progress with a message for a person (`message`, cut to 512 characters).
+    ///
+    /// Over MCP it is a `notifications/progress` (MCP 2025-11-25, "Utilities / Progress")
+    /// `{"progressToken": T, "progress": done, "total": total, "message": message}` with the
+    /// request's own `progressToken`, and only when the client sent one: none otherwise. A
+    /// value that does not increase on the last one sent (or is not a finite number) is
+    /// dropped, as the spec asks `progress` to increase. At most one notification goes out per
+    /// 50 milliseconds, except the last: a report within 50 ms of the last
+    /// one sent is held until a later report replaces it or goes out, and the call's end sends
+    /// the one still held, so the last value reported always arrives. A report that reaches
+    /// `total` goes out at once.
+    pub fn progress_with(&self, done: impl Into<f64>, total: impl Into<f64>, message: &str) {
+        self.inner.live.progress(self, done.into(), Some(total.into()), Some(message));
+    }
+
+    /// Logs `message` at `level` to the client: an MCP `notifications/message`
+    /// `{"level": "info", "logger": "envelope", "data": message}` (MCP 2025-11-25, "Utilities /
+    /// Logging"), sent only when `level` is at or above the level the client set (with
+    /// `logging/setLevel`, or on 2026-07-28 the request's `_meta`
+    /// `io.modelcontextprotocol/logLevel`); see [`crate::mcp`] for how long a level holds. The
+    /// message is cut to 4096 bytes (at a character, ending `…`). Never put a secret in it:
+    /// it is sent as written.
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        self.inner.live.log(self, level, message.as_ref());
+    }
+
+    /// [`log`](Self::log) at `debug`.
+    pub fn debug(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Debug, message);
+    }
+
+    /// [`log`](Self::log) at `info`.
+    pub fn info(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Info, message);
+    }
+
+    /// [`log`](Self::log) at `warning`.
+    pub fn warning(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Warning, message);
+    }
+
+    /// [`log`](Self::log) at `error`.
+    pub fn error(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Error, message);
+    }
+
+    /// This call, with its progress and log messages sent to `sink` (a transport's).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn with_sink(self, sink: Arc<dyn Sink>) -> Self {
+        self.map(|i| i.live = Arc::new(Live::new(Some(sink))))
+    }
+
+    /// The call ends: a progress report held back by the rate bound is sent now.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn flush(&self) {
+        self.inner.live.flush(self);
+    }
+
+    /// The call times out `ms` milliseconds from now (a deadline already set is kept when
+    /// earlier): [`is_cancelled`](Self::is_cancelled) is then true.
+    pub(crate) fn time_out_in(&self, ms: u64) {
+        let at = Instant::now().checked_add(Duration::from_millis(ms));
+        if let Some(at) = at {
+            let _ = self.inner.live.deadline.set(at);
+        }
+    }
+
+    /// When the call times out, if it has a timeout.
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.inner.live.deadline.get().copied()
+    }
+
+    /// Whether the call's timeout has passed.
+    pub(crate) fn timed_out(&self) -> bool {
+        self.inner.live.deadline.get().is_some_and(|d| Instant::now() >= *d)
+    }
+
+    /// A guard that cancels this call when dropped before [`CancelOnDrop::disarm`]: a
+    /// transport holds one while it waits, so a dropped connection or a runtime shutting down
+    /// (which drop the waiting future) cancels the call.
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
+    pub(crate) fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(Some(self.clone()))
+    }
+}
+
+/// Cancels its call when dropped, unless disarmed.
+pub(crate) struct CancelOnDrop(Option<Context>);
+
+impl CancelOnDrop {
+    /// The call ended: dropping the guard cancels nothing.
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
+    pub(crate) fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cx) = self.0.take() {
+            cx.cancel();
+        }
+    }
+}
+
+/// The severity of a log message: the eight levels of syslog (RFC 5424 §6.2.1), as MCP names
+/// them (`"debug"` to `"emergency"`, MCP 2025-11-25 "Utilities / Logging"), least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The MCP word: `"debug"`, `"info"`, ..., `"emergency"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// The level an MCP word names.
+    pub fn from_word(word: &str) -> Option<Self> {
+        LogLevel::ALL.into_iter().find(|l| l.as_str() == word)
+    }
+}
+
+/// A progress report that passed the checks, as a transport sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Progress {
+    pub(crate) done: f64,
+    pub(crate) total: Option<f64>,
+    pub(crate) message: Option<String>,
+}
+
+/// Where a call's progress and log messages go (a transport's channel to its client).
+pub(crate) trait Sink: Send + Sync {
+    /// Sends a progress report (already checked: increasing, within the rate).
+    fn progress(&self, note: Progress);
+    /// The least severe level the client receives; `None`: no log message is sent.
+    fn log_level(&self) -> Option<LogLevel>;
+    /// Sends a log message at or above [`log_level`](Self::log_level) (already cut).
+    fn log(&self, level: LogLevel, message: String);
+}
+
+/// The least time between two progress notifications of one call.
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The most bytes of a log message sent.
+pub(crate) const MAX_LOG_BYTES: usize = 4096;
+
+/// The most characters of a progress message sent.
+const MAX_PROGRESS_CHARS: usize = 512;
+
+/// The live part of a call, shared by every clone of its context.
+struct Live {
+    cancelled: AtomicBool,
+    /// The wakers of pending [`Cancelled`] futures, by slot (`None`: a free slot).
+    wakers: Mutex<Vec<Option<Waker>>>,
+    deadline: OnceLock<Instant>,
+    sink: Option<Arc<dyn Sink>>,
+    progress: Mutex<Rate>,
+}
+
+/// What the rate bound of progress remembers.
+#[derive(Default)]
+struct Rate {
+    last: Option<f64>,
+    sent_at: Option<Instant>,
+    held: Option<Progress>,
+}
+
+impl Live {
+    fn new(sink: Option<Arc<dyn Sink>>) -> Self {
+        Live {
+            cancelled: AtomicBool::new(false),
+            wakers: Mutex::new(Vec::new()),
+            deadline: OnceLock::new(),
+            sink,
+            progress: Mutex::new(Rate::default()),
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire) || self.deadline.get().is_some_and(|d| Instant::now() >= *d)
+    }
+
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        let wakers: Vec<Waker> = lock(&self.wakers).iter_mut().filter_map(Option::take).collect();
+        for w in wakers {
+            w.wake();
+        }
+    }
+
+    fn progress(&self, cx: &Context, done: f64, total: Option<f64>, message: Option<&str>) {
+        if !done.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+            return;
+        }
+        let note = Progress {
+            done,
+            total,
+            message: message.map(|m| crate::budget::cut_text(m, MAX_PROGRESS_CHARS, 4 * MAX_PROGRESS_CHARS)),
+        };
+        let now = Instant::now();
+        let send = {
+            let mut rate = lock(&self.progress);
+            if rate.last.is_some_and(|last| done <= last) {
+                return;
+            }
+            rate.last = Some(done);
+            let last = total.is_some_and(|t| done >= t);
+            if !last && rate.sent_at.is_some_and(|at| now.duration_since(at) < PROGRESS_INTERVAL) {
+                rate.held = Some(note);
+                return;
+            }
+            rate.held = None;
+            rate.sent_at = Some(now);
+            note
+        };
+        self.send_progress(cx, send);
+    }
+
+    fn flush(&self, cx: &Context) {
+        let held = lock(&self.progress).held.take();
+        if let Some(note) = held {
+            self.send_progress(cx, note);
+        }
+    }
+
+    fn send_progress(&self, cx: &Context, note: Progress) {
+        match &self.sink {
+            Some(sink) => sink.progress(note),
+            None => trace_progress(cx, &note),
+        }
+    }
+
+    fn log(&self, cx: &Context, level: LogLevel, message: &str) {
+        match &self.sink {
+            Some(sink) => {
+                if sink.log_level().is_some_and(|least| level >= least) {
+                    sink.log(level, cut_bytes(message, MAX_LOG_BYTES));
+                }
+            }
+            None => trace_log(cx, level, &cut_bytes(message, MAX_LOG_BYTES)),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, ending `…` when cut.
+fn cut_bytes(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+fn trace_progress(cx: &Context, note: &Progress) {
+    tracing::info!(
+        target: "envelope::tool",
+        call_id = cx.call_id(),
+        progress = note.done,
+        total = note.total,
+        message = note.message.as_deref(),
+        "progress"
+    );
+}
+
+fn trace_log(cx: &Context, level: LogLevel, message: &str) {
+    let call_id = cx.call_id();
+    match level {
+        LogLevel::Debug => tracing::debug!(target: "envelope::tool", call_id, "{message}"),
+        LogLevel::Info | LogLevel::Notice => tracing::info!(target: "envelope::tool", call_id, "{message}"),
+        LogLevel::Warning => tracing::warn!(target: "envelope::tool", call_id, "{message}"),
+        _ => tracing::error!(target: "envelope::tool", call_id, level = level.as_str(), "{message}"),
+    }
+}
+
+/// The future of [`Context::cancelled`]: completes when the call is cancelled.
+#[must_use = "a future does nothing unless awaited"]
+pub struct Cancelled {
+    live: Arc<Live>,
+    slot: Option<usize>,
+}
+
+impl fmt::Debug for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cancelled").field("cancelled", &self.live.is_cancelled()).finish()
+    }
+}
+
+impl Future for Cancelled {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
+        if self.live.is_cancelled() {
+            return Poll::Ready(());
+        }
+        let live = Arc::clone(&self.live);
+        let mut wakers = lock(&live.wakers);
+        // Checked again under the lock: `cancel` sets the flag before it takes the wakers.
+        if live.cancelled.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        let slot = match self.slot {
+            Some(slot) => slot,
+            None => match wakers.iter().position(Option::is_none) {
+                Some(free) => free,
+                None => {
+                    wakers.push(None);
+                    wakers.len() - 1
+                }
+            },
+        };
+        wakers[slot] = Some(cx.waker().clone());
+        drop(wakers);
+        self.slot = Some(slot);
+        Poll::Pending
+    }
+}
+
+impl Drop for Cancelled {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot
+            && let Some(w) = lock(&self.live.wakers).get_mut(slot)
+        {
+            *w = None;
+        }
     }
 }
 
@@ -276,6 +717,75 @@ mod tests {
         let shown = format!("{c:?}");
         assert!(!shown.contains("example.com"), "{shown}");
         assert!(shown.contains("claims: 1"), "{shown}");
+    }
+
+    /// A sink that keeps what it is sent.
+    #[derive(Default)]
+    struct Kept {
+        progress: Mutex<Vec<f64>>,
+        logs: Mutex<Vec<(LogLevel, String)>>,
+    }
+
+    impl Sink for Kept {
+        fn progress(&self, note: Progress) {
+            self.progress.lock().unwrap().push(note.done);
+        }
+        fn log_level(&self) -> Option<LogLevel> {
+            Some(LogLevel::Info)
+        }
+        fn log(&self, level: LogLevel, message: String) {
+            self.logs.lock().unwrap().push((level, message));
+        }
+    }
+
+    #[test]
+    fn progress_increases_within_its_rate_and_the_last_held_is_flushed() {
+        let kept = Arc::new(Kept::default());
+        let cx = Context::anonymous().with_sink(Arc::clone(&kept) as Arc<dyn Sink>);
+        cx.progress(1, 10);
+        cx.progress(1, 10);
+        cx.progress(f64::NAN, 10.0);
+        cx.progress(2, 10);
+        cx.progress(3, 10);
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0]);
+        cx.flush();
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0, 3.0]);
+        cx.progress(10, 10);
+        assert_eq!(*kept.progress.lock().unwrap(), [1.0, 3.0, 10.0], "the last goes out at once");
+    }
+
+    #[test]
+    fn logs_below_the_level_are_not_sent_and_long_ones_are_cut() {
+        let kept = Arc::new(Kept::default());
+        let cx = Context::anonymous().with_sink(Arc::clone(&kept) as Arc<dyn Sink>);
+        cx.debug("hidden");
+        cx.info("shown");
+        cx.error("é".repeat(5000));
+        let logs = kept.logs.lock().unwrap();
+        assert_eq!(logs.len(), 2);
+        assert_eq!(logs[0], (LogLevel::Info, "shown".to_owned()));
+        assert!(logs[1].1.len() <= MAX_LOG_BYTES && logs[1].1.ends_with('…'), "{}", logs[1].1.len());
+    }
+
+    #[test]
+    fn cancelled_wakes_its_waiter_and_a_deadline_cancels_by_the_clock() {
+        let cx = Context::anonymous();
+        let waiting = std::thread::spawn({
+            let cx = cx.clone();
+            move || {
+                let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                rt.block_on(cx.cancelled());
+            }
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!cx.is_cancelled());
+        cx.cancel();
+        waiting.join().unwrap();
+        let timed = Context::anonymous();
+        timed.time_out_in(30);
+        assert!(!timed.is_cancelled());
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(timed.is_cancelled() && timed.timed_out());
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub mod mcp;
 
 pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, Retry, Status, codes};
-pub use context::{Caller, Context};
+pub use context::{Caller, Cancelled, Context, LogLevel};
 pub use envelope::{Confirmation, Envelope, Warned};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
@@ -150,8 +150,11 @@ pub use envelope_macros::ToolError;
 /// Flags on `#[tool(...)]`: `strict` (no lax coercions), `name = "..."`, `title = "..."`,
 /// `rename_all = "..."` (serde's words), the MCP annotations `read_only`, `destructive`,
 /// `idempotent`, `open_world` (each also `= false`; absent is an absent hint), `timeout_ms = N`
-/// (an `async fn` past N milliseconds answers a `TIMEOUT` fault; feature `tokio`),
-/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`),
+/// (a call past N milliseconds answers a `TIMEOUT` fault: an `async fn` is dropped (feature
+/// `tokio`), a sync body sees its [`Context`] cancelled and the server answers at the deadline),
+/// `output_schema = path` (a `fn() -> serde_json::Value` giving the JSON Schema of `data`;
+/// without it, with feature `schemars`, a return type implementing `schemars::JsonSchema` gives
+/// it, every subschema inlined),
 /// `confirm = preview_fn` (a valid call runs only `preview_fn`, which takes the same parameters
 /// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
 /// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
@@ -161,6 +164,11 @@ pub use envelope_macros::ToolError;
 /// see [`Caller`]); `tier = 1..=4`: T1 read to T4 destructive (undeclared: `read_only` T1,
 /// `destructive` T3, else T2; T4 only declared, and never shown on a public [`Surface`]).
 /// Both are in the manifest; see [`spec::Tier`] and [`Toolbox::on`].
+///
+/// A parameter of type [`Context`] (`cx: Context` or `cx: &Context`, recognised by the last
+/// segment of its type's path) is the call itself, not an argument: it is in no schema, takes no
+/// `#[validate]`, and at most one is allowed. A confirm tool's preview function then takes
+/// `&Context` at the same place.
 ///
 /// Rules in `#[validate(...)]`, comma-separated:
 ///

@@ -124,9 +124,11 @@ pub trait TimeoutNeedsTokio {}
 #[cfg(feature = "tokio")]
 impl<T: ?Sized> TimeoutNeedsTokio for T {}
 
-/// Runs an async tool's future for at most `ms` milliseconds; past that, a `TIMEOUT` fault
-/// for `operation` (the tool's name). Needs a tokio runtime (the MCP adapter runs one).
+/// Runs an async tool's future for at most `ms` milliseconds; past that, the call `cx` is
+/// cancelled (what the body spawned sees it) and answered with a `TIMEOUT` fault for
+/// `operation` (the tool's name). Needs a tokio runtime (the MCP adapter runs one).
 pub fn with_timeout<'a, F>(
+    cx: crate::Context,
     ms: u64,
     operation: &'static str,
     f: F,
@@ -134,24 +136,101 @@ pub fn with_timeout<'a, F>(
 where
     F: core::future::Future<Output = Envelope> + Send + 'a + TimeoutNeedsTokio,
 {
-    timeout_impl(ms, operation, f)
+    cx.time_out_in(ms);
+    timeout_impl(cx, ms, operation, f)
 }
 
 #[cfg(feature = "tokio")]
-async fn timeout_impl<F: core::future::Future<Output = Envelope>>(ms: u64, operation: &'static str, f: F) -> Envelope {
+async fn timeout_impl<F: core::future::Future<Output = Envelope>>(
+    cx: crate::Context,
+    ms: u64,
+    operation: &'static str,
+    f: F,
+) -> Envelope {
     match tokio::time::timeout(std::time::Duration::from_millis(ms), f).await {
         Ok(e) => e,
-        Err(_) => Fault::timeout(operation).into(),
+        Err(_) => {
+            cx.cancel();
+            Fault::timeout(operation).into()
+        }
     }
 }
 
 #[cfg(not(feature = "tokio"))]
 async fn timeout_impl<F: core::future::Future<Output = Envelope>>(
+    _cx: crate::Context,
     _ms: u64,
     _operation: &'static str,
     f: F,
 ) -> Envelope {
     f.await
+}
+
+/// A sync tool's call with `#[tool(timeout_ms = ms)]`: the call `cx` times out `ms`
+/// milliseconds from now ([`crate::Context::is_cancelled`] turns true, for the body to stop),
+/// and a body that returns past it is answered with a `TIMEOUT` fault for `operation`. A
+/// server that waits on the body (MCP, the HTTP endpoints) answers that fault at the deadline.
+pub fn sync_body_timed<'a>(
+    input: Input<'_>,
+    cx: crate::Context,
+    ms: u64,
+    operation: &'static str,
+    body: impl FnOnce() -> Envelope + Send + 'static,
+) -> Outcome<'a> {
+    cx.time_out_in(ms);
+    sync_body(input, move || {
+        let envelope = body();
+        if cx.timed_out() { Fault::timeout(operation).into() } else { envelope }
+    })
+}
+
+/// The probe of a tool's data type `T` for a JSON Schema: `(&DataSchema::<T>::new()).data_schema()`
+/// resolves to [`TypedData`] when `T: schemars::JsonSchema` (feature `schemars`), else to
+/// [`AnyData`] (no schema).
+pub struct DataSchema<T: ?Sized>(core::marker::PhantomData<fn() -> T>);
+
+impl<T: ?Sized> DataSchema<T> {
+    /// The probe.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        DataSchema(core::marker::PhantomData)
+    }
+}
+
+/// The probe's answer for a type without a schema.
+pub trait AnyData {
+    /// No schema: `data` is any JSON.
+    fn data_schema(&self) -> Option<fn() -> Value> {
+        None
+    }
+}
+
+impl<T: ?Sized> AnyData for &DataSchema<T> {}
+
+/// The probe's answer for a type that implements `JsonSchema` (feature `schemars`).
+pub trait TypedData {
+    /// The function giving the schema of `data`.
+    fn data_schema(&self) -> Option<fn() -> Value>;
+}
+
+#[cfg(feature = "schemars")]
+impl<T: ?Sized + schemars::JsonSchema> TypedData for DataSchema<T> {
+    fn data_schema(&self) -> Option<fn() -> Value> {
+        Some(crate::schema::data_schema_of::<T>)
+    }
+}
+
+/// `spec` with the schema of `data` the probe found, unless it accepts any JSON (`true`).
+pub fn data_schema(spec: ToolSpec, schema: Option<fn() -> Value>) -> ToolSpec {
+    match schema {
+        Some(f) if !matches!(f(), Value::Bool(true)) => spec.with_output_schema(f),
+        _ => spec,
+    }
+}
+
+/// The context of a call, for a tool that takes one (or a timeout).
+pub fn context(input: &Input<'_>) -> crate::Context {
+    input.context()
 }
 
 /// Boxes an async tool's future.

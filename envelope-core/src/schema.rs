@@ -156,7 +156,7 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
 /// Schema": `structuredContent` conforms to it), with `data` as the tool declares it (any JSON
 /// when it does not) and `error_code` one of its codes.
 pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
-    let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
+    let data = data_schema(spec);
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
     // A tool answers `ok`, `invalid` or `error`; a confirm tool, or one whose error type has a
     // `needs_confirmation` code (a confirmation built by hand), also `needs_confirmation`.
@@ -228,4 +228,37 @@ pub(crate) fn extra_properties() -> Value {
             "required": ["call_id", "surface", "tool", "tier", "replay"]
         }
     })
+}
+
+/// The JSON Schema (2020-12) of a tool's `data` from its type (feature `schemars`): every
+/// subschema inlined, since it is placed inside `outputSchema`, where a `$ref` to the root's
+/// `$defs` would point elsewhere; without `$schema`. A type that accepts any JSON gives `true`.
+#[cfg(feature = "schemars")]
+pub(crate) fn data_schema_of<T: ?Sized + schemars::JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let mut schema = generator.into_generator().into_root_schema_for::<T>().to_value();
+    if let Value::Object(o) = &mut schema {
+        o.remove("$schema");
+        if o.is_empty() {
+            return Value::Bool(true);
+        }
+    }
+    schema
+}
+
+/// The schema of `data` in a tool's `outputSchema`: as declared (any JSON when not); for a
+/// confirm tool, also the answer of an action not run, `{"done": false, "reason": R}`, which an
+/// MCP approval retry answers under the tool's own name (`rejected`, `declined`, `cancelled`).
+pub(crate) fn data_schema(spec: &ToolSpec) -> Value {
+    let Some(declared) = spec.output_schema.map(|f| f()) else { return json!({}) };
+    if !spec.needs_confirmation {
+        return declared;
+    }
+    let not_run = json!({
+        "type": "object",
+        "properties": {"done": {"const": false}, "reason": {"enum": ["rejected", "declined", "cancelled"]}},
+        "required": ["done", "reason"],
+        "additionalProperties": false
+    });
+    json!({"anyOf": [declared, not_run]})
 }

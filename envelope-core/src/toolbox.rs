@@ -545,7 +545,7 @@ pub(crate) struct Deferred {
     prefix: Option<&'static str>,
     format: WireFormat,
     /// What the toolbox adds once the body answered (its outcome record, `provenance`).
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code))] // read by `run_blocking`
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // read by `run_off_the_runtime`
     call: Option<Governed>,
 }
 
@@ -553,26 +553,65 @@ impl Deferred {
     /// Runs the body (a panic is a `BACKEND_ERROR` fault) and gives its envelope, as
     /// `Toolbox::call_json` would have.
     pub(crate) fn run(self) -> Envelope {
-        let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(self.name).into());
-        settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
+        let (name, idempotent, prefix, format) = (self.name, self.idempotent, self.prefix, self.format);
+        let envelope = catch_unwind(AssertUnwindSafe(self.body)).unwrap_or_else(|_| Fault::backend(name).into());
+        settled(envelope, idempotent).with_code_prefix(prefix).with_wire_format(format)
     }
+}
 
-    /// Runs the body on tokio's blocking threads, then finishes the call as the toolbox does
-    /// (its outcome record, `warning`, `provenance`): what a server does with a body it was
-    /// handed. A runtime shutting down under the call answers `BACKEND_ERROR`.
-    #[cfg(feature = "tokio")]
-    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
-    pub(crate) async fn run_blocking(mut self) -> Envelope {
+impl Deferred {
+    /// Runs the body on tokio's blocking threads and waits for its envelope, at most until the
+    /// call's timeout (`#[tool(timeout_ms)]`), when the call is cancelled and answered with the
+    /// `TIMEOUT` fault. A body left running there sees `cx.is_cancelled()`. The call is
+    /// cancelled too when this future is dropped (a dropped connection, a server shutting down).
+    /// Then the call is finished as the toolbox does (its outcome record, `warning`,
+    /// `provenance`), a timed-out or panicked body too.
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    pub(crate) async fn run_off_the_runtime(mut self, cx: &Context) -> Envelope {
         let call = self.call.take();
-        let (name, prefix, format) = (self.name, self.prefix, self.format);
-        let envelope = match tokio::task::spawn_blocking(move || self.run()).await {
-            Ok(envelope) => envelope,
-            Err(_) => Envelope::from(Fault::backend(name)).with_code_prefix(prefix).with_wire_format(format),
-        };
+        let envelope = self.run_in_time(cx).await;
         match call {
             Some(call) => call.finish(envelope).await,
             None => envelope,
         }
+    }
+
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    async fn run_in_time(self, cx: &Context) -> Envelope {
+        let guard = cx.cancel_on_drop();
+        let timed_out = cx.deadline().map(|at| (at, self.timed_out()));
+        let fault = self.faulted();
+        let body = tokio::task::spawn_blocking(move || self.run());
+        let joined = match timed_out {
+            Some((at, timeout)) => match tokio::time::timeout_at(at.into(), body).await {
+                Ok(joined) => joined,
+                Err(_) => {
+                    drop(guard);
+                    return timeout;
+                }
+            },
+            None => body.await,
+        };
+        guard.disarm();
+        // An error only when the runtime shuts down under the call.
+        joined.unwrap_or(fault)
+    }
+
+    /// The envelope of a body that outran its timeout, as `run` would have given it.
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    fn timed_out(&self) -> Envelope {
+        self.finished(Fault::timeout(self.name).into())
+    }
+
+    /// The envelope of a body that could not run (a panic, a runtime shutting down).
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    fn faulted(&self) -> Envelope {
+        self.finished(Fault::backend(self.name).into())
+    }
+
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    fn finished(&self, envelope: Envelope) -> Envelope {
+        settled(envelope, self.idempotent).with_code_prefix(self.prefix).with_wire_format(self.format)
     }
 }
 

@@ -174,7 +174,7 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
     if format == WireFormat::Envelope {
         return crate::schema::output_schema(spec, prefix);
     }
-    let data = spec.output_schema.map_or_else(|| json!({}), |f| f());
+    let data = crate::schema::data_schema(spec);
     let statuses_of = |s: Status| spec.error_codes.iter().any(|c| c.status() == s);
     let (refuses, faults, confirms) =
         (statuses_of(Status::Invalid), statuses_of(Status::Error), statuses_of(Status::NeedsConfirmation));

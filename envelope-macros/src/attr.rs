@@ -571,11 +571,21 @@ pub struct RawParam {
     pub validate: ValidateArgs,
 }
 
+/// A parameter of type `Context` (or `&Context`): the call's context, not an argument.
+pub struct RawContext {
+    /// Its place among the function's parameters (the receiver not counted).
+    pub position: usize,
+    /// `&Context` rather than `Context`.
+    pub by_ref: bool,
+}
+
 /// The function and everything written on it.
 pub struct RawTool {
     pub args: ToolArgs,
     pub docs: Vec<String>,
     pub params: Vec<RawParam>,
+    /// The context parameter, if the function takes one.
+    pub context: Option<RawContext>,
     /// The function with `#[validate]` and doc attributes removed from its parameters.
     pub item: ItemFn,
 }
@@ -586,6 +596,8 @@ pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut Acc
     let tool_args = tool_args(args, errors);
     let docs = doc_lines(&item.attrs);
     let mut params = Vec::new();
+    let mut context: Option<RawContext> = None;
+    let mut position = 0;
     let mut saw_receiver = false;
     for input in &mut item.sig.inputs {
         let FnArg::Typed(pt) = input else {
@@ -602,6 +614,23 @@ pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut Acc
             }
             continue;
         };
+        position += 1;
+        if let Some(by_ref) = context_type(&pt.ty, errors) {
+            if let Some(a) = pt.attrs.iter().find(|a| a.path().is_ident("validate")) {
+                errors.push(
+                    Error::custom("the `Context` parameter is the call, not an argument: it takes no `#[validate(...)]`; remove it")
+                        .with_span(a),
+                );
+            }
+            pt.attrs.retain(|a| !a.path().is_ident("validate") && !a.path().is_ident("doc"));
+            if context.is_some() {
+                errors.push(
+                    Error::custom("a tool takes at most one `Context` parameter; remove this one").with_span(&pt.ty),
+                );
+            }
+            context = Some(RawContext { position: position - 1, by_ref });
+            continue;
+        }
         let (validate, docs) = take_validate(&mut pt.attrs, errors);
         let ident = match &*pt.pat {
             Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
@@ -620,7 +649,33 @@ pub fn parse(args: TokenStream, mut item: ItemFn, method: bool, errors: &mut Acc
     if method && !saw_receiver {
         errors.push(Error::custom("a tool in a `#[tools]` impl block takes `&self`; move a function without state out of the impl and mark it `#[tool]`").with_span(&item.sig.ident));
     }
-    RawTool { args: tool_args, docs, params, item }
+    RawTool { args: tool_args, docs, params, context, item }
+}
+
+/// Whether `ty` is the call's context: `Some(false)` for `Context` (any path ending in it),
+/// `Some(true)` for `&Context`; `&mut Context` is refused.
+fn context_type(ty: &Type, errors: &mut Accumulator) -> Option<bool> {
+    let is_context = |ty: &Type| match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none())
+        }
+        _ => false,
+    };
+    match ty {
+        Type::Reference(r) if is_context(&r.elem) => {
+            if let Some(m) = &r.mutability {
+                errors.push(
+                    Error::custom(
+                        "the `Context` parameter is shared: take `&Context` or `Context`, not `&mut Context`",
+                    )
+                    .with_span(m),
+                );
+            }
+            Some(true)
+        }
+        _ if is_context(ty) => Some(false),
+        _ => None,
+    }
 }
 
 /// Reads and removes `#[validate(...)]` and doc comments from a parameter's or field's

@@ -116,6 +116,11 @@ pub struct Tool {
     pub scopes: Vec<String>,
     /// `tier = N`, 1 to 4, when declared.
     pub tier: Option<u8>,
+    /// The context parameter: its place among the parameters, and whether it is `&Context`.
+    pub context: Option<(usize, bool)>,
+    /// The type of the answer's `data` (`T` of `-> T` or `-> Result<T, E>`), when it can be
+    /// named (not `impl Trait`, not `()` left implicit).
+    pub data_type: Option<Type>,
 }
 
 pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
@@ -145,13 +150,6 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         Ok(0) | Err(_) => {
             errors.push(
                 Error::custom("`timeout_ms` is a whole number of milliseconds above 0, like `timeout_ms = 5000`")
-                    .with_span(lit),
-            );
-            None
-        }
-        Ok(_) if sig.asyncness.is_none() => {
-            errors.push(
-                Error::custom("`timeout_ms` applies to an `async fn` tool: a sync tool cannot be stopped midway")
                     .with_span(lit),
             );
             None
@@ -187,6 +185,7 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
             None
         }
     });
+    let data_type = data_type(&ret, &sig.output);
     let error_type = match (&ret, &sig.output) {
         (Ret::Result, ReturnType::Type(_, ty)) => result_error(ty).cloned(),
         _ => None,
@@ -211,6 +210,8 @@ pub fn check(raw: &RawTool, errors: &mut crate::diag::Accumulator) -> Tool {
         rate_limit,
         scopes,
         tier,
+        context: raw.context.as_ref().map(|c| (c.position, c.by_ref)),
+        data_type,
     }
 }
 
@@ -1048,6 +1049,25 @@ fn check_return(output: &ReturnType, errors: &mut crate::diag::Accumulator) -> (
             (Ret::Plain, span)
         }
     }
+}
+
+/// The type of `data`: `T` of `-> T`, or of `-> Result<T, E>`; `None` for `impl Trait` (which
+/// the expansion cannot name) or no return type.
+fn data_type(ret: &Ret, output: &ReturnType) -> Option<Type> {
+    let ReturnType::Type(_, ty) = output else { return None };
+    let data = match ret {
+        Ret::Plain => &**ty,
+        Ret::Result => {
+            let Type::Path(tp) = &**ty else { return None };
+            let PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else { return None };
+            args.args.iter().find_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })?
+        }
+    };
+    let nameable = !matches!(data, Type::ImplTrait(_) | Type::Infer(_) | Type::Never(_));
+    nameable.then(|| data.clone())
 }
 
 /// `E` of `Result<T, E>`.

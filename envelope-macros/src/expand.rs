@@ -319,9 +319,25 @@ fn spec_expr(t: &check::Tool, specs: &[TokenStream], preview_codes: Option<Token
     if let Some(tier) = t.tier {
         calls.push(quote!(with_tier(#tier)));
     }
-    quote! {
+    let spec = quote! {
         ::envelope_core::__private010::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
             #(.#calls)*
+    };
+    // Without a declared `output_schema`, a return type that implements `JsonSchema` (feature
+    // `schemars`) gives the schema of `data`: an autoref probe picks the typed impl when the
+    // bound holds, and the one that gives none otherwise.
+    match (&t.output_schema, &t.data_type) {
+        (None, Some(data)) => quote! {
+            {
+                #[allow(unused_imports)]
+                use ::envelope_core::__private010::{AnyData as _, TypedData as _};
+                ::envelope_core::__private010::data_schema(
+                    #spec,
+                    (&::envelope_core::__private010::DataSchema::<#data>::new()).data_schema(),
+                )
+            }
+        },
+        _ => spec,
     }
 }
 
@@ -366,7 +382,19 @@ fn call_body(
             };
         }
     };
-    let call = quote!(#callee(#(#locals),*));
+    // The context parameter takes its place among the arguments.
+    let with_cx = |mut args: Vec<TokenStream>, cx: TokenStream| {
+        if let Some((position, _)) = t.context {
+            args.insert(position.min(args.len()), cx);
+        }
+        args
+    };
+    let cx_arg = match t.context {
+        Some((_, true)) => quote!(&__envelope_cx),
+        _ => quote!(__envelope_cx),
+    };
+    let args = with_cx(locals.iter().map(|l| quote!(#l)).collect(), cx_arg);
+    let call = quote!(#callee(#(#args),*));
     let finish = match (&t.ret, &t.error_type) {
         // Naming the error type keeps a "not a tool error" diagnostic to one, at the type.
         (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> ::envelope_core::__private010::result::<_, #e>),
@@ -378,12 +406,15 @@ fn call_body(
     // A guarded call's run is a closure that owns the state: clone it before, not inside.
     let (prelude_outer, prelude_inner) = if guarded { (prelude, quote!()) } else { (quote!(), prelude) };
     let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
-        let timed = quote_spanned!(span=> ::envelope_core::__private010::with_timeout(#ms, #name, async move { #finish(#call.await) }));
+        let timed = quote_spanned!(span=> ::envelope_core::__private010::with_timeout(::core::clone::Clone::clone(&__envelope_cx), #ms, #name, async move { #finish(#call.await) }));
         quote!(#prelude_inner ::envelope_core::__private010::pending(#timed))
     } else if asyncness {
         quote!(#prelude_inner ::envelope_core::__private010::pending(async move { #finish(#call.await) }))
     } else if guarded {
         quote!(::envelope_core::__private010::Outcome::Ready(#finish(#call)))
+    } else if let Some((ms, span)) = t.timeout_ms {
+        let timed = quote_spanned!(span=> ::envelope_core::__private010::sync_body_timed(__envelope_obj, ::core::clone::Clone::clone(&__envelope_cx), #ms, #name, move || #finish(#call)));
+        quote!({ #prelude_inner #timed })
     } else {
         // The body may be left for the caller to run on a blocking thread: it owns what it uses.
         quote!({ #prelude_inner ::envelope_core::__private010::sync_body(__envelope_obj, move || #finish(#call)) })
@@ -393,7 +424,7 @@ fn call_body(
     let run = if guarded {
         let preview = match &t.confirm {
             Some(path) => {
-                let refs: Vec<TokenStream> = locals.iter().map(|l| quote!(&#l)).collect();
+                let refs = with_cx(locals.iter().map(|l| quote!(&#l)).collect(), quote!(&__envelope_cx));
                 let called = preview_call(path, receiver.clone(), &refs);
                 let span = syn::spanned::Spanned::span(path);
                 // The preview's error type, named by a closure the compiler checks and nobody runs.
@@ -408,6 +439,7 @@ fn call_body(
                     Some(s) => (quote!((::std::sync::Arc<#s>, #(#tys,)*)), Some(quote!(__envelope_p.0))),
                     None => (quote!((#(#tys,)*)), None),
                 };
+                let fields = with_cx(fields, quote!(&::envelope_core::Context::anonymous()));
                 let probe = preview_call(path, recv, &fields);
                 preview_codes = Some(quote_spanned! {span=>
                     ::envelope_core::__private010::preview_codes(|__envelope_p: &#tuple| ::envelope_core::__private010::preview_error(&#probe))
@@ -427,7 +459,13 @@ fn call_body(
     } else {
         run
     };
+    let cx = if t.context.is_some() || t.timeout_ms.is_some() {
+        quote!(let __envelope_cx = ::envelope_core::__private010::context(&__envelope_obj);)
+    } else {
+        quote!()
+    };
     let body = quote! {
+        #cx
         let mut __envelope_args = ::envelope_core::__private010::Args::new(__envelope_spec, __envelope_obj);
         #takes
         #refuse_with

@@ -1,12 +1,13 @@
 //! The example tools of the project (`get_top_queries`, `search_analytics`, the note store's
 //! `create_note`, `delete_note` and `list_notes`, and `set_threshold`; with `confirm_action`,
 //! which the toolbox adds for `delete_note`), answering from small in-memory data. Shared by the
-//! example server and the tests.
+//! example server and the tests. The example servers add `rebuild_index` and `whoami`, two
+//! tools that read their call's [`Context`] ([`with_context_tools`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use envelope_core::{ToolError, codes, tool, tools};
+use envelope_core::{Context, ToolError, codes, tool, tools};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -74,7 +75,7 @@ fn get_top_queries(
     rows
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct AnalyticsRow {
     key: String,
     clicks: u32,
@@ -111,7 +112,8 @@ fn search_analytics(
         .collect()
 }
 
-#[derive(Clone, Serialize)]
+/// A note: its id, title, tags and whether it is pinned.
+#[derive(Clone, Serialize, schemars::JsonSchema)]
 pub struct Note {
     id: u32,
     title: String,
@@ -141,6 +143,21 @@ impl NoteStore {
             Some(n) => Ok(n.clone()),
             None => Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) }),
         }
+    }
+
+    /// The JSON Schema of `delete_note`'s answer: `{"deleted": {"id": 3, "title": "..."}}`.
+    fn deleted_schema() -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "properties": {"deleted": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 1}, "title": {"type": "string"}},
+                "required": ["id", "title"],
+                "additionalProperties": false
+            }},
+            "required": ["deleted"],
+            "additionalProperties": false
+        })
     }
 
     /// What `delete_note` would delete: `{"delete": {"id": 3, "title": "..."}}`.
@@ -199,7 +216,7 @@ impl NoteStore {
 
     /// Deletes a note. Nothing is deleted until the person approves: the call answers a preview
     /// and a pending_action_id for confirm_action.
-    #[tool(destructive, confirm = delete_preview)]
+    #[tool(destructive, confirm = delete_preview, output_schema = Self::deleted_schema)]
     fn delete_note(
         &self,
         /// The id of the note to delete (see list_notes).
@@ -254,8 +271,18 @@ impl Purge {
     }
 }
 
+/// The JSON Schema of `set_threshold`'s answer.
+fn threshold_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1}},
+        "required": ["ratio"],
+        "additionalProperties": false
+    })
+}
+
 /// Sets the alerting threshold, authorised by an API key.
-#[tool(idempotent)]
+#[tool(idempotent, output_schema = threshold_schema)]
 fn set_threshold(
     /// The share of failed calls that raises an alert.
     #[validate(range = 0.0..1.0)]
@@ -266,6 +293,81 @@ fn set_threshold(
 ) -> serde_json::Value {
     let _ = api_key;
     serde_json::json!({ "ratio": ratio })
+}
+
+/// The JSON Schema of `rebuild_index`'s answer.
+fn rebuild_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "rebuilt": {"type": "boolean"},
+            "ticks": {"type": "integer", "minimum": 0},
+            "of": {"type": "integer", "minimum": 10, "maximum": 600}
+        },
+        "required": ["rebuilt", "ticks", "of"],
+        "additionalProperties": false
+    })
+}
+
+/// Rebuilds the search index. Takes `seconds` seconds, reporting progress every 100 ms tick
+/// (when the client asked for progress) and logging each tick at debug, its start and end at
+/// info. Stops at the next tick when the call is cancelled; answers how many ticks it did.
+#[tool(idempotent, output_schema = rebuild_schema)]
+fn rebuild_index(
+    /// How long the rebuild takes, in seconds.
+    #[validate(range = 1..=60)]
+    seconds: u32,
+    cx: Context,
+) -> serde_json::Value {
+    let of = seconds * 10;
+    cx.info(format!("rebuilding the index: {of} ticks of 100 ms"));
+    let mut ticks = 0;
+    while ticks < of && !cx.is_cancelled() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        ticks += 1;
+        cx.progress(ticks, of);
+        cx.debug(format!("tick {ticks} of {of}"));
+    }
+    let rebuilt = ticks == of;
+    cx.info(if rebuilt { "the index is rebuilt".to_owned() } else { format!("stopped after {ticks} of {of} ticks") });
+    serde_json::json!({"rebuilt": rebuilt, "ticks": ticks, "of": of})
+}
+
+/// The JSON Schema of `whoami`'s answer.
+fn whoami_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "anonymous": {"type": "boolean"},
+            "subject": {"type": ["string", "null"]},
+            "tenant": {"type": ["string", "null"]},
+            "scopes": {"type": "array", "items": {"type": "string"}},
+            "surface": {"type": "string"},
+            "protocol_version": {"type": ["string", "null"]}
+        },
+        "required": ["anonymous", "subject", "tenant", "scopes", "surface", "protocol_version"],
+        "additionalProperties": false
+    })
+}
+
+/// Answers who is calling, as this server sees the call: the subject, tenant and scopes
+/// (anonymous when none was verified), the surface and the protocol version.
+#[tool(read_only, idempotent, output_schema = whoami_schema)]
+fn whoami(cx: &Context) -> serde_json::Value {
+    let caller = cx.caller();
+    serde_json::json!({
+        "anonymous": caller.is_anonymous(),
+        "subject": caller.subject(),
+        "tenant": caller.tenant(),
+        "scopes": caller.scopes(),
+        "surface": cx.surface(),
+        "protocol_version": cx.protocol_version(),
+    })
+}
+
+/// `toolbox` with the two tools that read their call: `rebuild_index` and `whoami`.
+pub fn with_context_tools(toolbox: envelope_core::Toolbox) -> envelope_core::Toolbox {
+    toolbox.with(rebuild_index::tool()).with(whoami::tool())
 }
 
 /// The example tools, over a fresh note store, with the in-memory store of approvals and keys.

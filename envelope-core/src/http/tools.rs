@@ -262,12 +262,21 @@ impl HttpTools {
     /// `Toolbox::call_json`, with a sync tool's body run on tokio's blocking threads once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
     /// request, on a multi-thread or a current-thread runtime alike.
+    ///
+    /// A dropped connection drops this future: the call's context is cancelled first, so an
+    /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
-        match self.toolbox.call_json_started(cx, name, text).await {
+        let started = self.toolbox.call_json_started(cx, name, text);
+        tokio::pin!(started);
+        // Declared after the call, so dropped before it.
+        let guard = cx.cancel_on_drop();
+        let envelope = match started.as_mut().await {
             Ok(Started::Done(envelope)) => envelope,
-            Ok(Started::Body(body)) => body.run_blocking().await,
+            Ok(Started::Body(body)) => body.run_off_the_runtime(cx).await,
             Err(_) => self.unknown_tool(name),
-        }
+        };
+        guard.disarm();
+        envelope
     }
 
     /// `VALIDATION_ERROR` (400) for a body that is not UTF-8: where the first byte that is not

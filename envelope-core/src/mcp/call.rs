@@ -68,7 +68,7 @@ async fn run(
             Started::Done(envelope) => return Ok(envelope),
             Started::Body(body) => body,
         };
-        return Ok(body.run_blocking().await);
+        return Ok(body.run_off_the_runtime(cx).await);
     }
     let (toolbox, cx, owned_name) = (Arc::clone(toolbox), cx.clone(), name.to_owned());
     let blocking = tokio::task::spawn_blocking(move || {

@@ -4,7 +4,18 @@
 //! [`McpHttp::router`] serves one endpoint, `POST /mcp`, statelessly for every protocol version
 //! (no `Mcp-Session-Id`; a 2025 client's `initialize` is answered and each later request stands
 //! alone, carrying its version in the `MCP-Protocol-Version` header), so any replica can answer
-//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`.
+//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`;
+//! except that a `tools/call` whose tool sends progress or log messages (`Context::progress`,
+//! `Context::log`) answers an event stream (`Content-Type: text/event-stream`: the notifications,
+//! then the reply, each an SSE `data:` event) when the client's `Accept` lists
+//! `text/event-stream`, and drops those notifications when it does not. `logging/setLevel` is
+//! answered and holds for its own request alone (there is no session); the server's level
+//! ([`McpServer::with_log_level`]) or a 2026-07-28 request's `_meta` decides. A dropped
+//! connection cancels the call (the tool sees `Context::is_cancelled`). A `notifications/cancelled`
+//! POST (202) cancels the call in flight of the same verified caller (a `Caller` in the request's
+//! extensions, as the auth hook puts it) under that request id: the cancelled POST is answered
+//! 202 with no body, or its event stream ends without the reply. An anonymous caller's
+//! cancellation reaches no call, since any client could send it.
 //!
 //! In front of rmcp's service sits a layer that reads the body first, as the stdio transport
 //! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message
@@ -56,7 +67,11 @@
 //! }
 //! ```
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use axum::{
@@ -69,7 +84,9 @@ use axum::{
 };
 use rmcp::{
     ServerHandler,
-    model::{ClientRequest, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage},
+    model::{
+        ClientNotification, ClientRequest, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    },
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     },
@@ -80,7 +97,7 @@ use super::{
     wire::{self, Incoming, RawArguments},
 };
 use crate::{
-    Toolbox,
+    Caller, Context, Toolbox,
     http::{AuthLayer, Authenticate, OriginLayer, TransportError, auth::ProtectedResource, read_body},
 };
 
@@ -210,7 +227,8 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             .with_max_request_body_bytes(self.max_body_bytes.saturating_add(1024));
         let rmcp =
             StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
-        let state = Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes };
+        let state =
+            Endpoint { rmcp: Arc::new(rmcp), max_body_bytes: self.max_body_bytes, calls: Arc::new(Calls::default()) };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
         // The surface's gate runs after the auth hook, which puts the verified caller in place.
         if let Some(surface) = &self.surface {
@@ -234,11 +252,85 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
 struct Endpoint<H> {
     rmcp: Arc<StreamableHttpService<H, NeverSessionManager>>,
     max_body_bytes: usize,
+    calls: Arc<Calls>,
 }
 
 impl<H> Clone for Endpoint<H> {
     fn clone(&self) -> Self {
-        Endpoint { rmcp: Arc::clone(&self.rmcp), max_body_bytes: self.max_body_bytes }
+        Endpoint { rmcp: Arc::clone(&self.rmcp), max_body_bytes: self.max_body_bytes, calls: Arc::clone(&self.calls) }
+    }
+}
+
+/// The `tools/call` requests in flight of verified callers, by caller key and request id, so a
+/// `notifications/cancelled` POST of the same caller can reach one. An anonymous caller's calls
+/// are not listed: any client could name them. One entry per request in flight (the server's
+/// bound on requests in flight bounds them), removed when its response ends.
+#[derive(Default)]
+struct Calls {
+    map: Mutex<HashMap<(String, String), (u64, Context)>>,
+    next: AtomicU64,
+}
+
+/// A call listed in [`Calls`]: its cancellation, and its entry, removed when this drops.
+struct Listed {
+    cancelled: Context,
+    calls: Arc<Calls>,
+    key: (String, String),
+    serial: u64,
+}
+
+impl Calls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), (u64, Context)>> {
+        self.map.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Lists the call `id` of `caller` (a later call under the same key takes the entry).
+    fn list(self: &Arc<Self>, caller: &Caller, id: &RequestId) -> Listed {
+        let key = (caller.key(), serde_json::to_string(id).unwrap_or_default());
+        let serial = self.next.fetch_add(1, Ordering::Relaxed);
+        let cancelled = Context::anonymous();
+        self.lock().insert(key.clone(), (serial, cancelled.clone()));
+        Listed { cancelled, calls: Arc::clone(self), key, serial }
+    }
+
+    /// Cancels the call `id` of `caller`, if it is in flight.
+    fn cancel(&self, caller: &Caller, id: &RequestId) {
+        let key = (caller.key(), serde_json::to_string(id).unwrap_or_default());
+        if let Some((_, cancelled)) = self.lock().get(&key) {
+            cancelled.cancel();
+        }
+    }
+}
+
+impl Drop for Listed {
+    fn drop(&mut self) {
+        let mut map = self.calls.lock();
+        if map.get(&self.key).is_some_and(|(serial, _)| *serial == self.serial) {
+            map.remove(&self.key);
+        }
+    }
+}
+
+/// An event stream that ends, without the reply, when its call is cancelled by the client; the
+/// stream it wraps is then dropped, which cancels the call (rmcp's disconnect handling).
+struct UntilCancelled {
+    inner: Body,
+    cancelled: crate::Cancelled,
+    _listed: Listed,
+}
+
+impl hyper::body::Body for UntilCancelled {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        if Pin::new(&mut self.cancelled).poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.inner).poll_frame(cx)
     }
 }
 
@@ -314,6 +406,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
             "code": -32700, "message": "the body is empty: send one JSON-RPC message object as the body"}});
         return json(StatusCode::BAD_REQUEST, reply.to_string().into_bytes());
     }
+    let caller = parts.extensions.get::<Caller>().filter(|c| !c.is_anonymous()).cloned();
+    let mut listed = None;
     let (body, id) = match wire::read_message(&bytes) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
         Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
@@ -323,6 +417,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
                 called.method = Some(cut(request.request.method()));
                 if let ClientRequest::CallToolRequest(call) = &request.request {
                     called.tool = Some(cut(&call.params.name));
+                    listed = caller.as_ref().map(|caller| endpoint.calls.list(caller, &id));
                 }
                 match request.request.extensions_mut().remove::<RawArguments>() {
                     Some(raw) => {
@@ -333,17 +428,59 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
                     None => (bytes, Some(id)),
                 }
             }
-            JsonRpcMessage::Notification(_) => {
+            JsonRpcMessage::Notification(notification) => {
                 called.method = Some("(notification)".to_owned());
+                if let ClientNotification::CancelledNotification(c) = &notification.notification
+                    && let (Some(caller), Some(id)) = (&caller, &c.params.request_id)
+                {
+                    endpoint.calls.cancel(caller, id);
+                }
                 (bytes, None)
             }
             _ => (bytes, None),
         },
     };
-    // rmcp asks for both media types although this endpoint answers JSON alone.
+    // A client that does not accept an event stream gets JSON alone: no notification (progress,
+    // log messages) is sent on its reply.
+    if !accepts_event_stream(&parts.headers) {
+        parts.extensions.insert(super::NoEventStream);
+    }
+    // rmcp asks for both media types; a reply with notifications is an event stream.
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
-    let response = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body))).await;
-    json_rpc_only(response.map(Body::new), id).await
+    let handled = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body)));
+    let Some(listed) = listed else {
+        return json_rpc_only(handled.await.map(Body::new), id).await;
+    };
+    // A call the client cancels before its response starts is answered 202 with no body (no
+    // reply to a cancelled id); dropping rmcp's future cancels the call.
+    let cancelled = listed.cancelled.cancelled();
+    let response = tokio::select! {
+        response = handled => response,
+        () = cancelled => return StatusCode::ACCEPTED.into_response(),
+    };
+    let response = json_rpc_only(response.map(Body::new), id).await;
+    let streams = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !streams {
+        return response;
+    }
+    // An event stream (the call sent notifications): it ends without the reply when cancelled.
+    let cancelled = listed.cancelled.cancelled();
+    response.map(|inner| Body::new(UntilCancelled { inner, cancelled, _listed: listed }))
+}
+
+/// Whether `Accept` lists `text/event-stream` (or `*/*`, or `text/*`) with a quality above 0.
+fn accepts_event_stream(headers: &axum::http::HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
+        let mut params = range.split(';');
+        let essence = params.next().unwrap_or("").trim();
+        let zero = params
+            .any(|p| p.trim().strip_prefix("q=").is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        !zero && ["text/event-stream", "text/*", "*/*"].iter().any(|m| essence.eq_ignore_ascii_case(m))
+    })
 }
 
 /// A name as logged: its first 64 characters (the subscriber escapes what it prints).

@@ -41,8 +41,14 @@
 //! `arguments`, so the toolbox refuses by name what rmcp's parser would lose (a value nested
 //! 128 levels deep, `1e400`, an integer past 64 bits), and every `tools/call` reply is made by
 //! [`McpServer`]. A synchronous tool body runs on tokio's blocking threads, so a slow one does
-//! not hold up other calls; `notifications/cancelled` stops the wait for a call, and its reply
-//! is never sent.
+//! not hold up other calls; `notifications/cancelled` stops the wait for a call and cancels its
+//! [`Context`] (a sync body sees `cx.is_cancelled()`), and its reply is never sent.
+//!
+//! A tool's [`Context`] carries its progress (`notifications/progress`, under the request's
+//! `progressToken`, only when the client sent one) and log messages (`notifications/message`,
+//! at or above the level of the request's `_meta` `io.modelcontextprotocol/logLevel` on
+//! 2026-07-28, else the session's `logging/setLevel`, else [`McpServer::with_log_level`]) to
+//! the client, before the reply; the server declares the `logging` capability.
 //!
 //! A confirm tool (`#[tool(confirm = ...)]`) called on 2026-07-28 by a client that declares
 //! form elicitation asks for approval with an MRTR `InputRequiredResult` (SEP-2322) instead of
@@ -69,13 +75,14 @@
 
 mod call;
 mod mrtr;
+mod notify;
 mod stdio;
 mod wire;
 
 #[cfg(feature = "http")]
 pub mod http;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -87,7 +94,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{Caller, Context, Toolbox};
+use crate::{Caller, Context, LogLevel, Toolbox};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -104,12 +111,33 @@ pub use rmcp;
 /// nested past 127 levels is then lost to it). To serve envelope tools beside your own
 /// resources and prompts, call [`McpServer::list_tools`](ServerHandler::list_tools) and
 /// [`McpServer::call_tool`](ServerHandler::call_tool) from your own handler's.
-#[derive(Clone)]
 pub struct McpServer {
     toolbox: Arc<Toolbox>,
     caller: Arc<Caller>,
     surface: Arc<str>,
+    /// The level log messages are sent at when the client set none.
+    default_level: Option<LogLevel>,
+    /// The level the client set with `logging/setLevel`, for this session (a clone starts
+    /// without one: stateless HTTP serves each request with a clone).
+    level: Arc<Mutex<Option<LogLevel>>>,
 }
+
+impl Clone for McpServer {
+    fn clone(&self) -> Self {
+        McpServer {
+            toolbox: Arc::clone(&self.toolbox),
+            caller: Arc::clone(&self.caller),
+            surface: Arc::clone(&self.surface),
+            default_level: self.default_level,
+            level: Arc::default(),
+        }
+    }
+}
+
+/// Put in a request's extensions by the Streamable HTTP endpoint when the client does not
+/// accept `text/event-stream`: its reply cannot carry notifications, so none are sent.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NoEventStream;
 
 impl McpServer {
     /// Wraps `toolbox`; the server identifies itself as `envelope` with this crate's version.
@@ -119,7 +147,23 @@ impl McpServer {
     pub fn new(toolbox: Toolbox) -> Self {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
         let surface = Arc::from(toolbox.surface().map_or("mcp", crate::Surface::name));
-        Self { toolbox: Arc::new(toolbox), caller: Arc::new(Caller::anonymous()), surface }
+        Self {
+            toolbox: Arc::new(toolbox),
+            caller: Arc::new(Caller::anonymous()),
+            surface,
+            default_level: None,
+            level: Arc::default(),
+        }
+    }
+
+    /// Log messages of tools (`Context::log`) at `level` and above are sent to a client that set
+    /// no level of its own (default: none are sent until the client sets a level). A stateless
+    /// HTTP server forgets `logging/setLevel` between requests, so this is the level its 2025
+    /// clients get.
+    #[must_use]
+    pub fn with_log_level(mut self, level: LogLevel) -> Self {
+        self.default_level = Some(level);
+        self
     }
 
     /// Calls made without a verified caller (every call over stdio, where MCP's authorization
@@ -159,6 +203,27 @@ impl McpServer {
         }
     }
 
+    /// The level a request's log messages are sent at: on 2026-07-28 its `_meta`
+    /// `io.modelcontextprotocol/logLevel`, else what the client set with `logging/setLevel` in
+    /// this session, else the server's default.
+    fn log_level(&self, context: &RequestContext<RoleServer>) -> Option<LogLevel> {
+        context
+            .meta
+            .log_level()
+            .map(notify::from_rmcp)
+            .or_else(|| *self.level.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+            .or(self.default_level)
+    }
+
+    /// Where a request's progress and log messages go: to its client, unless the client cannot
+    /// receive them on this reply (an HTTP client that does not accept `text/event-stream`).
+    fn notifier(&self, context: &RequestContext<RoleServer>) -> Arc<notify::Notifier> {
+        if refuses_event_stream(&context.extensions) {
+            return notify::Notifier::silent();
+        }
+        notify::Notifier::new(context, self.log_level(context))
+    }
+
     /// The toolbox this server answers from.
     #[must_use]
     pub fn toolbox(&self) -> &Toolbox {
@@ -178,6 +243,18 @@ fn verified_caller(extensions: &Extensions) -> Option<Caller> {
     None
 }
 
+/// Whether the HTTP client of this request does not accept an event stream.
+fn refuses_event_stream(extensions: &Extensions) -> bool {
+    if extensions.get::<NoEventStream>().is_some() {
+        return true;
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<NoEventStream>().is_some();
+    }
+    false
+}
+
 /// The exact `arguments` text a transport of this module read for this request, if any.
 fn raw_arguments(extensions: &Extensions) -> Option<wire::RawArguments> {
     if let Some(raw) = extensions.get::<wire::RawArguments>() {
@@ -192,8 +269,9 @@ fn raw_arguments(extensions: &Extensions) -> Option<wire::RawArguments> {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("envelope", env!("CARGO_PKG_VERSION")))
+        #[allow(deprecated)] // logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it
+        let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
+        ServerConfig::new(capabilities).with_server_info(Implementation::new("envelope", env!("CARGO_PKG_VERSION")))
     }
 
     async fn list_tools(
@@ -225,9 +303,13 @@ impl ServerHandler for McpServer {
     }
 
     /// Answers from the exact `arguments` text when the transport read it (see the
-    /// [module documentation](self)), else from the object rmcp parsed. A call cancelled with
-    /// `notifications/cancelled` stops being waited for (a sync body already running finishes
-    /// on its blocking thread; its envelope is dropped).
+    /// [module documentation](self)), else from the object rmcp parsed.
+    ///
+    /// The tool's [`Context`] is cancelled when the client sends `notifications/cancelled` for
+    /// the request (rmcp then sends no reply), when the HTTP connection drops, and when this
+    /// call's future is dropped (the server shutting down); a sync body sees it with
+    /// `cx.is_cancelled()`. Its progress and log messages go to the client as notifications
+    /// before the reply.
     async fn call_tool(
         &self,
         mut request: CallToolRequestParams,
@@ -237,7 +319,8 @@ impl ServerHandler for McpServer {
             Some(raw) => raw.0,
             None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
-        let cx = self.context(&context);
+        let notifier = self.notifier(&context);
+        let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::context::Sink>);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;
@@ -245,10 +328,42 @@ impl ServerHandler for McpServer {
             let envelope = call::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
             Ok(call::call_tool_result(&envelope).into())
         };
-        tokio::select! {
-            result = call => result,
-            () = context.ct.cancelled() => Err(ErrorData::invalid_request("the call was cancelled", None)),
-        }
+        tokio::pin!(call);
+        // Declared after the call, so dropped before it: a body dropped with this future (a
+        // runtime shutting down) finds its call already cancelled.
+        let guard = cx.cancel_on_drop();
+        let cancelled = async {
+            context.ct.cancelled().await;
+            // Before the call's future is dropped, so the body's drop sees it cancelled.
+            cx.cancel();
+        };
+        let result = tokio::select! {
+            result = &mut call => Some(result),
+            () = cancelled => None,
+        };
+        let Some(result) = result else {
+            // Cancelled (`notifications/cancelled`, a dropped connection): no reply goes out.
+            return Err(ErrorData::invalid_request("the call was cancelled", None));
+        };
+        guard.disarm();
+        cx.flush();
+        notifier.finish().await;
+        result
+    }
+
+    /// `logging/setLevel` (MCP 2025-11-25, "Utilities / Logging"): tools' log messages at
+    /// `level` and above are sent to this client from now on, for this session (on stdio, the
+    /// process); over stateless HTTP for this request alone, which has nothing to log, so the
+    /// server's default level ([`McpServer::with_log_level`]) or a 2026-07-28 request's `_meta`
+    /// `io.modelcontextprotocol/logLevel` decides there.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.level.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(notify::from_rmcp(request.level));
+        Ok(())
     }
 
     /// rmcp reads `params.arguments` as an object; on a transport that is not this module's, a

@@ -1,0 +1,147 @@
+//! A tool's progress and log messages as MCP notifications to the client that called it:
+//! `notifications/progress` under the request's own `progressToken`, `notifications/message` at
+//! or above the level the client asked for.
+
+#![allow(deprecated)] // rmcp marks logging deprecated by SEP-2577; 2025 clients still use it.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::{
+    RoleServer,
+    model::{
+        LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
+        ProgressNotificationParam, ProgressToken, ServerNotification,
+    },
+    service::{Peer, RequestContext},
+};
+use tokio::sync::mpsc;
+
+use crate::context::{LogLevel, Progress, Sink};
+
+/// How many notifications of one call wait to be written; past it, a notification is dropped
+/// (the rate bound of progress keeps a well-behaved tool far below it).
+const QUEUED: usize = 64;
+
+/// How long the end of a call waits for its notifications to be handed to the transport
+/// before its reply goes out (a client that does not read could hold them forever).
+const FLUSH_WAIT: Duration = Duration::from_secs(2);
+
+/// The level of `level` in rmcp's words.
+pub(super) fn to_rmcp(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        _ => LoggingLevel::Emergency,
+    }
+}
+
+/// rmcp's level in this crate's words.
+pub(super) fn from_rmcp(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
+
+/// One call's channel to its client: a bounded queue and the task that writes it through the
+/// request's peer, in order, before the reply.
+pub(super) struct Notifier {
+    token: Option<ProgressToken>,
+    level: Option<LogLevel>,
+    queue: Mutex<Option<mpsc::Sender<ServerNotification>>>,
+    writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Notifier {
+    /// The channel of the request `context`: progress only when it carries a `progressToken`,
+    /// log messages at `level` and above (`None`: none). With neither, nothing is queued and no
+    /// task is started.
+    pub(super) fn new(context: &RequestContext<RoleServer>, level: Option<LogLevel>) -> Arc<Self> {
+        let token = context.meta.get_progress_token();
+        let (queue, writer) = if token.is_some() || level.is_some() {
+            let (tx, rx) = mpsc::channel(QUEUED);
+            (Some(tx), Some(tokio::spawn(write(context.peer.clone(), rx))))
+        } else {
+            (None, None)
+        };
+        Arc::new(Notifier { token, level, queue: Mutex::new(queue), writer: Mutex::new(writer) })
+    }
+
+    /// A channel that sends nothing (a client that cannot receive notifications on this reply).
+    pub(super) fn silent() -> Arc<Self> {
+        Arc::new(Notifier { token: None, level: None, queue: Mutex::new(None), writer: Mutex::new(None) })
+    }
+
+    fn send(&self, notification: ServerNotification) {
+        if let Some(tx) = lock(&self.queue).as_ref() {
+            // Full: dropped, never waited for (a sync body must not block on the client).
+            let _ = tx.try_send(notification);
+        }
+    }
+
+    /// The call ended: no more notifications are queued, and the ones queued are written
+    /// (waiting at most [`FLUSH_WAIT`]) so they reach the client before the reply.
+    pub(super) async fn finish(&self) {
+        drop(lock(&self.queue).take());
+        let writer = lock(&self.writer).take();
+        if let Some(writer) = writer {
+            let _ = tokio::time::timeout(FLUSH_WAIT, writer).await;
+        }
+    }
+}
+
+impl Drop for Notifier {
+    fn drop(&mut self) {
+        if let Some(writer) = lock(&self.writer).take() {
+            writer.abort();
+        }
+    }
+}
+
+async fn write(peer: Peer<RoleServer>, mut rx: mpsc::Receiver<ServerNotification>) {
+    while let Some(notification) = rx.recv().await {
+        if peer.send_notification(notification).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Sink for Notifier {
+    fn progress(&self, note: Progress) {
+        let Some(token) = &self.token else { return };
+        let mut param = ProgressNotificationParam::new(token.clone(), note.done);
+        if let Some(total) = note.total {
+            param = param.with_total(total);
+        }
+        if let Some(message) = note.message {
+            param = param.with_message(message);
+        }
+        self.send(ServerNotification::ProgressNotification(ProgressNotification::new(param)));
+    }
+
+    fn log_level(&self) -> Option<LogLevel> {
+        self.level
+    }
+
+    fn log(&self, level: LogLevel, message: String) {
+        let param = LoggingMessageNotificationParam::new(to_rmcp(level), serde_json::Value::String(message))
+            .with_logger("envelope");
+        self.send(ServerNotification::LoggingMessageNotification(LoggingMessageNotification::new(param)));
+    }
+}
