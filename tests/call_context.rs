@@ -819,3 +819,35 @@ async fn a_json_schema_type_gives_the_data_schema_in_every_wire_format() {
         assert!(!any.to_string().contains("\"any\""), "{any}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// An approved action runs in the call that approved it.
+
+fn archive_preview(#[allow(unused)] cx: &Context) -> Result<Value, envelope_core::Fault> {
+    Ok(json!({"archive": "every note"}))
+}
+
+/// Archives every note, once approved; answers who ran it.
+#[tool(destructive, confirm = archive_preview)]
+fn archive_all(cx: &Context) -> Value {
+    json!({"ran_by": cx.caller().subject(), "surface": cx.surface()})
+}
+
+#[tokio::test]
+async fn an_approved_action_runs_in_the_approvers_call() {
+    let toolbox = Toolbox::new().with(archive_all::tool());
+    let alice = Context::new(Caller::new("alice")).with_surface("ops");
+    let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
+    let id = queued.confirmation().expect("a pending action").pending_action_id().to_owned();
+    // Through confirm_action, called by alice.
+    let ran =
+        toolbox.call_in(&alice, "confirm_action", Some(&json!({"pending_action_id": id, "approved": true}))).await;
+    let ran = ran.unwrap();
+    assert_eq!(ran.to_value()["data"], json!({"ran_by": "alice", "surface": "ops"}), "{}", ran.to_json());
+    // Through Toolbox::decide_in, by bob.
+    let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
+    let id = queued.confirmation().unwrap().pending_action_id().to_owned();
+    let bob = Context::new(Caller::new("bob")).with_surface("ops");
+    let ran = toolbox.decide_in(&bob, &id, envelope_core::confirm::Decision::Approve).await;
+    assert_eq!(ran.to_value()["data"], json!({"ran_by": "bob", "surface": "ops"}), "{}", ran.to_json());
+}

@@ -168,7 +168,11 @@ pub(crate) trait Steps: Sync {
     /// The envelope of a guarded call's preview or run; a panic is a fault.
     fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send;
     /// Reads `args` (an approved action's stored arguments) and runs the call.
-    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a;
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: &'a crate::Context,
+    ) -> impl Future<Output = Envelope> + Send + 'a;
 }
 
 /// The tools an approved action is found among (implemented by `Toolbox`).
@@ -494,6 +498,7 @@ impl Guard {
         id: &str,
         decision: Decision,
         call: Option<&crate::audit::Governed>,
+        cx: &crate::Context,
     ) -> Envelope {
         let Some(sealed) = open(id) else { return self.not_found(id) };
         let now = now_secs();
@@ -538,7 +543,7 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        tool.run_with(&args).await
+        tool.run_with(&args, cx).await
     }
 
     /// A key tool's call: replay, conflict, wait, or run and record. `caller`: the key its
@@ -1001,7 +1006,7 @@ mod tests {
             }
         }
 
-        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>) -> Envelope {
+        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>, _: &'a crate::Context) -> Envelope {
             Fault::backend("slow").into()
         }
     }

@@ -295,7 +295,7 @@ impl Tool {
             Outcome::Decide(id, decision) => match toolbox {
                 // The caller of confirm_action runs the action: it needs the tool's scopes.
                 Some(toolbox) => {
-                    guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision, at.call).await
+                    guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision, at.call, at.cx).await
                 }
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
@@ -1470,10 +1470,23 @@ impl Toolbox {
     /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
     /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
     /// `rejected`, `declined` or `cancelled`.
+    ///
+    /// Decided by [`Caller::anonymous`]; [`decide_in`](Self::decide_in) decides as a caller.
     pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
         let cx = Context::anonymous();
-        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&cx, t));
-        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref()).await;
+        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
+    /// [`decide`](Self::decide), by `cx`'s caller: an action of a tool whose scopes the caller
+    /// was not granted is `NOT_FOUND` (the id is not used up), and the approved run is made in
+    /// `cx` (the tool's body sees that caller, call id and surface).
+    pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
+        let cx = &*self.on_its_surface(cx);
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
+        let approver = Approver { toolbox: self, caller: cx.caller() };
+        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx).await;
         self.finished(call.as_ref(), envelope).await
     }
 
@@ -1514,9 +1527,13 @@ impl crate::confirm::Steps for Tool {
 
     // Spelled out: the trait asks for a `Send` future, which an `async fn` here would not state.
     #[allow(clippy::manual_async_fn)]
-    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a {
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: &'a Context,
+    ) -> impl Future<Output = Envelope> + Send + 'a {
         async move {
-            match self.start(Input::object(Some(args))) {
+            match self.start(Input::object(Some(args)).in_context(cx)) {
                 Outcome::Guarded(g) => self.settle(self.step(g, Step::Run)).await,
                 // Read again, the stored arguments were refused (a tool changed between replicas).
                 other => self.settle(other).await,
