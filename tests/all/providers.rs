@@ -1418,3 +1418,28 @@ fn gemini_loop_answers_its_recorded_reply() {
     assert_eq!(parts[1]["functionResponse"]["response"]["error_code"], "NOT_FOUND");
     assert_eq!(parts[1]["functionResponse"]["response"]["hints"]["suggestion"], "get_top_queries");
 }
+
+/// Deletes a note; needs the scope `notes:admin`.
+#[envelope_core::tool(destructive, scopes = ["notes:admin"])]
+fn drop_note(#[validate(range = 1..=100)] id: u32) -> u32 {
+    id
+}
+
+#[tokio::test]
+async fn a_call_answered_in_a_context_is_made_by_its_caller() {
+    use envelope_core::providers::{Provider, answer, answer_in};
+    use envelope_core::{Caller, Context};
+    let toolbox = envelope_core::Toolbox::new().with(drop_note::tool());
+    let block = serde_json::json!({"type": "tool_use", "id": "toolu_1", "name": "drop_note", "input": {"id": 3}});
+    let anonymous = answer(&toolbox, Provider::Anthropic, &block).await;
+    assert_eq!(
+        anonymous.envelope().error_code().map(|c| c.name()),
+        Some("FORBIDDEN"),
+        "{}",
+        anonymous.envelope().to_json()
+    );
+    let admin = Context::new(Caller::new("ops").with_scopes(["notes:admin"]));
+    let granted = answer_in(&toolbox, &admin, Provider::Anthropic, &block).await;
+    assert_eq!(granted.envelope().to_value()["data"], 3, "{}", granted.envelope().to_json());
+    assert_eq!(granted.message()["is_error"], false);
+}

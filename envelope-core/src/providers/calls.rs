@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::Provider;
 use crate::codes;
+use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
@@ -142,9 +143,20 @@ impl<'a> Call<'a> {
 ///     "a: 200 is out of range; accepted: a whole number from 0 to 100. Send a value from 0 to 100.");
 /// # });
 /// ```
+///
+/// The call is made by [`Caller::anonymous`](crate::Caller::anonymous) on the surface
+/// `"local"`; [`answer_in`] makes it in a [`Context`] of your own (the caller your agent runs
+/// for: its scopes, its quotas, what its tools see).
 pub async fn answer(toolbox: &Toolbox, provider: Provider, call: &Value) -> ToolResult {
+    answer_in(toolbox, &Context::anonymous(), provider, call).await
+}
+
+/// [`answer`], made in `cx`: by its caller (a tool's `scopes` are checked against it, rate
+/// limits and idempotency keys are counted under it), on its surface, and the tool's body sees
+/// `cx`.
+pub async fn answer_in(toolbox: &Toolbox, cx: &Context, provider: Provider, call: &Value) -> ToolResult {
     let parts = Call::read(provider, call);
-    let envelope = toolbox.on_the_wire(run(toolbox, &parts).await);
+    let envelope = toolbox.on_the_wire(run(toolbox, cx, &parts).await);
     let id = parts.id.cloned().unwrap_or_else(|| json!(""));
     let message = match provider {
         Provider::OpenAiChat => json!({"role": "tool", "tool_call_id": id, "content": envelope.to_json()}),
@@ -170,7 +182,7 @@ pub async fn answer(toolbox: &Toolbox, provider: Provider, call: &Value) -> Tool
     ToolResult { message, envelope }
 }
 
-async fn run(toolbox: &Toolbox, call: &Call<'_>) -> Envelope {
+async fn run(toolbox: &Toolbox, cx: &Context, call: &Call<'_>) -> Envelope {
     if call.needs_id && call.id.is_none_or(|id| id.as_str().is_none_or(str::is_empty)) {
         let refusal = Refusal::parameter("id").missing().accepted("the id the model gave the tool call");
         return refusal.fix("Send the tool call again as the model API returned it, with its id.").build().into();
@@ -189,16 +201,16 @@ async fn run(toolbox: &Toolbox, call: &Call<'_>) -> Envelope {
     };
     let Some(tool) = toolbox.get(name) else { return unknown_tool(toolbox, name) };
     let answered = match call.args {
-        Args::Absent => toolbox.call(name, None).await,
-        Args::Text(text) if text.trim().is_empty() => toolbox.call(name, None).await,
+        Args::Absent => toolbox.call_in(cx, name, None).await,
+        Args::Text(text) if text.trim().is_empty() => toolbox.call_in(cx, name, None).await,
         Args::Text(text) => {
             // `IgnoredAny` checks the syntax at any depth without building a value.
             if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
                 return not_json(tool, text);
             }
-            toolbox.call_json(name, text).await
+            toolbox.call_json_in(cx, name, text).await
         }
-        Args::Value(v) => toolbox.call(name, Some(v)).await,
+        Args::Value(v) => toolbox.call_in(cx, name, Some(v)).await,
     };
     answered.unwrap_or_else(|_| unknown_tool(toolbox, name))
 }
@@ -281,9 +293,14 @@ pub fn tool_calls(provider: Provider, reply: &Value) -> Vec<&Value> {
 /// one `{"role": "user", "parts": [<functionResponse parts>]}`. Empty when the reply has no
 /// tool call.
 pub async fn answer_reply(toolbox: &Toolbox, provider: Provider, reply: &Value) -> Vec<Value> {
+    answer_reply_in(toolbox, &Context::anonymous(), provider, reply).await
+}
+
+/// [`answer_reply`], each call made in `cx` (see [`answer_in`]).
+pub async fn answer_reply_in(toolbox: &Toolbox, cx: &Context, provider: Provider, reply: &Value) -> Vec<Value> {
     let mut results = Vec::new();
     for call in tool_calls(provider, reply) {
-        results.push(answer(toolbox, provider, call).await.into_message());
+        results.push(answer_in(toolbox, cx, provider, call).await.into_message());
     }
     if results.is_empty() {
         return results;

@@ -103,7 +103,7 @@
 mod calls;
 mod dialect;
 
-pub use calls::{ToolResult, answer, answer_reply, tool_calls};
+pub use calls::{ToolResult, answer, answer_in, answer_reply, answer_reply_in, tool_calls};
 
 use serde_json::{Value, json};
 
