@@ -169,7 +169,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     }
 
     /// The server's one auth hook, run on every request to `/mcp` before its body is read. The
-    /// [`Caller`](crate::Caller) it answers goes into the request's extensions, and every
+    /// [`Caller`] it answers goes into the request's extensions, and every
     /// `tools/call` of the request is made by it (its `Context`: quotas, idempotency keys,
     /// policy, audit, the tool's body). Its refusals are JSON-RPC error bodies with the
     /// transport error's status and `WWW-Authenticate` (`missing_bearer_token` 401,
