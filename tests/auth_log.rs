@@ -3,7 +3,6 @@
 //! binary of its own, so no other test's threads touch `tracing`'s per-call-site cache while a
 //! subscriber captures.
 
-use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use envelope_core::__private010::{Input, Outcome, Tool};
@@ -22,19 +21,9 @@ use client::send;
 const SECRET: &str = "dev-secret-of-at-least-32-bytes!";
 const ISSUER: &str = "https://auth.test.example";
 
-/// Collects what a `tracing_subscriber::fmt` subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 /// Answers the caller's subject.
 #[tool(read_only)]

@@ -2,8 +2,6 @@
 //! envelope sharing one trace id, no secret's value. A binary of its own, so no other test's
 //! threads touch `tracing`'s per-call-site cache while a subscriber captures.
 
-use std::sync::{Arc, Mutex};
-
 use envelope_core::http::HttpTools;
 use envelope_core::{Fault, Toolbox, tool};
 use serde_json::Value;
@@ -26,19 +24,9 @@ fn test_toolbox() -> Toolbox {
 mod client;
 use client::{send, serve};
 
-/// Collects what a `tracing_subscriber::fmt` subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 #[test]
 fn one_span_per_call_and_a_faults_trace_id_in_its_log_line() {

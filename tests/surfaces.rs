@@ -167,19 +167,9 @@ fn a_hidden_tool_is_listed_nowhere_and_answered_as_unknown() {
     });
 }
 
-/// Collects what a `tracing_subscriber::fmt` subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+#[path = "support/captured.rs"]
+mod captured;
+use captured::Captured;
 
 #[test]
 fn a_t4_attempt_on_a_public_surface_is_recorded_and_refused_as_unknown() {

@@ -1109,24 +1109,7 @@ impl Toolbox {
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_in(&self, cx: &Context, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
-        let cx = &*self.on_its_surface(cx);
-        let tool = self.find(cx, name).await?;
-        let call = self.governed(cx, tool);
-        if let Some(refused) = self.refuse_caller(cx, tool) {
-            // Already on the wire: recorded as refused, with its warning and provenance.
-            let refused = match call.as_ref() {
-                Some(call) => call.finish(refused).await,
-                None => refused,
-            };
-            return Ok(refused);
-        }
-        let at = At::of(self, cx).with_call(call.as_ref());
-        if let Some(refused) = tool.rate_limited(at).await {
-            return Ok(self.finished(call.as_ref(), refused).await);
-        }
-        let defer = call.as_ref().is_some_and(|c| c.needs_intent(tool.spec()));
-        let envelope = tool.call_with(arguments, &[], at, defer).await.done();
-        Ok(self.finished(call.as_ref(), envelope).await)
+        self.dispatch(cx, name, Arguments::Value(arguments), false).await.map(Started::done)
     }
 
     /// Calls tool `name` with the JSON text of its arguments, of any nesting depth (see
@@ -1143,24 +1126,7 @@ impl Toolbox {
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json_in(&self, cx: &Context, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
-        let cx = &*self.on_its_surface(cx);
-        let tool = self.find(cx, name).await?;
-        let call = self.governed(cx, tool);
-        if let Some(refused) = self.refuse_caller(cx, tool) {
-            // Already on the wire: recorded as refused, with its warning and provenance.
-            let refused = match call.as_ref() {
-                Some(call) => call.finish(refused).await,
-                None => refused,
-            };
-            return Ok(refused);
-        }
-        let at = At::of(self, cx).with_call(call.as_ref());
-        if let Some(refused) = tool.rate_limited(at).await {
-            return Ok(self.finished(call.as_ref(), refused).await);
-        }
-        let defer = call.as_ref().is_some_and(|c| c.needs_intent(tool.spec()));
-        let envelope = tool.call_json_at(arguments, at, defer).await.done();
-        Ok(self.finished(call.as_ref(), envelope).await)
+        self.dispatch(cx, name, Arguments::Text(arguments), false).await.map(Started::done)
     }
 
     /// [`call_json`](Self::call_json), with a sync tool's body left to run once its arguments
@@ -1172,6 +1138,22 @@ impl Toolbox {
         cx: &Context,
         name: &str,
         arguments: &str,
+    ) -> Result<Started, UnknownTool> {
+        self.dispatch(cx, name, Arguments::Text(arguments), true).await
+    }
+
+    /// Every call of this toolbox, one way: the tool found on the call's surface (a hidden one
+    /// recorded, and unknown), the caller checked (scopes, tenant), the call's audit and
+    /// provenance opened, its rate limit counted, its arguments read, and its envelope finished
+    /// ([`finished`](Self::finished): on the wire, recorded, warned). `leave_body`: a sync body
+    /// comes back unrun ([`Started::Body`], finished by whoever runs it); otherwise it runs
+    /// here.
+    async fn dispatch(
+        &self,
+        cx: &Context,
+        name: &str,
+        arguments: Arguments<'_>,
+        leave_body: bool,
     ) -> Result<Started, UnknownTool> {
         let cx = &*self.on_its_surface(cx);
         let tool = self.find(cx, name).await?;
@@ -1188,9 +1170,17 @@ impl Toolbox {
         if let Some(refused) = tool.rate_limited(at).await {
             return Ok(Started::Done(self.finished(call.as_ref(), refused).await));
         }
-        Ok(match tool.call_json_at(arguments, at, true).await {
-            Started::Done(envelope) => Started::Done(self.finished(call.as_ref(), envelope).await),
-            Started::Body(body) => Started::Body(Deferred { prefix: self.prefix, format: self.format, call, ..body }),
+        // A governed write's body waits for its intent record.
+        let defer = leave_body || call.as_ref().is_some_and(|c| c.needs_intent(tool.spec()));
+        let started = match arguments {
+            Arguments::Value(value) => tool.call_with(value, &[], at, defer).await,
+            Arguments::Text(text) => tool.call_json_at(text, at, defer).await,
+        };
+        Ok(match started {
+            Started::Body(body) if leave_body => {
+                Started::Body(Deferred { prefix: self.prefix, format: self.format, call, ..body })
+            }
+            started => Started::Done(self.finished(call.as_ref(), started.done()).await),
         })
     }
 
@@ -1564,6 +1554,13 @@ impl crate::confirm::Lookup for Approver<'_> {
     fn tool(&self, name: &str) -> Option<&Tool> {
         self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
     }
+}
+
+/// The arguments of a call as they came: parsed, or the JSON text.
+#[derive(Clone, Copy)]
+enum Arguments<'a> {
+    Value(Option<&'a Value>),
+    Text(&'a str),
 }
 
 /// Where a call is made: the toolbox it was found in (its store, its secret; `confirm_action`
