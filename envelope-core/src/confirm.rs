@@ -167,8 +167,13 @@ pub(crate) trait Steps: Sync {
     fn declared(&self) -> &ToolSpec;
     /// The envelope of a guarded call's preview or run; a panic is a fault.
     fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send;
-    /// Reads `args` (an approved action's stored arguments) and runs the call.
-    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a;
+    /// Reads `args` (an approved action's stored arguments) and runs the call in `cx` (the
+    /// approver's call; anonymous when `None`).
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: Option<&'a crate::Context>,
+    ) -> impl Future<Output = Envelope> + Send + 'a;
 }
 
 /// The tools an approved action is found among (implemented by `Toolbox`).
@@ -177,6 +182,11 @@ pub(crate) trait Lookup: Sync {
     type Tool: Steps;
     /// The tool named `name`.
     fn tool(&self, name: &str) -> Option<&Self::Tool>;
+    /// The call that approves (`confirm_action`'s): the approved action's body runs in it,
+    /// sees its caller and tenant. `None`: an anonymous call.
+    fn context(&self) -> Option<&crate::Context> {
+        None
+    }
 }
 
 impl fmt::Debug for Guard {
@@ -538,7 +548,7 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        tool.run_with(&args).await
+        tool.run_with(&args, toolbox.context()).await
     }
 
     /// A key tool's call: replay, conflict, wait, or run and record. `caller`: the key its
@@ -1001,7 +1011,7 @@ mod tests {
             }
         }
 
-        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>) -> Envelope {
+        async fn run_with<'a>(&'a self, _: &'a Map<String, Value>, _: Option<&'a crate::Context>) -> Envelope {
             Fault::backend("slow").into()
         }
     }

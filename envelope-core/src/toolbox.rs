@@ -294,9 +294,7 @@ impl Tool {
             }
             Outcome::Decide(id, decision) => match toolbox {
                 // The caller of confirm_action runs the action: it needs the tool's scopes.
-                Some(toolbox) => {
-                    guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision, at.call).await
-                }
+                Some(toolbox) => guard.decide(&Approver { toolbox, cx: at.cx }, &id, decision, at.call).await,
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
             other => {
@@ -1326,6 +1324,22 @@ impl Toolbox {
         self
     }
 
+    /// Requires `scopes` of every caller of tool `name`, replacing its `#[tool(scopes = [...])]`
+    /// (scopes read from the configuration: the same tools served with and without
+    /// authentication). A caller without them is refused `FORBIDDEN` before any argument is
+    /// read (over `/tools`, 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`);
+    /// the tool lists `FORBIDDEN` among its codes and the scopes in the manifest. A name no tool
+    /// has changes nothing.
+    #[must_use]
+    pub fn with_tool_scopes(mut self, name: &str, scopes: &'static [&'static str]) -> Self {
+        // The registered tool too, so the scopes hold on every surface (`on`).
+        for tool in self.tools.iter_mut().chain(self.registered.iter_mut()).filter(|t| t.name() == name) {
+            tool.spec = tool.spec.clone().with_scopes(scopes);
+        }
+        self.refresh_confirm_action();
+        self
+    }
+
     /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
     /// call, and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
     /// an intent record before its body runs; when the intent cannot be written the body does
@@ -1514,9 +1528,17 @@ impl crate::confirm::Steps for Tool {
 
     // Spelled out: the trait asks for a `Send` future, which an `async fn` here would not state.
     #[allow(clippy::manual_async_fn)]
-    fn run_with<'a>(&'a self, args: &'a Map<String, Value>) -> impl Future<Output = Envelope> + Send + 'a {
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: Option<&'a Context>,
+    ) -> impl Future<Output = Envelope> + Send + 'a {
         async move {
-            match self.start(Input::object(Some(args))) {
+            let input = match cx {
+                Some(cx) => Input::object(Some(args)).in_context(cx),
+                None => Input::object(Some(args)),
+            };
+            match self.start(input) {
                 Outcome::Guarded(g) => self.settle(self.step(g, Step::Run)).await,
                 // Read again, the stored arguments were refused (a tool changed between replicas).
                 other => self.settle(other).await,
@@ -1536,16 +1558,21 @@ impl crate::confirm::Lookup for Toolbox {
 /// The tools `confirm_action` may run for its caller: those the toolbox shows whose scopes (and
 /// its surface's) the caller was granted. Another pending action is not found, and its id is
 /// not used up.
+/// The approved action's body runs in the approver's call (its caller, tenant and call id).
 struct Approver<'a> {
     toolbox: &'a Toolbox,
-    caller: &'a Caller,
+    cx: &'a Context,
 }
 
 impl crate::confirm::Lookup for Approver<'_> {
     type Tool = Tool;
 
     fn tool(&self, name: &str) -> Option<&Tool> {
-        self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
+        self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.cx.caller(), t).is_empty())
+    }
+
+    fn context(&self) -> Option<&Context> {
+        Some(self.cx)
     }
 }
 
