@@ -25,8 +25,8 @@
 //!   token with `--token` (or `TOKEN`); no internal surface. The start line on stderr says which.
 //! - `ENVELOPE_AUDIT_FILE`: the audit trail as JSON lines in that file; else, with
 //!   `ENVELOPE_REDIS_URL`, in the Redis stream `envelope:audit`; else in the log (stderr).
-//!   `create_note`, `delete_note` (and `purge_notes`) are governed writes: their intent is
-//!   recorded before the body runs, or the call answers `AUDIT_UNAVAILABLE`.
+//!   The writes (tier 2 and up: `create_note`, `delete_note`, `purge_notes`, ...) are governed:
+//!   their intent is recorded before the body runs, or the call answers `AUDIT_UNAVAILABLE`.
 //! - `ENVELOPE_RATE_LIMIT` (`5/s`, `30/min`, `100/h`): `create_note`'s limit per caller and
 //!   tenant, 30 a minute by default.
 //! - `ENVELOPE_SECRET`, `ENVELOPE_REDIS_URL`: as for `mcp_server` (approvals and idempotency
@@ -202,6 +202,8 @@ pub async fn toolbox(config: &Config) -> Result<Toolbox, String> {
         (None, Some(store)) => Audit::new(Arc::new(RedisStream::new(store, "envelope:audit"))),
         (None, None) => Audit::default(),
     };
+    // create_note (T2) is a governed write as delete_note (T3) is: its intent is recorded first.
+    let audit = audit.with_intent_from_tier(2);
     let limit = config.rate_limit.unwrap_or_else(|| RateLimit::per_minute(30));
     if matches!(config.auth, Auth::Jwt { .. }) {
         toolbox = tools::with_scopes(toolbox);
