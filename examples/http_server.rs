@@ -24,7 +24,7 @@
 //! - Without them: loopback, no authentication (anonymous callers, no scopes), or one static
 //!   token with `--token` (or `TOKEN`); no internal surface. The start line on stderr says which.
 //! - `ENVELOPE_AUDIT_FILE`: the audit trail as JSON lines in that file; else, with
-//!   `ENVELOPE_REDIS_URL`, in the Redis stream `envelope:audit`; else in the log (stderr).
+//!   `ENVELOPE_REDIS_URL`, in the Redis stream `envelope:audit`; else no audit trail.
 //!   The writes (tier 2 and up: `create_note`, `delete_note`, `purge_notes`, ...) are governed:
 //!   their intent is recorded before the body runs, or the call answers `AUDIT_UNAVAILABLE`.
 //! - `ENVELOPE_RATE_LIMIT` (`5/s`, `30/min`, `100/h`): `create_note`'s limit per caller and
@@ -196,19 +196,21 @@ pub async fn toolbox(config: &Config) -> Result<Toolbox, String> {
         redis = Some(store);
     }
     let audit = match (&config.audit_file, redis) {
-        (Some(path), _) => Audit::new(Arc::new(
+        (Some(path), _) => Some(Audit::new(Arc::new(
             JsonLinesFile::open(path).map_err(|e| format!("ENVELOPE_AUDIT_FILE {}: {e}", path.display()))?,
-        )),
-        (None, Some(store)) => Audit::new(Arc::new(RedisStream::new(store, "envelope:audit"))),
-        (None, None) => Audit::default(),
+        ))),
+        (None, Some(store)) => Some(Audit::new(Arc::new(RedisStream::new(store, "envelope:audit")))),
+        (None, None) => None,
     };
-    // create_note (T2) is a governed write as delete_note (T3) is: its intent is recorded first.
-    let audit = audit.with_intent_from_tier(2);
-    let limit = config.rate_limit.unwrap_or_else(|| RateLimit::per_minute(30));
+    if let Some(audit) = audit {
+        // create_note (T2) is a governed write as delete_note (T3) is: its intent is recorded first.
+        toolbox = toolbox.with_audit(audit.with_intent_from_tier(2));
+    }
     if matches!(config.auth, Auth::Jwt { .. }) {
         toolbox = tools::with_scopes(toolbox);
     }
-    Ok(toolbox.with_audit(audit).with_provenance().with_tool_rate_limit("create_note", limit))
+    let limit = config.rate_limit.unwrap_or_else(|| RateLimit::per_minute(30));
+    Ok(toolbox.with_provenance().with_tool_rate_limit("create_note", limit))
 }
 
 /// The internal surface: every tool (T4 ones included), for callers granted `internal` with a
