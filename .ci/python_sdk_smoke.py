@@ -1,18 +1,30 @@
 """Smoke test with the official MCP Python SDK (2.x): the example server, driven in the SDK's
 default mode (it negotiates MCP 2026-07-28 through `server/discover`) and in legacy mode (the
-`initialize` handshake), over stdio and, when a URL is given, over Streamable HTTP.
+`initialize` handshake), over stdio and, when a URL is given, over Streamable HTTP; when a second
+URL is given, an example server that verifies bearer JWTs (started with
+`ENVELOPE_JWT_HS256_SECRET` and `ENVELOPE_ISSUER`, the same two set here), reached with a token
+minted here (HS256, standard library only) and handed to the SDK's client as a header.
 
-    python3 .ci/python_sdk_smoke.py target/debug/examples/mcp_server [http://127.0.0.1:8080/mcp]
+    python3 .ci/python_sdk_smoke.py target/debug/examples/mcp_server [http://127.0.0.1:8080/mcp \
+        [http://127.0.0.1:8081/mcp]]
 
 Exits non-zero, naming the failed check, when any reply differs from what envelope promises.
 """
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import json
+import os
 import sys
+import time
+import urllib.error
+import urllib.request
 
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 KEY = "sk-AAAAAAAAAAAAAAAAAAAA"
 
@@ -65,6 +77,54 @@ async def drive(label, server, mode):
               result.is_error and envelope["hints"]["parameter"] == "tags", envelope)
 
 
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def mint(secret, claims):
+    """An HS256 JWT (RFC 7519) of `claims`, signed with `secret`."""
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = b64url(json.dumps(claims).encode())
+    signature = hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{header}.{payload}.{b64url(signature)}"
+
+
+def post(url, headers):
+    """POSTs an empty JSON-RPC body; answers (status, headers, JSON body)."""
+    request = urllib.request.Request(url, data=b"{}", method="POST",
+                                     headers={"content-type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, json.loads(e.read())
+
+
+async def drive_protected(url, mode):
+    secret, issuer = os.environ["ENVELOPE_JWT_HS256_SECRET"], os.environ["ENVELOPE_ISSUER"]
+    label = f"http+jwt/{mode}"
+    status, headers, body = post(url, {})
+    check(f"{label}: without a token, 401 naming the resource metadata",
+          status == 401 and 'resource_metadata="' in headers.get("www-authenticate", "")
+          and body["error"]["data"]["error"] == "missing_bearer_token", (status, dict(headers), body))
+    now = int(time.time())
+    token = mint(secret, {"iss": issuer, "sub": "sdk-smoke", "aud": url, "iat": now, "exp": now + 300,
+                          "scope": "notes:read notes:write", "tenant_id": "acme"})
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        await drive(label, streamable_http_client(url, http_client=http), mode)
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            result = await client.call_tool("whoami", {})
+            data = result.structured_content["data"]
+            check(f"{label}: whoami is the token's subject and tenant",
+                  (data["subject"], data["tenant"]) == ("sdk-smoke", "acme"), data)
+            result = await client.call_tool("delete_note", {"note_id": 1})
+            envelope = result.structured_content
+            check(f"{label}: delete_note without notes:admin is FORBIDDEN",
+                  result.is_error and envelope["error_code"] == "FORBIDDEN", envelope)
+            check(f"{label}: the token is never echoed", token not in result.model_dump_json(), result)
+
+
 async def main():
     exe = sys.argv[1]
     for mode in ("auto", "legacy"):
@@ -72,6 +132,9 @@ async def main():
     if len(sys.argv) > 2:
         for mode in ("auto", "legacy"):
             await drive(f"http/{mode}", sys.argv[2], mode)
+    if len(sys.argv) > 3:
+        for mode in ("auto", "legacy"):
+            await drive_protected(sys.argv[3], mode)
 
 
 asyncio.run(main())

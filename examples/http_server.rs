@@ -1,25 +1,96 @@
 //! The example MCP server over Streamable HTTP: the tools of the project's example set, served
 //! statelessly at `/mcp`, and the same tools as plain HTTP endpoints at `/tools/{name}` on the
-//! same port (`ENVELOPE_SECRET` and `ENVELOPE_REDIS_URL` as for `mcp_server`), by envelope's
-//! bounded server (`envelope_core::http::serve`: timeouts on request heads and bodies, bounds
-//! on connections, requests in flight and body bytes, loopback `Host` names only).
+//! same port, by envelope's bounded server (`envelope_core::http::serve`: timeouts on request
+//! heads and bodies, bounds on connections, requests in flight and body bytes, loopback `Host`
+//! names only on a loopback address).
 //!
-//! `cargo run --example http_server` listens on `127.0.0.1:8080` and prints its URL. Choose the
-//! address with `--host` / `--port` (or the `HOST` / `PORT` environment variables; port `0`
-//! picks a free one). With `--token` (or `TOKEN`) every request to `/mcp` and `/tools` needs
-//! `Authorization: Bearer <token>`. Each call logs one line to stderr, and so does each request
-//! or connection the server refuses. Attach a client, e.g. the MCP Inspector:
+//! `cargo run --example http_server` listens on `127.0.0.1:8080` and prints its URL (the last
+//! line on stdout). Choose the address with `--host` / `--port` (or the `HOST` / `PORT`
+//! environment variables; port `0` picks a free one). Each call logs one line to stderr, and so
+//! does each request or connection the server refuses. Attach a client, e.g. the MCP Inspector:
 //! `npx -y @modelcontextprotocol/inspector --cli http://127.0.0.1:8080/mcp --transport http --method tools/list`.
+//!
+//! Configured from the environment:
+//!
+//! - `ENVELOPE_JWKS` (a file path or an `https://` URL, or `http://` on loopback) and/or
+//!   `ENVELOPE_JWT_HS256_SECRET` (development), with `ENVELOPE_ISSUER` (required with either):
+//!   every request needs `Authorization: Bearer <JWT>`, its `aud` the endpoint's resource URL,
+//!   `ENVELOPE_RESOURCE` (default `http://<bound address>/mcp`; the internal endpoint's is the
+//!   same with `/internal/mcp`). The tools need scopes (`notes:read`, `notes:write`,
+//!   `notes:admin`; see `tools::SCOPES`); `/internal/mcp` (the internal surface, where the T4
+//!   `purge_notes` is offered) also needs scope `internal` and a tenant (the token's
+//!   `tenant_id`, else `X-Tenant-ID`). The Protected Resource Metadata (RFC 9728) of both is
+//!   served at `/.well-known/oauth-protected-resource/mcp` and `.../internal/mcp`.
+//! - Without them: loopback, no authentication (anonymous callers, no scopes), or one static
+//!   token with `--token` (or `TOKEN`); no internal surface. The start line on stderr says which.
+//! - `ENVELOPE_AUDIT_FILE`: the audit trail as JSON lines in that file; else, with
+//!   `ENVELOPE_REDIS_URL`, in the Redis stream `envelope:audit`; else no audit trail.
+//!   The writes (tier 2 and up: `create_note`, `delete_note`, `purge_notes`, ...) are governed:
+//!   their intent is recorded before the body runs, or the call answers `AUDIT_UNAVAILABLE`.
+//! - `ENVELOPE_RATE_LIMIT` (`5/s`, `30/min`, `100/h`): `create_note`'s limit per caller and
+//!   tenant, 30 a minute by default.
+//! - `ENVELOPE_SECRET`, `ENVELOPE_REDIS_URL`: as for `mcp_server` (approvals and idempotency
+//!   keys, and the rate limits, in that Redis).
+//!
+//! Every reply carries `provenance` (its call id, surface, tool, tier, caller and tenant). Notes
+//! are kept per tenant, over every surface alike. A setting that cannot be used stops the
+//! server at start with a sentence on stderr and exit code 2.
 
 use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
 
-use envelope_core::http::{AuthLayer, BearerTokens, HttpTools, OriginLayer};
+use axum::http::{Method, header};
+use axum::response::IntoResponse as _;
+use envelope_core::audit::{Audit, JsonLinesFile, RedisStream};
+use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
+use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
 use envelope_core::mcp::http::McpHttp;
+use envelope_core::{RateLimit, Surface, Toolbox};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
 
 #[allow(dead_code)] // each example uses some of the tools module
 mod tools;
+
+/// The routes a `not_found` answer names.
+pub const ROUTES: [&str; 5] = ["POST /mcp", "POST /internal/mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];
+
+/// How callers are verified.
+#[derive(Clone, Debug, Default)]
+pub enum Auth {
+    /// Anonymous callers (loopback use).
+    #[default]
+    None,
+    /// One static bearer token (`--token`); the caller stays anonymous.
+    Token(String),
+    /// Bearer JWTs from `issuer`, verified with a JWKS (a file path or URL) and/or an HS256
+    /// secret.
+    Jwt { issuer: String, jwks: Option<String>, hs256_secret: Option<String> },
+}
+
+/// The server's settings: [`Config::from_env`] reads them; tests build one.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// How callers are verified.
+    pub auth: Auth,
+    /// The public endpoint's resource URL (`aud` of its tokens); `None`: `http://<address>/mcp`.
+    pub resource: Option<String>,
+    /// `ENVELOPE_AUDIT_FILE`.
+    pub audit_file: Option<PathBuf>,
+    /// `ENVELOPE_REDIS_URL`.
+    pub redis_url: Option<String>,
+    /// `ENVELOPE_RATE_LIMIT`: `create_note`'s limit; `None`: 30 a minute.
+    pub rate_limit: Option<RateLimit>,
+    /// `ENVELOPE_SECRET`: the key sealing pending actions.
+    pub secret: Option<String>,
+}
+
+/// The environment variable `name`, when set to something.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
 
 /// `--name value`, `--name=value`, else the environment variable `env`, else `default`.
 fn setting(args: &[String], name: &str, env: &str, default: &str) -> String {
@@ -35,6 +106,220 @@ fn setting(args: &[String], name: &str, env: &str, default: &str) -> String {
     value.unwrap_or_else(|| default.to_owned())
 }
 
+impl Config {
+    /// The settings of the environment (see the module's documentation) and of `--token`.
+    ///
+    /// # Errors
+    /// A sentence for the operator: an issuer without keys or keys without an issuer, a
+    /// resource without keys, `--token` together with JWTs, a rate limit that is not `N/s`,
+    /// `N/min` or `N/h`.
+    pub fn from_env(args: &[String]) -> Result<Config, String> {
+        let token = setting(args, "token", "TOKEN", "");
+        if args.iter().any(|a| a == "--token" || a.starts_with("--token=")) && token.is_empty() {
+            return Err("--token is empty; send the token the clients will present, like --token s3cret".to_owned());
+        }
+        let (jwks, hs256_secret, issuer) =
+            (env("ENVELOPE_JWKS"), env("ENVELOPE_JWT_HS256_SECRET"), env("ENVELOPE_ISSUER"));
+        let resource = env("ENVELOPE_RESOURCE");
+        let auth = match (jwks.is_some() || hs256_secret.is_some(), issuer) {
+            (true, Some(issuer)) if token.is_empty() => Auth::Jwt { issuer, jwks, hs256_secret },
+            (true, Some(_)) => {
+                return Err("--token (TOKEN) and ENVELOPE_JWKS / ENVELOPE_JWT_HS256_SECRET are both set; \
+                            choose one way to verify callers"
+                    .to_owned());
+            }
+            (true, None) => {
+                return Err("ENVELOPE_ISSUER is not set; with ENVELOPE_JWKS or ENVELOPE_JWT_HS256_SECRET send \
+                            the issuer your tokens name in `iss`, like ENVELOPE_ISSUER=https://auth.example.com"
+                    .to_owned());
+            }
+            (false, Some(_)) => {
+                return Err("ENVELOPE_ISSUER is set without keys; set ENVELOPE_JWKS (a JWKS file or URL) or \
+                            ENVELOPE_JWT_HS256_SECRET too"
+                    .to_owned());
+            }
+            (false, None) if resource.is_some() => {
+                return Err("ENVELOPE_RESOURCE is set without keys; set ENVELOPE_JWKS or \
+                            ENVELOPE_JWT_HS256_SECRET and ENVELOPE_ISSUER too"
+                    .to_owned());
+            }
+            (false, None) if token.is_empty() => Auth::None,
+            (false, None) => Auth::Token(token),
+        };
+        let rate_limit = match env("ENVELOPE_RATE_LIMIT") {
+            Some(limit) => Some(limit.parse::<RateLimit>().map_err(|e| format!("ENVELOPE_RATE_LIMIT: {e}"))?),
+            None => None,
+        };
+        Ok(Config {
+            auth,
+            resource,
+            audit_file: env("ENVELOPE_AUDIT_FILE").map(PathBuf::from),
+            redis_url: env("ENVELOPE_REDIS_URL"),
+            rate_limit,
+            secret: env("ENVELOPE_SECRET"),
+        })
+    }
+
+    /// The public endpoint's resource URL: `ENVELOPE_RESOURCE`, else `http://<address>/mcp`.
+    pub fn resource(&self, address: SocketAddr) -> String {
+        self.resource.clone().unwrap_or_else(|| format!("http://{address}/mcp"))
+    }
+}
+
+/// The internal endpoint's resource URL: the public one's with `/internal/mcp` for its `/mcp`
+/// (`https://notes.example.com/mcp` -> `https://notes.example.com/internal/mcp`).
+pub fn internal_resource(resource: &str) -> String {
+    let base = resource.trim_end_matches('/');
+    let base = base.strip_suffix("/mcp").unwrap_or(base);
+    format!("{base}/internal/mcp")
+}
+
+/// The example tools as this server runs them, over one note store: with `purge_notes`
+/// (shown only on the internal surface), `rebuild_index` and `whoami`, the secret, the store,
+/// the audit trail, provenance and `create_note`'s rate limit of `config`.
+///
+/// # Errors
+/// A sentence for the operator: a secret too short, a Redis that cannot be reached, an audit
+/// file that cannot be opened.
+pub async fn toolbox(config: &Config) -> Result<Toolbox, String> {
+    let notes = Arc::new(tools::NoteStore::default());
+    let mut toolbox =
+        tools::with_context_tools(tools::toolbox_over(Arc::clone(&notes)).with_state(Arc::new(tools::Purge(notes))));
+    if let Some(secret) = &config.secret {
+        toolbox = toolbox.with_secret(secret).map_err(|e| format!("ENVELOPE_SECRET: {e}"))?;
+    }
+    let mut redis = None;
+    if let Some(url) = &config.redis_url {
+        let store =
+            envelope_core::store::RedisStore::connect(url).await.map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
+        toolbox = toolbox.with_store(Arc::new(store.clone()));
+        redis = Some(store);
+    }
+    let audit = match (&config.audit_file, redis) {
+        (Some(path), _) => Some(Audit::new(Arc::new(
+            JsonLinesFile::open(path).map_err(|e| format!("ENVELOPE_AUDIT_FILE {}: {e}", path.display()))?,
+        ))),
+        (None, Some(store)) => Some(Audit::new(Arc::new(RedisStream::new(store, "envelope:audit")))),
+        (None, None) => None,
+    };
+    if let Some(audit) = audit {
+        // create_note (T2) is a governed write as delete_note (T3) is: its intent is recorded first.
+        toolbox = toolbox.with_audit(audit.with_intent_from_tier(2));
+    }
+    if matches!(config.auth, Auth::Jwt { .. }) {
+        toolbox = tools::with_scopes(toolbox);
+    }
+    let limit = config.rate_limit.unwrap_or_else(|| RateLimit::per_minute(30));
+    Ok(toolbox.with_provenance().with_tool_rate_limit("create_note", limit))
+}
+
+/// The internal surface: every tool (T4 ones included), for callers granted `internal` with a
+/// tenant.
+pub fn internal_surface() -> Surface {
+    Surface::internal("internal").with_scopes(["internal"]).requiring_tenant()
+}
+
+/// The server's routes for `config`, served at `address`: `/mcp` and `/tools/*` (the public
+/// surface), and with JWTs `/internal/mcp` (the internal surface) and the Protected Resource
+/// Metadata of both.
+///
+/// # Errors
+/// A sentence for the operator: what [`toolbox`] refuses, a JWKS that cannot be read or
+/// fetched or holds no usable key.
+pub async fn app(config: &Config, address: SocketAddr) -> Result<axum::Router, String> {
+    let toolbox = toolbox(config).await?;
+    let mut mcp = McpHttp::new(toolbox.clone());
+    let mut endpoints = HttpTools::new(toolbox.clone()).router();
+    let mut internal = None;
+    match &config.auth {
+        Auth::None => {}
+        Auth::Token(token) => {
+            mcp = mcp.with_auth(BearerTokens::new([token.clone()]));
+            endpoints = endpoints.layer(AuthLayer::new(BearerTokens::new([token.clone()])));
+        }
+        Auth::Jwt { issuer, jwks, hs256_secret } => {
+            let jwks = match jwks {
+                Some(location) => {
+                    let jwks = Jwks::from_location(location).map_err(|e| format!("ENVELOPE_JWKS {location}: {e}"))?;
+                    // Fetched (or read) now: a bad setting stops the server at start.
+                    jwks.refresh().await.map_err(|e| format!("ENVELOPE_JWKS {location}: {e}"))?;
+                    Some(jwks)
+                }
+                None => None,
+            };
+            let verifier = |resource: &str| {
+                let mut verifier = JwtVerifier::new(issuer, resource);
+                if let Some(jwks) = &jwks {
+                    verifier = verifier.with_jwks(jwks.clone());
+                }
+                if let Some(secret) = hs256_secret {
+                    verifier = verifier.with_hs256_secret(secret);
+                }
+                verifier
+            };
+            let resource = config.resource(address);
+            let public = ProtectedResource::new(&resource)
+                .with_authorization_server(issuer)
+                .with_scopes(toolbox.on(&Surface::public("mcp")).scopes());
+            let inner = ProtectedResource::new(internal_resource(&resource))
+                .with_authorization_server(issuer)
+                .with_scopes(toolbox.on(&internal_surface()).scopes());
+            endpoints = endpoints
+                .layer(AuthLayer::new(verifier(public.resource())).with_resource_metadata(public.metadata_url()));
+            mcp = mcp.with_auth(verifier(public.resource())).with_protected_resource(public);
+            // The surface's gate runs inside the auth layer, which puts the caller in place;
+            // the metadata is served at the root, in its path form (RFC 9728 §3.1).
+            let router = McpHttp::new(toolbox).with_surface(internal_surface()).router().layer(
+                AuthLayer::new(verifier(inner.resource())).json_rpc().with_resource_metadata(inner.metadata_url()),
+            );
+            internal = Some((router, inner));
+        }
+    }
+    let mut app = mcp.router().merge(endpoints.layer(OriginLayer::loopback()));
+    if let Some((router, inner)) = internal {
+        app = app.nest("/internal", router).route(&inner.metadata_path(), metadata(&inner));
+    }
+    Ok(app)
+}
+
+/// The route serving `resource`'s metadata document at its path form, as
+/// `ProtectedResource::router` serves it (that router also takes the root form, which the public
+/// endpoint's document holds): `GET`/`HEAD`, `application/json`, readable from any origin;
+/// another method is 405 `method_not_allowed`.
+fn metadata(resource: &ProtectedResource) -> axum::routing::MethodRouter {
+    let body = resource.document().to_string();
+    let document = move || async move {
+        ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], body)
+    };
+    axum::routing::get(document).fallback(|method: Method| async move {
+        TransportError::method_not_allowed(method.as_str(), &["GET", "HEAD"]).into_response()
+    })
+}
+
+/// What the start line says about callers.
+fn mode(config: &Config) -> String {
+    match &config.auth {
+        Auth::None => "no authentication (anonymous callers; set ENVELOPE_JWKS or ENVELOPE_JWT_HS256_SECRET \
+                       with ENVELOPE_ISSUER to verify them)"
+            .to_owned(),
+        Auth::Token(_) => "one static bearer token (--token)".to_owned(),
+        Auth::Jwt { issuer, jwks, hs256_secret } => {
+            let keys = match (jwks, hs256_secret) {
+                (Some(jwks), Some(_)) => format!("the JWKS {jwks} and an HS256 secret"),
+                (Some(jwks), None) => format!("the JWKS {jwks}"),
+                (None, _) => "an HS256 secret".to_owned(),
+            };
+            format!("bearer JWTs of {issuer}, verified with {keys}")
+        }
+    }
+}
+
+/// The `Host` names served: loopback ones on a loopback address, plus the resource URL's host.
+fn hosts(config: &Config, address: SocketAddr) -> Option<AllowedHosts> {
+    let host = config.resource.as_deref()?.split("://").nth(1)?.split('/').next()?;
+    address.ip().is_loopback().then(|| AllowedHosts::loopback().allow(host))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> io::Result<()> {
     // One line per call (envelope's events), not rmcp's three per stateless request.
@@ -43,30 +328,28 @@ async fn main() -> io::Result<()> {
         .with(tracing_subscriber::fmt::layer().with_writer(io::stderr).with_filter(filter))
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let stop = |sentence: String| -> ! {
+        eprintln!("{sentence}");
+        std::process::exit(2);
+    };
     let host = setting(&args, "host", "HOST", "127.0.0.1");
     let port = setting(&args, "port", "PORT", "8080");
     let Ok(port) = port.parse::<u16>() else {
-        eprintln!("--port {port:?} is not a port number; send a whole number from 0 to 65535, like --port 8080");
-        std::process::exit(2);
+        stop(format!("--port {port:?} is not a port number; send a whole number from 0 to 65535, like --port 8080"));
     };
-    let token = setting(&args, "token", "TOKEN", "");
-    if args.iter().any(|a| a == "--token" || a.starts_with("--token=")) && token.is_empty() {
-        eprintln!("--token is empty; send the token the clients will present, like --token s3cret");
-        std::process::exit(2);
-    }
-    let toolbox = tools::with_context_tools(tools::configured().await.map_err(io::Error::other)?);
-    let mut mcp = McpHttp::new(toolbox.clone());
-    let mut endpoints = HttpTools::new(toolbox).router();
-    if !token.is_empty() {
-        mcp = mcp.with_auth(BearerTokens::new([token.clone()]));
-        endpoints = endpoints.layer(AuthLayer::new(BearerTokens::new([token])));
-    }
-    let app = mcp.router().merge(endpoints.layer(OriginLayer::loopback()));
+    let config = Config::from_env(&args).unwrap_or_else(|e| stop(e));
     let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await?;
     let address = listener.local_addr()?;
+    let app = app(&config, address).await.unwrap_or_else(|e| stop(e));
+    eprintln!("envelope example server: callers: {}", mode(&config));
     eprintln!("plain HTTP tool endpoints: http://{address}/tools/{{name}}");
+    if matches!(config.auth, Auth::Jwt { .. }) {
+        eprintln!("internal MCP endpoint (scope internal, a tenant): http://{address}/internal/mcp");
+    }
     println!("envelope example MCP server: http://{address}/mcp");
-    envelope_core::http::serve(listener, app)
-        .routes(["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"])
-        .await
+    let mut serve = envelope_core::http::serve(listener, app).routes(ROUTES).json_rpc_path("/internal/mcp");
+    if let Some(hosts) = hosts(&config, address) {
+        serve = serve.hosts(hosts);
+    }
+    serve.await
 }

@@ -1316,6 +1316,22 @@ impl Toolbox {
         self
     }
 
+    /// Requires `scopes` of every caller of tool `name`, replacing its `#[tool(scopes = [...])]`
+    /// (scopes read from the configuration: the same tools served with and without
+    /// authentication). A caller without them is refused `FORBIDDEN` before any argument is
+    /// read (over `/tools`, 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`);
+    /// the tool lists `FORBIDDEN` among its codes and the scopes in the manifest. A name no tool
+    /// has changes nothing.
+    #[must_use]
+    pub fn with_tool_scopes(mut self, name: &str, scopes: &'static [&'static str]) -> Self {
+        // The registered tool too, so the scopes hold on every surface (`on`).
+        for tool in self.tools.iter_mut().chain(self.registered.iter_mut()).filter(|t| t.name() == name) {
+            tool.spec = tool.spec.clone().with_scopes(scopes);
+        }
+        self.refresh_confirm_action();
+        self
+    }
+
     /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
     /// call, and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
     /// an intent record before its body runs; when the intent cannot be written the body does
@@ -1543,6 +1559,7 @@ impl crate::confirm::Lookup for Toolbox {
 /// The tools `confirm_action` may run for its caller: those the toolbox shows whose scopes (and
 /// its surface's) the caller was granted. Another pending action is not found, and its id is
 /// not used up.
+/// The approved action's body runs in the approver's call (its caller, tenant and call id).
 struct Approver<'a> {
     toolbox: &'a Toolbox,
     caller: &'a Caller,

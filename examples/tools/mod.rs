@@ -4,6 +4,7 @@
 //! example server and the tests. The example servers add `rebuild_index` and `whoami`, two
 //! tools that read their call's [`Context`] ([`with_context_tools`]).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -121,28 +122,42 @@ pub struct Note {
     pinned: bool,
 }
 
-/// The notes written so far: the state behind `create_note`, `delete_note` and `list_notes`.
-/// Replicas of a server share it as they would share a database.
+/// The notes written so far, kept per tenant: the state behind `create_note`, `delete_note`,
+/// `list_notes` and `purge_notes`. Replicas of a server share it as they would share a database.
 #[derive(Default)]
 pub struct NoteStore {
-    notes: Mutex<Vec<Note>>,
-    next_id: AtomicU64,
+    spaces: Mutex<HashMap<String, Space>>,
     writes: AtomicU64,
 }
 
+/// The notes of one tenant (or of one caller without a tenant), and the id the next gets.
+#[derive(Default)]
+struct Space {
+    notes: Vec<Note>,
+    next_id: u32,
+}
+
+/// Whose notes a call reads and writes: its caller's tenant (`tenant:acme`) over every surface
+/// alike; a caller without a tenant has a space of its own (`sub:alice`, `anonymous`).
+fn space_of(cx: &Context) -> String {
+    let caller = cx.caller();
+    match caller.tenant() {
+        Some(tenant) => format!("tenant:{tenant}"),
+        None => caller.key(),
+    }
+}
+
 impl NoteStore {
-    /// How many times a write ran (a note created or deleted): what confirmation and
+    /// How many times a write ran (a note created or deleted, a purge): what confirmation and
     /// idempotency keys keep from happening twice.
     pub fn writes(&self) -> u64 {
         self.writes.load(Ordering::SeqCst)
     }
 
-    fn find(&self, note_id: u32) -> Result<Note, NoteError> {
-        let notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        match notes.iter().find(|n| n.id == note_id) {
-            Some(n) => Ok(n.clone()),
-            None => Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) }),
-        }
+    /// Runs `f` over the notes of `cx`'s tenant.
+    fn with_space<T>(&self, cx: &Context, f: impl FnOnce(&mut Space) -> T) -> T {
+        let mut spaces = self.spaces.lock().unwrap_or_else(PoisonError::into_inner);
+        f(spaces.entry(space_of(cx)).or_default())
     }
 
     /// The JSON Schema of `delete_note`'s answer: `{"deleted": {"id": 3, "title": "..."}}`.
@@ -161,9 +176,11 @@ impl NoteStore {
     }
 
     /// What `delete_note` would delete: `{"delete": {"id": 3, "title": "..."}}`.
-    fn delete_preview(&self, note_id: &u32) -> Result<serde_json::Value, NoteError> {
-        let note = self.find(*note_id)?;
-        Ok(serde_json::json!({"delete": {"id": note.id, "title": note.title}}))
+    fn delete_preview(&self, note_id: &u32, cx: &Context) -> Result<serde_json::Value, NoteError> {
+        self.with_space(cx, |space| match space.notes.iter().find(|n| n.id == *note_id) {
+            Some(note) => Ok(serde_json::json!({"delete": {"id": note.id, "title": note.title}})),
+            None => Err(NoteError::NotFound { rejected: *note_id, ids: ids(&space.notes) }),
+        })
     }
 }
 
@@ -205,13 +222,15 @@ impl NoteStore {
         /// Whether to pin the note to the top.
         #[validate(default = false)]
         pinned: bool,
+        cx: &Context,
     ) -> Note {
         self.writes.fetch_add(1, Ordering::SeqCst);
-        let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        let id = u32::try_from(self.next_id.fetch_add(1, Ordering::SeqCst) + 1).unwrap_or(u32::MAX);
-        let note = Note { id, title, tags: tags.unwrap_or_default(), pinned };
-        notes.push(note.clone());
-        note
+        self.with_space(cx, |space| {
+            space.next_id = space.next_id.saturating_add(1);
+            let note = Note { id: space.next_id, title, tags: tags.unwrap_or_default(), pinned };
+            space.notes.push(note.clone());
+            note
+        })
     }
 
     /// Deletes a note. Nothing is deleted until the person approves: the call answers a preview
@@ -222,14 +241,16 @@ impl NoteStore {
         /// The id of the note to delete (see list_notes).
         #[validate(range = 1..)]
         note_id: u32,
+        cx: &Context,
     ) -> Result<serde_json::Value, NoteError> {
-        let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(at) = notes.iter().position(|n| n.id == note_id) else {
-            return Err(NoteError::NotFound { rejected: note_id, ids: ids(&notes) });
-        };
-        self.writes.fetch_add(1, Ordering::SeqCst);
-        let note = notes.remove(at);
-        Ok(serde_json::json!({"deleted": {"id": note.id, "title": note.title}}))
+        self.with_space(cx, |space| {
+            let Some(at) = space.notes.iter().position(|n| n.id == note_id) else {
+                return Err(NoteError::NotFound { rejected: note_id, ids: ids(&space.notes) });
+            };
+            self.writes.fetch_add(1, Ordering::SeqCst);
+            let note = space.notes.remove(at);
+            Ok(serde_json::json!({"deleted": {"id": note.id, "title": note.title}}))
+        })
     }
 
     /// Lists the notes, oldest first; an empty list when there are none.
@@ -239,9 +260,9 @@ impl NoteStore {
         /// Only the pinned notes.
         #[validate(default = false)]
         pinned_only: bool,
+        cx: &Context,
     ) -> Vec<Note> {
-        let notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        notes.iter().filter(|n| n.pinned || !pinned_only).cloned().collect()
+        self.with_space(cx, |space| space.notes.iter().filter(|n| n.pinned || !pinned_only).cloned().collect())
     }
 }
 
@@ -251,22 +272,21 @@ pub struct Purge(pub Arc<NoteStore>);
 
 impl Purge {
     /// What `purge_notes` would delete: `{"purge": {"notes": 3}}`.
-    fn purge_preview(&self) -> Result<serde_json::Value, NoteError> {
-        let notes = self.0.notes.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(serde_json::json!({"purge": {"notes": notes.len()}}))
+    fn purge_preview(&self, cx: &Context) -> Result<serde_json::Value, NoteError> {
+        let count = self.0.with_space(cx, |space| space.notes.len());
+        Ok(serde_json::json!({"purge": {"notes": count}}))
     }
 }
 
 #[tools]
 impl Purge {
-    /// Deletes every note. Tier 4: never offered on a public surface. Nothing is deleted until
-    /// the person approves: the call answers a preview and a pending_action_id for confirm_action.
+    /// Deletes every note of the caller's tenant. Tier 4: never offered on a public surface.
+    /// Nothing is deleted until the person approves: the call answers a preview and a
+    /// pending_action_id for confirm_action.
     #[tool(destructive, tier = 4, scopes = ["notes:admin"], confirm = purge_preview)]
-    fn purge_notes(&self) -> Result<serde_json::Value, NoteError> {
-        let mut notes = self.0.notes.lock().unwrap_or_else(PoisonError::into_inner);
+    fn purge_notes(&self, cx: &Context) -> Result<serde_json::Value, NoteError> {
         self.0.writes.fetch_add(1, Ordering::SeqCst);
-        let purged = notes.len();
-        notes.clear();
+        let purged = self.0.with_space(cx, |space| std::mem::take(&mut space.notes).len());
         Ok(serde_json::json!({"purged": purged}))
     }
 }
@@ -368,6 +388,27 @@ fn whoami(cx: &Context) -> serde_json::Value {
 /// `toolbox` with the two tools that read their call: `rebuild_index` and `whoami`.
 pub fn with_context_tools(toolbox: envelope_core::Toolbox) -> envelope_core::Toolbox {
     toolbox.with(rebuild_index::tool()).with(whoami::tool())
+}
+
+/// The OAuth scopes the example server requires when it verifies its callers (the tools
+/// themselves declare none, so the tests and the servers without authentication call them
+/// anonymously): the reads (`get_top_queries`, `search_analytics`, `list_notes`, `whoami`)
+/// `notes:read`; the writes (`create_note`, `set_threshold`, `rebuild_index`) `notes:write`;
+/// `delete_note` `notes:admin` (`purge_notes` declares `notes:admin` itself).
+pub const SCOPES: &[(&str, &[&str])] = &[
+    ("get_top_queries", &["notes:read"]),
+    ("search_analytics", &["notes:read"]),
+    ("list_notes", &["notes:read"]),
+    ("whoami", &["notes:read"]),
+    ("create_note", &["notes:write"]),
+    ("set_threshold", &["notes:write"]),
+    ("rebuild_index", &["notes:write"]),
+    ("delete_note", &["notes:admin"]),
+];
+
+/// `toolbox` with [`SCOPES`] required of every caller.
+pub fn with_scopes(toolbox: envelope_core::Toolbox) -> envelope_core::Toolbox {
+    SCOPES.iter().fold(toolbox, |toolbox, &(name, scopes)| toolbox.with_tool_scopes(name, scopes))
 }
 
 /// The example tools, over a fresh note store, with the in-memory store of approvals and keys.
