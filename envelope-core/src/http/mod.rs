@@ -32,6 +32,7 @@ pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 
 #[cfg(feature = "http")]
 pub mod auth;
+#[cfg(feature = "http")]
 mod gate;
 #[cfg(feature = "http")]
 mod guard;
