@@ -22,6 +22,10 @@ enum Fails {
     Always,
     /// Answers after 2 s (past the audit's timeout).
     Slowly,
+    /// Never answers.
+    Hangs,
+    /// Panics while writing an intent.
+    PanicsOnIntents,
 }
 
 /// A sink that keeps what it was asked to write (`attempts`) and what it wrote (`records`).
@@ -57,6 +61,8 @@ impl AuditSink for Kept {
                 Fails::Intents if intent => return Err(AuditError::new("disk full")),
                 Fails::Outcomes if !intent => return Err(AuditError::new("disk full")),
                 Fails::Slowly => tokio::time::sleep(Duration::from_secs(2)).await,
+                Fails::Hangs => std::future::pending::<()>().await,
+                Fails::PanicsOnIntents if intent => panic!("the audit sink broke"),
                 _ => {}
             }
             self.records.lock().unwrap().push(record.clone());
@@ -134,7 +140,7 @@ fn a_governed_write_has_an_intent_and_an_outcome_paired_with_the_reply_by_call_i
 
 #[test]
 fn an_intent_not_written_runs_nothing_and_answers_audit_unavailable() {
-    for fails in [Fails::Intents, Fails::Slowly] {
+    for fails in [Fails::Intents, Fails::Slowly, Fails::Hangs, Fails::PanicsOnIntents] {
         let notes = Arc::new(examples::NoteStore::default());
         let sink = Kept::new(Fails::Never);
         let toolbox = audited(notes.clone(), &sink);
