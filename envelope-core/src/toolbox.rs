@@ -1476,6 +1476,18 @@ impl Toolbox {
         self.finished(call.as_ref(), envelope).await
     }
 
+    /// [`decide`](Self::decide) for the caller of `cx`, as its `confirm_action` would: an
+    /// action of another tenant, or of a tool it may not call, is `NOT_FOUND` (the id not used
+    /// up); the audit trail records `cx`'s caller as the approver.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP approval by elicitation
+    pub(crate) async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
+        let cx = &*self.on_its_surface(cx);
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
+        let approver = Approver { toolbox: self, caller: cx.caller() };
+        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref()).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
     /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
     /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
     /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call

@@ -95,7 +95,7 @@ pub(super) async fn call(
             match toolbox.check_pending(state, name, Some(&args)).await {
                 PendingCheck::Matches => {
                     if let Some(decision) = decision(request.input_responses.as_ref()) {
-                        return Ok(complete(&toolbox.decide(state, decision).await));
+                        return Ok(complete(&toolbox.decide_in(cx, state, decision).await));
                     }
                 }
                 PendingCheck::OtherArguments => {}
