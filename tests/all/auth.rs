@@ -394,6 +394,39 @@ async fn scopes_from_scp_and_the_tenant_claim() {
     assert_eq!(caller.claims()["tenant_id"], "acme");
 }
 
+/// A tenant claim the header rule would refuse (not 1 to 128 visible ASCII characters) is no
+/// tenant to drop: dropped, the caller would have none and `X-Tenant-ID` could name any. The
+/// token is refused; an integer claim is its decimal text.
+#[tokio::test]
+async fn a_tenant_claim_that_is_no_tenant_id_refuses_the_token() {
+    let rsa = TestKey::rsa_a();
+    let verifier = JwtVerifier::new(ISSUER, "https://notes.test.example/mcp")
+        .with_jwks(Jwks::from_json(&jwks_of(&[&rsa]).to_string()).unwrap());
+    let with_tenant = |tenant: Value| {
+        let mut c = claims("https://notes.test.example/mcp");
+        c["tenant_id"] = tenant;
+        rsa.sign(&c)
+    };
+    let caller = verifier.verify(&with_tenant(json!(42))).await.unwrap();
+    assert_eq!(caller.tenant(), Some("42"));
+    let without = {
+        let mut c = claims("https://notes.test.example/mcp");
+        c.as_object_mut().unwrap().remove("tenant_id");
+        rsa.sign(&c)
+    };
+    assert_eq!(verifier.verify(&without).await.unwrap().tenant(), None);
+    for tenant in [json!(""), json!("t".repeat(10_000)), json!("ac me"), json!("acmé"), json!(["acme"]), json!(1.5)] {
+        let refused = verifier.verify(&with_tenant(tenant.clone())).await.unwrap_err();
+        assert_eq!(refused.word(), "invalid_bearer_token", "{tenant}");
+        assert_eq!(
+            refused.message(),
+            "The bearer token was not accepted: its tenant claim is not a tenant id (1 to 128 visible ASCII \
+             characters). Get a new token from the authorization server and send it.",
+            "{tenant}"
+        );
+    }
+}
+
 /// The metadata documents (RFC 9728) at the root and path forms, exactly; no token needed; a
 /// method other than GET is a JSON 405.
 #[tokio::test]

@@ -67,13 +67,19 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
     Ok(caller.with_tenant(tenant))
 }
 
+/// Whether `text` is a tenant id: 1 to 128 visible ASCII characters (the header's rule, and a
+/// verified tenant claim's).
+pub(crate) fn is_tenant_id(text: &str) -> bool {
+    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// The tenant the `X-Tenant-ID` header names, if sent: `Err` when a value is not 1 to 128
 /// visible ASCII characters, or when the header is sent twice with different values.
 fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
     let mut found: Option<&str> = None;
     for value in headers.get_all(TENANT_HEADER) {
         let text = value.to_str().map_err(|_| ())?.trim();
-        if text.is_empty() || text.len() > 128 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        if !is_tenant_id(text) {
             return Err(());
         }
         match found {
