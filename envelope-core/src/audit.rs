@@ -208,7 +208,9 @@ impl Audit {
         Audit { sink, timeout: Duration::from_secs(1), intent_tier: 3 }
     }
 
-    /// A write not answered within `timeout` (at least 1 ms) counts as failed.
+    /// A write not answered within `timeout` (at least 1 ms) counts as failed. The timeout
+    /// needs tokio's timer (feature `tokio`, a runtime with timers); without one a write is
+    /// awaited as long as it takes.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout.max(Duration::from_millis(1));
@@ -235,12 +237,23 @@ impl Audit {
             Ok(future) => Unwound(future),
             Err(_) => return Err(AuditError::new("the sink panicked")),
         };
+        // Raced against tokio's timer where one is at hand (a runtime built without timers
+        // panics on a new timer: there the write is awaited as long as it takes).
         #[cfg(feature = "tokio")]
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return match tokio::time::timeout(self.timeout, written).await {
-                Ok(r) => r,
-                Err(_) => Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))),
-            };
+        if tokio::runtime::Handle::try_current().is_ok()
+            && let Ok(sleep) = catch_unwind(AssertUnwindSafe(|| tokio::time::sleep(self.timeout)))
+        {
+            let (mut written, mut sleep) = (std::pin::pin!(written), std::pin::pin!(sleep));
+            return std::future::poll_fn(|cx| {
+                if let std::task::Poll::Ready(r) = written.as_mut().poll(cx) {
+                    return std::task::Poll::Ready(r);
+                }
+                sleep
+                    .as_mut()
+                    .poll(cx)
+                    .map(|()| Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))))
+            })
+            .await;
         }
         written.await
     }
