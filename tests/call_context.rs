@@ -650,6 +650,26 @@ async fn a_cancelled_call_over_streamable_http_stops_its_body_and_gets_no_reply(
     }
 }
 
+/// Two verified callers whose keys once collided (subject `a@b`; subject `a` of tenant `b`),
+/// on one endpoint: the second's `notifications/cancelled` for the first's request id reaches
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_cancellation_reaches_no_call() {
+    let router = McpHttp::new(toolbox()).router();
+    let first = serve(router.clone().layer(axum::Extension(Caller::new("a@b")))).await;
+    let second = serve(router.layer(axum::Extension(Caller::new("a").with_tenant("b")))).await;
+    for version in VERSIONS {
+        let label = label("sync_spin-another-caller", "http", version);
+        let call =
+            post_later(&first, version, call_request(7, "sync_spin", json!({"label": label, "ms": 600}), None), false);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+        assert_eq!(post(&second, version, &cancel, false).await.0, 202, "{version}");
+        let (status, _, messages) = timeout(READ_TIMEOUT, call).await.unwrap().unwrap();
+        assert_eq!((status, &envelope(&messages[0])["data"]), (200, &json!(true)), "{version}: {messages:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_over_streamable_http_stops_sync_and_async_bodies() {
     let address = serve(McpHttp::new(toolbox()).router()).await;

@@ -708,3 +708,36 @@ fn confirm_action_runs_an_action_only_for_a_caller_with_its_scopes() {
         assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"purged":"all"}}"#);
     });
 }
+
+#[test]
+fn a_pending_action_is_confirmed_only_within_the_tenant_that_queued_it() {
+    block_on(async {
+        let toolbox = Toolbox::new().with(purge_all::tool());
+        let of = |subject: &str, tenant: Option<&str>| {
+            let caller = Caller::new(subject).with_scopes(["notes:admin"]);
+            Context::new(match tenant {
+                Some(t) => caller.with_tenant(t),
+                None => caller,
+            })
+        };
+        let alice = of("alice", Some("acme"));
+        let queued = toolbox.call_in(&alice, "purge_all", None).await.unwrap().to_value();
+        let approve = json!({"pending_action_id": queued["pending_action_id"], "approved": true});
+        // An admin of another tenant, or of none, holding the id: not found, and the id not used up.
+        for other in [of("mallory", Some("globex")), of("mallory", None), of("alice", None)] {
+            let refused = toolbox.call_in(&other, "confirm_action", Some(&approve)).await.unwrap();
+            assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{other:?}: {}", refused.to_json());
+            assert!(!refused.to_json().contains("purge_all"), "{}", refused.to_json());
+        }
+        // Another admin of the same tenant approves it.
+        let ran = toolbox.call_in(&of("bob", Some("acme")), "confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"purged":"all"}}"#);
+        // An action queued without a tenant is not confirmed within one.
+        let queued = toolbox.call_in(&of("carol", None), "purge_all", None).await.unwrap().to_value();
+        let approve = json!({"pending_action_id": queued["pending_action_id"], "approved": false});
+        let refused = toolbox.call_in(&alice, "confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
+        let dropped = toolbox.call_in(&of("carol", None), "confirm_action", Some(&approve)).await.unwrap();
+        assert_eq!(dropped.to_value()["data"]["done"], false, "{}", dropped.to_json());
+    });
+}

@@ -11,7 +11,7 @@
 //! | what happens | the call |
 //! |---|---|
 //! | intent written | the body runs; the outcome record follows, whatever the body did (a panic is `BACKEND_ERROR`, a timeout `TIMEOUT`, a dropped call `cancelled`) |
-//! | intent not written (the sink failed, or passed its timeout) | the body does not run: `AUDIT_UNAVAILABLE`, status `error`, not retryable unchanged (HTTP 500; fail closed) |
+//! | intent not written (the sink failed, panicked, or passed its timeout) | the body does not run: `AUDIT_UNAVAILABLE`, status `error`, not retryable unchanged (HTTP 500; fail closed) |
 //! | a write's outcome not written | the caller gets the envelope with a `warning` that the outcome was not recorded (the intent was), and the server logs it |
 //! | a read's record not written | served, with a `warning` that the call was not recorded |
 //!
@@ -43,6 +43,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -60,7 +61,8 @@ pub type AuditFuture<'a> = Pin<Box<dyn Future<Output = Result<(), AuditError>> +
 
 /// Where audit records go. `write` answers once the record is kept (appended to the file,
 /// acknowledged by Redis): the body of a governed write runs only after its intent's `write`
-/// answered `Ok`. A write is bounded by the [`Audit`]'s timeout, which counts as a failure.
+/// answered `Ok`. A write is bounded by the [`Audit`]'s timeout; passing it, or a panic of
+/// `write` or of its future, counts as a failure.
 pub trait AuditSink: Send + Sync + fmt::Debug + 'static {
     /// Keeps `record`.
     fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a>;
@@ -206,7 +208,9 @@ impl Audit {
         Audit { sink, timeout: Duration::from_secs(1), intent_tier: 3 }
     }
 
-    /// A write not answered within `timeout` (at least 1 ms) counts as failed.
+    /// A write not answered within `timeout` (at least 1 ms) counts as failed. The timeout
+    /// needs tokio's timer (feature `tokio`, a runtime with timers); without one a write is
+    /// awaited as long as it takes.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout.max(Duration::from_millis(1));
@@ -226,15 +230,46 @@ impl Audit {
         self.intent_tier
     }
 
+    /// One write of the sink: a sink that panics (making its future or polling it) has
+    /// failed, as has one that does not answer within the timeout.
     async fn write(&self, record: &AuditRecord) -> Result<(), AuditError> {
+        let written = match catch_unwind(AssertUnwindSafe(|| self.sink.write(record))) {
+            Ok(future) => Unwound(future),
+            Err(_) => return Err(AuditError::new("the sink panicked")),
+        };
+        // Raced against tokio's timer where one is at hand (a runtime built without timers
+        // panics on a new timer: there the write is awaited as long as it takes).
         #[cfg(feature = "tokio")]
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return match tokio::time::timeout(self.timeout, self.sink.write(record)).await {
-                Ok(r) => r,
-                Err(_) => Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))),
-            };
+        if tokio::runtime::Handle::try_current().is_ok()
+            && let Ok(sleep) = catch_unwind(AssertUnwindSafe(|| tokio::time::sleep(self.timeout)))
+        {
+            let (mut written, mut sleep) = (std::pin::pin!(written), std::pin::pin!(sleep));
+            return std::future::poll_fn(|cx| {
+                if let std::task::Poll::Ready(r) = written.as_mut().poll(cx) {
+                    return std::task::Poll::Ready(r);
+                }
+                sleep
+                    .as_mut()
+                    .poll(cx)
+                    .map(|()| Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))))
+            })
+            .await;
         }
-        self.sink.write(record).await
+        written.await
+    }
+}
+
+/// A sink's write, with a panic while it is polled answered as a failed write.
+struct Unwound<'a>(AuditFuture<'a>);
+
+impl Future for Unwound<'_> {
+    type Output = Result<(), AuditError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(polled) => polled,
+            Err(_) => std::task::Poll::Ready(Err(AuditError::new("the sink panicked"))),
+        }
     }
 }
 

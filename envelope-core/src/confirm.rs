@@ -181,6 +181,12 @@ pub(crate) trait Lookup: Sync {
     type Tool: Steps;
     /// The tool named `name`.
     fn tool(&self, name: &str) -> Option<&Self::Tool>;
+    /// Whether an action queued by a caller of `tenant` (`None`: of no tenant) may be decided
+    /// here. A caller decides only its own tenant's actions; the server itself, any.
+    fn decides_for(&self, tenant: Option<&str>) -> bool {
+        let _ = tenant;
+        true
+    }
 }
 
 impl fmt::Debug for Guard {
@@ -411,7 +417,7 @@ impl Guard {
         tool: &impl Steps,
         args: Map<String, Value>,
         g: Guarded<'_>,
-        caller: &str,
+        caller: &crate::Caller,
     ) -> Envelope {
         let preview = tool.finish(g, Step::Preview).await;
         let Some(preview) = preview.data().cloned() else { return preview };
@@ -423,10 +429,12 @@ impl Guard {
         }
         let id = self.seal(name, &args);
         let hash = preview_hash(name, &public_args(&tool.declared().params, &args), &preview);
-        let record =
-            json!({"state": "pending", "tool": name, "arguments": args, "preview": preview, "preview_hash": hash})
-                .to_string();
-        let who = Admission { kind: Kind::PendingAction, caller };
+        // The queuing caller's tenant: the action is decided within that tenant only.
+        let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
+                            "preview_hash": hash, "tenant": caller.tenant()})
+        .to_string();
+        let key = caller.key();
+        let who = Admission { kind: Kind::PendingAction, caller: &key };
         match self.store.admit(&pending_key(&id), &record, self.confirm_ttl, who).await {
             Ok(true) => {}
             // A fresh id already taken: drawn twice, or a store that is not what it says.
@@ -486,7 +494,9 @@ impl Guard {
         if !self.verifies(sealed, tool, &args) {
             return Ok(Found::Absent);
         }
-        Ok(Found::Pending { tool: tool.to_owned(), args, text })
+        // `None`: a record written before actions kept their tenant.
+        let tenant = record.get("tenant").map(|t| t.as_str().map(str::to_owned));
+        Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant })
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
@@ -506,7 +516,13 @@ impl Guard {
             return self.not_found(id);
         }
         let (name, args, text) = match self.pending(id, &sealed).await {
-            Ok(Found::Pending { tool, args, text }) => (tool, args, text),
+            Ok(Found::Pending { tool, args, text, tenant }) => {
+                // Another tenant's action is not found here, and its id is not used up.
+                if tenant.is_some_and(|t| !toolbox.decides_for(t.as_deref())) {
+                    return self.not_found(id);
+                }
+                (tool, args, text)
+            }
             Ok(Found::Decided) => return Guard::used(id),
             Ok(Found::Absent) => return self.not_found(id),
             Err(e) => return e,
@@ -779,8 +795,9 @@ impl Guard {
 
 /// The record of a pending action id in the store.
 enum Found {
-    /// Waiting for approval: its tool, arguments, and the stored text (to compare and set).
-    Pending { tool: String, args: Map<String, Value>, text: String },
+    /// Waiting for approval: its tool, arguments, the stored text (to compare and set), and
+    /// the tenant of the caller who queued it (`None` in a record that does not say).
+    Pending { tool: String, args: Map<String, Value>, text: String, tenant: Option<Option<String>> },
     /// Approved or rejected already.
     Decided,
     /// Not there: unknown, expired, or altered.

@@ -119,15 +119,25 @@ impl Caller {
 
     /// The key a quota, an idempotency key or a rate limit is counted under:
     /// `sub:<subject>@<tenant>`, `sub:<subject>` without a tenant, `tenant:<tenant>` for an
-    /// anonymous caller of a tenant, else [`crate::store::ANONYMOUS`].
+    /// anonymous caller of a tenant, else [`crate::store::ANONYMOUS`]. In the subject, `%` is
+    /// written `%25` and `@` `%40` (subject `a@b` is `sub:a%40b`, never the key of subject `a`
+    /// of tenant `b`), so two different callers never share a key.
     pub fn key(&self) -> String {
         match (&self.subject, &self.tenant) {
-            (Some(s), Some(t)) => format!("sub:{s}@{t}"),
-            (Some(s), None) => format!("sub:{s}"),
+            (Some(s), Some(t)) => format!("sub:{}@{t}", escape_subject(s)),
+            (Some(s), None) => format!("sub:{}", escape_subject(s)),
             (None, Some(t)) => format!("tenant:{t}"),
             (None, None) => crate::store::ANONYMOUS.to_owned(),
         }
     }
+}
+
+/// A subject with `%` and `@` percent-encoded, so the first `@` of a key ends the subject.
+fn escape_subject(subject: &str) -> std::borrow::Cow<'_, str> {
+    if !subject.contains(['%', '@']) {
+        return std::borrow::Cow::Borrowed(subject);
+    }
+    std::borrow::Cow::Owned(subject.replace('%', "%25").replace('@', "%40"))
 }
 
 impl fmt::Debug for Caller {
@@ -793,5 +803,31 @@ mod tests {
         assert_eq!(Caller::new("a").key(), "sub:a");
         assert_eq!(Caller::anonymous().with_tenant("t").key(), "tenant:t");
         assert_eq!(Caller::new("a").with_scopes(["x", "x", "y"]).scopes(), ["x", "y"]);
+    }
+
+    #[test]
+    fn two_different_callers_never_share_a_key() {
+        let callers = [
+            Caller::new("a@b"),
+            Caller::new("a").with_tenant("b"),
+            Caller::new("a@b").with_tenant("c"),
+            Caller::new("a").with_tenant("b@c"),
+            Caller::new("a%40b"),
+            Caller::new("anonymous"),
+            Caller::new(""),
+            Caller::new("").with_tenant(""),
+            Caller::anonymous(),
+            Caller::anonymous().with_tenant(""),
+            Caller::anonymous().with_tenant("b"),
+            Caller::new("tenant:b"),
+        ];
+        let keys: Vec<String> = callers.iter().map(Caller::key).collect();
+        for (i, key) in keys.iter().enumerate() {
+            for (j, other) in keys.iter().enumerate().skip(i + 1) {
+                assert_ne!(key, other, "{:?} and {:?}", callers[i], callers[j]);
+            }
+        }
+        assert_eq!(Caller::new("alice").with_tenant("acme").key(), "sub:alice@acme");
+        assert_eq!(Caller::new("a@b").key(), "sub:a%40b");
     }
 }

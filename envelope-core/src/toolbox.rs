@@ -287,7 +287,7 @@ impl Tool {
                     if let Some(call) = at.call {
                         call.read(&self.spec, &args);
                     }
-                    guard.queue(self, args, g, &caller).await
+                    guard.queue(self, args, g, at.cx.caller()).await
                 } else {
                     guard.idempotent(self, &args, g, &caller, at.call).await
                 }
@@ -320,10 +320,9 @@ impl Tool {
         toolbox: &Toolbox,
         cx: &Context,
     ) -> Envelope {
-        let caller = cx.caller().key();
         match outcome {
             Outcome::Guarded(g) if self.spec.needs_confirmation => {
-                return toolbox.guard.queue(self, args, g, &caller).await;
+                return toolbox.guard.queue(self, args, g, cx.caller()).await;
             }
             unrun => drop(unrun),
         }
@@ -332,7 +331,7 @@ impl Tool {
             "arguments": crate::confirm::public_args(&self.spec.params, &args),
         });
         let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
-        toolbox.guard.queue(self, args, g, &caller).await
+        toolbox.guard.queue(self, args, g, cx.caller()).await
     }
 
     /// Runs the generated call function on `input`; a panic becomes a `BACKEND_ERROR` fault.
@@ -1485,9 +1484,10 @@ impl Toolbox {
         self.finished(call.as_ref(), envelope).await
     }
 
-    /// [`decide`](Self::decide), by `cx`'s caller: an action of a tool whose scopes the caller
-    /// was not granted is `NOT_FOUND` (the id is not used up), and the approved run is made in
-    /// `cx` (the tool's body sees that caller, call id and surface).
+    /// [`decide`](Self::decide), by `cx`'s caller, as its `confirm_action` would: an action of
+    /// another tenant, or of a tool whose scopes the caller was not granted, is `NOT_FOUND` (the
+    /// id is not used up); the approved run is made in `cx` (the tool's body sees that caller,
+    /// call id and surface) and the audit trail records `cx`'s caller as the approver.
     pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
         let cx = &*self.on_its_surface(cx);
         let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
@@ -1556,9 +1556,9 @@ impl crate::confirm::Lookup for Toolbox {
     }
 }
 
-/// The tools `confirm_action` may run for its caller: those the toolbox shows whose scopes (and
-/// its surface's) the caller was granted. Another pending action is not found, and its id is
-/// not used up.
+/// The tools `confirm_action` may run for its caller, of actions queued within its tenant:
+/// those the toolbox shows whose scopes (and its surface's) the caller was granted. Another
+/// pending action is not found, and its id is not used up.
 /// The approved action's body runs in the approver's call (its caller, tenant and call id).
 struct Approver<'a> {
     toolbox: &'a Toolbox,
@@ -1570,6 +1570,10 @@ impl crate::confirm::Lookup for Approver<'_> {
 
     fn tool(&self, name: &str) -> Option<&Tool> {
         self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
+    }
+
+    fn decides_for(&self, tenant: Option<&str>) -> bool {
+        self.caller.tenant() == tenant
     }
 }
 

@@ -22,6 +22,10 @@ enum Fails {
     Always,
     /// Answers after 2 s (past the audit's timeout).
     Slowly,
+    /// Never answers.
+    Hangs,
+    /// Panics while writing an intent.
+    PanicsOnIntents,
 }
 
 /// A sink that keeps what it was asked to write (`attempts`) and what it wrote (`records`).
@@ -57,6 +61,8 @@ impl AuditSink for Kept {
                 Fails::Intents if intent => return Err(AuditError::new("disk full")),
                 Fails::Outcomes if !intent => return Err(AuditError::new("disk full")),
                 Fails::Slowly => tokio::time::sleep(Duration::from_secs(2)).await,
+                Fails::Hangs => std::future::pending::<()>().await,
+                Fails::PanicsOnIntents if intent => panic!("the audit sink broke"),
                 _ => {}
             }
             self.records.lock().unwrap().push(record.clone());
@@ -134,7 +140,7 @@ fn a_governed_write_has_an_intent_and_an_outcome_paired_with_the_reply_by_call_i
 
 #[test]
 fn an_intent_not_written_runs_nothing_and_answers_audit_unavailable() {
-    for fails in [Fails::Intents, Fails::Slowly] {
+    for fails in [Fails::Intents, Fails::Slowly, Fails::Hangs, Fails::PanicsOnIntents] {
         let notes = Arc::new(examples::NoteStore::default());
         let sink = Kept::new(Fails::Never);
         let toolbox = audited(notes.clone(), &sink);
@@ -369,4 +375,22 @@ fn over_mcp_the_record_and_the_replys_provenance_share_the_call_id() {
     }
     assert_eq!(records[3]["outcome"], json!({"status": "error", "error_code": "BACKEND_ERROR"}));
     assert_eq!(replies[2]["result"]["isError"], true);
+}
+
+#[test]
+fn a_runtime_without_timers_still_records_and_runs_a_governed_write() {
+    let notes = Arc::new(examples::NoteStore::default());
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(notes.clone(), &sink);
+    let cx = alice();
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let created = rt.block_on(toolbox.call_in(&cx, "create_note", Some(&json!({"title": "Keep"})))).unwrap();
+    assert_eq!(created.status(), Status::Ok, "{}", created.to_json());
+    let queued = rt.block_on(toolbox.call_in(&cx, "delete_note", Some(&json!({"note_id": 1})))).unwrap();
+    let id = queued.confirmation().unwrap_or_else(|| panic!("{}", queued.to_json())).pending_action_id().to_owned();
+    let approve = json!({"pending_action_id": id, "approved": true});
+    let done = rt.block_on(toolbox.call_in(&cx, "confirm_action", Some(&approve))).unwrap();
+    assert_eq!(done.status(), Status::Ok, "{}", done.to_json());
+    let kinds: Vec<Value> = sink.records().iter().map(|r| r["kind"].clone()).collect();
+    assert!(kinds.contains(&json!("intent")) && kinds.contains(&json!("outcome")), "{kinds:?}");
 }

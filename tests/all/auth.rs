@@ -394,6 +394,39 @@ async fn scopes_from_scp_and_the_tenant_claim() {
     assert_eq!(caller.claims()["tenant_id"], "acme");
 }
 
+/// A tenant claim the header rule would refuse (not 1 to 128 visible ASCII characters) is no
+/// tenant to drop: dropped, the caller would have none and `X-Tenant-ID` could name any. The
+/// token is refused; an integer claim is its decimal text.
+#[tokio::test]
+async fn a_tenant_claim_that_is_no_tenant_id_refuses_the_token() {
+    let rsa = TestKey::rsa_a();
+    let verifier = JwtVerifier::new(ISSUER, "https://notes.test.example/mcp")
+        .with_jwks(Jwks::from_json(&jwks_of(&[&rsa]).to_string()).unwrap());
+    let with_tenant = |tenant: Value| {
+        let mut c = claims("https://notes.test.example/mcp");
+        c["tenant_id"] = tenant;
+        rsa.sign(&c)
+    };
+    let caller = verifier.verify(&with_tenant(json!(42))).await.unwrap();
+    assert_eq!(caller.tenant(), Some("42"));
+    let without = {
+        let mut c = claims("https://notes.test.example/mcp");
+        c.as_object_mut().unwrap().remove("tenant_id");
+        rsa.sign(&c)
+    };
+    assert_eq!(verifier.verify(&without).await.unwrap().tenant(), None);
+    for tenant in [json!(""), json!("t".repeat(10_000)), json!("ac me"), json!("acmé"), json!(["acme"]), json!(1.5)] {
+        let refused = verifier.verify(&with_tenant(tenant.clone())).await.unwrap_err();
+        assert_eq!(refused.word(), "invalid_bearer_token", "{tenant}");
+        assert_eq!(
+            refused.message(),
+            "The bearer token was not accepted: its tenant claim is not a tenant id (1 to 128 visible ASCII \
+             characters). Get a new token from the authorization server and send it.",
+            "{tenant}"
+        );
+    }
+}
+
 /// The metadata documents (RFC 9728) at the root and path forms, exactly; no token needed; a
 /// method other than GET is a JSON 405.
 #[tokio::test]
@@ -723,4 +756,90 @@ async fn a_jwks_server_with_an_untrusted_certificate_is_refused() {
         verifier.verify(&token).await.unwrap_err(),
         TransportError::invalid_bearer_token_because("it names a signing key (kid) the issuer does not publish")
     );
+}
+
+/// Tokens built to mislead: key locations in the header (`jku`, `x5u`, `jwk`) that must never
+/// be fetched or trusted, a `kid` that looks like a path, `crit`, claims of the wrong type, an
+/// issuer or audience off by a slash; none is accepted, none echoed, no other URL fetched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_tokens_are_refused_without_fetching_what_they_name() {
+    let (rsa, mallory) = (TestKey::rsa_a(), TestKey { kid: "rsa-x", ..TestKey::rsa_b() });
+    let jwks_server = JwksServer::start(jwks_of(&[&rsa])).await;
+    let elsewhere = JwksServer::start(jwks_of(&[&mallory])).await;
+    let (listener, url) = listener().await;
+    let resource = resource_of(&url);
+    let verifier = JwtVerifier::new(ISSUER, &url).with_jwks(Jwks::from_url(&jwks_server.url).unwrap());
+    let addr = spawn(listener, app(verifier, &resource));
+    let good = claims(&url);
+    let with = |changes: Value| {
+        let mut c = good.clone();
+        for (k, v) in changes.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        c
+    };
+    // Signed by `key`, with `extra` members in the JOSE header.
+    let signed_with_header = |key: &TestKey, extra: Value, claims: &Value| {
+        let mut header = serde_json::to_value(Header::new(key.alg)).unwrap();
+        header["kid"] = json!(key.kid);
+        for (k, v) in extra.as_object().unwrap() {
+            header[k] = v.clone();
+        }
+        let input = format!("{}.{}", b64(&header.to_string()), b64(&claims.to_string()));
+        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &key.key, key.alg).unwrap();
+        format!("{input}.{signature}")
+    };
+    let unknown_kid = "it names a signing key (kid) the issuer does not publish";
+    let unreadable = "it is not a JWT this server can read (three base64url parts: header, claims, signature)";
+    let rsa_b_as_a = TestKey { kid: "rsa-a", ..TestKey::rsa_b() };
+    let path_kid = TestKey { kid: "../../jwks.json", ..TestKey::rsa_b() };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("jku elsewhere", signed_with_header(&mallory, json!({"jku": elsewhere.url}), &good), unknown_kid),
+        ("x5u elsewhere", signed_with_header(&mallory, json!({"x5u": elsewhere.url}), &good), unknown_kid),
+        ("jwk embedded", signed_with_header(&mallory, json!({"jwk": mallory.jwk()}), &good), unknown_kid),
+        (
+            "jwk embedded under a published kid",
+            signed_with_header(&rsa_b_as_a, json!({"jwk": rsa_b_as_a.jwk()}), &good),
+            "its signature does not verify",
+        ),
+        ("kid as a path", signed_with_header(&path_kid, json!({}), &good), unknown_kid),
+        ("crit not understood", signed_with_header(&rsa, json!({"crit": ["exp"]}), &good), unreadable),
+        ("exp as a string", rsa.sign(&with(json!({"exp": (now() + 600).to_string()}))), "it has no expiry (exp)"),
+        ("nbf as a string", rsa.sign(&with(json!({"nbf": "0"}))), unreadable),
+        (
+            "iss with a trailing slash",
+            rsa.sign(&with(json!({"iss": format!("{ISSUER}/")}))),
+            "it was issued by another issuer (iss)",
+        ),
+        (
+            "aud with a trailing slash",
+            rsa.sign(&with(json!({"aud": format!("{url}/")}))),
+            "it was issued for another resource (aud)",
+        ),
+        ("sub a number", rsa.sign(&with(json!({"sub": 42}))), "it names no subject (sub)"),
+    ];
+    for (case, token, why) in &cases {
+        assert_refused(addr, Some(token), &invalid(why, &resource), case).await;
+    }
+    assert_eq!((jwks_server.fetches(), elsewhere.fetches()), (1, 0), "only the configured JWKS is fetched");
+
+    // An audience array naming this resource among others is accepted.
+    let token = rsa.sign(&with(json!({"aud": ["https://other.test.example", url.clone()]})));
+    let reply = send(addr, "POST", "/tools/whoami", &[("authorization", &format!("Bearer {token}"))], "{}").await;
+    assert_eq!((reply.status, reply.json()["data"]["subject"].clone()), (200, json!("alice")), "{}", reply.text);
+
+    // A 100 KB token is refused like any unreadable one; a token in the query string is no token.
+    let big = "a".repeat(100_000);
+    assert_refused(addr, Some(&big), &invalid(unreadable, &resource), "100 KB").await;
+    let reply = send(addr, "POST", &format!("/tools/whoami?access_token={token}"), &[], "{}").await;
+    assert_eq!((reply.status, reply.json()["error"].clone()), (401, json!("missing_bearer_token")), "{}", reply.text);
+    assert_no_part_of(Some(&token), &reply.text, "query");
+    // The scheme is case-insensitive (RFC 7235 §2.1); two Authorization headers are refused.
+    let auth = format!("bEaReR {token}");
+    let reply = send(addr, "POST", "/tools/whoami", &[("authorization", &auth)], "{}").await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let good_twice = [("authorization", auth.as_str()), ("authorization", auth.as_str())];
+    let reply = send(addr, "POST", "/tools/whoami", &good_twice, "{}").await;
+    assert_eq!((reply.status, reply.json()["error"].clone()), (401, json!("invalid_bearer_token")), "{}", reply.text);
+    assert_no_part_of(Some(&token), &reply.text, "twice");
 }

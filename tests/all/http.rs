@@ -378,3 +378,31 @@ async fn a_slow_sync_body_stalls_no_other_request() {
     let refused = send(addr, "POST", "/tools/slow_sync", &[], r#"{"ms": 0}"#).await;
     assert_eq!((refused.status, refused.text), (400, refusal));
 }
+
+/// A rate limit that asks for no wait at all (`hints.retry_after_ms: 0`).
+struct NoWait;
+
+impl ToolError for NoWait {
+    const CODES: &'static [Code] = &[codes::RATE_LIMITED];
+    fn into_envelope(self) -> Envelope {
+        Answer::RateLimited { rejected: "now".to_owned() }.into_envelope().with_retry_after_ms(0)
+    }
+}
+
+/// Is rate limited, with no wait.
+#[tool]
+fn limited_now() -> Result<Value, NoWait> {
+    Err(NoWait)
+}
+
+#[tokio::test]
+async fn retry_after_is_whole_seconds_and_at_least_one() {
+    let toolbox = test_toolbox().with(limited_now::tool());
+    let addr = serve(HttpTools::new(toolbox).retry_after_seconds(0).router()).await;
+    let reply = send(addr, "POST", "/tools/limited_now", &[], "{}").await;
+    assert_eq!((reply.status, reply.json()["hints"]["retry_after_ms"].clone()), (429, json!(0)), "{}", reply.text);
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    let reply = send(addr, "POST", "/tools/answer", &[], r#"{"outcome": "RATE_LIMITED"}"#).await;
+    assert_eq!(reply.status, 429, "{}", reply.text);
+    assert_eq!(reply.header("retry-after"), Some("1"));
+}

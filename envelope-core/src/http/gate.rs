@@ -67,13 +67,19 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
     Ok(caller.with_tenant(tenant))
 }
 
+/// Whether `text` is a tenant id: 1 to 128 visible ASCII characters (the header's rule, and a
+/// verified tenant claim's).
+pub(crate) fn is_tenant_id(text: &str) -> bool {
+    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// The tenant the `X-Tenant-ID` header names, if sent: `Err` when a value is not 1 to 128
 /// visible ASCII characters, or when the header is sent twice with different values.
 fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
     let mut found: Option<&str> = None;
     for value in headers.get_all(TENANT_HEADER) {
         let text = value.to_str().map_err(|_| ())?.trim();
-        if text.is_empty() || text.len() > 128 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        if !is_tenant_id(text) {
             return Err(());
         }
         match found {
@@ -127,4 +133,51 @@ pub fn retired_sse<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/sse", any(|| async { TransportError::legacy_sse_retired("/sse").into_response() }))
         .route("/messages", any(|| async { TransportError::legacy_sse_retired("/messages").into_response() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&[u8]]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append(TENANT_HEADER, axum::http::HeaderValue::from_bytes(v).unwrap());
+        }
+        h
+    }
+
+    fn admitted(surface: &Surface, caller: Caller, values: &[&[u8]]) -> Result<Caller, &'static str> {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        rt.block_on(admit(surface, caller, &headers(values))).map_err(|e| e.word())
+    }
+
+    #[test]
+    fn a_tenant_header_is_read_only_where_a_tenant_is_needed_and_only_when_well_formed() {
+        let tenants = Surface::internal("t").requiring_tenant();
+        let bob = || Caller::new("bob");
+        let tenant = |values: &[&[u8]]| admitted(&tenants, bob(), values).map(|c| c.tenant().map(str::to_owned));
+        assert_eq!(tenant(&[b"acme"]), Ok(Some("acme".to_owned())));
+        assert_eq!(tenant(&[b"acme", b"acme"]), Ok(Some("acme".to_owned())));
+        let long = "t".repeat(10_000);
+        let refused: [&[&[u8]]; 7] = [
+            &[],
+            &[b"acme", b"globex"],
+            &[b""],
+            &[b"   "],
+            &[long.as_bytes()],
+            &["ac\u{e9}me".as_bytes()],
+            &[b"ac me"],
+        ];
+        for values in refused {
+            assert_eq!(tenant(values), Err("tenant_required"), "{values:?}");
+        }
+        // A verified tenant is never overridden, on a surface with or without tenants.
+        let verified = || bob().with_tenant("acme");
+        assert_eq!(admitted(&tenants, verified(), &[b"globex"]).unwrap_err(), "tenant_mismatch");
+        let plain = Surface::public("p").with_scopes(["notes:read"]);
+        let reader = || bob().with_scopes(["notes:read"]);
+        assert_eq!(admitted(&plain, reader(), &[b"globex"]).unwrap().tenant(), None);
+        assert_eq!(admitted(&plain, reader().with_tenant("acme"), &[b"globex"]).unwrap().tenant(), Some("acme"));
+    }
 }

@@ -246,9 +246,9 @@ impl Serve {
         self
     }
 
-    /// The `Retry-After` of every 503 this server answers, in seconds. Default 1.
+    /// The `Retry-After` of every 503 this server answers, in seconds (at least 1). Default 1.
     pub fn retry_after_seconds(mut self, seconds: u64) -> Self {
-        self.limits.retry_after_seconds = seconds;
+        self.limits.retry_after_seconds = seconds.max(1);
         self
     }
 

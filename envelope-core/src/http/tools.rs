@@ -116,10 +116,11 @@ impl HttpTools {
 
     /// The `Retry-After` (RFC 9110 §10.2.3, in seconds) sent with a 429 (`RATE_LIMITED`,
     /// `QUOTA_EXCEEDED`, or a domain code answering 429) whose envelope gives no
-    /// `hints.retry_after_ms` (that one is sent in whole seconds, rounded up).
+    /// `hints.retry_after_ms` (that one is sent in whole seconds, rounded up). Either is sent
+    /// as at least 1 second: `Retry-After: 0` would invite an immediate retry.
     #[must_use]
     pub fn retry_after_seconds(mut self, seconds: u64) -> Self {
-        self.retry_after = seconds;
+        self.retry_after = seconds.max(1);
         self
     }
 
@@ -345,8 +346,8 @@ impl HttpTools {
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if status == 429 {
-            // The envelope's own delay when it gives one, in whole seconds rounded up.
-            let seconds = envelope.retry_after_ms().map_or(self.retry_after, |ms| ms.div_ceil(1000));
+            // The envelope's own delay when it gives one, in whole seconds rounded up, at least 1.
+            let seconds = envelope.retry_after_ms().map_or(self.retry_after, |ms| ms.div_ceil(1000).max(1));
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response

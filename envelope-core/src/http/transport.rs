@@ -328,8 +328,9 @@ impl TransportError {
 
     /// `service_unavailable` (503): a bound of the server is reached; `bound` says which, as a
     /// clause (`"this server is at its bound of 128 requests in flight"`). Sent with
-    /// `Retry-After: <retry_after_seconds>` (RFC 9110 §10.2.3).
+    /// `Retry-After: <retry_after_seconds>` (RFC 9110 §10.2.3; at least 1).
     pub fn service_unavailable(bound: &str, retry_after_seconds: u64) -> Self {
+        let retry_after_seconds = retry_after_seconds.max(1);
         let mut e = Self::new(
             TransportErrorKind::ServiceUnavailable,
             format!("The request was not served: {bound}. Send it again after {retry_after_seconds} s."),

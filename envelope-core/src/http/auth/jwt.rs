@@ -87,6 +87,7 @@ enum Refused {
     NoSubject,
     NoIssuer,
     NoKeys,
+    Tenant,
 }
 
 impl Refused {
@@ -108,6 +109,7 @@ impl Refused {
             Refused::NoSubject => "it names no subject (sub)",
             Refused::NoIssuer => "it names no issuer (iss)",
             Refused::NoKeys => "this server has no key to verify it with",
+            Refused::Tenant => "its tenant claim is not a tenant id (1 to 128 visible ASCII characters)",
         }
     }
 
@@ -150,7 +152,9 @@ struct Inner {
 /// The caller: `sub` as subject; the scopes of `scope` (space-separated, RFC 8693 §4.2,
 /// RFC 9068 §2.2.3) or else `scp` (an array of strings, or one space-separated string); the
 /// tenant from the claim [`DEFAULT_TENANT_CLAIM`] (`tenant_id`, or
-/// [`with_tenant_claim`](Self::with_tenant_claim)), a string; every claim as verified.
+/// [`with_tenant_claim`](Self::with_tenant_claim)): a string of 1 to 128 visible ASCII
+/// characters or an integer (its decimal text), else the token is refused (a claim dropped
+/// would leave `X-Tenant-ID` free to name any tenant); every claim as verified.
 ///
 /// A token that is not a JWT goes to the [`Introspect`] hook when one is set
 /// ([`with_introspection`](Self::with_introspection)), else is refused.
@@ -291,7 +295,7 @@ impl JwtVerifier {
         };
         let key = self.key_for(&header).await.map_err(Refused::error)?;
         let claims = self.check(token, &key).map_err(Refused::error)?;
-        Ok(self.caller(claims))
+        self.caller(claims).map_err(Refused::error)
     }
 
     /// The key the header's `alg` and `kid` ask for.
@@ -347,7 +351,9 @@ impl JwtVerifier {
         }
     }
 
-    fn caller(&self, claims: Map<String, Value>) -> Caller {
+    /// The caller of verified `claims`; `Err` when the tenant claim is there but no tenant id:
+    /// dropped, the caller would have no tenant and a header could name any.
+    fn caller(&self, claims: Map<String, Value>) -> Result<Caller, Refused> {
         let subject = claims.get("sub").and_then(Value::as_str).unwrap_or_default().to_owned();
         let scopes: Vec<String> = match (claims.get("scope"), claims.get("scp")) {
             (Some(Value::String(scope)), _) | (None, Some(Value::String(scope))) => {
@@ -356,12 +362,17 @@ impl JwtVerifier {
             (None, Some(Value::Array(scp))) => scp.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
             _ => Vec::new(),
         };
-        let tenant = claims.get(&self.inner.tenant_claim).and_then(Value::as_str).map(str::to_owned);
+        let tenant = match claims.get(&self.inner.tenant_claim) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) if crate::http::gate::is_tenant_id(t) => Some(t.clone()),
+            Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Some(n.to_string()),
+            Some(_) => return Err(Refused::Tenant),
+        };
         let mut caller = Caller::new(subject).with_scopes(scopes);
-        if let Some(tenant) = tenant.filter(|t| !t.is_empty()) {
+        if let Some(tenant) = tenant {
             caller = caller.with_tenant(tenant);
         }
-        caller.with_claims(claims)
+        Ok(caller.with_claims(claims))
     }
 }
 
