@@ -232,7 +232,8 @@ impl Context {
         &self.inner.caller
     }
 
-    /// This call's id: `call_` and 21 characters of base64url (126 random bits). The audit
+    /// This call's id: `call_` and 21 characters of base64url (a counter of this process and 62
+    /// bits drawn once per process, so unique across calls and replicas; not a secret). The audit
     /// record, the reply's `provenance` and the log line of the call share it.
     pub fn call_id(&self) -> &str {
         &self.inner.call_id
@@ -695,14 +696,27 @@ impl fmt::Debug for Context {
 /// `call_` and 21 base64url characters of random bits.
 fn new_call_id() -> String {
     use base64::Engine as _;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // A counter (unique within the process) and 8 bytes drawn once per process from the OS
+    // (unique across replicas): no system call per call.
+    static PROCESS: OnceLock<[u8; 8]> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let process = PROCESS.get_or_init(|| {
+        let mut bytes = [0u8; 8];
+        if getrandom::fill(&mut bytes).is_err() {
+            // No generator: the start time in nanoseconds still tells processes apart.
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+            bytes = (nanos as u64).to_le_bytes();
+        }
+        bytes
+    });
     let mut bytes = [0u8; 16];
-    // The OS's generator; should it fail, a counter keeps ids distinct within the process.
-    if getrandom::fill(&mut bytes).is_err() {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        bytes[..8].copy_from_slice(&NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_le_bytes());
-    }
+    bytes[..8].copy_from_slice(&NEXT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    bytes[8..].copy_from_slice(process);
     let mut id = String::with_capacity(26);
     id.push_str("call_");
+    // 21 characters carry the counter whole and 62 bits of the process's bytes.
     id.push_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)[..21]);
     id
 }
