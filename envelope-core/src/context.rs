@@ -172,8 +172,10 @@ pub struct Context {
 
 struct Inner {
     caller: Caller,
-    call_id: String,
-    surface: String,
+    /// This process's number of the call; its id is written from it when first asked for.
+    seq: u64,
+    call_id: std::sync::OnceLock<String>,
+    surface: std::borrow::Cow<'static, str>,
     protocol_version: Option<String>,
     live: Arc<Live>,
 }
@@ -184,8 +186,9 @@ impl Context {
         Context {
             inner: Arc::new(Inner {
                 caller,
-                call_id: new_call_id(),
-                surface: "local".to_owned(),
+                seq: next_seq(),
+                call_id: std::sync::OnceLock::new(),
+                surface: std::borrow::Cow::Borrowed("local"),
                 protocol_version: None,
                 live: Arc::new(Live::new(None)),
             }),
@@ -200,7 +203,7 @@ impl Context {
     /// On the surface named `surface` (e.g. `"mcp"`, `"internal"`, `"http"`).
     #[must_use]
     pub fn with_surface(self, surface: impl Into<String>) -> Self {
-        self.map(|i| i.surface = surface.into())
+        self.map(|i| i.surface = std::borrow::Cow::Owned(surface.into()))
     }
 
     /// Made with this MCP protocol version (e.g. `"2026-07-28"`).
@@ -212,12 +215,13 @@ impl Context {
     /// With this call id instead of a new one (e.g. one a gateway assigned).
     #[must_use]
     pub fn with_call_id(self, id: impl Into<String>) -> Self {
-        self.map(|i| i.call_id = id.into())
+        self.map(|i| i.call_id = std::sync::OnceLock::from(id.into()))
     }
 
     fn map(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
             caller: shared.caller.clone(),
+            seq: shared.seq,
             call_id: shared.call_id.clone(),
             surface: shared.surface.clone(),
             protocol_version: shared.protocol_version.clone(),
@@ -236,7 +240,7 @@ impl Context {
     /// bits drawn once per process, so unique across calls and replicas; not a secret). The audit
     /// record, the reply's `provenance` and the log line of the call share it.
     pub fn call_id(&self) -> &str {
-        &self.inner.call_id
+        self.inner.call_id.get_or_init(|| call_id_of(self.inner.seq))
     }
 
     /// The surface the call came in on (`"local"` for an in-process call).
@@ -685,7 +689,7 @@ impl Default for Context {
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("call_id", &self.inner.call_id)
+            .field("call_id", &self.call_id())
             .field("surface", &self.inner.surface)
             .field("caller", &self.inner.caller)
             .field("protocol_version", &self.inner.protocol_version)
@@ -693,15 +697,20 @@ impl fmt::Debug for Context {
     }
 }
 
-/// `call_` and 21 base64url characters of random bits.
-fn new_call_id() -> String {
+/// The next number of a call in this process.
+fn next_seq() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// `call_` and 21 base64url characters: call `seq` of this process, and 8 bytes drawn once per
+/// process from the OS (unique across replicas). No system call per call, and nothing written
+/// until the id is asked for.
+fn call_id_of(seq: u64) -> String {
     use base64::Engine as _;
     use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    // A counter (unique within the process) and 8 bytes drawn once per process from the OS
-    // (unique across replicas): no system call per call.
     static PROCESS: OnceLock<[u8; 8]> = OnceLock::new();
-    static NEXT: AtomicU64 = AtomicU64::new(1);
     let process = PROCESS.get_or_init(|| {
         let mut bytes = [0u8; 8];
         if getrandom::fill(&mut bytes).is_err() {
@@ -712,11 +721,11 @@ fn new_call_id() -> String {
         bytes
     });
     let mut bytes = [0u8; 16];
-    bytes[..8].copy_from_slice(&NEXT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    bytes[..8].copy_from_slice(&seq.to_le_bytes());
     bytes[8..].copy_from_slice(process);
     let mut id = String::with_capacity(26);
     id.push_str("call_");
-    // 21 characters carry the counter whole and 62 bits of the process's bytes.
+    // 21 characters carry the number whole and 62 bits of the process's bytes.
     id.push_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)[..21]);
     id
 }
