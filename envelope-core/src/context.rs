@@ -64,12 +64,7 @@ impl Caller {
     /// already granted; each kept once.
     #[must_use]
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        for s in scopes {
-            let s = s.into();
-            if !self.scopes.contains(&s) {
-                self.scopes.push(s);
-            }
-        }
+        add_scopes(&mut self.scopes, scopes);
         self
     }
 
@@ -138,6 +133,17 @@ fn escape_subject(subject: &str) -> std::borrow::Cow<'_, str> {
         return std::borrow::Cow::Borrowed(subject);
     }
     std::borrow::Cow::Owned(subject.replace('%', "%25").replace('@', "%40"))
+}
+
+/// Adds each of `scopes` to `list` that it does not hold yet, in order: the scope set of a
+/// [`Caller`] and of a surface.
+pub(crate) fn add_scopes<S: Into<String>>(list: &mut Vec<String>, scopes: impl IntoIterator<Item = S>) {
+    for s in scopes {
+        let s = s.into();
+        if !list.contains(&s) {
+            list.push(s);
+        }
+    }
 }
 
 impl fmt::Debug for Caller {

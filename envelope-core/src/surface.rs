@@ -105,12 +105,7 @@ impl Surface {
     /// scope="..."`, RFC 6750 §3.1); a call in process is refused `FORBIDDEN`.
     #[must_use]
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        for s in scopes {
-            let s = s.into();
-            if !self.scopes.contains(&s) {
-                self.scopes.push(s);
-            }
-        }
+        crate::context::add_scopes(&mut self.scopes, scopes);
         self
     }
 
