@@ -183,7 +183,21 @@ struct Inner {
     call_id: std::sync::OnceLock<String>,
     surface: std::borrow::Cow<'static, str>,
     protocol_version: Option<String>,
-    live: Arc<Live>,
+    /// The call's live part, when this context made it (`parent` is `None`).
+    live: Live,
+    /// The context this one was made from while a clone of it was held: the live part is that
+    /// one's, so every clone still sees one cancellation.
+    parent: Option<Arc<Inner>>,
+}
+
+impl Inner {
+    /// The call's live part: its own, or the first context's it was made from.
+    fn live(&self) -> &Live {
+        match &self.parent {
+            Some(parent) => parent.live(),
+            None => &self.live,
+        }
+    }
 }
 
 impl Context {
@@ -196,7 +210,8 @@ impl Context {
                 call_id: std::sync::OnceLock::new(),
                 surface: std::borrow::Cow::Borrowed("local"),
                 protocol_version: None,
-                live: Arc::new(Live::new(None)),
+                live: Live::new(None),
+                parent: None,
             }),
         }
     }
@@ -224,16 +239,31 @@ impl Context {
         self.map(|i| i.call_id = std::sync::OnceLock::from(id.into()))
     }
 
+    /// This context changed by `f`: in place when no clone is held (one allocation per call,
+    /// the context's own), else a copy whose live part stays the clones' (`parent`).
     fn map(self, f: impl FnOnce(&mut Inner)) -> Self {
-        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
-            caller: shared.caller.clone(),
-            seq: shared.seq,
-            call_id: shared.call_id.clone(),
-            surface: shared.surface.clone(),
-            protocol_version: shared.protocol_version.clone(),
-            live: Arc::clone(&shared.live),
-        });
-        f(&mut inner);
+        let inner = match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                f(&mut inner);
+                inner
+            }
+            Err(shared) => {
+                let mut inner = Inner {
+                    caller: shared.caller.clone(),
+                    seq: shared.seq,
+                    call_id: shared.call_id.clone(),
+                    surface: shared.surface.clone(),
+                    protocol_version: shared.protocol_version.clone(),
+                    live: Live::new(None),
+                    parent: None,
+                };
+                f(&mut inner);
+                if inner.parent.is_none() && inner.live.sink.is_none() {
+                    inner.parent = Some(shared);
+                }
+                inner
+            }
+        };
         Context { inner: Arc::new(inner) }
     }
 
@@ -286,7 +316,7 @@ impl Context {
     /// assert!(cx.is_cancelled());
     /// ```
     pub fn is_cancelled(&self) -> bool {
-        self.inner.live.is_cancelled()
+        self.inner.live().is_cancelled()
     }
 
     /// A future that completes when the call is cancelled (see
@@ -297,19 +327,19 @@ impl Context {
     /// call when it fires); a sync body reads [`is_cancelled`](Self::is_cancelled), which
     /// counts the timeout by the clock.
     pub fn cancelled(&self) -> Cancelled {
-        Cancelled { live: Arc::clone(&self.inner.live), slot: None }
+        Cancelled { inner: Arc::clone(&self.inner), slot: None }
     }
 
     /// Cancels the call: every clone of this context sees it, every [`cancelled`](Self::cancelled)
     /// future completes. The transports call it; a server of your own can too.
     pub fn cancel(&self) {
-        self.inner.live.cancel();
+        self.inner.live().cancel();
     }
 
     /// Reports progress: `done` of `total` (in any unit; MCP `progress` and `total`). See
     /// [`progress_with`](Self::progress_with).
     pub fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
-        self.inner.live.progress(self, done.into(), Some(total.into()), None);
+        self.inner.live().progress(self, done.into(), Some(total.into()), None);
     }
 
     /// Reports progress with a message for a person (`message`, cut to 512 characters).
@@ -324,7 +354,7 @@ impl Context {
     /// the one still held, so the last value reported always arrives. A report that reaches
     /// `total` goes out at once.
     pub fn progress_with(&self, done: impl Into<f64>, total: impl Into<f64>, message: &str) {
-        self.inner.live.progress(self, done.into(), Some(total.into()), Some(message));
+        self.inner.live().progress(self, done.into(), Some(total.into()), Some(message));
     }
 
     /// Logs `message` at `level` to the client: an MCP `notifications/message`
@@ -335,7 +365,7 @@ impl Context {
     /// message is cut to 4096 bytes (at a character, ending `…`). Never put a secret in it:
     /// it is sent as written.
     pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
-        self.inner.live.log(self, level, message.as_ref());
+        self.inner.live().log(self, level, message.as_ref());
     }
 
     /// [`log`](Self::log) at `debug`.
@@ -361,13 +391,16 @@ impl Context {
     /// This call, with its progress and log messages sent to `sink` (a transport's).
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn with_sink(self, sink: Arc<dyn Sink>) -> Self {
-        self.map(|i| i.live = Arc::new(Live::new(Some(sink))))
+        self.map(|i| {
+            i.live = Live::new(Some(sink));
+            i.parent = None;
+        })
     }
 
     /// The call ends: a progress report held back by the rate bound is sent now.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn flush(&self) {
-        self.inner.live.flush(self);
+        self.inner.live().flush(self);
     }
 
     /// The call times out `ms` milliseconds from now (a deadline already set is kept when
@@ -375,19 +408,19 @@ impl Context {
     pub(crate) fn time_out_in(&self, ms: u64) {
         let at = Instant::now().checked_add(Duration::from_millis(ms));
         if let Some(at) = at {
-            let _ = self.inner.live.deadline.set(at);
+            let _ = self.inner.live().deadline.set(at);
         }
     }
 
     /// When the call times out, if it has a timeout.
     #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))]
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.inner.live.deadline.get().copied()
+        self.inner.live().deadline.get().copied()
     }
 
     /// Whether the call's timeout has passed.
     pub(crate) fn timed_out(&self) -> bool {
-        self.inner.live.deadline.get().is_some_and(|d| Instant::now() >= *d)
+        self.inner.live().deadline.get().is_some_and(|d| Instant::now() >= *d)
     }
 
     /// A guard that cancels this call when dropped before [`CancelOnDrop::disarm`]: a
@@ -636,13 +669,13 @@ fn trace_log(cx: &Context, level: LogLevel, message: &str) {
 /// The future of [`Context::cancelled`]: completes when the call is cancelled.
 #[must_use = "a future does nothing unless awaited"]
 pub struct Cancelled {
-    live: Arc<Live>,
+    inner: Arc<Inner>,
     slot: Option<usize>,
 }
 
 impl fmt::Debug for Cancelled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Cancelled").field("cancelled", &self.live.is_cancelled()).finish()
+        f.debug_struct("Cancelled").field("cancelled", &self.inner.live().is_cancelled()).finish()
     }
 }
 
@@ -650,10 +683,11 @@ impl Future for Cancelled {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
-        if self.live.is_cancelled() {
+        if self.inner.live().is_cancelled() {
             return Poll::Ready(());
         }
-        let live = Arc::clone(&self.live);
+        let inner = Arc::clone(&self.inner);
+        let live = inner.live();
         let mut wakers = lock(&live.wakers);
         // Checked again under the lock: `cancel` sets the flag before it takes the wakers.
         if live.cancelled.load(Ordering::Acquire) {
@@ -679,7 +713,7 @@ impl Future for Cancelled {
 impl Drop for Cancelled {
     fn drop(&mut self) {
         if let Some(slot) = self.slot
-            && let Some(w) = lock(&self.live.wakers).get_mut(slot)
+            && let Some(w) = lock(&self.inner.live().wakers).get_mut(slot)
         {
             *w = None;
         }
@@ -804,6 +838,21 @@ mod tests {
         assert_eq!(logs.len(), 2);
         assert_eq!(logs[0], (LogLevel::Info, "shown".to_owned()));
         assert!(logs[1].1.len() <= MAX_LOG_BYTES && logs[1].1.ends_with('…'), "{}", logs[1].1.len());
+    }
+
+    #[test]
+    fn a_context_changed_while_a_clone_is_held_is_still_one_call() {
+        let first = Context::anonymous();
+        let held = first.clone();
+        let changed = first.with_surface("internal").with_protocol_version("2026-07-28");
+        assert_eq!(changed.surface(), "internal");
+        assert_eq!(held.surface(), "local");
+        assert_eq!(changed.call_id(), held.call_id());
+        assert!(!held.is_cancelled());
+        changed.cancel();
+        assert!(held.is_cancelled(), "the clone made before the change sees the cancellation");
+        let again = held.clone().with_call_id("call_given");
+        assert!(again.is_cancelled(), "a change of a changed context keeps the first call's state");
     }
 
     #[test]
