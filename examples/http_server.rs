@@ -46,7 +46,7 @@ use axum::response::IntoResponse as _;
 use envelope_core::audit::{Audit, JsonLinesFile, RedisStream};
 use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
 use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use envelope_core::{RateLimit, Surface, Toolbox};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};

@@ -62,19 +62,17 @@ KNOWN_CYCLES: dict[str, dict[str, str]] = {}
 # only point to the same layer or a lower one (within a layer, the cycle check is the rule).
 # Every top-level module must be listed; a child (`mcp::wire`) is in its top-level module's
 # layer. `crate` is lib.rs's own code (ToolError, ToolFailure): its re-exports are no edges.
-# This is the order of the code as it is: each layer is one or more adjacent levels of the
-# longest path down to a module without edges.
+# For envelope-core the layers are the folders of src/ (README "Layout").
 LAYERS = {
     "envelope-core": [
-        ["mcp", "read", "__private010", "http", "manifest", "providers"],  # entry points: adapters, reader, generated code, model APIs
-        ["toolbox"],
-        ["surface", "policy"],  # where a toolbox is served, and who may call what
-        ["confirm"],
-        ["audit"],  # the audit trail and what a toolbox adds around each call
-        ["args"],
-        ["crate", "outcome", "envelope", "wire"],  # the envelope and its wire form
-        ["readers", "schema", "rules", "sent", "cx", "input", "context"],  # reading one argument, its rules; the call
-        ["fault", "refusal", "spec", "budget", "code", "digest", "formats", "render", "store", "rate"],  # vocabulary
+        ["__private010"],  # what generated code calls: re-exports only
+        ["http", "mcp", "providers", "client"],  # the adapters, and the client's reply reader
+        ["call"],  # the toolbox and the call pipeline, surfaces, policy, audit, guard/
+        ["schema"],  # the input schema and every output schema
+        ["read"],  # the call's context and reading its arguments: walker, value readers, rules
+        ["spec"],  # declarations as data: parameters, rules, formats, rate limits
+        ["crate", "outcome"],  # the envelope, codes, refusals, faults, wire formats (lib.rs: ToolError)
+        ["words"],  # quoting, the one cut, lists, did-you-mean, numbers, budgets
     ],
     "envelope-macros": [
         ["crate"],

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use envelope_core::__private010::{Input, Outcome, Tool};
 use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
 use envelope_core::http::{AuthLayer, HttpTools};
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use envelope_core::{Envelope, Toolbox, tool};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;

@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use envelope_core::mcp::McpServer;
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use envelope_core::{Caller, Context, LogLevel, Toolbox, tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};

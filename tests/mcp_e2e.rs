@@ -1183,7 +1183,7 @@ async fn an_rmcp_handler_serves_envelope_tools_beside_its_own() {
 /// `invalid_bearer_token`; nothing runs until the token verifies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_auth_hook_guards_streamable_http() {
-    use envelope_core::{http::BearerTokens, mcp::http::McpHttp};
+    use envelope_core::{http::BearerTokens, mcp::streamable::McpHttp};
     let toolbox = envelope_core::Toolbox::new().with(slow::tool()).with(fast::tool());
     let app = McpHttp::new(toolbox).with_auth(BearerTokens::new(["t0ken-for-tests"])).router();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -14,7 +14,7 @@ use axum::Router;
 use axum::extract::Request;
 use axum::middleware::Next;
 use envelope_core::http::HttpTools;
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use envelope_core::policy::{PolicyError, PolicyFuture, PolicyRequest, TenantAccess, TenantPolicy, Verdict};
 use envelope_core::spec::Tier;
 use envelope_core::{Caller, Context, Surface, Toolbox, tool};

@@ -50,39 +50,29 @@
 //! JSON type itself. A whole float (`48.0`) is an integer to JSON Schema, and to both modes.
 #![warn(missing_docs)]
 
-mod args;
-pub mod audit;
-mod budget;
-mod code;
-pub mod confirm;
-mod context;
-mod cx;
-mod digest;
-mod envelope;
-mod fault;
-mod formats;
-mod input;
-mod manifest;
-mod outcome;
-pub mod policy;
-pub mod providers;
-pub mod rate;
-mod read;
-mod readers;
-mod refusal;
-mod render;
-mod rules;
-mod schema;
-mod sent;
-pub mod spec;
-pub mod store;
-mod surface;
-mod toolbox;
-mod wire;
-
+// The layers, lowest first; each uses only the ones above it in this list
+// (scripts/module_cycles.py --layers checks it; README "Layout" draws it).
+mod call;
+mod client;
 pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
+mod outcome;
+pub mod providers;
+mod read;
+mod schema;
+pub mod spec;
+mod words;
+
+// The paths of the modules before they moved into their layer's folder.
+pub use call::guard::{confirm, store};
+pub use call::{audit, policy};
+use call::{surface, toolbox};
+use outcome::{code, digest, envelope, fault, refusal, wire};
+use read::{args, context, cx, input, readers, rules, sent};
+use spec::formats;
+pub use spec::rate;
+use words::{budget, render};
 
 pub use args::{Cx, FromArg, Numeric, Path};
 pub use code::{Code, Retry, Status, codes};
@@ -276,6 +266,7 @@ pub use envelope_macros::tools;
 /// ```
 pub use envelope_macros::Choice;
 
+pub use client::{Reader, Reading, Reply, read};
 /// A parameter type read from a JSON object: each named field is a key, with the same
 /// `#[validate(...)]` rules as a tool's parameters; refusals name the field by path
 /// (`filter.since`). `#[object(rename_all = "camelCase")]` on the struct.
@@ -309,7 +300,6 @@ pub use envelope_macros::Choice;
 pub use envelope_macros::Object;
 pub use fault::Fault;
 pub use rate::RateLimit;
-pub use read::{Reader, Reading, Reply, read};
 pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
 pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
 pub use wire::WireFormat;

@@ -1,8 +1,11 @@
-//! The `inputSchema` of a tool, generated from the same [`ToolSpec`] the reader checks against.
+//! The `inputSchema` of a tool, generated from the same [`ToolSpec`] the reader checks against,
+//! and its `outputSchema` in every wire format.
 
 use serde_json::{Map, Value, json};
 
+use crate::code::Status;
 use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
+use crate::wire::WireFormat;
 
 /// JSON Schema 2020-12 for a tool's arguments object.
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
@@ -155,7 +158,7 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
 /// The `outputSchema` of a tool: the envelope its every call answers (MCP 2025-11-25 "Output
 /// Schema": `structuredContent` conforms to it), with `data` as the tool declares it (any JSON
 /// when it does not) and `error_code` one of its codes.
-pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
+fn envelope_output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     let data = data_schema(spec);
     let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
     // A tool answers `ok`, `invalid` or `error`; a confirm tool, or one whose error type has a
@@ -261,4 +264,103 @@ pub(crate) fn data_schema(spec: &ToolSpec) -> Value {
         "additionalProperties": false
     });
     json!({"anyOf": [declared, not_run]})
+}
+/// The `outputSchema` of a tool in `format` (MCP 2025-11-25 "Output Schema"): every line the
+/// tool can answer in that format validates against it.
+pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -> Map<String, Value> {
+    if format == WireFormat::Envelope {
+        return envelope_output_schema(spec, prefix);
+    }
+    let data = data_schema(spec);
+    let statuses_of = |s: Status| spec.error_codes.iter().any(|c| c.status() == s);
+    let (refuses, faults, confirms) =
+        (statuses_of(Status::Invalid), statuses_of(Status::Error), statuses_of(Status::NeedsConfirmation));
+    let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
+    let confirmation = json!({
+        "pending_action_id": {"type": "string"},
+        "preview": {},
+        "preview_hash": {"type": "string"}
+    });
+    let mut schema = match format {
+        WireFormat::StatusHints => {
+            let mut statuses = vec!["ok"];
+            statuses.extend(refuses.then_some("invalid"));
+            statuses.extend(faults.then_some("error"));
+            statuses.extend(confirms.then_some("needs_confirmation"));
+            let mut props = json!({
+                "status": {"enum": statuses},
+                "data": data,
+                "message": {"type": "string"},
+                "hints": {
+                    "type": "object",
+                    "properties": {"parameter": {"type": "string"}, "operation": {"type": "string"}},
+                    "additionalProperties": false
+                }
+            });
+            if confirms {
+                merge(&mut props, &confirmation);
+            }
+            merge(&mut props, &extra_properties());
+            json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
+        }
+        WireFormat::SuccessFlag => {
+            let mut failure_props = json!({
+                "success": {"const": false},
+                "refused": {"type": "boolean"},
+                "error": {"type": "string"}
+            });
+            if confirms {
+                merge(&mut failure_props, &confirmation);
+            }
+            merge(&mut failure_props, &extra_properties());
+            let mut wrapped_props = json!({"success": {"const": true}, "data": data});
+            merge(&mut wrapped_props, &extra_properties());
+            let failure = json!({
+                "type": "object",
+                "properties": failure_props,
+                "required": ["success", "refused", "error"],
+                "additionalProperties": false
+            });
+            // A success is the data object itself, or `{"success": true, "data": ...}` for data
+            // that is not an object; it never says `success: false`.
+            let wrapped = json!({
+                "type": "object",
+                "properties": wrapped_props,
+                "required": ["success", "data"],
+                "additionalProperties": false
+            });
+            let bare = json!({
+                "allOf": [data, {"type": "object", "not": {"properties": {"success": {"const": false}}, "required": ["success"]}}]
+            });
+            json!({"type": "object", "anyOf": [bare, wrapped, failure]})
+        }
+        _ => {
+            let mut statuses = vec!["ok"];
+            statuses.extend((refuses || faults).then_some("error"));
+            statuses.extend(confirms.then_some("needs_confirmation"));
+            let mut props = json!({
+                "status": {"enum": statuses},
+                "data": data,
+                "error_code": {"enum": codes},
+                "summary": {"type": "string"}
+            });
+            if confirms {
+                merge(&mut props, &confirmation);
+            }
+            merge(&mut props, &extra_properties());
+            json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
+        }
+    };
+    match schema.take() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn merge(into: &mut Value, from: &Value) {
+    if let (Some(into), Some(from)) = (into.as_object_mut(), from.as_object()) {
+        for (k, v) in from {
+            into.insert(k.clone(), v.clone());
+        }
+    }
 }

@@ -416,7 +416,7 @@ pub fn run_http(requests: u64, seed: u64) -> Result<HttpReport, HttpFailure> {
         let endpoints = envelope_core::http::HttpTools::new(toolbox.clone())
             .router()
             .layer(envelope_core::http::OriginLayer::loopback());
-        let app = envelope_core::mcp::http::McpHttp::new(toolbox).router().merge(endpoints);
+        let app = envelope_core::mcp::streamable::McpHttp::new(toolbox).router().merge(endpoints);
         let server = tokio::spawn(
             envelope_core::http::serve(listener, app)
                 .routes(["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"])

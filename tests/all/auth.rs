@@ -13,7 +13,7 @@ use base64::Engine as _;
 use envelope_core::__private010::{Input, Outcome, Tool};
 use envelope_core::http::auth::{Introspect, Jwks, JwtVerifier, ProtectedResource};
 use envelope_core::http::{AuthLayer, BearerTokens, HttpTools, TransportError};
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use envelope_core::{Caller, Envelope, Toolbox, tool};
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::routing::get;
 use envelope_core::http::{AllowedHosts, HttpTools, OriginLayer, Serve, serve};
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};

@@ -25,7 +25,7 @@ use axum::Router;
 use envelope_core::Toolbox;
 use envelope_core::http::{HttpTools, OriginLayer};
 use envelope_core::mcp::McpServer;
-use envelope_core::mcp::http::McpHttp;
+use envelope_core::mcp::streamable::McpHttp;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;

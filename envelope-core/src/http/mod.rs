@@ -35,7 +35,7 @@ pub mod auth;
 #[cfg(feature = "http")]
 mod gate;
 #[cfg(feature = "http")]
-mod guard;
+mod layers;
 #[cfg(feature = "http")]
 mod serve;
 #[cfg(feature = "http")]
@@ -45,7 +45,7 @@ pub(crate) use gate::gated;
 #[cfg(feature = "http")]
 pub use gate::{TENANT_HEADER, admit, retired_sse};
 #[cfg(feature = "http")]
-pub use guard::{
+pub use layers::{
     AuthLayer, Authenticate, Authenticated, BearerTokens, Checked, OriginLayer, bearer_token, origin_is_loopback,
     read_body,
 };

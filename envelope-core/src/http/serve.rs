@@ -24,7 +24,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::Service;
 
-use super::guard::{BodyRefused, host_is_loopback};
+use super::layers::{BodyRefused, host_is_loopback};
 use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 
 /// Serves `router` on `listener` over HTTP/1.1 (hyper's server connection, on tokio), within
@@ -52,7 +52,7 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 ///
 /// The body bounds reach a handler as errors of the request body's stream;
 /// [`read_body`](super::read_body)
-/// (which [`HttpTools`](super::HttpTools) and [`McpHttp`](crate::mcp::http::McpHttp) read
+/// (which [`HttpTools`](super::HttpTools) and [`McpHttp`](crate::mcp::streamable::McpHttp) read
 /// with) turns them into these transport errors. A handler reading the body itself (axum's
 /// `Bytes`, `Json`) answers axum's own rejection instead.
 ///

@@ -73,14 +73,14 @@
 //! }
 //! ```
 
-mod call;
+mod call_tool;
+mod frame;
 mod mrtr;
 mod notify;
 mod stdio;
-mod wire;
 
 #[cfg(feature = "http")]
-pub mod http;
+pub mod streamable;
 
 use std::sync::{Arc, Mutex};
 
@@ -256,13 +256,13 @@ fn refuses_event_stream(extensions: &Extensions) -> bool {
 }
 
 /// The exact `arguments` text a transport of this module read for this request, if any.
-fn raw_arguments(extensions: &Extensions) -> Option<wire::RawArguments> {
-    if let Some(raw) = extensions.get::<wire::RawArguments>() {
+fn raw_arguments(extensions: &Extensions) -> Option<frame::RawArguments> {
+    if let Some(raw) = extensions.get::<frame::RawArguments>() {
         return Some(raw.clone());
     }
     #[cfg(feature = "http")]
     if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
-        return parts.extensions.get::<wire::RawArguments>().cloned();
+        return parts.extensions.get::<frame::RawArguments>().cloned();
     }
     None
 }
@@ -325,8 +325,8 @@ impl ServerHandler for McpServer {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;
             }
-            let envelope = call::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
-            Ok(call::call_tool_result(&envelope).into())
+            let envelope = call_tool::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
+            Ok(call_tool::call_tool_result(&envelope).into())
         };
         tokio::pin!(call);
         // Declared after the call, so dropped before it: a body dropped with this future (a
@@ -378,16 +378,17 @@ impl ServerHandler for McpServer {
         if request.method != "tools/call" {
             let message = format!(
                 "method not found: {}; this server answers initialize, server/discover, ping, tools/list and tools/call",
-                wire::shorten(&request.method)
+                frame::shorten(&request.method)
             );
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
         let params = request.params.unwrap_or_default();
-        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| wire::wrong_name(params.get("name")))?;
+        let name = params.get("name").and_then(Value::as_str).ok_or_else(|| frame::wrong_name(params.get("name")))?;
         let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
         let cx = self.context(&context);
-        let mut result =
-            call::call_tool_result(&call::call_with_raw_arguments(&self.toolbox, &cx, name, arguments).await?);
+        let mut result = call_tool::call_tool_result(
+            &call_tool::call_with_raw_arguments(&self.toolbox, &cx, name, arguments).await?,
+        );
         // rmcp shapes a custom result for no version: `resultType` is 2026-07-28's alone.
         if context.protocol_version().is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str()) {
             result.result_type = None;

@@ -103,7 +103,7 @@ pub(super) async fn call(
             }
         }
     }
-    let envelope = super::call::call_with_raw_arguments(toolbox, cx, name, arguments).await?;
+    let envelope = super::call_tool::call_with_raw_arguments(toolbox, cx, name, arguments).await?;
     match envelope.confirmation() {
         Some(confirmation) => Ok(input_required(name, confirmation)?.into()),
         None => Ok(complete(&envelope)),
@@ -111,7 +111,7 @@ pub(super) async fn call(
 }
 
 fn complete(envelope: &Envelope) -> CallToolResponse {
-    CallToolResponse::Complete(super::call::call_tool_result(envelope))
+    CallToolResponse::Complete(super::call_tool::call_tool_result(envelope))
 }
 
 /// The person's answer in `inputResponses.approval`, if there is a readable one.

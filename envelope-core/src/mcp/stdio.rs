@@ -26,7 +26,7 @@ use tokio::{
 
 use super::{
     McpServer,
-    wire::{self, Incoming, TopLevel},
+    frame::{self, Incoming, TopLevel},
 };
 use crate::Toolbox;
 
@@ -246,7 +246,7 @@ async fn read_lines(
             }
             continue;
         }
-        match wire::read_message(&line) {
+        match frame::read_message(&line) {
             Incoming::Message(message) => {
                 match &*message {
                     JsonRpcMessage::Request(request) => {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::jwks::{Jwks, Miss};
 use crate::Caller;
-use crate::http::guard::{Authenticate, bearer_token};
+use crate::http::layers::{Authenticate, bearer_token};
 use crate::http::transport::TransportError;
 
 /// The clock skew allowed on `exp` and `nbf`: 30 seconds.
@@ -164,7 +164,7 @@ struct Inner {
 ///
 /// ```no_run
 /// use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
-/// use envelope_core::mcp::http::McpHttp;
+/// use envelope_core::mcp::streamable::McpHttp;
 /// # fn toolbox() -> envelope_core::Toolbox { envelope_core::Toolbox::new() }
 ///
 /// let resource = ProtectedResource::new("https://notes.example.com/mcp")

@@ -2,10 +2,9 @@
 //! parse, reproduced byte for byte.
 
 use serde::ser::{SerializeMap, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::code::Status;
-use crate::spec::ToolSpec;
 
 /// How envelopes are written on the wire (the HTTP body, MCP's text content and
 /// `structuredContent`), set for a whole toolbox with
@@ -166,106 +165,6 @@ pub(crate) fn serialize_extra<M: SerializeMap>(m: &mut M, extra: &Extra) -> Resu
         m.serialize_entry("provenance", p)?;
     }
     Ok(())
-}
-
-/// The `outputSchema` of a tool in `format` (MCP 2025-11-25 "Output Schema"): every line the
-/// tool can answer in that format validates against it.
-pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -> Map<String, Value> {
-    if format == WireFormat::Envelope {
-        return crate::schema::output_schema(spec, prefix);
-    }
-    let data = crate::schema::data_schema(spec);
-    let statuses_of = |s: Status| spec.error_codes.iter().any(|c| c.status() == s);
-    let (refuses, faults, confirms) =
-        (statuses_of(Status::Invalid), statuses_of(Status::Error), statuses_of(Status::NeedsConfirmation));
-    let codes: Vec<String> = spec.error_codes.iter().map(|c| format!("{prefix}{}", c.name())).collect();
-    let confirmation = json!({
-        "pending_action_id": {"type": "string"},
-        "preview": {},
-        "preview_hash": {"type": "string"}
-    });
-    let mut schema = match format {
-        WireFormat::StatusHints => {
-            let mut statuses = vec!["ok"];
-            statuses.extend(refuses.then_some("invalid"));
-            statuses.extend(faults.then_some("error"));
-            statuses.extend(confirms.then_some("needs_confirmation"));
-            let mut props = json!({
-                "status": {"enum": statuses},
-                "data": data,
-                "message": {"type": "string"},
-                "hints": {
-                    "type": "object",
-                    "properties": {"parameter": {"type": "string"}, "operation": {"type": "string"}},
-                    "additionalProperties": false
-                }
-            });
-            if confirms {
-                merge(&mut props, &confirmation);
-            }
-            merge(&mut props, &crate::schema::extra_properties());
-            json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
-        }
-        WireFormat::SuccessFlag => {
-            let mut failure_props = json!({
-                "success": {"const": false},
-                "refused": {"type": "boolean"},
-                "error": {"type": "string"}
-            });
-            if confirms {
-                merge(&mut failure_props, &confirmation);
-            }
-            merge(&mut failure_props, &crate::schema::extra_properties());
-            let mut wrapped_props = json!({"success": {"const": true}, "data": data});
-            merge(&mut wrapped_props, &crate::schema::extra_properties());
-            let failure = json!({
-                "type": "object",
-                "properties": failure_props,
-                "required": ["success", "refused", "error"],
-                "additionalProperties": false
-            });
-            // A success is the data object itself, or `{"success": true, "data": ...}` for data
-            // that is not an object; it never says `success: false`.
-            let wrapped = json!({
-                "type": "object",
-                "properties": wrapped_props,
-                "required": ["success", "data"],
-                "additionalProperties": false
-            });
-            let bare = json!({
-                "allOf": [data, {"type": "object", "not": {"properties": {"success": {"const": false}}, "required": ["success"]}}]
-            });
-            json!({"type": "object", "anyOf": [bare, wrapped, failure]})
-        }
-        _ => {
-            let mut statuses = vec!["ok"];
-            statuses.extend((refuses || faults).then_some("error"));
-            statuses.extend(confirms.then_some("needs_confirmation"));
-            let mut props = json!({
-                "status": {"enum": statuses},
-                "data": data,
-                "error_code": {"enum": codes},
-                "summary": {"type": "string"}
-            });
-            if confirms {
-                merge(&mut props, &confirmation);
-            }
-            merge(&mut props, &crate::schema::extra_properties());
-            json!({"type": "object", "properties": props, "required": ["status"], "additionalProperties": false})
-        }
-    };
-    match schema.take() {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
-
-fn merge(into: &mut Value, from: &Value) {
-    if let (Some(into), Some(from)) = (into.as_object_mut(), from.as_object()) {
-        for (k, v) in from {
-            into.insert(k.clone(), v.clone());
-        }
-    }
 }
 
 #[cfg(test)]

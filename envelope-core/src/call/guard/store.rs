@@ -39,9 +39,7 @@ pub use crate::rate::{RateCheck, RateLimit};
 /// A boxed future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// The caller key of every call without a verified identity (today: every call). Keys of
-/// verified callers must differ from it (prefix them, as in `sub:alice`).
-pub const ANONYMOUS: &str = "anonymous";
+pub use crate::context::ANONYMOUS;
 
 /// A store operation did not happen: it failed (the connection, the server, no answer within
 /// the deadline), or a bound refused a new record ([`as_full`](Self::as_full)). A failure's text

@@ -25,7 +25,7 @@ use crate::schema;
 use crate::sent;
 use crate::spec::ToolSpec;
 use crate::store::Store;
-use crate::wire::{self, WireFormat};
+use crate::wire::WireFormat;
 
 pub use crate::outcome::{EnvelopeFuture, Outcome};
 use crate::policy::{Policy, PolicyRequest, Verdict};
@@ -130,7 +130,7 @@ impl Tool {
     /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]); in the wire format of the
     /// toolbox the tool is registered in ([`Toolbox::with_wire_format`]).
     pub fn output_schema(&self, prefix: Option<&str>) -> Map<String, Value> {
-        wire::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
+        crate::schema::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
     }
 
     /// The OAuth scopes a caller needs, every one (`#[tool(scopes = [...])]`; empty: any

@@ -8,6 +8,11 @@
 //! is `#[non_exhaustive]`, so a new rule, field or form is not a breaking change; build a struct
 //! with its `new` and `with_*` constructors.
 
+/// The `format` checks (date, date-time, email, uri), each by its RFC.
+pub(crate) mod formats;
+/// Rate limits: how many calls one caller may make in a period.
+pub mod rate;
+
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

@@ -51,7 +51,7 @@
 //! `duration_ms`; no argument is logged.
 //!
 //! ```no_run
-//! use envelope_core::{Toolbox, mcp::http::McpHttp, tool};
+//! use envelope_core::{Toolbox, mcp::streamable::McpHttp, tool};
 //!
 //! /// Adds two small numbers.
 //! #[tool]
@@ -94,7 +94,7 @@ use rmcp::{
 
 use super::{
     McpServer,
-    wire::{self, Incoming, RawArguments},
+    frame::{self, Incoming, RawArguments},
 };
 use crate::{
     Caller, Context, Toolbox,
@@ -394,7 +394,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     };
     if !is_json {
         let why = "send the JSON-RPC message as the body with `Content-Type: application/json`";
-        let id = wire::TopLevel::scan(&bytes).id();
+        let id = frame::TopLevel::scan(&bytes).id();
         let mut response = error_response(&ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id));
         *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
         return response;
@@ -408,7 +408,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     }
     let caller = parts.extensions.get::<Caller>().filter(|c| !c.is_anonymous()).cloned();
     let mut listed = None;
-    let (body, id) = match wire::read_message(&bytes) {
+    let (body, id) = match frame::read_message(&bytes) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
         Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         Incoming::Message(message) => match *message {

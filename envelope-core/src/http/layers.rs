@@ -18,7 +18,7 @@ use crate::Caller;
 /// The one auth hook of a server: request headers in, the verified [`Caller`] out, or the
 /// [`TransportError`] to answer before any tool runs.
 ///
-/// [`AuthLayer`] and `mcp::http::McpHttp::with_auth` run it on every request and put the
+/// [`AuthLayer`] and `mcp::streamable::McpHttp::with_auth` run it on every request and put the
 /// `Caller` it answers into the request's extensions, where the MCP server and
 /// [`HttpTools`](super::HttpTools) read it: the caller travels with the call (its `Context`) to
 /// quotas, idempotency keys, policy, audit and the tool's body.

@@ -1,6 +1,20 @@
-//! What calling a tool gives: the envelope now, later, or after the toolbox's guard (a preview
-//! waiting for approval, an idempotency key). Its own module, beneath the argument reader that
-//! builds it and the toolbox and the confirmation guard that settle it.
+//! Outcomes: the envelope and what it is made of (codes, refusals, faults, its wire formats),
+//! and what calling a tool gives: the envelope now, later, or after the toolbox's guard (a
+//! preview waiting for approval, an idempotency key). Above `words/`, beneath `spec/`, the
+//! argument reader that builds an outcome and the toolbox and the guard that settle it.
+
+/// Error codes and statuses: the machine-readable `error_code` of every envelope not `ok`.
+pub(crate) mod code;
+/// Hashes of JSON values: RFC 8785 canonical text and SHA-256.
+pub(crate) mod digest;
+/// The envelope: every outcome as one JSON object of one shape.
+pub(crate) mod envelope;
+/// Faults: the `error` outcome.
+pub(crate) mod fault;
+/// Refusals: the `invalid` outcome, one problem per refused parameter.
+pub(crate) mod refusal;
+/// Wire formats: the envelope contract and the shapes of surfaces clients already parse.
+pub(crate) mod wire;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -25,6 +25,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+/// The caller key of every call without a verified identity ([`Caller::key`] of an anonymous
+/// caller without a tenant). Keys of verified callers differ from it (`sub:alice`).
+pub const ANONYMOUS: &str = "anonymous";
+
 /// Who is calling: a subject id, the scopes granted, the tenant, and the claims they were read
 /// from (a verified JWT's payload, an introspection answer). [`Caller::anonymous`] when nothing
 /// was verified.
@@ -114,7 +118,7 @@ impl Caller {
 
     /// The key a quota, an idempotency key or a rate limit is counted under:
     /// `sub:<subject>@<tenant>`, `sub:<subject>` without a tenant, `tenant:<tenant>` for an
-    /// anonymous caller of a tenant, else [`crate::store::ANONYMOUS`]. In the subject, `%` is
+    /// anonymous caller of a tenant, else [`ANONYMOUS`]. In the subject, `%` is
     /// written `%25` and `@` `%40` (subject `a@b` is `sub:a%40b`, never the key of subject `a`
     /// of tenant `b`), so two different callers never share a key.
     pub fn key(&self) -> String {
@@ -122,7 +126,7 @@ impl Caller {
             (Some(s), Some(t)) => format!("sub:{}@{t}", escape_subject(s)),
             (Some(s), None) => format!("sub:{}", escape_subject(s)),
             (None, Some(t)) => format!("tenant:{t}"),
-            (None, None) => crate::store::ANONYMOUS.to_owned(),
+            (None, None) => ANONYMOUS.to_owned(),
         }
     }
 }
