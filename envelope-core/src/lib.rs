@@ -62,6 +62,7 @@ mod envelope;
 mod fault;
 mod formats;
 mod input;
+mod kinds;
 mod manifest;
 mod outcome;
 pub mod policy;
@@ -219,6 +220,7 @@ pub use envelope_macros::ToolError;
 /// # });
 /// ```
 pub use envelope_macros::tool;
+pub use kinds::{Sequence, Textual};
 pub use surface::{Surface, Visible};
 
 /// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes
