@@ -56,7 +56,7 @@ use crate::spec::Unit;
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`length`, `byte_length`, `pattern`, `format` and string `choices` apply to strings, and `{Self}` is not one",
+    message = "`byte_length`, `pattern`, `format` and string `choices` apply to strings, and `{Self}` is not one",
     label = "this rule needs a parameter type that implements `envelope_core::Textual`",
     note = "a newtype of a string implements `FromArg` by reading the string, and `Textual`"
 )]
@@ -103,7 +103,7 @@ impl Textual for String {}
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`each(...)` and a `length` in items apply to arrays, and `{Self}` is not one",
+    message = "`each(...)` applies to arrays, and `{Self}` is not one",
     label = "this rule needs a parameter type that implements `envelope_core::Sequence`",
     note = "a newtype of a `Vec` implements `FromArg` by reading the `Vec`, and `Sequence` with its item type"
 )]

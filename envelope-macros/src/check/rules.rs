@@ -171,7 +171,9 @@ fn left_to_traits(rules: &RulesV, ty: &Type) -> Vec<ByTraitV> {
         (length_rule, rules.length.as_ref().map(Sp::span)),
         ("pattern", rules.pattern.as_ref().map(Sp::span)),
         ("format", rules.format.as_ref().map(Sp::span)),
-        ("each", rules.items.as_ref().map(Sp::span)),
+        // Rules on the items name `<T as Sequence>::Item`, which holds `T: Sequence` already:
+        // the bound of `each` itself would report the same error a second time.
+        ("each", rules.items.as_ref().filter(|items| items.by_trait.is_empty()).map(Sp::span)),
     ];
     checked
         .into_iter()
