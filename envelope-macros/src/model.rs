@@ -202,6 +202,8 @@ impl RulesV {
 pub struct Param {
     /// The name callers use.
     pub name: String,
+    /// The parameter's name as written in the function.
+    pub span: Span,
     pub requires: Vec<RequiresV>,
     pub excludes: Vec<String>,
     /// As written, `Option` included.

@@ -68,8 +68,7 @@ pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {
             errors.push(Error::custom("a `confirm` tool runs once per approval already: drop `idempotency_key`, or drop `confirm` for a write that needs no approval").with_span(&span));
         }
         if let Some(p) = params.iter().find(|p| p.name == "idempotency_key") {
-            let at = raw.params.iter().find(|r| r.ident == p.name).map_or(span, |r| r.ident.span());
-            errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&at));
+            errors.push(Error::custom("`#[tool(idempotency_key)]` adds the `idempotency_key` parameter itself: remove this parameter, or rename it").with_span(&p.span));
         }
     }
     let rate_limit = raw.args.rate_limit.as_ref().and_then(|lit| match rate_limit(&lit.value()) {

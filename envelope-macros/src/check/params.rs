@@ -173,7 +173,8 @@ pub fn check_param(raw: &RawParam, rename_all: Option<ident_case::RenameRule>, e
         .map(|r| RequiresV { when: r.when.clone(), then: r.then.iter().map(|(n, e)| (n.value(), e.clone())).collect() })
         .collect();
     let excludes = v.excludes.iter().map(LitStr::value).collect();
-    Param { name, requires, excludes, ty: raw.ty.clone(), kind, description, rules, default, optional }
+    let span = raw.ident.span();
+    Param { name, span, requires, excludes, ty: raw.ty.clone(), kind, description, rules, default, optional }
 }
 
 fn check_default(d: &Expr, kind: Kind, range: Option<RangeV>, choices: Option<&ChoicesV>, errors: &mut Accumulator) {
