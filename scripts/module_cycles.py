@@ -77,10 +77,10 @@ LAYERS = {
     "envelope-macros": [
         ["crate"],
         ["choice", "error", "object", "expand"],  # the derives and the expansion of #[tool]
-        ["check"],
-        ["attr"],
-        ["rules"],
-        ["ty", "diag"],
+        ["check"],  # what the user wrote -> the checked model
+        ["attr", "model"],  # parse (what the user wrote, with spans); the typed checked model
+        ["rules"],  # the rule table: names, forms, applicability, trait bounds
+        ["ty", "diag", "suggest", "private"],  # type helpers, errors and spans, did-you-mean, the private path
     ],
 }
 

@@ -8,10 +8,39 @@ pub use crate::confirm::{Guarded, Step};
 pub use crate::input::{Scalar, Sent};
 pub use crate::readers::read_choice_sent;
 
+// What generated code names of the public API, so the macros reach every item through this
+// one module (the crate's root may change without them).
+pub use crate::read::kinds::{Measured, Sequence, Textual};
+pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status, ToolSet};
+
 /// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
 /// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.
 pub fn numeric<T: Numeric, V>(value: V) -> V {
     value
+}
+
+/// `value`, once `T` is shown to read a string: the bound of `byte_length`, `pattern`,
+/// `format` and string `choices` on a type the expansion cannot name, spanned at the rule.
+pub fn textual<T: Textual, V>(value: V) -> V {
+    value
+}
+
+/// `value`, once `T` is shown to read an array: the bound of `each(...)` on a type the
+/// expansion cannot name, spanned at the rule.
+pub fn sequence<T: Sequence, V>(value: V) -> V {
+    value
+}
+
+/// `length` counted as `T` reads: characters of a [`Textual`] type, items of a [`Sequence`];
+/// the bound of `length` on a type the expansion cannot name, spanned at the rule.
+pub fn measured<T: Measured<M>, M>(length: Length) -> Length {
+    Length { unit: T::UNIT, ..length }
+}
+
+/// The closest of `candidates` to `given`, as a refusal offers it (`Did you mean "…"?`): what
+/// envelope-macros' own did-you-mean is tested against, typo for typo.
+pub fn closest<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    crate::render::closest(given, candidates.iter().copied())
 }
 pub use crate::outcome::Outcome;
 pub use crate::spec::{
@@ -21,11 +50,7 @@ pub use crate::spec::{
 pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
-use crate::envelope::Envelope;
 pub use crate::rate::RateLimit;
-
-use crate::fault::Fault;
-use crate::refusal::Refusal;
 
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
 /// serialize (a map with non-string keys).
@@ -341,7 +366,8 @@ pub fn method_tool<S: Send + Sync + 'static>(
 #[cfg(test)]
 mod tests {
     /// The module's name carries the release: bumping the version without renaming it (in
-    /// lib.rs and every path of envelope-macros' expansion) would let a mismatched pair build.
+    /// lib.rs and in envelope-macros/src/private.rs, where the expansion spells it once) would
+    /// let a mismatched pair build.
     #[test]
     fn the_private_module_is_named_for_this_release() {
         let digits: String = env!("CARGO_PKG_VERSION").chars().filter(char::is_ascii_digit).collect();

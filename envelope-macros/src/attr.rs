@@ -2,8 +2,6 @@
 //! here, by this crate, so every message about a key or a value's form is worded once, in this
 //! crate's voice: the unknown key with the closest one, the key given twice, the form to write.
 
-use std::ops::Deref;
-
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::Parser;
@@ -11,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprArray, ExprRange, FnArg, Ident, ItemFn, Lit, LitStr, Meta, Pat, Token, Type};
 
-use crate::diag::{Accumulator, Error};
+use crate::diag::{Accumulator, Error, Sp};
 
 /// A flag written alone (`strict`), with the span of its word when present.
 #[derive(Default, Clone, Copy)]
@@ -25,29 +23,6 @@ impl Flag {
     /// The word's span (the call site when absent).
     pub fn span(&self) -> Span {
         self.0.unwrap_or_else(Span::call_site)
-    }
-}
-
-/// A value with the span of what the user wrote for it.
-pub struct Sp<T> {
-    pub value: T,
-    span: Span,
-}
-
-impl<T> Sp<T> {
-    pub fn new(value: T, span: Span) -> Self {
-        Sp { value, span }
-    }
-
-    pub fn span(&self) -> Span {
-        self.span
-    }
-}
-
-impl<T> Deref for Sp<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.value
     }
 }
 
@@ -173,7 +148,7 @@ pub fn key_of(meta: &Meta) -> String {
 /// The error for a key none of `known` is: the closest one, or the whole list.
 pub fn unknown_key(meta: &Meta, what: &str, known: &[&str]) -> Error {
     let key = key_of(meta);
-    let msg = match crate::rules::closest(&key, known.iter().copied()) {
+    let msg = match crate::suggest::closest(&key, known.iter().copied()) {
         Some(sugg) => format!("unknown {what} `{key}`; did you mean `{sugg}`?"),
         None => {
             let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
@@ -469,7 +444,7 @@ fn range_key_for(written: &str) -> Option<&'static str> {
         "exclusivemaximum" | "exclusivemax" | "lt" => Some("exclusive_max"),
         _ => None,
     };
-    by_schema.or_else(|| crate::rules::closest(written, RANGE_KEYS.iter().copied()))
+    by_schema.or_else(|| crate::suggest::closest(written, RANGE_KEYS.iter().copied()))
 }
 
 /// Reads `min = .., max = .., exclusive_min = .., exclusive_max = ..`, every mistake reported;

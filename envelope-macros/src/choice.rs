@@ -4,9 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Expr, ExprLit, Lit, Meta};
 
-use crate::attr::{Sp, key_of, metas, unknown_key};
+use crate::attr::{key_of, metas, unknown_key};
 use crate::check::rename_rule;
-use crate::diag::{Accumulator, Error};
+use crate::diag::{Accumulator, Error, Sp};
 
 /// One variant as written.
 struct ChoiceVariant {
@@ -126,28 +126,29 @@ pub fn derive(input: TokenStream) -> TokenStream {
         out.extend(crate::object::fallback(&parsed.ident, parsed.generic));
         return out;
     }
+    let p = crate::private::path();
     let ident = &parsed.ident;
     let idents: Vec<&syn::Ident> = variants.iter().map(|v| &v.ident).collect();
     let index = 0..idents.len();
     let first = idents[0];
     quote! {
         #[automatically_derived]
-        impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::__private010::Ty {
-                ::envelope_core::__private010::Ty::Enum(&[#(#names),*])
+        impl #p::FromArg for #ident {
+            fn ty() -> #p::Ty {
+                #p::Ty::Enum(&[#(#names),*])
             }
             fn from_arg(
-                __envelope_v: &::envelope_core::__private010::Value,
-                __envelope_cx: &::envelope_core::Cx<'_>,
-            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
-                ::envelope_core::__private010::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
+                __envelope_v: &#p::Value,
+                __envelope_cx: &#p::Cx<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                #p::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
             fn from_sent(
-                __envelope_v: &::envelope_core::__private010::Sent<'_>,
-                __envelope_cx: &::envelope_core::Cx<'_>,
-            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
-                ::envelope_core::__private010::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
+                __envelope_v: &#p::Sent<'_>,
+                __envelope_cx: &#p::Cx<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                #p::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
         }

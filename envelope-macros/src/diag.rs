@@ -2,6 +2,7 @@
 //! token that is wrong.
 
 use std::fmt;
+use std::ops::Deref;
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -96,5 +97,30 @@ impl Accumulator {
                 Err(Error(first))
             }
         }
+    }
+}
+
+/// A value with the span of what the user wrote for it: every checked item keeps one, so a
+/// later stage (a trait bound in the expansion, an error across rules) points at the rule.
+#[derive(Clone, Debug)]
+pub struct Sp<T> {
+    pub value: T,
+    span: Span,
+}
+
+impl<T> Sp<T> {
+    pub fn new(value: T, span: Span) -> Self {
+        Sp { value, span }
+    }
+
+    pub fn span(&self) -> Span {
+        self.span
+    }
+}
+
+impl<T> Deref for Sp<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
     }
 }

@@ -132,7 +132,7 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
             (RawKind::Refuse, "secret") => args.secret = Some(meta.path.span()),
             (RawKind::Fault, "operation") => args.operation = Some(lit(&meta)?),
             (_, other) => {
-                let close = closest(other, keys.iter().copied());
+                let close = crate::suggest::closest(other, keys.iter().copied());
                 let msg = match (kind, other) {
                     (RawKind::Refuse, "message") => {
                         args.covered.extend(["accepted", "fix"]);
@@ -169,11 +169,6 @@ fn parse_args(kind: &RawKind, attr: &Attribute, errors: &mut Accumulator) -> Raw
         errors.push(e.into());
     }
     args
-}
-
-/// The candidate closest to `word`, when it is close (a typo, not another word).
-fn closest<'k>(word: &str, candidates: impl Iterator<Item = &'k str>) -> Option<&'k str> {
-    crate::rules::closest(word, candidates)
 }
 
 fn backticked(keys: &[&str]) -> String {
@@ -406,7 +401,7 @@ fn template(lit: &LitStr, key: &str, variant: &Ident, fields: &[Field], errors: 
                     }
                     None => {
                         let names: Vec<&str> = fields.iter().filter_map(|f| f.name.as_deref()).collect();
-                        let close = closest(&name, names.iter().copied())
+                        let close = crate::suggest::closest(&name, names.iter().copied())
                             .map(|n| format!("; did you mean `{{{n}}}`?"))
                             .unwrap_or_default();
                         let fields_words = if names.is_empty() {
@@ -457,6 +452,7 @@ fn template(lit: &LitStr, key: &str, variant: &Ident, fields: &[Field], errors: 
 // Expand
 
 fn expand(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
+    let p = crate::private::path();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let codes = variants.iter().map(|v| match &v.kind {
@@ -468,16 +464,16 @@ fn expand(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
         #(#checks)*
 
         #[automatically_derived]
-        impl #impl_generics ::envelope_core::ToolError for #ident #ty_generics #where_clause {
-            const CODES: &'static [::envelope_core::Code] = {
-                const __ENVELOPE_ALL: &[::envelope_core::Code] = &[#(#codes),*];
-                const __ENVELOPE_N: ::core::primitive::usize = ::envelope_core::__private010::distinct_count(__ENVELOPE_ALL);
-                const __ENVELOPE_DISTINCT: [::envelope_core::Code; __ENVELOPE_N] =
-                    ::envelope_core::__private010::distinct(__ENVELOPE_ALL);
+        impl #impl_generics #p::ToolError for #ident #ty_generics #where_clause {
+            const CODES: &'static [#p::Code] = {
+                const __ENVELOPE_ALL: &[#p::Code] = &[#(#codes),*];
+                const __ENVELOPE_N: ::core::primitive::usize = #p::distinct_count(__ENVELOPE_ALL);
+                const __ENVELOPE_DISTINCT: [#p::Code; __ENVELOPE_N] =
+                    #p::distinct(__ENVELOPE_ALL);
                 &__ENVELOPE_DISTINCT
             };
 
-            fn into_envelope(self) -> ::envelope_core::Envelope {
+            fn into_envelope(self) -> #p::Envelope {
                 match self {
                     #(#arms)*
                 }
@@ -503,10 +499,11 @@ fn check_code(v: &Variant) -> TokenStream {
     };
     // The last token names the code (`BACKEND_ERROR` of `codes::BACKEND_ERROR`).
     let span = quote::ToTokens::to_token_stream(code).into_iter().last().map_or_else(|| code.span(), |t| t.span());
+    let p = crate::private::path_at(span);
     quote_spanned! {span=>
         const _: () = {
-            let __envelope_code: ::envelope_core::Code = #code;
-            if !::core::matches!(__envelope_code.status(), ::envelope_core::Status::#status) {
+            let __envelope_code: #p::Code = #code;
+            if !::core::matches!(__envelope_code.status(), #p::Status::#status) {
                 ::core::panic!(#msg);
             }
             if __envelope_code.meaning().is_empty() || __envelope_code.action().is_empty() {
@@ -517,6 +514,7 @@ fn check_code(v: &Variant) -> TokenStream {
 }
 
 fn arm(v: &Variant) -> TokenStream {
+    let p = crate::private::path();
     let ident = &v.ident;
     let used: Vec<usize> = match &v.kind {
         Kind::Refuse { parameter, reason, accepted, fix, rejected, suggestion, retry_after, .. } => {
@@ -577,7 +575,7 @@ fn arm(v: &Variant) -> TokenStream {
                 quote_spanned!(f.ty.span()=> .with_retry_after(::core::convert::Into::<::core::time::Duration>::into(#b)))
             });
             quote! {
-                let __envelope_refusal = ::envelope_core::Refusal::parameter(#parameter)
+                let __envelope_refusal = #p::Refusal::parameter(#parameter)
                     #rejected
                     #reason
                     .accepted(#accepted)
@@ -585,16 +583,16 @@ fn arm(v: &Variant) -> TokenStream {
                     #suggestion
                     .build()
                     #retry_after;
-                <::envelope_core::Refusal as ::envelope_core::ToolError>::into_envelope(
-                    ::envelope_core::__private010::refusal_with_code(__envelope_refusal, #code),
+                <#p::Refusal as #p::ToolError>::into_envelope(
+                    #p::refusal_with_code(__envelope_refusal, #code),
                 )
             }
         }
         Kind::Fault { code, operation } => {
             let operation = text(operation, &v.fields);
             quote! {
-                <::envelope_core::Fault as ::envelope_core::ToolError>::into_envelope(
-                    ::envelope_core::__private010::fault_with_code(#code, &*#operation),
+                <#p::Fault as #p::ToolError>::into_envelope(
+                    #p::fault_with_code(#code, &*#operation),
                 )
             }
         }
@@ -621,15 +619,16 @@ fn text(t: &Template, fields: &[Field]) -> TokenStream {
 /// What is emitted next to the errors: the trait, so uses of the type report nothing more, and
 /// the codes that were read, so their imports are not reported unused.
 fn fallback<'a>(input: &DeriveInput, codes: impl Iterator<Item = &'a Expr>) -> TokenStream {
+    let p = crate::private::path();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
-        const _: &[::envelope_core::Code] = &[#(#codes),*];
+        const _: &[#p::Code] = &[#(#codes),*];
 
         #[automatically_derived]
-        impl #impl_generics ::envelope_core::ToolError for #ident #ty_generics #where_clause {
-            const CODES: &'static [::envelope_core::Code] = &[];
-            fn into_envelope(self) -> ::envelope_core::Envelope {
+        impl #impl_generics #p::ToolError for #ident #ty_generics #where_clause {
+            const CODES: &'static [#p::Code] = &[];
+            fn into_envelope(self) -> #p::Envelope {
                 ::core::unreachable!()
             }
         }

@@ -7,8 +7,11 @@ mod choice;
 mod diag;
 mod error;
 mod expand;
+mod model;
 mod object;
+mod private;
 mod rules;
+mod suggest;
 mod ty;
 
 use proc_macro::TokenStream;

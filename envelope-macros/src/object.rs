@@ -5,9 +5,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::attr::{RawParam, Sp, key_of, metas, take_validate, unknown_key};
+use crate::attr::{RawParam, key_of, metas, take_validate, unknown_key};
 use crate::check::{check_cross, check_param, rename_rule};
-use crate::diag::{Accumulator, Error};
+use crate::diag::{Accumulator, Error, Sp};
 use crate::expand::{Reader, reader};
 
 /// `#[object(...)]` on the struct.
@@ -58,15 +58,16 @@ pub fn fallback(ident: &syn::Ident, generic: bool) -> TokenStream {
     if generic {
         return out;
     }
+    let p = crate::private::path();
     out.extend(quote! {
-        impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::__private010::Ty {
+        impl #p::FromArg for #ident {
+            fn ty() -> #p::Ty {
                 ::core::unimplemented!()
             }
             fn from_arg(
-                _: &::envelope_core::__private010::Value,
-                _: &::envelope_core::Cx<'_>,
-            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
+                _: &#p::Value,
+                _: &#p::Cx<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
                 ::core::unimplemented!()
             }
         }
@@ -130,25 +131,26 @@ pub fn derive(input: TokenStream) -> TokenStream {
         out.extend(fallback(&ident, generic));
         return out;
     }
+    let p = crate::private::path();
     let name = ident.to_string();
     let field_idents: Vec<&syn::Ident> = raws.iter().map(|r| &r.ident).collect();
     let Reader { specs, takes, locals, refuse_with } =
         reader(&params, quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_cx))));
     quote! {
         #[automatically_derived]
-        impl ::envelope_core::FromArg for #ident {
-            fn ty() -> ::envelope_core::__private010::Ty {
-                ::envelope_core::__private010::Ty::Object(#ident::__envelope_object())
+        impl #p::FromArg for #ident {
+            fn ty() -> #p::Ty {
+                #p::Ty::Object(#ident::__envelope_object())
             }
 
             fn from_arg(
-                __envelope_v: &::envelope_core::__private010::Value,
-                __envelope_cx: &::envelope_core::Cx<'_>,
-            ) -> ::core::result::Result<Self, ::envelope_core::Problem> {
+                __envelope_v: &#p::Value,
+                __envelope_cx: &#p::Cx<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
                 let __envelope_spec = #ident::__envelope_object();
-                let __envelope_obj = ::envelope_core::__private010::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
+                let __envelope_obj = #p::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
                 let mut __envelope_args =
-                    ::envelope_core::__private010::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
+                    #p::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;
@@ -160,11 +162,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
         impl #ident {
             /// The object's fields and rules, built once.
             #[doc(hidden)]
-            fn __envelope_object() -> &'static ::envelope_core::__private010::ObjectSpec {
-                static __ENVELOPE_SPEC: ::std::sync::OnceLock<::envelope_core::__private010::ObjectSpec> =
+            fn __envelope_object() -> &'static #p::ObjectSpec {
+                static __ENVELOPE_SPEC: ::std::sync::OnceLock<#p::ObjectSpec> =
                     ::std::sync::OnceLock::new();
                 __ENVELOPE_SPEC.get_or_init(|| {
-                    ::envelope_core::__private010::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
+                    #p::ObjectSpec::new(#name, ::std::vec![#(#specs),*])
                 })
             }
         }

@@ -80,16 +80,44 @@ pub struct Rule {
     pub applies: Applies,
     /// What to write instead when it is on a type it does not apply to, by that type.
     pub hint: fn(Kind) -> &'static str,
-    /// For a type the macro cannot name (an alias, a newtype): the function of
-    /// `envelope_core::__private010` whose trait bound decides, at the rule, whether it applies.
-    pub by_trait: Option<&'static str>,
+    /// For a type the macro cannot name (an alias, a newtype): the trait of envelope-core whose
+    /// bound decides, at the rule, whether it applies.
+    pub by_trait: Option<ByTrait>,
+}
+
+/// A trait of envelope-core that says which JSON a parameter type reads, put as a bound on a
+/// type the macro cannot name (the expansion calls the private function of that name, spanned
+/// at the rule, and the trait's `on_unimplemented` sentence is the error).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ByTrait {
+    /// `Numeric`: a number.
+    Numeric,
+    /// `Textual`: a string.
+    Textual,
+    /// `Sequence`: an array.
+    Sequence,
+    /// `Measured`: a string or an array (what `length` counts follows).
+    Measured,
+}
+
+impl ByTrait {
+    /// The private function of envelope-core that carries the bound.
+    pub fn function(self) -> &'static str {
+        match self {
+            ByTrait::Numeric => "numeric",
+            ByTrait::Textual => "textual",
+            ByTrait::Sequence => "sequence",
+            ByTrait::Measured => "measured",
+        }
+    }
 }
 
 fn no_hint(_: Kind) -> &'static str {
     ""
 }
 
-const NUMERIC: Option<&str> = Some("numeric");
+const NUMERIC: Option<ByTrait> = Some(ByTrait::Numeric);
+const TEXTUAL: Option<ByTrait> = Some(ByTrait::Textual);
 
 /// Every rule, in the order the unknown-rule message lists them.
 pub const RULES: &[Rule] = &[
@@ -113,7 +141,8 @@ pub const RULES: &[Rule] = &[
         },
         by_trait: NUMERIC,
     },
-    Rule { name: "choices", form: Form::List, applies: Applies::StringsAndIntegers, hint: no_hint, by_trait: None },
+    // On a type the macro cannot name, string choices go by `Textual`; integer ones are refused.
+    Rule { name: "choices", form: Form::List, applies: Applies::StringsAndIntegers, hint: no_hint, by_trait: TEXTUAL },
     Rule { name: "ignore_case", form: Form::Flag, applies: Applies::Any, hint: no_hint, by_trait: None },
     Rule {
         name: "length",
@@ -123,19 +152,19 @@ pub const RULES: &[Rule] = &[
             Kind::Int { .. } | Kind::Float => "; for a number use `range = 1..=10`",
             _ => "",
         },
-        by_trait: None,
+        by_trait: Some(ByTrait::Measured),
     },
-    Rule { name: "byte_length", form: Form::Range, applies: Applies::Strings, hint: no_hint, by_trait: None },
+    Rule { name: "byte_length", form: Form::Range, applies: Applies::Strings, hint: no_hint, by_trait: TEXTUAL },
     Rule {
         name: "pattern",
         form: Form::Str,
         applies: Applies::Strings,
         hint: |k| if k == Kind::Array { "; for the items of a Vec write `each(pattern = \"...\")`" } else { "" },
-        by_trait: None,
+        by_trait: TEXTUAL,
     },
     Rule { name: "example", form: Form::Str, applies: Applies::Any, hint: no_hint, by_trait: None },
-    Rule { name: "format", form: Form::Str, applies: Applies::Strings, hint: no_hint, by_trait: None },
-    Rule { name: "each", form: Form::Nested, applies: Applies::Vecs, hint: no_hint, by_trait: None },
+    Rule { name: "format", form: Form::Str, applies: Applies::Strings, hint: no_hint, by_trait: TEXTUAL },
+    Rule { name: "each", form: Form::Nested, applies: Applies::Vecs, hint: no_hint, by_trait: Some(ByTrait::Sequence) },
     Rule { name: "default", form: Form::Literal, applies: Applies::Any, hint: no_hint, by_trait: None },
     Rule { name: "secret", form: Form::Flag, applies: Applies::Any, hint: no_hint, by_trait: None },
     Rule { name: "requires", form: Form::Nested, applies: Applies::Any, hint: no_hint, by_trait: None },
@@ -189,19 +218,6 @@ pub fn form_words(name: &str) -> Option<String> {
     })
 }
 
-/// The one did-you-mean of this crate, for keys and values alike: the candidate closest to
-/// `written` (Jaro-Winkler over 0.8, letter case ignored), when it is a typo of it rather than
-/// another word.
-pub fn closest<'k>(written: &str, candidates: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
-    let written = written.to_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(&c.to_lowercase(), &written), c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,14 +240,5 @@ mod tests {
                 "`multiple_of` applies to integer and float parameters, and this one is a string; for a length write `length = 1..=120`",
             ]
         );
-    }
-
-    #[test]
-    fn one_did_you_mean_for_keys_and_values() {
-        assert_eq!(closest("rnage", names()), Some("range"));
-        assert_eq!(closest("datetime", ["date", "date-time", "uuid"]), Some("date-time"));
-        assert_eq!(closest("camelcase", ["lowercase", "camelCase"]), Some("camelCase"));
-        assert_eq!(closest("multipleof", names()), Some("multiple_of"));
-        assert_eq!(closest("zzz", names()), None);
     }
 }

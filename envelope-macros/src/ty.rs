@@ -1,6 +1,7 @@
 //! What a Rust parameter type is to the rules: its [`Kind`], read from the type as written
-//! (the macro sees tokens, not resolved types). Shared by the rule table (`rules`), the checks
-//! (`check`) and the expansion (`expand`).
+//! (the macro sees tokens, not resolved types), and the other questions asked of a type as
+//! written (`Option<T>`'s `T`, a `Vec`'s item, a `Result`'s error). Shared by the rule table
+//! (`rules`), the checks (`check`) and the expansion (`expand`); it depends on none of them.
 
 use syn::{GenericArgument, PathArguments, Type};
 
@@ -80,4 +81,33 @@ pub fn vec_item(ty: &Type) -> Option<&Type> {
         GenericArgument::Type(t) if seg.ident == "Vec" => Some(option_inner(t).unwrap_or(t)),
         _ => None,
     }
+}
+
+/// `E` of `Result<T, E>`.
+pub fn result_error(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    args.args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1)
+}
+
+/// Whether `ty`'s path ends in `name` (`String`, `std::string::String`).
+pub fn is_named(ty: &Type, name: &str) -> bool {
+    matches!(ty, Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == name))
+}
+
+/// Whether `ty` is `Box<dyn Trait>`.
+pub fn is_boxed_dyn(ty: &Type) -> bool {
+    let Type::Path(tp) = ty else { return false };
+    let Some(seg) = tp.path.segments.last() else { return false };
+    if seg.ident != "Box" {
+        return false;
+    }
+    matches!(&seg.arguments, PathArguments::AngleBracketed(a) if a.args.iter().any(|g| matches!(g, GenericArgument::Type(Type::TraitObject(_)))))
 }

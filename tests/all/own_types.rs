@@ -1,9 +1,11 @@
 //! Applicability by trait: a type alias of an integer and a newtype of one (implementing
-//! `FromArg` and `Numeric`) take `range` and `multiple_of`, with the refusals and the schema of
-//! the type they stand for.
+//! `FromArg` and `Numeric`) take `range` and `multiple_of`; an alias and a newtype of `String`
+//! (`Textual`) take `length`, `byte_length`, `pattern`, `format` and `choices`, of `Vec<T>`
+//! (`Sequence`) `length` and `each(...)`: each with the refusals and the schema of the type it
+//! stands for.
 
 use envelope_core::spec::Ty;
-use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, tool};
+use envelope_core::{Cx, FromArg, Numeric, Problem, Sequence, Textual, Toolbox, tool};
 use serde_json::{Value, json};
 
 use crate::block_on;
@@ -105,4 +107,139 @@ fn float_rules_on_an_integer_alias_agree_with_the_schema() {
     }
     let env = block_on(t.call("own_float_rules", Some(&json!({"n": 7})))).unwrap().to_value();
     assert_eq!(env["message"], "n: 7 is not a multiple of 2.5; accepted: a multiple of 2.5 from 1 to 10. Send 5.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings and arrays: an alias is the type it names; a newtype implements `FromArg` by reading
+// the wrapped type, and `Textual` (a string) or `Sequence` (an array, with its item type).
+
+/// An alias of a string.
+type Email = String;
+
+/// An alias of a list of strings.
+type Tags = Vec<String>;
+
+/// A newtype of a string.
+#[derive(Debug)]
+struct Handle(String);
+
+impl FromArg for Handle {
+    fn ty() -> Ty {
+        String::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        String::from_arg(v, cx).map(Handle)
+    }
+}
+
+impl Textual for Handle {}
+
+/// A newtype of a list of strings.
+#[derive(Debug)]
+struct Labels(Vec<String>);
+
+impl FromArg for Labels {
+    fn ty() -> Ty {
+        Vec::<String>::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        Vec::<String>::from_arg(v, cx).map(Labels)
+    }
+}
+
+impl Sequence for Labels {
+    type Item = String;
+}
+
+/// Every string and array rule, on aliases and newtypes.
+#[tool]
+fn own_text(
+    #[validate(format = "email", length = ..=254)] to: Email,
+    #[validate(pattern = "^@[a-z]+$", example = "@ada", byte_length = 2..=16)] handle: Handle,
+    #[validate(choices = ["low", "high"], ignore_case)] level: Option<Handle>,
+    #[validate(length = 1..=3, each(length = 1..=10))] tags: Option<Tags>,
+    #[validate(length = ..=2, each(choices = ["a", "b"]))] labels: Option<Labels>,
+    #[validate(each(format = "date", length = ..=10))] days: Option<Labels>,
+) -> Value {
+    json!([to, handle.0, level.map(|l| l.0), tags, labels.map(|l| l.0), days.map(|d| d.0)])
+}
+
+/// The same rules on `String` and `Vec<String>`: what the aliases and newtypes must match.
+#[tool]
+fn plain_text(
+    #[validate(format = "email", length = ..=254)] to: String,
+    #[validate(pattern = "^@[a-z]+$", example = "@ada", byte_length = 2..=16)] handle: String,
+    #[validate(choices = ["low", "high"], ignore_case)] level: Option<String>,
+    #[validate(length = 1..=3, each(length = 1..=10))] tags: Option<Vec<String>>,
+    #[validate(length = ..=2, each(choices = ["a", "b"]))] labels: Option<Vec<String>>,
+    #[validate(each(format = "date", length = ..=10))] days: Option<Vec<String>>,
+) -> Value {
+    json!([to, handle, level, tags, labels, days])
+}
+
+fn call_text(tool: &str, args: &Value) -> Value {
+    let t = Toolbox::new().with(own_text::tool()).with(plain_text::tool());
+    block_on(t.call(tool, Some(args))).expect("a test tool").to_value()
+}
+
+#[test]
+fn aliases_and_newtypes_of_strings_and_arrays_take_their_rules() {
+    let fine = json!({
+        "to": "ada@example.com", "handle": "@ada", "level": "HIGH", "tags": ["x", "y"],
+        "labels": ["a"], "days": ["2026-12-01"]
+    });
+    let env = call_text("own_text", &fine);
+    assert_eq!(env["data"], json!(["ada@example.com", "@ada", "high", ["x", "y"], ["a"], ["2026-12-01"]]), "{env}");
+    assert_eq!(env, call_text("plain_text", &fine));
+
+    let wrong = json!({"to": "ada", "handle": "ada", "level": "medium", "tags": []});
+    let env = call_text("own_text", &wrong);
+    assert_eq!(env["status"], "invalid", "{env}");
+    // Each rule refuses with the sentence it gives on `String` and `Vec<String>`.
+    assert_eq!(env, call_text("plain_text", &wrong));
+    assert_eq!(
+        env["message"],
+        "to: \"ada\" is not a valid email address; accepted: an email address. Send an address like \"ada@example.com\".\n\
+         handle: \"ada\" does not match the pattern; accepted: a string of 2 to 16 bytes matching the pattern ^@[a-z]+$. Send a value of the same form as \"@ada\".\n\
+         level: \"medium\" is not an accepted value; accepted: one of \"low\", \"high\". Send one of the accepted values, spelled exactly as listed.\n\
+         tags: [] has 0 items; accepted: an array of 1 to 3 items, each a string of 1 to 10 characters. Send at least 1 item."
+    );
+    let wrong = json!({"to": "a@b.co", "handle": "@ada", "labels": ["a", "c", "b"], "days": ["2026-13-01", "2026-12-01T00:00"]});
+    let env = call_text("own_text", &wrong);
+    assert_eq!(env, call_text("plain_text", &wrong));
+    assert_eq!(
+        env["message"],
+        "labels: [\"a\",\"c\",\"b\"] has 3 items; accepted: an array of at most 2 items, each one of \"a\", \"b\". Send at most 2 items.\n\
+         days[0]: \"2026-13-01\" is not a valid date; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\".\n\
+         days[1]: \"2026-12-01T00:00\" is 16 characters long; accepted: a string of at most 10 characters. Shorten it to at most 10 characters."
+    );
+
+    // `byte_length` counts bytes: `@` and 8 `ä` are 17 bytes, and 9 characters.
+    let long = json!({"to": "ada@example.com", "handle": "@ääääääää"});
+    let env = call_text("own_text", &long);
+    assert_eq!(env, call_text("plain_text", &long));
+    assert_eq!(
+        env["message"],
+        "handle: \"@ääääääää\" is 17 bytes long; accepted: a string of 2 to 16 bytes. Shorten it to at most 16 bytes."
+    );
+}
+
+#[test]
+fn aliases_and_newtypes_of_strings_and_arrays_show_their_rules_in_the_schema() {
+    let t = Toolbox::new().with(own_text::tool()).with(plain_text::tool());
+    let own = Value::Object(t.get("own_text").unwrap().input_schema());
+    let plain = Value::Object(t.get("plain_text").unwrap().input_schema());
+    assert_eq!(own, plain);
+    let p = &own["properties"];
+    assert_eq!(p["to"], json!({"type": "string", "format": "email", "maxLength": 254}));
+    assert_eq!(p["handle"]["pattern"], "^@[a-z]+$");
+    assert_eq!(p["level"]["pattern"], "^(?:[lL][oO][wW]|[hH][iI][gG][hH])$");
+    assert_eq!(p["tags"]["minItems"], 1);
+    assert_eq!(p["tags"]["maxItems"], 3);
+    assert_eq!(p["tags"]["items"]["maxLength"], 10);
+    assert_eq!(p["labels"]["maxItems"], 2);
+    assert_eq!(p["labels"]["items"]["enum"], json!(["a", "b"]));
+    assert_eq!(p["days"]["items"]["format"], "date");
+    assert_eq!(p["days"]["items"]["maxLength"], 10);
+    crate::differential::assert_valid_2020_12("own_text", &own);
 }

@@ -10,6 +10,8 @@ pub(crate) mod context;
 pub(crate) mod cx;
 /// The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
+/// What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
+pub(crate) mod kinds;
 /// The value readers: one JSON shape in, a typed value or a problem out.
 pub(crate) mod readers;
 /// The rules of `#[validate(...)]`, one module each.

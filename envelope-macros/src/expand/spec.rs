@@ -1,0 +1,98 @@
+//! The tool's `ToolSpec`: name, description, parameters, annotations, error codes, output
+//! schema, guards, rate limit, scopes, tier.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use crate::model::Tool;
+
+fn hint(on: Option<bool>) -> TokenStream {
+    match on {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `ToolSpec` expression of a checked tool. `preview_codes`: the codes of a confirm tool's
+/// preview function's error type.
+pub(super) fn spec_expr(t: &Tool, specs: &[TokenStream], preview_codes: Option<TokenStream>) -> TokenStream {
+    let p = &crate::private::path();
+    let name = &t.name;
+    let description = &t.description;
+    let strict = t.strict;
+    let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
+    let timeout = t.timeout_ms.is_some();
+    let output_schema = t.output_schema.as_ref().map(|f| {
+        let span = syn::spanned::Spanned::span(f);
+        let at = crate::private::path_at(span);
+        quote_spanned!(span=> #f as fn() -> #at::Value)
+    });
+    let declared = match &t.error_type {
+        Some(e) => {
+            let at = crate::private::path_at(t.ret_span);
+            quote_spanned!(t.ret_span=> <#e as #at::ToolError>::CODES)
+        }
+        None => quote!(&[]),
+    };
+    let confirm = t.confirm.is_some();
+    let key = t.idempotency_key;
+    let error_codes = if confirm || key {
+        let preview = preview_codes.unwrap_or_else(|| quote!(&[]));
+        quote!(#p::guarded_codes(&[#declared, #preview], #timeout, #confirm, #key))
+    } else {
+        quote!(#p::error_codes(#declared, #timeout))
+    };
+    // Only what is set is spelled: each a builder call.
+    let mut calls = Vec::new();
+    if let Some(title) = &t.title {
+        calls.push(quote!(with_title(#title)));
+    }
+    if strict {
+        calls.push(quote!(with_strict()));
+    }
+    if [t.read_only, t.destructive, t.idempotent, t.open_world].iter().any(Option::is_some) {
+        calls.push(quote!(with_annotations(#p::Annotations::new(#ro, #de, #id, #ow))));
+    }
+    if t.output_schema.is_some() {
+        calls.push(quote!(with_output_schema(#output_schema)));
+    }
+    if confirm {
+        calls.push(quote!(with_confirmation()));
+    }
+    if key {
+        calls.push(quote!(with_idempotency_key()));
+    }
+    if let Some((count, ms)) = t.rate_limit {
+        calls.push(quote!(with_rate_limit(#p::RateLimit::new(
+            #count,
+            ::core::time::Duration::from_millis(#ms)
+        ))));
+    }
+    if !t.scopes.is_empty() {
+        let scopes = &t.scopes;
+        calls.push(quote!(with_scopes(&[#(#scopes),*])));
+    }
+    if let Some(tier) = t.tier {
+        calls.push(quote!(with_tier(#tier)));
+    }
+    let spec = quote! {
+        #p::ToolSpec::new(#name, #description, ::std::vec![#(#specs),*], #error_codes)
+            #(.#calls)*
+    };
+    // Without a declared `output_schema`, a return type that implements `JsonSchema` (feature
+    // `schemars`) gives the schema of `data`: an autoref probe picks the typed impl when the
+    // bound holds, and the one that gives none otherwise.
+    match (&t.output_schema, &t.data_type) {
+        (None, Some(data)) => quote! {
+            {
+                #[allow(unused_imports)]
+                use #p::{AnyData as _, TypedData as _};
+                #p::data_schema(
+                    #spec,
+                    (&#p::DataSchema::<#data>::new()).data_schema(),
+                )
+            }
+        },
+        _ => spec,
+    }
+}

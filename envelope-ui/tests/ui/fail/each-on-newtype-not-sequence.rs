@@ -1,0 +1,23 @@
+use envelope_core::{Cx, FromArg, Problem, Textual, spec::Ty, tool};
+use serde_json::Value;
+
+/// A newtype of a string: it reads a string, so `each(...)` does not apply to it.
+struct Csv(String);
+
+impl FromArg for Csv {
+    fn ty() -> Ty {
+        String::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        String::from_arg(v, cx).map(Csv)
+    }
+}
+
+impl Textual for Csv {}
+
+#[tool]
+fn import(#[validate(each(length = 1..=20))] rows: Csv, #[validate(each(fix = "Send lines."))] lines: Csv) -> String {
+    rows.0 + &lines.0
+}
+
+fn main() {}

@@ -1,0 +1,23 @@
+use envelope_core::{Cx, FromArg, Numeric, Problem, spec::Ty, tool};
+use serde_json::Value;
+
+/// A newtype of a number: neither a string nor an array, so `length` does not apply to it.
+struct Count(u32);
+
+impl FromArg for Count {
+    fn ty() -> Ty {
+        u32::ty()
+    }
+    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+        u32::from_arg(v, cx).map(Count)
+    }
+}
+
+impl Numeric for Count {}
+
+#[tool]
+fn repeat(#[validate(length = 1..=3)] times: Count) -> u32 {
+    times.0
+}
+
+fn main() {}
