@@ -22,10 +22,13 @@
 //!   measures whatever reader envelope-core has.
 //!
 //! Tools: A has `get_top_queries`' parameters; B ten parameters (integers with ranges, floats,
-//! strings with a length, choices and a pattern, a bool and an optional string).
+//! strings with a length, choices and a pattern, a bool and an optional string); C a nested
+//! object (a string with a length, a choice, an integer with a range and a default), an array
+//! of strings with a length and an optional integer with a range.
 //!
 //! Paths: success from `&Value`; success from `&str`; refusal from `&str` rendered to text (A:
-//! `hours_back` 0 and `group_by` "databse"; B: `priority` 11 and `queue` "hihg"). The text is the
+//! `hours_back` 0 and `group_by` "databse"; B: `priority` 11 and `queue` "hihg"; C:
+//! `filter.page_size` 0 and `filter.min_level` "warnn"). The text is the
 //! serialized envelope for envelope (what goes on the wire), the error's `Display` for the others;
 //! `floor` reads the same refused input without a check, and is the reference.
 //!
@@ -55,6 +58,8 @@ use envelope_core::{Envelope, Status, Toolbox, tool};
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
+// validator's `nested` calls `.validate()` on the inner struct: the trait must be in scope.
+use validator::Validate as _;
 
 // ---------------------------------------------------------------------------------------------
 // Counting allocations (`envelope_bench::Counting`).
@@ -324,6 +329,165 @@ struct GardeB {
 #[allow(clippy::ptr_arg, clippy::trivially_copy_pass_by_ref)] // the signature garde calls
 fn garde_queue(v: &String, (): &()) -> garde::Result {
     if QUEUES.contains(&v.as_str()) { Ok(()) } else { Err(garde::Error::new("not one of the choices")) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool C: a nested object, an array and an `Option`.
+
+/// Which events to read.
+#[allow(dead_code)] // the body only consumes it
+#[derive(envelope_core::Object, Debug)]
+struct EventFilter {
+    /// The service whose events are read.
+    #[validate(length = 1..=64)]
+    service: String,
+    /// The lowest level read.
+    #[validate(choices = ["debug", "info", "warn", "error"])]
+    min_level: String,
+    /// The most events per page.
+    #[validate(range = 1..=500, default = 50)]
+    page_size: u32,
+}
+
+/// Searches events (its parameters only: the body consumes them).
+#[tool(read_only)]
+fn search_events(
+    /// Which events to read.
+    filter: EventFilter,
+    /// Tags every event read carries.
+    #[validate(length = 1..=5)]
+    tags: Vec<String>,
+    /// How far back to look, in hours (default: all).
+    #[validate(range = 1..=168)]
+    hours_back: Option<u32>,
+) {
+    black_box((filter, tags, hours_back));
+}
+
+const LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];
+
+fn fifty() -> u32 {
+    50
+}
+
+#[allow(dead_code)] // fields read by no check: dropped, as a tool body drops them
+#[derive(Deserialize)]
+struct FloorFilter {
+    service: String,
+    min_level: String,
+    #[serde(default = "fifty")]
+    page_size: u32,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct FloorC {
+    filter: FloorFilter,
+    tags: Vec<String>,
+    hours_back: Option<u32>,
+}
+
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Level {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitFilter {
+    service: String,
+    min_level: Level,
+    #[serde(default = "fifty")]
+    page_size: u32,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitC {
+    filter: LimitFilter,
+    tags: Vec<String>,
+    hours_back: Option<u32>,
+}
+
+fn limit_c(p: LimitC) -> Result<LimitC, String> {
+    if !(1..=64).contains(&p.filter.service.chars().count()) {
+        return Err("filter.service: length out of range 1..=64".to_owned());
+    }
+    if !(1..=500).contains(&p.filter.page_size) {
+        return Err(format!("filter.page_size: {} is out of range 1..=500", p.filter.page_size));
+    }
+    if !(1..=5).contains(&p.tags.len()) {
+        return Err(format!("tags: {} items, out of range 1..=5", p.tags.len()));
+    }
+    if p.hours_back.is_some_and(|h| !(1..=168).contains(&h)) {
+        return Err("hours_back: out of range 1..=168".to_owned());
+    }
+    Ok(p)
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, validator::Validate)]
+#[serde(deny_unknown_fields)]
+struct ValidatorFilter {
+    #[validate(length(min = 1, max = 64))]
+    service: String,
+    #[validate(custom(function = "validator_level"))]
+    min_level: String,
+    #[serde(default = "fifty")]
+    #[validate(range(min = 1, max = 500))]
+    page_size: u32,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, validator::Validate)]
+#[serde(deny_unknown_fields)]
+struct ValidatorC {
+    #[validate(nested)]
+    filter: ValidatorFilter,
+    #[validate(length(min = 1, max = 5))]
+    tags: Vec<String>,
+    #[validate(range(min = 1, max = 168))]
+    hours_back: Option<u32>,
+}
+
+fn validator_level(v: &str) -> Result<(), validator::ValidationError> {
+    if LEVELS.contains(&v) { Ok(()) } else { Err(validator::ValidationError::new("choices")) }
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, garde::Validate)]
+#[serde(deny_unknown_fields)]
+struct GardeFilter {
+    #[garde(length(chars, min = 1, max = 64))]
+    service: String,
+    #[garde(custom(garde_level))]
+    min_level: String,
+    #[serde(default = "fifty")]
+    #[garde(range(min = 1, max = 500))]
+    page_size: u32,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, garde::Validate)]
+#[serde(deny_unknown_fields)]
+struct GardeC {
+    #[garde(dive)]
+    filter: GardeFilter,
+    #[garde(length(min = 1, max = 5))]
+    tags: Vec<String>,
+    #[garde(range(min = 1, max = 168))]
+    hours_back: Option<u32>,
+}
+
+#[allow(clippy::ptr_arg, clippy::trivially_copy_pass_by_ref)] // the signature garde calls
+fn garde_level(v: &String, (): &()) -> garde::Result {
+    if LEVELS.contains(&v.as_str()) { Ok(()) } else { Err(garde::Error::new("not one of the choices")) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,7 +791,7 @@ fn target_dir() -> PathBuf {
 
 fn main() {
     let cfg = Config::from_env();
-    let toolbox = Toolbox::new().with(top_queries::tool()).with(schedule_job::tool());
+    let toolbox = Toolbox::new().with(top_queries::tool()).with(schedule_job::tool()).with(search_events::tool());
 
     let a = Inputs::new(
         &json!({"hours_back": 24, "group_by": "database", "top": 5}),
@@ -642,10 +806,18 @@ fn main() {
     b_bad["priority"] = json!(11);
     b_bad["queue"] = json!("hihg");
     let b = Inputs::new(&b_good, &b_bad);
+    let c_good = json!({
+        "filter": {"service": "checkout", "min_level": "warn", "page_size": 100},
+        "tags": ["prod", "eu-west", "p1"], "hours_back": 24
+    });
+    let mut c_bad = c_good.clone();
+    c_bad["filter"]["page_size"] = json!(0);
+    c_bad["filter"]["min_level"] = json!("warnn");
+    let c = Inputs::new(&c_good, &c_bad);
 
     // Every variant agrees on every input before anything is timed.
     let ok = r#"{"status":"ok","success":true,"data":null}"#;
-    for (name, i) in [("top_queries", &a), ("schedule_job", &b)] {
+    for (name, i) in [("top_queries", &a), ("schedule_job", &b), ("search_events", &c)] {
         assert_eq!(call(&toolbox, name, &i.good).to_json(), ok, "{name} from a Value");
         assert_eq!(call_json(&toolbox, name, &i.good_text).to_json(), ok, "{name} from text");
     }
@@ -655,6 +827,9 @@ fn main() {
     assert!(limit_b(LimitB::deserialize(&b.good).expect("deserializes")).is_ok());
     assert!(validator::Validate::validate(&ValidatorB::deserialize(&b.good).expect("deserializes")).is_ok());
     assert!(garde::Validate::validate(&GardeB::deserialize(&b.good).expect("deserializes")).is_ok());
+    assert!(limit_c(LimitC::deserialize(&c.good).expect("deserializes")).is_ok());
+    assert!(validator::Validate::validate(&ValidatorC::deserialize(&c.good).expect("deserializes")).is_ok());
+    assert!(garde::Validate::validate(&GardeC::deserialize(&c.good).expect("deserializes")).is_ok());
     let FloorA { hours_back, group_by, top } = serde_json::from_str(&a.good_text).expect("deserializes");
     assert_eq!((hours_back, group_by.as_str(), top), (24, "database", 5));
     let FloorB { job_name, queue, tag, priority, max_retries, timeout_ms, sample_rate, backoff, dry_run, note } =
@@ -664,14 +839,21 @@ fn main() {
     assert!(refused_a.message().is_some_and(|m| m.contains("hours_back") && m.contains("Did you mean \"database\"?")));
     let refused_b = call_json(&toolbox, "schedule_job", &b.bad_text);
     assert!(refused_b.message().is_some_and(|m| m.contains("priority") && m.contains("Did you mean \"high\"?")));
+    let refused_c = call_json(&toolbox, "search_events", &c.bad_text);
+    assert!(refused_c.message().is_some_and(|m| m.contains("page_size") && m.contains("Did you mean \"warn\"?")));
     let texts = [
         ("A", refusal_texts::<FloorA, LimitA, ValidatorA, GardeA>(&a.bad_text, limit_a, &refused_a)),
         ("B", refusal_texts::<FloorB, LimitB, ValidatorB, GardeB>(&b.bad_text, limit_b, &refused_b)),
+        ("C", refusal_texts::<FloorC, LimitC, ValidatorC, GardeC>(&c.bad_text, limit_c, &refused_c)),
     ];
     // The limit refuses at the enum (serde stops at the first problem); the others name both.
     for (tool, t) in &texts {
         for (variant, text) in t.iter().filter(|(v, _)| *v != "limit") {
-            let (first, second) = if *tool == "A" { ("hours_back", "group_by") } else { ("priority", "queue") };
+            let (first, second) = match *tool {
+                "A" => ("hours_back", "group_by"),
+                "B" => ("priority", "queue"),
+                _ => ("page_size", "min_level"),
+            };
             assert!(text.contains(first) && text.contains(second), "{variant} names both problems of {tool}: {text}");
         }
     }
@@ -679,9 +861,10 @@ fn main() {
     let mut cases = Vec::new();
     {
         let t = &toolbox;
-        let (ia, ib) = (&a, &b);
+        let (ia, ib, ic) = (&a, &b, &c);
         cases!(cases, "A", "top_queries", t, ia, FloorA, LimitA, limit_a, ValidatorA, GardeA);
         cases!(cases, "B", "schedule_job", t, ib, FloorB, LimitB, limit_b, ValidatorB, GardeB);
+        cases!(cases, "C", "search_events", t, ic, FloorC, LimitC, limit_c, ValidatorC, GardeC);
     }
     for c in &mut cases {
         let (allocs, reallocs) = count_allocs(c, 100);
@@ -705,7 +888,7 @@ fn main() {
         "| tool | path | variant | time per call | x floor | x limit | allocs + reallocs per call | target |\n|---|---|---|---|---|---|---|---|"
     )
     .expect("a String");
-    for tool in ["A", "B"] {
+    for tool in ["A", "B", "C"] {
         for path in PATHS {
             let floor = find(tool, path, "floor");
             let limit = find(tool, path, "limit");
@@ -765,7 +948,7 @@ fn main() {
     // The issue's summary: envelope, validator / garde, the target.
     writeln!(
         summary,
-        "| path | envelope A | envelope B | validator A / B | garde A / B | target |\n|---|---|---|---|---|---|"
+        "| path | envelope A | envelope B | envelope C | validator A / B / C | garde A / B / C | target |\n|---|---|---|---|---|---|---|"
     )
     .expect("a String");
     for path in PATHS {
@@ -786,14 +969,15 @@ fn main() {
         };
         let other = |variant: &str| {
             let r = |tool: &str| stat(find(tool, path, variant), find(tool, path, reference)).ratio;
-            format!("{:.2}x / {:.2}x", r("A"), r("B"))
+            format!("{:.2}x / {:.2}x / {:.2}x", r("A"), r("B"), r("C"))
         };
         writeln!(
             summary,
-            "| {} | {} | {} | {} | {} | {target} |",
+            "| {} | {} | {} | {} | {} | {} | {target} |",
             path_title(path),
             cell("A", "envelope"),
             cell("B", "envelope"),
+            cell("C", "envelope"),
             other("validator"),
             other("garde"),
         )
@@ -832,6 +1016,7 @@ fn main() {
         "inputs": {
             "A": {"good": a.good_text, "refused": a.bad_text},
             "B": {"good": b.good_text, "refused": b.bad_text},
+            "C": {"good": c.good_text, "refused": c.bad_text},
         },
         "targets": {
             "success_ratio_to_limit": SUCCESS_RATIO,

@@ -203,6 +203,15 @@ impl McpServer {
         }
     }
 
+    /// The [`Context`] of a request served without rmcp (the Streamable HTTP endpoint's direct
+    /// `tools/call`): the caller the auth hook put in the request's extensions, else this
+    /// server's configured caller; the surface; `version`.
+    #[cfg(feature = "http")]
+    fn http_context(&self, extensions: &axum::http::Extensions, version: &str) -> Context {
+        let caller = extensions.get::<Caller>().cloned().unwrap_or_else(|| Caller::clone(&self.caller));
+        Context::new(caller).with_surface(&*self.surface).with_protocol_version(version)
+    }
+
     /// The level a request's log messages are sent at: on 2026-07-28 its `_meta`
     /// `io.modelcontextprotocol/logLevel`, else what the client set with `logging/setLevel` in
     /// this session, else the server's default.
