@@ -84,7 +84,7 @@ impl Reading {
 /// Classifies any reply text (see [`Reader`]), with the standard codes and no format assumed.
 ///
 /// ```
-/// use envelope_core::{read, Reply};
+/// use envelope_core::{client::read, client::Reply};
 ///
 /// let refusal = read(r#"{"status":"error","error_code":"ACME_VALIDATION_ERROR","summary":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."}"#);
 /// assert!(matches!(refusal.reply, Reply::Refused { .. }));

@@ -50,34 +50,48 @@
 //! JSON type itself. A whole float (`48.0`) is an integer to JSON Schema, and to both modes.
 #![warn(missing_docs)]
 
-// The layers, lowest first; each uses only the ones above it in this list
-// (scripts/module_cycles.py --layers checks it; README "Layout" draws it).
-mod call;
-mod client;
-pub mod http;
-#[cfg(feature = "rmcp")]
-pub mod mcp;
-mod outcome;
-pub mod providers;
-mod read;
-mod schema;
-pub mod spec;
+// The layers, lowest first: each module uses only the ones before it (scripts/module_cycles.py
+// --layers checks it; README "Layout" draws it).
+// Words: quoting, the one cut of a long text, lists, did-you-mean, numbers, budgets.
 mod words;
 
-// The paths of the modules before they moved into their layer's folder.
-pub use call::guard::{confirm, store};
-pub use call::{audit, policy};
-use call::{surface, toolbox};
+// Outcomes: the envelope, codes, refusals, faults, wire formats, and what a call gives.
+pub mod outcome;
+
+// Declarations as data: a tool's parameters, rules, formats and rate limits.
+pub mod spec;
+
+// Reading a call: who calls, the call's context, and its arguments, value by value.
+pub mod read;
+
+// The `inputSchema` and every `outputSchema` of a tool.
+mod schema;
+
+// Calling a tool: the toolbox, surfaces, policy, audit, and the guard of writes run once.
+pub mod call;
+
+// The HTTP surfaces: the status rule, transport errors, axum layers and the tool router.
+pub mod http;
+
+// MCP: the rmcp adapter, over stdio and Streamable HTTP.
+#[cfg(feature = "rmcp")]
+pub mod mcp;
+
+// Tool definitions in model providers' dialects, and their calls.
+pub mod providers;
+
+// The consumer's side: classify any reply text by its fields, never by its prose.
+pub mod client;
+
+// The crate-internal paths of the modules before they moved into their layer's folder.
+use call::guard::{confirm, store};
+use call::{audit, policy, surface, toolbox};
 use outcome::{code, digest, envelope, fault, refusal, wire};
 use read::{args, context, cx, input, readers, rules, sent};
-use spec::formats;
-pub use spec::rate;
+use spec::{formats, rate};
 use words::{budget, render};
 
-pub use args::{Cx, FromArg, Numeric, Path};
-pub use code::{Code, Retry, Status, codes};
-pub use context::{Caller, Cancelled, Context, LogLevel};
-pub use envelope::{Confirmation, Envelope, Warned};
+pub use call::toolbox::{Tool, ToolSet, Toolbox};
 /// Derives [`ToolError`](trait@ToolError) for an error enum whose variants are each a refusal
 /// or a fault, built from parts: there is still no free-form failure string.
 ///
@@ -149,10 +163,10 @@ pub use envelope_macros::ToolError;
 /// by reference, and `&self` in `#[tools]`, and returns `Result<impl Serialize, E>` with `E` a
 /// [`ToolError`]; the call answers `needs_confirmation` and `confirm_action` runs it once), and
 /// `idempotency_key` (adds the optional `idempotency_key` parameter, 8 to 64 characters: a
-/// replay answers the first envelope). See [`confirm`] for both. `scopes = ["notes:write"]`:
+/// replay answers the first envelope). See [`confirm`](call::guard::confirm) for both. `scopes = ["notes:write"]`:
 /// the OAuth scopes a caller needs, every one (else `FORBIDDEN`, before any argument is read;
 /// see [`Caller`]); `tier = 1..=4`: T1 read to T4 destructive (undeclared: `read_only` T1,
-/// `destructive` T3, else T2; T4 only declared, and never shown on a public [`Surface`]).
+/// `destructive` T3, else T2; T4 only declared, and never shown on a public [`Surface`](call::Surface)).
 /// Both are in the manifest; see [`spec::Tier`] and [`Toolbox::on`].
 ///
 /// A parameter of type [`Context`] (`cx: Context` or `cx: &Context`, recognised by the last
@@ -209,7 +223,12 @@ pub use envelope_macros::ToolError;
 /// # });
 /// ```
 pub use envelope_macros::tool;
-pub use surface::{Surface, Visible};
+pub use outcome::code::{Code, Status, codes};
+pub use outcome::envelope::Envelope;
+pub use outcome::fault::Fault;
+pub use outcome::refusal::{Problem, Refusal};
+pub use read::args::{Cx, FromArg};
+pub use read::context::{Caller, Context};
 
 /// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes
 /// `&self`, and the toolbox holds the state in an `Arc`. Implements [`ToolSet`].
@@ -266,7 +285,6 @@ pub use envelope_macros::tools;
 /// ```
 pub use envelope_macros::Choice;
 
-pub use client::{Reader, Reading, Reply, read};
 /// A parameter type read from a JSON object: each named field is a key, with the same
 /// `#[validate(...)]` rules as a tool's parameters; refusals name the field by path
 /// (`filter.since`). `#[object(rename_all = "camelCase")]` on the struct.
@@ -298,11 +316,6 @@ pub use client::{Reader, Reading, Reply, read};
 /// # });
 /// ```
 pub use envelope_macros::Object;
-pub use fault::Fault;
-pub use rate::RateLimit;
-pub use refusal::{Complete, No, Problem, Refusal, RefusalBuilder, Yes};
-pub use toolbox::{Tool, ToolSet, Toolbox, UnknownTool};
-pub use wire::WireFormat;
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

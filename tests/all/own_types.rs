@@ -3,7 +3,7 @@
 //! the type they stand for.
 
 use envelope_core::spec::Ty;
-use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, tool};
+use envelope_core::{Cx, FromArg, Problem, Toolbox, read::Numeric, tool};
 use serde_json::{Value, json};
 
 use crate::block_on;

@@ -190,7 +190,7 @@ impl Serialize for AuditRecord {
 /// ```
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use envelope_core::audit::{Audit, TracingSink};
+/// use envelope_core::call::audit::{Audit, TracingSink};
 ///
 /// let audit = Audit::new(Arc::new(TracingSink)).with_timeout(Duration::from_millis(500)).with_intent_from_tier(2);
 /// assert_eq!(audit.intent_from_tier(), 2);

@@ -792,7 +792,7 @@ impl Toolbox {
     /// registered: `toolbox.on(&a).on(&b)` is `toolbox.on(&b)`.
     ///
     /// ```
-    /// use envelope_core::{Surface, Toolbox, tool};
+    /// use envelope_core::{call::Surface, Toolbox, tool};
     ///
     /// /// Reads a note.
     /// #[tool(read_only)]
@@ -1003,7 +1003,7 @@ impl Toolbox {
     /// `structuredContent` and the HTTP body, and each tool's `outputSchema`.
     ///
     /// ```
-    /// use envelope_core::{tool, Toolbox, WireFormat};
+    /// use envelope_core::{tool, Toolbox, outcome::WireFormat};
     ///
     /// /// Counts.
     /// #[tool]
@@ -1274,7 +1274,7 @@ impl Toolbox {
     /// own `#[tool(rate_limit = "...")]` is counted too, after this one.
     ///
     /// ```
-    /// use envelope_core::{tool, RateLimit, Toolbox};
+    /// use envelope_core::{tool, spec::rate::RateLimit, Toolbox};
     ///
     /// /// Pings.
     /// #[tool(read_only)]
@@ -1293,7 +1293,7 @@ impl Toolbox {
     /// # });
     /// ```
     #[must_use]
-    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+    pub fn with_rate_limit(mut self, limit: crate::spec::rate::RateLimit) -> Self {
         Arc::make_mut(&mut self.guard).rate_limit = Some(limit);
         for tool in &mut self.tools {
             tool.spec.declare_rate_limited();
@@ -1306,7 +1306,7 @@ impl Toolbox {
     /// `ENVELOPE_RATE_LIMIT`, parsed with `"5/s".parse::<RateLimit>()`). A name no tool has
     /// changes nothing.
     #[must_use]
-    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::RateLimit) -> Self {
+    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::spec::rate::RateLimit) -> Self {
         // The registered tool too, so the limit holds on every surface (`on`).
         for tool in self.tools.iter_mut().chain(self.registered.iter_mut()).filter(|t| t.name() == name) {
             tool.spec.rate_limit = Some(limit);
@@ -1338,7 +1338,7 @@ impl Toolbox {
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
-    /// use envelope_core::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
+    /// use envelope_core::call::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
     /// use envelope_core::{tool, Toolbox};
     ///
     /// #[derive(Debug, Default)]

@@ -15,7 +15,7 @@
 //! - [`OriginLayer`]: the `Origin` check (by default loopback origins only, and requests without
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it;
-//! - [`admit`]: a [`Surface`](crate::Surface)'s scopes, tenant and tenant policy for one
+//! - [`admit`]: a [`Surface`](crate::call::Surface)'s scopes, tenant and tenant policy for one
 //!   request (`HttpTools::with_surface` and `McpHttp::with_surface` run it on every request);
 //!   [`retired_sse`]: `/sse` and `/messages` answering 410 `legacy_sse_retired`;
 //! - [`serve`]: the HTTP/1.1 server for these routers on a public network: timeouts on heads

@@ -23,7 +23,7 @@ use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::toolbox::{Started, Toolbox};
-use crate::{Caller, Context, Surface};
+use crate::{Caller, Context, call::Surface};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;

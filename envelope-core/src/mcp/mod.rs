@@ -94,7 +94,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{Caller, Context, LogLevel, Toolbox};
+use crate::{Caller, Context, Toolbox, read::LogLevel};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -146,7 +146,7 @@ impl McpServer {
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
-        let surface = Arc::from(toolbox.surface().map_or("mcp", crate::Surface::name));
+        let surface = Arc::from(toolbox.surface().map_or("mcp", crate::call::Surface::name));
         Self {
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
@@ -180,10 +180,10 @@ impl McpServer {
     /// its scopes (or without a tenant where it needs one) is refused `FORBIDDEN`.
     ///
     /// A name alone (`with_surface("mcp")`, the default name) is a public surface of that name
-    /// ([`crate::Surface::public`]): every tool but T4 ones. Over HTTP, `McpHttp::with_surface`
+    /// ([`crate::call::Surface::public`]): every tool but T4 ones. Over HTTP, `McpHttp::with_surface`
     /// also checks the surface's scopes and tenant per request, before the body is read.
     #[must_use]
-    pub fn with_surface(mut self, surface: impl Into<crate::Surface>) -> Self {
+    pub fn with_surface(mut self, surface: impl Into<crate::call::Surface>) -> Self {
         let surface = surface.into();
         self.toolbox = Arc::new(self.toolbox.on(&surface));
         self.surface = Arc::from(surface.name());

@@ -113,13 +113,13 @@ pub struct McpHttp<H = McpServer> {
     resource: Option<ProtectedResource>,
     required_scopes: Vec<String>,
     max_body_bytes: usize,
-    surface: Option<crate::Surface>,
+    surface: Option<crate::call::Surface>,
 }
 
 impl McpHttp<McpServer> {
     /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies. On the
     /// toolbox's surface ([`Toolbox::on`]), else on the public surface `"mcp"`
-    /// ([`crate::Surface::public`]: every tool but T4 ones).
+    /// ([`crate::call::Surface::public`]: every tool but T4 ones).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         let server = match toolbox.surface() {
@@ -137,7 +137,7 @@ impl McpHttp<McpServer> {
     /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
     /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
     #[must_use]
-    pub fn with_surface(mut self, surface: crate::Surface) -> Self {
+    pub fn with_surface(mut self, surface: crate::call::Surface) -> Self {
         self.handler = self.handler.with_surface(surface.clone());
         self.surface = Some(surface);
         self
@@ -315,7 +315,7 @@ impl Drop for Listed {
 /// stream it wraps is then dropped, which cancels the call (rmcp's disconnect handling).
 struct UntilCancelled {
     inner: Body,
-    cancelled: crate::Cancelled,
+    cancelled: crate::read::Cancelled,
     _listed: Listed,
 }
 

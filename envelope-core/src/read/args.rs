@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 pub(crate) use crate::cx::holds_secret;
-pub use crate::cx::{Cx, Path};
+pub use crate::cx::{ArgPath, Cx};
 use crate::cx::{Numbers, SHOWN_ITEMS, rejected_of};
 pub use crate::input::Input;
 use crate::input::{Sent, Source};
@@ -161,7 +161,7 @@ pub struct Args<'a> {
     /// `get_top_queries` (a tool) or the path of a nested object (`filter`).
     owner: &'a str,
     /// The object's own path, for a nested object; `None` for a tool's arguments.
-    parent: Option<Path<'a>>,
+    parent: Option<ArgPath<'a>>,
     obj: Option<&'a Map<String, Value>>,
     /// The characters the numbers of `obj` were sent with (empty without the text).
     numbers: Numbers<'a>,
@@ -252,7 +252,7 @@ impl<'a> Args<'a> {
         params: &'a [ParamSpec],
         strict: bool,
         owner: &'a str,
-        parent: Option<Path<'a>>,
+        parent: Option<ArgPath<'a>>,
         obj: Option<&'a Map<String, Value>>,
         numbers: Numbers<'a>,
     ) -> Self {
@@ -286,14 +286,14 @@ impl<'a> Args<'a> {
     /// The path of field `name` in this scope.
     fn path_of(&self, name: &str) -> String {
         match &self.parent {
-            Some(parent) => Path::Field(parent, name).to_string(),
+            Some(parent) => ArgPath::Field(parent, name).to_string(),
             None => name.to_owned(),
         }
     }
 
     /// The top-level parameter this scope is in (for a nested object) or `name` itself.
     fn parameter_of<'n>(&'n self, name: &'n str) -> &'n str {
-        self.parent.as_ref().map_or(name, Path::parameter)
+        self.parent.as_ref().map_or(name, ArgPath::parameter)
     }
 
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
@@ -328,8 +328,8 @@ impl<'a> Args<'a> {
     fn read<T: FromArg>(&mut self, p: &ParamSpec, slot: Slot<'a>) -> Option<T> {
         let parent = self.parent;
         let path = match &parent {
-            Some(parent) => Path::Field(parent, p.name),
-            None => Path::Param(p.name),
+            Some(parent) => ArgPath::Field(parent, p.name),
+            None => ArgPath::Param(p.name),
         };
         let cx = Cx { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
         let read = match slot {

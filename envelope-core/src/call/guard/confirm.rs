@@ -155,7 +155,7 @@ pub(crate) struct Guard {
     pub(crate) lease: Duration,
     pub(crate) queue: bool,
     /// The toolbox's own rate limit, per caller, over all its tools.
-    pub(crate) rate_limit: Option<crate::RateLimit>,
+    pub(crate) rate_limit: Option<crate::spec::rate::RateLimit>,
     /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
     pub(crate) governance: crate::audit::Governance,
 }
@@ -854,7 +854,7 @@ async fn sleep(d: Duration) -> bool {
 
 /// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
 /// in `hints.retry_after_ms` and in the sentence.
-pub(crate) fn rate_limited(whom: &str, limit: crate::RateLimit, wait: Duration) -> Envelope {
+pub(crate) fn rate_limited(whom: &str, limit: crate::spec::rate::RateLimit, wait: Duration) -> Envelope {
     let delay = crate::render::in_words(wait);
     Refusal::parameter("arguments")
         .missing()
