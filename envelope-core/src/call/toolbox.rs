@@ -328,7 +328,7 @@ impl Tool {
         }
         let preview = serde_json::json!({
             "tool": self.spec.name,
-            "arguments": crate::confirm::public_args(&self.spec.params, &args),
+            "arguments": crate::args::public_args(&self.spec.params, &args),
         });
         let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
         toolbox.guard.queue(self, args, g, cx.caller()).await

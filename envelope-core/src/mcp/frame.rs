@@ -165,7 +165,7 @@ fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
         if rest.starts_with('"') { "\"".to_owned() } else { rest.chars().take(12).take_while(|&c| c != '"').collect() };
     let character = text[..start].chars().count() + 1;
     let what = if !text.starts_with(['{', '[']) {
-        let shown: String = text.chars().take(12).collect();
+        let shown = crate::words::cut::head(text, 12);
         format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
     } else if let Some(opened) = string_around(text, start) {
         // Not quoted: a string's text may be a secret argument.
@@ -413,11 +413,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
 
 /// A value as sent (or a method's name), cut to 40 characters.
 pub(crate) fn shorten(raw: &str) -> String {
-    let mut shown: String = raw.chars().take(40).collect();
-    if shown.len() < raw.len() {
-        shown.push('…');
-    }
-    shown
+    crate::words::cut::cut(raw, 40)
 }
 
 /// What a lexical pass over a message's top level finds, for text no parser reads whole
@@ -588,7 +584,8 @@ impl TopLevel {
 pub(super) fn wrong_name(name: Option<&Value>) -> ErrorData {
     match name {
         Some(v) => {
-            let shown: String = v.to_string().chars().take(40).collect();
+            let text = v.to_string();
+            let shown = crate::words::cut::head(&text, 40);
             ErrorData::invalid_params(
                 format!(
                     "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"

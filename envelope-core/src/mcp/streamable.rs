@@ -67,6 +67,7 @@
 //! }
 //! ```
 
+use crate::words::cut::head;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -414,9 +415,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         Incoming::Message(message) => match *message {
             JsonRpcMessage::Request(mut request) => {
                 let id = request.id.clone();
-                called.method = Some(cut(request.request.method()));
+                called.method = Some(head(request.request.method(), LOGGED_CHARS).to_owned());
                 if let ClientRequest::CallToolRequest(call) = &request.request {
-                    called.tool = Some(cut(&call.params.name));
+                    called.tool = Some(head(&call.params.name, LOGGED_CHARS).to_owned());
                     listed = caller.as_ref().map(|caller| endpoint.calls.list(caller, &id));
                 }
                 match request.request.extensions_mut().remove::<RawArguments>() {
@@ -484,9 +485,7 @@ fn accepts_event_stream(headers: &axum::http::HeaderMap) -> bool {
 }
 
 /// A name as logged: its first 64 characters (the subscriber escapes what it prints).
-fn cut(name: &str) -> String {
-    name.chars().take(64).collect()
-}
+const LOGGED_CHARS: usize = 64;
 
 /// Whether a body is empty, or only whitespace and a UTF-8 byte order mark.
 fn is_blank(bytes: &[u8]) -> bool {

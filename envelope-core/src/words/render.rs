@@ -19,16 +19,7 @@ pub(crate) fn shown(value: &Value) -> String {
 /// [`shown`] of the JSON string `s`, without copying `s` into a `Value` first (it may be
 /// megabytes long: a tool name as sent).
 pub(crate) fn shown_str(s: &str) -> String {
-    if s.len() <= SHOWN_CHARS {
-        return json_text(&Value::String(s.to_owned()));
-    }
-    let count = s.chars().count();
-    if count <= SHOWN_CHARS {
-        return json_text(&Value::String(s.to_owned()));
-    }
-    let prefix: String = s.chars().take(SHOWN_CHARS - 8).collect();
-    let quoted = json_text(&Value::String(prefix));
-    format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
+    super::cut::quoted_cut(s, SHOWN_CHARS, SHOWN_CHARS - 8)
 }
 
 /// [`shown`], with each number of `value` found in `numbers` (by node address) quoted with
@@ -47,7 +38,7 @@ pub(crate) fn shown_as_sent(value: &Value, numbers: Numbers<'_>) -> String {
             if complete && text.chars().count() <= SHOWN_CHARS {
                 return text;
             }
-            let prefix: String = text.chars().take(SHOWN_CHARS - 8).collect();
+            let prefix = super::cut::head(&text, SHOWN_CHARS - 8);
             let what = match value {
                 Value::Object(o) => plural(o.len(), "key"),
                 Value::Array(a) => plural(a.len(), "item"),
@@ -56,7 +47,7 @@ pub(crate) fn shown_as_sent(value: &Value, numbers: Numbers<'_>) -> String {
             format!("{prefix}… (cut; {what})")
         }
         Value::Number(_) => match number_as_sent(value, numbers) {
-            Some(text) => cut_token(text),
+            Some(text) => super::cut::cut_counted(text, SHOWN_CHARS),
             None => number_as_parsed(value),
         },
         _ => json_text(value),
@@ -73,14 +64,6 @@ fn number_as_parsed(value: &Value) -> String {
         }
         _ => json_text(value),
     }
-}
-
-/// A number token as sent, cut like a long string when it is longer than [`SHOWN_CHARS`].
-fn cut_token(text: &str) -> String {
-    if text.len() <= SHOWN_CHARS {
-        return text.to_owned();
-    }
-    format!("{}… ({} characters)", &text[..SHOWN_CHARS - 8], text.len())
 }
 
 /// The characters `value` (a number node of the arguments being read) was sent with, when

@@ -299,12 +299,6 @@ fn normalized(p: &ParamSpec, v: Value) -> Value {
     }
 }
 
-/// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
-pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
-    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
-    Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
-}
-
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
@@ -428,7 +422,7 @@ impl Guard {
             ));
         }
         let id = self.seal(name, &args);
-        let hash = preview_hash(name, &public_args(&tool.declared().params, &args), &preview);
+        let hash = preview_hash(name, &crate::args::public_args(&tool.declared().params, &args), &preview);
         // The queuing caller's tenant: the action is decided within that tenant only.
         let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
                             "preview_hash": hash, "tenant": caller.tenant()})
