@@ -3,5 +3,7 @@
 
 // Confirmation (`confirm_action`) and idempotency keys.
 pub mod confirm;
+// The seal of a pending action id, the key of an idempotency record, randomness.
+mod seal;
 // The key-value store shared by every replica: memory, or Redis.
 pub mod store;
