@@ -73,12 +73,18 @@
 //! }
 //! ```
 
+// One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
+// One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
 mod frame;
+// Approval through MCP 2026-07-28's multi round-trip requests.
 mod mrtr;
+// A tool's progress and log messages as MCP notifications.
 mod notify;
+// MCP over stdio, each line read before rmcp does.
 mod stdio;
 
+// MCP over Streamable HTTP, stateless, on axum.
 #[cfg(feature = "http")]
 pub mod streamable;
 
