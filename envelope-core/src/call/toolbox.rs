@@ -1238,6 +1238,46 @@ impl fmt::Display for UnknownTool {
 
 impl std::error::Error for UnknownTool {}
 
+/// How a surface that answers envelopes words the refusal of a tool name it does not have.
+pub(crate) struct UnknownToolWords {
+    /// `is not a tool of this server`.
+    pub(crate) reason: &'static str,
+    /// The accepted set when there are no tools: `none: this server has no tools`.
+    pub(crate) none: &'static str,
+    /// Before the listed names: nothing, or `one of `.
+    pub(crate) one_of: &'static str,
+    /// After the listed names when some are counted instead: ` (GET /tools lists them all)`.
+    pub(crate) more: &'static str,
+    /// The fix, with the closest name or without one.
+    pub(crate) fix: fn(Option<&str>) -> String,
+}
+
+impl UnknownTool {
+    /// The same unknown name refused in an envelope (`NOT_FOUND`, `hints.parameter` `name`):
+    /// `sent` quoted, the tools listed as JSON strings (at most 20, the rest counted), the
+    /// closest name as the suggestion, in the surface's `words`.
+    pub(crate) fn refusal(&self, sent: &str, words: &UnknownToolWords) -> Refusal {
+        let names = self.names.iter().map(String::as_str);
+        let (listed, more) = crate::budget::name_list(names, |n| render::quoted_list([n]));
+        let accepted = if self.names.is_empty() {
+            words.none.to_owned()
+        } else if more > 0 {
+            format!("{}{listed}{}", words.one_of, words.more)
+        } else {
+            format!("{}{listed}", words.one_of)
+        };
+        let mut refusal = Refusal::parameter("name")
+            .rejected(sent)
+            .reason(words.reason)
+            .accepted(accepted)
+            .fix((words.fix)(self.suggestion()));
+        if let Some(s) = self.suggestion() {
+            refusal = refusal.suggestion(s);
+        }
+        refusal.build().with_code(crate::codes::NOT_FOUND)
+    }
+}
+
 /// Confirmation and idempotency keys: the settings of the toolbox's guard, and confirmation by
 /// hand (see [`crate::confirm`]).
 impl Toolbox {
