@@ -9,6 +9,8 @@ pub(crate) mod code;
 pub(crate) mod digest;
 // The envelope: every outcome as one JSON object of one shape.
 pub(crate) mod envelope;
+// A tool's failure: the `ToolError` trait, `ToolFailure` (a refusal or a fault).
+pub(crate) mod failure;
 // Faults: the `error` outcome.
 pub(crate) mod fault;
 // Refusals: the `invalid` outcome, one problem per refused parameter.
