@@ -74,7 +74,7 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     let rejected = if secret {
         Rejected::Hidden
     } else {
-        Rejected::Shown(format!("{}… (cut; {} keys)", cut::head(&c.text, render::SHOWN_CHARS - 8), c.keys))
+        Rejected::Shown(format!("{}… (cut; {} keys)", cut::head(c.text, render::SHOWN_CHARS - 8), c.keys))
     };
     let issue = "has more keys than one object may have";
     let (parameter, accepted, fix) = match (&c.parameter, &c.path) {
@@ -388,7 +388,7 @@ impl<'a> Args<'a> {
                     .with_accepted(accepted.clone())
                     .with_fix(fix)
                     .with_suggestion(sugg)
-                    .at(self.path_of(&name))
+                    .at(self.path_of(name))
             })
             .collect();
         if unknown.len() > SHOWN_ITEMS {
