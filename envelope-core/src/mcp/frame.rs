@@ -608,7 +608,7 @@ pub(super) fn missing_name() -> ErrorData {
 /// Works on malformed text too: it only counts.
 pub(super) fn nests_at_least(json: &[u8], depth: usize) -> bool {
     let mut level = 0usize;
-    crate::render::scan_outside_strings(json, |_, byte| {
+    scan_outside_strings(json, |_, byte| {
         match byte {
             b'[' | b'{' => level += 1,
             b']' | b'}' => level = level.saturating_sub(1),
@@ -616,6 +616,31 @@ pub(super) fn nests_at_least(json: &[u8], depth: usize) -> bool {
         }
         level >= depth
     })
+}
+
+/// Calls `f` with each byte of JSON text that is outside strings (an opening `"` included, so a
+/// token before a string ends there), with its index; stops when `f` returns true, and says
+/// whether it did. Works on malformed text too: it only scans.
+fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &byte) in json.iter().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if byte == b'"' {
+            in_string = true;
+        }
+        if f(i, byte) {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -110,32 +110,6 @@ fn write_as_sent(out: &mut Bounded, value: &Value, numbers: Numbers<'_>) -> std:
     }
 }
 
-/// Calls `f` with each byte of JSON text that is outside strings (an opening `"` included, so a
-/// token before a string ends there), with its index; stops when `f` returns true, and says
-/// whether it did. Works on malformed text too: it only scans.
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-pub(crate) fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bool {
-    let (mut in_string, mut escaped) = (false, false);
-    for (i, &byte) in json.iter().enumerate() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        if byte == b'"' {
-            in_string = true;
-        }
-        if f(i, byte) {
-            return true;
-        }
-    }
-    false
-}
-
 /// `1 key`, `2 keys`.
 pub(crate) fn plural(n: usize, unit: &str) -> String {
     if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
