@@ -43,11 +43,11 @@ use std::sync::Arc;
 
 use axum::http::{Method, header};
 use axum::response::IntoResponse as _;
-use envelope_core::audit::{Audit, JsonLinesFile, RedisStream};
+use envelope_core::call::audit::{Audit, JsonLinesFile, RedisStream};
 use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
 use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
 use envelope_core::mcp::streamable::McpHttp;
-use envelope_core::{RateLimit, Surface, Toolbox};
+use envelope_core::{Toolbox, call::Surface, spec::rate::RateLimit};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
 
@@ -190,8 +190,9 @@ pub async fn toolbox(config: &Config) -> Result<Toolbox, String> {
     }
     let mut redis = None;
     if let Some(url) = &config.redis_url {
-        let store =
-            envelope_core::store::RedisStore::connect(url).await.map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
+        let store = envelope_core::call::guard::store::RedisStore::connect(url)
+            .await
+            .map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
         toolbox = toolbox.with_store(Arc::new(store.clone()));
         redis = Some(store);
     }

@@ -71,7 +71,7 @@ LAYERS = {
         ["schema"],  # the input schema and every output schema
         ["read"],  # the call's context and reading its arguments: walker, value readers, rules
         ["spec"],  # declarations as data: parameters, rules, formats, rate limits
-        ["crate", "outcome"],  # the envelope, codes, refusals, faults, wire formats (lib.rs: ToolError)
+        ["crate", "outcome"],  # the envelope, codes, refusals, faults, ToolError, wire formats
         ["words"],  # quoting, the one cut, lists, did-you-mean, numbers, budgets
     ],
     "envelope-macros": [

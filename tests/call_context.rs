@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use envelope_core::mcp::McpServer;
 use envelope_core::mcp::streamable::McpHttp;
-use envelope_core::{Caller, Context, LogLevel, Toolbox, tool};
+use envelope_core::{Caller, Context, Toolbox, read::LogLevel, tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 use tokio::net::TcpStream;
@@ -813,7 +813,7 @@ fn untyped() -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_json_schema_type_gives_the_data_schema_in_every_wire_format() {
-    use envelope_core::WireFormat;
+    use envelope_core::outcome::WireFormat;
     for format in [WireFormat::Envelope, WireFormat::StatusHints, WireFormat::SuccessFlag, WireFormat::ErrorCodeSummary]
     {
         let toolbox = Toolbox::new().with(typed::tool()).with(untyped::tool()).with_wire_format(format);
@@ -868,6 +868,6 @@ async fn an_approved_action_runs_in_the_approvers_call() {
     let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
     let id = queued.confirmation().unwrap().pending_action_id().to_owned();
     let bob = Context::new(Caller::new("bob")).with_surface("ops");
-    let ran = toolbox.decide_in(&bob, &id, envelope_core::confirm::Decision::Approve).await;
+    let ran = toolbox.decide_in(&bob, &id, envelope_core::call::guard::confirm::Decision::Approve).await;
     assert_eq!(ran.to_value()["data"], json!({"ran_by": "bob", "surface": "ops"}), "{}", ran.to_json());
 }

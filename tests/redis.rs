@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use envelope_core::Toolbox;
-use envelope_core::store::RedisStore;
+use envelope_core::call::guard::store::RedisStore;
 use serde_json::{Value, json};
 
 const SECRET: &str = "a secret both replicas hold, 32 bytes or more";
@@ -172,7 +172,7 @@ async fn an_unreachable_redis_is_an_error_at_start_up() {
 
 // --- bounds in Redis ------------------------------------------------------------------------
 
-use envelope_core::store::{Admission, Bound, Kind, Limits, Store};
+use envelope_core::call::guard::store::{Admission, Capacity, Kind, Limits, Store};
 
 /// A store of this test run over the real Redis, with `limits`.
 async fn bounded(limits: Limits) -> RedisStore {
@@ -183,8 +183,8 @@ async fn bounded(limits: Limits) -> RedisStore {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bound_in_redis_refuses_a_new_record_on_every_replica_and_evicts_none() {
     let limits = Limits::default()
-        .with_pending_actions(Bound { total: 5, per_caller: 3 })
-        .with_idempotency_records(Bound { total: 5, per_caller: 3 });
+        .with_pending_actions(Capacity { total: 5, per_caller: 3 })
+        .with_idempotency_records(Capacity { total: 5, per_caller: 3 });
     let store = Arc::new(bounded(limits).await);
     let notes = Arc::new(tools::NoteStore::default());
     let a = tools::toolbox_over(notes.clone()).with_store(store.clone()).with_secret(SECRET).unwrap();
@@ -228,7 +228,7 @@ async fn a_bound_in_redis_refuses_a_new_record_on_every_replica_and_evicts_none(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_removed_or_expired_in_redis_frees_its_place() {
-    let store = bounded(Limits::uniform(10).with_idempotency_records(Bound { total: 10, per_caller: 2 })).await;
+    let store = bounded(Limits::uniform(10).with_idempotency_records(Capacity { total: 10, per_caller: 2 })).await;
     let eve = Admission { kind: Kind::IdempotencyRecord, caller: "eve" };
     let min = Duration::from_secs(60);
     assert!(store.admit("r1", "one", min, eve).await.unwrap());
@@ -382,7 +382,7 @@ async fn a_claim_redis_applies_after_the_deadline_does_not_leave_its_key_in_prog
         direct
             .get(&format!(
                 "envelope:idem:create_note:{}:stalled-key-0001",
-                &envelope_core::confirm::sha256_hex("anonymous")[..32]
+                &envelope_core::call::guard::confirm::sha256_hex("anonymous")[..32]
             ))
             .await
             .unwrap(),
@@ -430,7 +430,7 @@ async fn redis_down_answers_within_the_deadline_and_serves_again_when_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_one_redis_hold_one_rate_limit_not_two() {
-    use envelope_core::{Caller, Context, RateLimit};
+    use envelope_core::{Caller, Context, spec::rate::RateLimit};
     let (a, b, _) = replicas().await;
     let (a, b) = (a.with_rate_limit(RateLimit::per_minute(5)), b.with_rate_limit(RateLimit::per_minute(5)));
     let alice = Context::new(Caller::new("alice").with_tenant("acme"));
@@ -492,7 +492,7 @@ impl OwnRedis {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_audit_stream_stopped_mid_stream_fails_governed_writes_closed() {
-    use envelope_core::audit::{Audit, RedisStream};
+    use envelope_core::call::audit::{Audit, RedisStream};
     let mut redis = OwnRedis::start().await;
     let store = RedisStore::connect(&redis.url()).await.unwrap();
     let stream = RedisStream::new(store, "envelope:audit").with_cap(1000);

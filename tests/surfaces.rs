@@ -13,11 +13,11 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::Request;
 use axum::middleware::Next;
+use envelope_core::call::policy::{PolicyError, PolicyFuture, PolicyRequest, TenantAccess, TenantPolicy, Verdict};
 use envelope_core::http::HttpTools;
 use envelope_core::mcp::streamable::McpHttp;
-use envelope_core::policy::{PolicyError, PolicyFuture, PolicyRequest, TenantAccess, TenantPolicy, Verdict};
 use envelope_core::spec::Tier;
-use envelope_core::{Caller, Context, Surface, Toolbox, tool};
+use envelope_core::{Caller, Context, Toolbox, call::Surface, tool};
 use serde_json::{Value, json};
 
 #[path = "support/http_client.rs"]
@@ -208,10 +208,13 @@ fn a_t4_attempt_on_a_public_surface_is_recorded_and_refused_as_unknown() {
 
 /// An audit sink that keeps what it is given.
 #[derive(Debug, Default)]
-struct KeptRecords(std::sync::Mutex<Vec<envelope_core::audit::AuditRecord>>);
+struct KeptRecords(std::sync::Mutex<Vec<envelope_core::call::audit::AuditRecord>>);
 
-impl envelope_core::audit::AuditSink for KeptRecords {
-    fn write<'a>(&'a self, record: &'a envelope_core::audit::AuditRecord) -> envelope_core::audit::AuditFuture<'a> {
+impl envelope_core::call::audit::AuditSink for KeptRecords {
+    fn write<'a>(
+        &'a self,
+        record: &'a envelope_core::call::audit::AuditRecord,
+    ) -> envelope_core::call::audit::AuditFuture<'a> {
         self.0.lock().unwrap().push(record.clone());
         Box::pin(async { Ok(()) })
     }
@@ -221,7 +224,7 @@ impl envelope_core::audit::AuditSink for KeptRecords {
 fn a_t4_attempt_on_a_public_surface_is_handed_to_the_audit_trail_before_the_answer() {
     block_on(async {
         let kept = Arc::new(KeptRecords::default());
-        let audited = toolbox().with_audit(envelope_core::audit::Audit::new(kept.clone()));
+        let audited = toolbox().with_audit(envelope_core::call::audit::Audit::new(kept.clone()));
         let public = audited.on(&Surface::public("public"));
         let cx = Context::new(Caller::new("mallory").with_tenant("acme")).with_call_id("call_t4audit");
         let refused = public.call_in(&cx, "purge_notes", None).await.unwrap_err();
@@ -258,7 +261,7 @@ struct Recorder {
 
 struct Recording(Arc<Recorder>);
 
-impl envelope_core::policy::Policy for Recording {
+impl envelope_core::call::policy::Policy for Recording {
     fn decide<'a>(&'a self, call: &'a PolicyRequest<'a>) -> PolicyFuture<'a, Verdict> {
         Box::pin(async move {
             self.0.seen.lock().unwrap().push(json!({

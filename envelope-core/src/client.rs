@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use crate::code::Code;
 use crate::code::Status;
 use crate::wire::WireFormat;
+use crate::words::cut::head;
 
 /// What a reply says, read from its fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +85,7 @@ impl Reading {
 /// Classifies any reply text (see [`Reader`]), with the standard codes and no format assumed.
 ///
 /// ```
-/// use envelope_core::{read, Reply};
+/// use envelope_core::{client::read, client::Reply};
 ///
 /// let refusal = read(r#"{"status":"error","error_code":"ACME_VALIDATION_ERROR","summary":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."}"#);
 /// assert!(matches!(refusal.reply, Reply::Refused { .. }));
@@ -196,7 +197,7 @@ impl Reader {
         if let Some(success) = o.get("success")
             && success.as_bool() != Some(word == "ok")
         {
-            return unreadable(&format!("`status` \"{}\" contradicts `success` {success}", cut(word)));
+            return unreadable(&format!("`status` \"{}\" contradicts `success` {success}", head(word, WORD_CHARS)));
         }
         let format = if o.contains_key("success") {
             Some(WireFormat::Envelope)
@@ -236,7 +237,7 @@ impl Reader {
                 },
                 None => return unreadable("`status` is \"needs_confirmation\" but there is no `pending_action_id`"),
             },
-            other => return unreadable(&format!("`status` \"{}\" is not a status word", cut(other))),
+            other => return unreadable(&format!("`status` \"{}\" is not a status word", head(other, WORD_CHARS))),
         };
         self.reading(reply, format)
     }
@@ -296,7 +297,5 @@ fn without(o: &Map<String, Value>, key: &str) -> Value {
     Value::Object(o)
 }
 
-/// A word from the reply, cut to 40 characters for a reason sentence.
-fn cut(word: &str) -> String {
-    word.chars().take(40).collect()
-}
+/// A word from the reply is cut to 40 characters for a reason sentence.
+const WORD_CHARS: usize = 40;

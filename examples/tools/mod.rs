@@ -437,8 +437,9 @@ pub async fn configured() -> Result<envelope_core::Toolbox, String> {
         toolbox = toolbox.with_secret(secret).map_err(|e| format!("ENVELOPE_SECRET: {e}"))?;
     }
     if let Ok(url) = std::env::var("ENVELOPE_REDIS_URL") {
-        let store =
-            envelope_core::store::RedisStore::connect(&url).await.map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
+        let store = envelope_core::call::guard::store::RedisStore::connect(&url)
+            .await
+            .map_err(|e| format!("ENVELOPE_REDIS_URL: {e}"))?;
         toolbox = toolbox.with_store(Arc::new(store));
     }
     Ok(toolbox)

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use envelope_core::audit::{Audit, AuditError, AuditFuture, AuditRecord, AuditSink};
+use envelope_core::call::audit::{Audit, AuditError, AuditFuture, AuditRecord, AuditSink};
 use envelope_core::{Caller, Context, Envelope, Status, Toolbox, codes, tool};
 use serde_json::{Value, json};
 
@@ -119,7 +119,9 @@ fn a_governed_write_has_an_intent_and_an_outcome_paired_with_the_reply_by_call_i
         assert_eq!(r["approval"], id);
         assert_eq!(r["replay"], false);
         // A hash of the validated arguments, never their values.
-        let hash = envelope_core::confirm::sha256_hex(&envelope_core::confirm::canonical(&json!({"note_id": 1})));
+        let hash = envelope_core::call::guard::confirm::sha256_hex(&envelope_core::call::guard::confirm::canonical(
+            &json!({"note_id": 1}),
+        ));
         assert_eq!(r["arguments_sha256"], hash);
         assert!(r["time"].as_str().unwrap().ends_with('Z'), "{r}");
     }
@@ -290,7 +292,7 @@ fn a_replay_is_recorded_as_one_and_warned() {
 fn a_json_lines_file_gets_one_line_per_record() {
     let path = std::env::temp_dir().join(format!("envelope-audit-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
-    let file = envelope_core::audit::JsonLinesFile::open(&path).unwrap();
+    let file = envelope_core::call::audit::JsonLinesFile::open(&path).unwrap();
     let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(Arc::new(file)));
     let cx = Context::new(Caller::new("bob"));
     block_on(async {

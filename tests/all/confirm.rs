@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use envelope_core::confirm::{Decision, PendingCheck, preview_hash};
-use envelope_core::store::{MemoryStore, Store, StoreError, StoreFuture};
+use envelope_core::call::guard::confirm::{Decision, PendingCheck, preview_hash};
+use envelope_core::call::guard::store::{MemoryStore, Store, StoreError, StoreFuture};
 use envelope_core::{Envelope, Fault, Refusal, Status, Toolbox, codes, tool, tools};
 use serde_json::{Value, json};
 

@@ -5,7 +5,7 @@
 
 use axum::Router;
 use envelope_core::http::{AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
-use envelope_core::{Code, Confirmation, Envelope, Status, ToolError, Toolbox, codes, tool};
+use envelope_core::{Code, Envelope, Status, ToolError, Toolbox, codes, outcome::Confirmation, tool};
 use serde_json::{Value, json};
 
 /// Where an action cannot be queued, the confirmation it needs is a fault.

@@ -3,7 +3,7 @@
 //! over MCP (`isError`), and the manifest's codes.
 
 use envelope_core::mcp::{McpServer, serve_io};
-use envelope_core::{Caller, Context, RateLimit, Toolbox, codes, tool};
+use envelope_core::{Caller, Context, Toolbox, codes, spec::rate::RateLimit, tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -149,7 +149,7 @@ fn over_mcp_a_limited_call_is_an_error_result_carrying_the_same_envelope() {
 
 #[test]
 fn the_store_counts_with_gcra() {
-    use envelope_core::store::{MemoryStore, RateCheck, Store};
+    use envelope_core::call::guard::store::{MemoryStore, RateCheck, Store};
     let store = MemoryStore::default();
     let limit = RateLimit::per_second(4);
     block_on(async {

@@ -3,7 +3,7 @@
 //! answer in the format set with `with_wire_format`, as every call does.
 
 use envelope_core::mcp::{McpServer, serve_io};
-use envelope_core::{Toolbox, WireFormat, http::HttpTools};
+use envelope_core::{Toolbox, http::HttpTools, outcome::WireFormat};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,

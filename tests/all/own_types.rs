@@ -4,8 +4,9 @@
 //! (`Sequence`) `length` and `each(...)`: each with the refusals and the schema of the type it
 //! stands for.
 
+use envelope_core::read::{Numeric, Sequence, Textual};
 use envelope_core::spec::Ty;
-use envelope_core::{Cx, FromArg, Numeric, Problem, Sequence, Textual, Toolbox, tool};
+use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
 use serde_json::{Value, json};
 
 use crate::block_on;

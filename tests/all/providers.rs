@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 
 use envelope_core::providers::{self, Export, Provider};
-use envelope_core::{Tool, Toolbox, WireFormat};
+use envelope_core::{Tool, Toolbox, outcome::WireFormat};
 use proptest::prelude::*;
 use proptest::strategy::{Union, ValueTree};
 use proptest::test_runner::TestRunner;

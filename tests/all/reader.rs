@@ -1,6 +1,6 @@
-//! `envelope_core::read`: every wire format's lines, prose and listing shapes, and arbitrary text.
+//! `envelope_core::client::read`: every wire format's lines, prose and listing shapes, and arbitrary text.
 
-use envelope_core::{Code, Reader, Reply, Status, Toolbox, WireFormat, http, read};
+use envelope_core::{Code, Status, Toolbox, client::Reader, client::Reply, client::read, http, outcome::WireFormat};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

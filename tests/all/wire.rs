@@ -1,6 +1,6 @@
 //! Golden tests: the exact bytes of each status's envelope.
 
-use envelope_core::{Confirmation, Envelope, Fault, Refusal};
+use envelope_core::{Envelope, Fault, Refusal, outcome::Confirmation};
 use serde_json::json;
 
 use crate::call;

@@ -4,7 +4,7 @@
 //! format's `outputSchema` as `tools/list` advertises it, and every line valid against it.
 
 use envelope_core::mcp::McpServer;
-use envelope_core::{Toolbox, WireFormat, http::HttpTools, tool};
+use envelope_core::{Toolbox, http::HttpTools, outcome::WireFormat, tool};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
@@ -232,7 +232,7 @@ async fn the_default_format_is_the_envelope() {
 
 /// The preview's hash, as `Confirmation::new` computes it.
 fn preview_hash() -> String {
-    let env = envelope_core::Envelope::needs_confirmation(envelope_core::Confirmation::new(
+    let env = envelope_core::Envelope::needs_confirmation(envelope_core::outcome::Confirmation::new(
         "pa_7Qx2",
         CONFIRM,
         json!({"delete": {"id": 3, "title": "Release notes"}}),
@@ -242,8 +242,8 @@ fn preview_hash() -> String {
 
 /// Reads the notes from a cache, with a warning.
 #[tool(read_only)]
-fn cached_notes() -> envelope_core::Warned<Value> {
-    envelope_core::Warned::new(
+fn cached_notes() -> envelope_core::outcome::Warned<Value> {
+    envelope_core::outcome::Warned::new(
         json!({"count": 1, "results": [{"id": 1}]}),
         "The notes are from a cache, 5 minutes old.",
     )

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use envelope_core::Toolbox;
-use envelope_core::store::{Admission, Bound, Limits, MemoryStore, RedisStore, Store, StoreError, StoreFuture};
+use envelope_core::call::guard::store::{
+    Admission, Capacity, Limits, MemoryStore, RedisStore, Store, StoreError, StoreFuture,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -136,8 +138,8 @@ async fn ten_thousand_previews_leave_an_approval_confirmable_and_a_key_replaying
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_the_bound_is_a_429_with_its_delay() {
     let limits = Limits::default()
-        .with_pending_actions(Bound { total: 10, per_caller: 2 })
-        .with_idempotency_records(Bound { total: 10, per_caller: 2 });
+        .with_pending_actions(Capacity { total: 10, per_caller: 2 })
+        .with_idempotency_records(Capacity { total: 10, per_caller: 2 });
     let store = Arc::new(MemoryStore::default().with_limits(limits));
     let toolbox = tools::toolbox().with_store(store).with_confirmation_ttl(Duration::from_secs(90));
     let target = note(&toolbox, "target").await;

@@ -190,7 +190,7 @@ impl Serialize for AuditRecord {
 /// ```
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use envelope_core::audit::{Audit, TracingSink};
+/// use envelope_core::call::audit::{Audit, TracingSink};
 ///
 /// let audit = Audit::new(Arc::new(TracingSink)).with_timeout(Duration::from_millis(500)).with_intent_from_tier(2);
 /// assert_eq!(audit.intent_from_tier(), 2);
@@ -389,10 +389,7 @@ pub(crate) fn unavailable(tool: &str) -> Envelope {
 
 /// The SHA-256 of the canonical validated arguments, `secret` parameters left out.
 pub(crate) fn arguments_sha256(params: &[crate::spec::ParamSpec], args: &Map<String, Value>) -> String {
-    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
-    let public: Map<String, Value> =
-        args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
-    crate::digest::sha256_hex(&crate::digest::canonical(&Value::Object(public)))
+    crate::digest::sha256_hex(&crate::digest::canonical(&crate::args::public_args(params, args)))
 }
 
 /// What a toolbox does around each call, beyond running it: the audit, `provenance`, the

@@ -53,7 +53,7 @@ impl Toolbox {
     ///   `also_status`, the other word it may come with: `CONFIRMATION_REQUIRED` is
     ///   `needs_confirmation`, or `error` where actions cannot be queued), its `meaning`, the
     ///   client's next `action`, its own `retryable` (on a tool where a retry is safe), its
-    ///   `retry` guidance ([`Retry`](crate::Retry): `never` unchanged, `after_reread` of the
+    ///   `retry` guidance ([`Retry`](crate::outcome::Retry): `never` unchanged, `after_reread` of the
     ///   state, `with_backoff` under an idempotency key, `after_delay` given in `hints`) and its
     ///   `http_status` (RFC 9110 §15).
     ///

@@ -2,15 +2,18 @@
 //! that decide who may call what, the audit trail, and the guard of writes that run once.
 //! Above `read/` and `schema.rs`, beneath the adapters (`http/`, `mcp/`, `providers/`).
 
-/// The audit trail: one record per governed call.
+// The audit trail: one record per governed call.
 pub mod audit;
-/// The guard of writes that run once: confirmation, idempotency keys, the store they wait in.
-pub(crate) mod guard;
-/// The manifest: every tool's declaration and the codes it can emit, as one JSON document.
+// The guard of writes that run once: confirmation, idempotency keys, the store they wait in.
+pub mod guard;
+// The manifest: every tool's declaration and the codes it can emit, as one JSON document.
 pub(crate) mod manifest;
-/// The policy hooks: may this caller make this call, act for this tenant.
+// The policy hooks: may this caller make this call, act for this tenant.
 pub mod policy;
-/// Surfaces: where a toolbox is served, with which tools, scopes and tenant rule.
+// Surfaces: where a toolbox is served, with which tools, scopes and tenant rule.
 pub(crate) mod surface;
-/// The tool, the toolbox (the registry) and the call pipeline.
+// The tool, the toolbox (the registry) and the call pipeline.
 pub(crate) mod toolbox;
+
+pub use surface::{Surface, Visible};
+pub use toolbox::UnknownTool;

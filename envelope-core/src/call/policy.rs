@@ -146,7 +146,7 @@ impl fmt::Debug for PolicyRequest<'_> {
 /// awaits, implement the trait and return `Box::pin(async move { ... })`.
 ///
 /// ```
-/// use envelope_core::{Toolbox, policy::{PolicyError, PolicyRequest, Verdict}, spec::Tier};
+/// use envelope_core::{Toolbox, call::policy::{PolicyError, PolicyRequest, Verdict}, spec::Tier};
 ///
 /// let toolbox = Toolbox::new().with_policy(|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {
 ///     Ok(match call.tier() {
@@ -158,7 +158,7 @@ impl fmt::Debug for PolicyRequest<'_> {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a policy",
-    note = "implement `envelope_core::policy::Policy`, or pass a closure `|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {{ ... }}`"
+    note = "implement `envelope_core::call::policy::Policy`, or pass a closure `|call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {{ ... }}`"
 )]
 pub trait Policy: Send + Sync + 'static {
     /// The verdict on `call`.
@@ -184,8 +184,8 @@ pub enum TenantAccess {
     Denied,
 }
 
-/// The tenant policy of a [`Surface`](crate::Surface)
-/// ([`with_tenant_policy`](crate::Surface::with_tenant_policy)): read once per request to a
+/// The tenant policy of a [`Surface`](crate::call::Surface)
+/// ([`with_tenant_policy`](crate::call::Surface::with_tenant_policy)): read once per request to a
 /// surface that needs a tenant, once the tenant is known, before the request reaches any tool.
 ///
 /// An `Err` (the tenant's policy could not be read) or no answer within the surface's timeout
@@ -196,7 +196,7 @@ pub enum TenantAccess {
 /// surface name) is a tenant policy.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tenant policy",
-    note = "implement `envelope_core::policy::TenantPolicy`, or pass a closure `|caller: &Caller, tenant: &str, surface: &str| -> Result<TenantAccess, PolicyError> {{ ... }}`"
+    note = "implement `envelope_core::call::policy::TenantPolicy`, or pass a closure `|caller: &Caller, tenant: &str, surface: &str| -> Result<TenantAccess, PolicyError> {{ ... }}`"
 )]
 pub trait TenantPolicy: Send + Sync + 'static {
     /// Whether `caller` may act for `tenant` on the surface named `surface`.

@@ -34,7 +34,7 @@ pub enum Visible {
 /// visible set says.
 ///
 /// ```
-/// use envelope_core::{Surface, Toolbox, tool};
+/// use envelope_core::{call::Surface, Toolbox, tool};
 ///
 /// /// Reads a note.
 /// #[tool(read_only)]

@@ -328,7 +328,7 @@ impl Tool {
         }
         let preview = serde_json::json!({
             "tool": self.spec.name,
-            "arguments": crate::confirm::public_args(&self.spec.params, &args),
+            "arguments": crate::args::public_args(&self.spec.params, &args),
         });
         let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
         toolbox.guard.queue(self, args, g, cx.caller()).await
@@ -792,7 +792,7 @@ impl Toolbox {
     /// registered: `toolbox.on(&a).on(&b)` is `toolbox.on(&b)`.
     ///
     /// ```
-    /// use envelope_core::{Surface, Toolbox, tool};
+    /// use envelope_core::{call::Surface, Toolbox, tool};
     ///
     /// /// Reads a note.
     /// #[tool(read_only)]
@@ -1003,7 +1003,7 @@ impl Toolbox {
     /// `structuredContent` and the HTTP body, and each tool's `outputSchema`.
     ///
     /// ```
-    /// use envelope_core::{tool, Toolbox, WireFormat};
+    /// use envelope_core::{tool, Toolbox, outcome::WireFormat};
     ///
     /// /// Counts.
     /// #[tool]
@@ -1238,6 +1238,46 @@ impl fmt::Display for UnknownTool {
 
 impl std::error::Error for UnknownTool {}
 
+/// How a surface that answers envelopes words the refusal of a tool name it does not have.
+pub(crate) struct UnknownToolWords {
+    /// `is not a tool of this server`.
+    pub(crate) reason: &'static str,
+    /// The accepted set when there are no tools: `none: this server has no tools`.
+    pub(crate) none: &'static str,
+    /// Before the listed names: nothing, or `one of `.
+    pub(crate) one_of: &'static str,
+    /// After the listed names when some are counted instead: ` (GET /tools lists them all)`.
+    pub(crate) more: &'static str,
+    /// The fix, with the closest name or without one.
+    pub(crate) fix: fn(Option<&str>) -> String,
+}
+
+impl UnknownTool {
+    /// The same unknown name refused in an envelope (`NOT_FOUND`, `hints.parameter` `name`):
+    /// `sent` quoted, the tools listed as JSON strings (at most 20, the rest counted), the
+    /// closest name as the suggestion, in the surface's `words`.
+    pub(crate) fn refusal(&self, sent: &str, words: &UnknownToolWords) -> Refusal {
+        let names = self.names.iter().map(String::as_str);
+        let (listed, more) = crate::budget::name_list(names, |n| render::quoted_list([n]));
+        let accepted = if self.names.is_empty() {
+            words.none.to_owned()
+        } else if more > 0 {
+            format!("{}{listed}{}", words.one_of, words.more)
+        } else {
+            format!("{}{listed}", words.one_of)
+        };
+        let mut refusal = Refusal::parameter("name")
+            .rejected(sent)
+            .reason(words.reason)
+            .accepted(accepted)
+            .fix((words.fix)(self.suggestion()));
+        if let Some(s) = self.suggestion() {
+            refusal = refusal.suggestion(s);
+        }
+        refusal.build().with_code(crate::codes::NOT_FOUND)
+    }
+}
+
 /// Confirmation and idempotency keys: the settings of the toolbox's guard, and confirmation by
 /// hand (see [`crate::confirm`]).
 impl Toolbox {
@@ -1274,7 +1314,7 @@ impl Toolbox {
     /// own `#[tool(rate_limit = "...")]` is counted too, after this one.
     ///
     /// ```
-    /// use envelope_core::{tool, RateLimit, Toolbox};
+    /// use envelope_core::{tool, spec::rate::RateLimit, Toolbox};
     ///
     /// /// Pings.
     /// #[tool(read_only)]
@@ -1293,7 +1333,7 @@ impl Toolbox {
     /// # });
     /// ```
     #[must_use]
-    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+    pub fn with_rate_limit(mut self, limit: crate::spec::rate::RateLimit) -> Self {
         Arc::make_mut(&mut self.guard).rate_limit = Some(limit);
         for tool in &mut self.tools {
             tool.spec.declare_rate_limited();
@@ -1306,7 +1346,7 @@ impl Toolbox {
     /// `ENVELOPE_RATE_LIMIT`, parsed with `"5/s".parse::<RateLimit>()`). A name no tool has
     /// changes nothing.
     #[must_use]
-    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::RateLimit) -> Self {
+    pub fn with_tool_rate_limit(mut self, name: &str, limit: crate::spec::rate::RateLimit) -> Self {
         // The registered tool too, so the limit holds on every surface (`on`).
         for tool in self.tools.iter_mut().chain(self.registered.iter_mut()).filter(|t| t.name() == name) {
             tool.spec.rate_limit = Some(limit);
@@ -1338,7 +1378,7 @@ impl Toolbox {
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
-    /// use envelope_core::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
+    /// use envelope_core::call::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
     /// use envelope_core::{tool, Toolbox};
     ///
     /// #[derive(Debug, Default)]

@@ -11,7 +11,7 @@ use axum::routing::any;
 
 use super::transport::{ErrorBody, TransportError};
 use crate::policy::TenantAccess;
-use crate::{Caller, Surface};
+use crate::{Caller, call::Surface};
 
 /// The header a request names its tenant with, where the credential names none.
 pub const TENANT_HEADER: &str = "x-tenant-id";

@@ -15,7 +15,7 @@
 //! - [`OriginLayer`]: the `Origin` check (by default loopback origins only, and requests without
 //!   an `Origin` header);
 //! - [`read_body`]: reads a request body under a byte limit, `payload_too_large` past it;
-//! - [`admit`]: a [`Surface`](crate::Surface)'s scopes, tenant and tenant policy for one
+//! - [`admit`]: a [`Surface`](crate::call::Surface)'s scopes, tenant and tenant policy for one
 //!   request (`HttpTools::with_surface` and `McpHttp::with_surface` run it on every request);
 //!   [`retired_sse`]: `/sse` and `/messages` answering 410 `legacy_sse_retired`;
 //! - [`serve`]: the HTTP/1.1 server for these routers on a public network: timeouts on heads
@@ -26,18 +26,24 @@ use crate::code::Status;
 use crate::code::{Code, codes};
 use crate::envelope::Envelope;
 
+// Transport errors: failures before any tool runs, `{"error", "message"}`.
 mod transport;
 
 pub use transport::{ErrorBody, TransportError, TransportErrorKind};
 
+// Authentication: bearer JWTs against a JWKS, and the hook for opaque tokens.
 #[cfg(feature = "http")]
 pub mod auth;
+// A surface's gate over HTTP: scopes, tenant, tenant policy; the retired HTTP+SSE paths.
 #[cfg(feature = "http")]
 mod gate;
+// The tower layers every request passes first: the auth hook, `Origin`, the body size.
 #[cfg(feature = "http")]
 mod layers;
+// The HTTP/1.1 server of envelope's routers, bounded for a public network.
 #[cfg(feature = "http")]
 mod serve;
+// The tool endpoints: `POST /tools/{name}`, `GET /tools`, `GET /manifest`.
 #[cfg(feature = "http")]
 mod tools;
 #[cfg(feature = "http")]

@@ -18,12 +18,11 @@ use tracing::field::Empty;
 
 use super::transport::TransportError;
 use crate::code::Status;
-use crate::code::codes;
 use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
-use crate::toolbox::{Started, Toolbox};
-use crate::{Caller, Context, Surface};
+use crate::toolbox::{Started, Toolbox, UnknownToolWords};
+use crate::{Caller, Context, call::Surface};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -298,30 +297,18 @@ impl HttpTools {
 
     /// `NOT_FOUND` for a tool name the toolbox does not have: the names it has, the closest one.
     fn unknown_tool(&self, name: &str) -> Envelope {
-        let names: Vec<&str> = self.toolbox.tools().iter().map(|t| t.name()).collect();
-        let suggestion = render::closest(name, names.iter().copied());
-        let fix = match suggestion {
-            Some(s) => format!("Send POST /tools/{s}."),
-            None => "Send POST /tools/<name> with a name from GET /tools.".to_owned(),
+        const WORDS: UnknownToolWords = UnknownToolWords {
+            reason: "is not a tool of this server",
+            none: "none: this server has no tools",
+            one_of: "",
+            more: " (GET /tools lists them all)",
+            fix: |s| match s {
+                Some(s) => format!("Send POST /tools/{s}."),
+                None => "Send POST /tools/<name> with a name from GET /tools.".to_owned(),
+            },
         };
         // At most 20 names, the rest counted, so a server of hundreds of tools refuses in 2 KB.
-        let (listed, more) = crate::budget::name_list(names.iter().copied(), |n| render::quoted_list([n]));
-        let accepted = if names.is_empty() {
-            "none: this server has no tools".to_owned()
-        } else if more > 0 {
-            format!("{listed} (GET /tools lists them all)")
-        } else {
-            listed
-        };
-        let mut refusal = Refusal::parameter("name")
-            .rejected(name)
-            .reason("is not a tool of this server")
-            .accepted(accepted)
-            .fix(fix);
-        if let Some(s) = suggestion {
-            refusal = refusal.suggestion(s);
-        }
-        self.toolbox.on_the_wire(Envelope::from(refusal.build().with_code(codes::NOT_FOUND)))
+        self.toolbox.on_the_wire(Envelope::from(self.toolbox.unknown(name).refusal(name, &WORDS)))
     }
 
     /// A 403 of a call whose caller lacks scopes of the tool (or the surface) carries

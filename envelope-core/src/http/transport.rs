@@ -213,7 +213,7 @@ impl TransportError {
     /// `forbidden_origin` (403): the request's `Origin` header names an origin the server does
     /// not serve. The origin is quoted, cut to 80 characters.
     pub fn forbidden_origin(origin: &str) -> Self {
-        let shown = quoted_cut(origin, 80);
+        let shown = crate::words::cut::quoted_cut(origin, 80, 80);
         Self::new(
             TransportErrorKind::ForbiddenOrigin,
             format!(
@@ -250,7 +250,7 @@ impl TransportError {
     /// serve, as a page on a DNS-rebinding domain sends. The host is quoted, cut to 80 characters;
     /// `served` says which hosts are (`"localhost, 127.0.0.1 or [::1]"`).
     pub fn forbidden_host(host: &str, served: &str) -> Self {
-        let shown = quoted_cut(host, 80);
+        let shown = crate::words::cut::quoted_cut(host, 80, 80);
         Self::new(
             TransportErrorKind::ForbiddenHost,
             format!(
@@ -264,7 +264,7 @@ impl TransportError {
     /// (`"POST /mcp"`, `"GET /tools"`), at most 20 named. The path is quoted, cut to 80
     /// characters.
     pub fn not_found(path: &str, routes: &[&str]) -> Self {
-        let shown = quoted_cut(path, 80);
+        let shown = crate::words::cut::quoted_cut(path, 80, 80);
         let message = if routes.is_empty() {
             format!("No route of this server serves the path {shown}. Send the request to a path it serves.")
         } else {
@@ -495,17 +495,6 @@ impl TransportError {
             ErrorBody::JsonRpc => self.to_json_rpc(None),
         }
     }
-}
-
-/// `text` as a JSON string, its first `max` characters and its length when longer.
-fn quoted_cut(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return Value::String(text.to_owned()).to_string();
-    }
-    let prefix: String = text.chars().take(max).collect();
-    let quoted = Value::String(prefix).to_string();
-    format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
 }
 
 /// An RFC 9110 §5.6.4 quoted-string.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
 
 use crate::toolbox::Started;
-use crate::{Context, Envelope, Toolbox, UnknownTool};
+use crate::{Context, Envelope, Toolbox, call::UnknownTool};
 
 /// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text
 /// block is its exact serialization, `isError` is [`Envelope::is_error`].

@@ -165,7 +165,7 @@ fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
         if rest.starts_with('"') { "\"".to_owned() } else { rest.chars().take(12).take_while(|&c| c != '"').collect() };
     let character = text[..start].chars().count() + 1;
     let what = if !text.starts_with(['{', '[']) {
-        let shown: String = text.chars().take(12).collect();
+        let shown = crate::words::cut::head(text, 12);
         format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
     } else if let Some(opened) = string_around(text, start) {
         // Not quoted: a string's text may be a secret argument.
@@ -413,11 +413,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
 
 /// A value as sent (or a method's name), cut to 40 characters.
 pub(crate) fn shorten(raw: &str) -> String {
-    let mut shown: String = raw.chars().take(40).collect();
-    if shown.len() < raw.len() {
-        shown.push('…');
-    }
-    shown
+    crate::words::cut::cut(raw, 40)
 }
 
 /// What a lexical pass over a message's top level finds, for text no parser reads whole
@@ -588,7 +584,8 @@ impl TopLevel {
 pub(super) fn wrong_name(name: Option<&Value>) -> ErrorData {
     match name {
         Some(v) => {
-            let shown: String = v.to_string().chars().take(40).collect();
+            let text = v.to_string();
+            let shown = crate::words::cut::head(&text, 40);
             ErrorData::invalid_params(
                 format!(
                     "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
@@ -611,7 +608,7 @@ pub(super) fn missing_name() -> ErrorData {
 /// Works on malformed text too: it only counts.
 pub(super) fn nests_at_least(json: &[u8], depth: usize) -> bool {
     let mut level = 0usize;
-    crate::render::scan_outside_strings(json, |_, byte| {
+    scan_outside_strings(json, |_, byte| {
         match byte {
             b'[' | b'{' => level += 1,
             b']' | b'}' => level = level.saturating_sub(1),
@@ -619,6 +616,31 @@ pub(super) fn nests_at_least(json: &[u8], depth: usize) -> bool {
         }
         level >= depth
     })
+}
+
+/// Calls `f` with each byte of JSON text that is outside strings (an opening `"` included, so a
+/// token before a string ends there), with its index; stops when `f` returns true, and says
+/// whether it did. Works on malformed text too: it only scans.
+fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &byte) in json.iter().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if byte == b'"' {
+            in_string = true;
+        }
+        if f(i, byte) {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -73,12 +73,18 @@
 //! }
 //! ```
 
+// One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
+// One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
 mod frame;
+// Approval through MCP 2026-07-28's multi round-trip requests.
 mod mrtr;
+// A tool's progress and log messages as MCP notifications.
 mod notify;
+// MCP over stdio, each line read before rmcp does.
 mod stdio;
 
+// MCP over Streamable HTTP, stateless, on axum.
 #[cfg(feature = "http")]
 pub mod streamable;
 
@@ -94,7 +100,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{Caller, Context, LogLevel, Toolbox};
+use crate::{Caller, Context, Toolbox, read::LogLevel};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -146,7 +152,7 @@ impl McpServer {
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
-        let surface = Arc::from(toolbox.surface().map_or("mcp", crate::Surface::name));
+        let surface = Arc::from(toolbox.surface().map_or("mcp", crate::call::Surface::name));
         Self {
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
@@ -180,10 +186,10 @@ impl McpServer {
     /// its scopes (or without a tenant where it needs one) is refused `FORBIDDEN`.
     ///
     /// A name alone (`with_surface("mcp")`, the default name) is a public surface of that name
-    /// ([`crate::Surface::public`]): every tool but T4 ones. Over HTTP, `McpHttp::with_surface`
+    /// ([`crate::call::Surface::public`]): every tool but T4 ones. Over HTTP, `McpHttp::with_surface`
     /// also checks the surface's scopes and tenant per request, before the body is read.
     #[must_use]
-    pub fn with_surface(mut self, surface: impl Into<crate::Surface>) -> Self {
+    pub fn with_surface(mut self, surface: impl Into<crate::call::Surface>) -> Self {
         let surface = surface.into();
         self.toolbox = Arc::new(self.toolbox.on(&surface));
         self.surface = Arc::from(surface.name());

@@ -50,8 +50,9 @@ use rmcp::{
 use serde_json::Value;
 
 use crate::{
-    Confirmation, Envelope, Toolbox,
+    Envelope, Toolbox,
     confirm::{Decision, PendingCheck},
+    outcome::Confirmation,
 };
 
 /// The key of the one input request, in `inputRequests` and `inputResponses`.

@@ -74,6 +74,7 @@
 //! }
 //! ```
 
+use crate::words::cut::head;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -121,13 +122,13 @@ pub struct McpHttp<H = McpServer> {
     resource: Option<ProtectedResource>,
     required_scopes: Vec<String>,
     max_body_bytes: usize,
-    surface: Option<crate::Surface>,
+    surface: Option<crate::call::Surface>,
 }
 
 impl McpHttp<McpServer> {
     /// Serves the tools of `toolbox`; loopback origins only, no auth hook, 4 MiB bodies. On the
     /// toolbox's surface ([`Toolbox::on`]), else on the public surface `"mcp"`
-    /// ([`crate::Surface::public`]: every tool but T4 ones).
+    /// ([`crate::call::Surface::public`]: every tool but T4 ones).
     #[must_use]
     pub fn new(toolbox: Toolbox) -> Self {
         let server = match toolbox.surface() {
@@ -145,7 +146,7 @@ impl McpHttp<McpServer> {
     /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
     /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
     #[must_use]
-    pub fn with_surface(mut self, surface: crate::Surface) -> Self {
+    pub fn with_surface(mut self, surface: crate::call::Surface) -> Self {
         self.handler = self.handler.with_surface(surface.clone());
         self.surface = Some(surface);
         self
@@ -338,7 +339,7 @@ impl Drop for Listed {
 /// stream it wraps is then dropped, which cancels the call (rmcp's disconnect handling).
 struct UntilCancelled {
     inner: Body,
-    cancelled: crate::Cancelled,
+    cancelled: crate::read::Cancelled,
     _listed: Listed,
 }
 
@@ -437,10 +438,10 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         Incoming::Message(message) => match *message {
             JsonRpcMessage::Request(mut request) => {
                 let id = request.id.clone();
-                called.method = Some(cut(request.request.method()));
+                called.method = Some(head(request.request.method(), LOGGED_CHARS).to_owned());
                 let mut direct = None;
                 if let ClientRequest::CallToolRequest(call) = &request.request {
-                    called.tool = Some(cut(&call.params.name));
+                    called.tool = Some(head(&call.params.name, LOGGED_CHARS).to_owned());
                     listed = caller.as_ref().map(|caller| endpoint.calls.list(caller, &id));
                     let meta = request.request.get_meta();
                     direct =
@@ -624,9 +625,7 @@ fn accepts_event_stream(headers: &axum::http::HeaderMap) -> bool {
 }
 
 /// A name as logged: its first 64 characters (the subscriber escapes what it prints).
-fn cut(name: &str) -> String {
-    name.chars().take(64).collect()
-}
+const LOGGED_CHARS: usize = 64;
 
 /// Whether a body is empty, or only whitespace and a UTF-8 byte order mark.
 fn is_blank(bytes: &[u8]) -> bool {

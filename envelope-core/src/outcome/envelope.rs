@@ -505,7 +505,7 @@ impl Serialize for FaultHints<'_> {
 /// `warning` (data served from a stale cache, a partial result). `data`'s JSON Schema is `T`'s.
 ///
 /// ```
-/// use envelope_core::{tool, Toolbox, Warned};
+/// use envelope_core::{tool, Toolbox, outcome::Warned};
 ///
 /// /// Reads the prices.
 /// #[tool(read_only)]

@@ -3,18 +3,24 @@
 //! preview waiting for approval, an idempotency key). Above `words/`, beneath `spec/`, the
 //! argument reader that builds an outcome and the toolbox and the guard that settle it.
 
-/// Error codes and statuses: the machine-readable `error_code` of every envelope not `ok`.
+// Error codes and statuses: the machine-readable `error_code` of every envelope not `ok`.
 pub(crate) mod code;
-/// Hashes of JSON values: RFC 8785 canonical text and SHA-256.
+// Hashes of JSON values: RFC 8785 canonical text and SHA-256.
 pub(crate) mod digest;
-/// The envelope: every outcome as one JSON object of one shape.
+// The envelope: every outcome as one JSON object of one shape.
 pub(crate) mod envelope;
-/// Faults: the `error` outcome.
+// A tool's failure: the `ToolError` trait, `ToolFailure` (a refusal or a fault).
+pub(crate) mod failure;
+// Faults: the `error` outcome.
 pub(crate) mod fault;
-/// Refusals: the `invalid` outcome, one problem per refused parameter.
-pub(crate) mod refusal;
-/// Wire formats: the envelope contract and the shapes of surfaces clients already parse.
+// Refusals: the `invalid` outcome, one problem per refused parameter.
+pub mod refusal;
+// Wire formats: the envelope contract and the shapes of surfaces clients already parse.
 pub(crate) mod wire;
+
+pub use code::Retry;
+pub use envelope::{Confirmation, Warned};
+pub use wire::WireFormat;
 
 use std::future::Future;
 use std::pin::Pin;

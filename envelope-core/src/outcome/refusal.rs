@@ -363,8 +363,7 @@ fn summary_of(rest: &[Problem]) -> Problem {
     let mut names: Vec<String> = Vec::new();
     for p in rest {
         let name = p.0.path.as_deref().unwrap_or(&p.0.parameter);
-        let cut: String = name.chars().take(24).collect();
-        let cut = if cut.len() < name.len() { format!("{cut}…") } else { cut };
+        let cut = crate::words::cut::cut(name, 24);
         if p.0.parameter != "arguments" && !names.contains(&cut) {
             names.push(cut);
         }

@@ -25,7 +25,7 @@ use crate::code::Status;
 /// ([`Toolbox::with_code_prefix`](crate::Toolbox::with_code_prefix)).
 ///
 /// ```
-/// use envelope_core::{Envelope, Fault, WireFormat};
+/// use envelope_core::{Envelope, Fault, outcome::WireFormat};
 ///
 /// let fault = Envelope::from(Fault::backend("get_top_queries")).with_code_prefix(Some("ACME_"));
 /// assert_eq!(

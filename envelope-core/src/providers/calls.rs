@@ -4,12 +4,11 @@
 use serde_json::{Value, json};
 
 use super::Provider;
-use crate::codes;
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Toolbox, UnknownToolWords};
 
 /// The answer to one tool call: the provider's tool-result message and the envelope it carries.
 #[derive(Clone, Debug)]
@@ -227,17 +226,17 @@ fn tool_names(toolbox: &Toolbox) -> String {
 
 /// `NOT_FOUND`: the tools there are and the closest name (as the HTTP endpoints answer).
 fn unknown_tool(toolbox: &Toolbox, name: &str) -> Envelope {
-    let suggestion = render::closest(name, toolbox.tools().iter().map(|t| t.name()));
-    let fix = match suggestion {
-        Some(s) => format!("Call \"{s}\"."),
-        None => "Call one of the listed tools.".to_owned(),
+    const WORDS: UnknownToolWords = UnknownToolWords {
+        reason: "is not a tool here",
+        none: "none: this toolbox has no tools",
+        one_of: "one of ",
+        more: " (the tool definitions list them all)",
+        fix: |s| match s {
+            Some(s) => format!("Call \"{s}\"."),
+            None => "Call one of the listed tools.".to_owned(),
+        },
     };
-    let mut refusal =
-        Refusal::parameter("name").rejected(name).reason("is not a tool here").accepted(tool_names(toolbox)).fix(fix);
-    if let Some(s) = suggestion {
-        refusal = refusal.suggestion(s);
-    }
-    refusal.build().with_code(codes::NOT_FOUND).into()
+    toolbox.unknown(name).refusal(name, &WORDS).into()
 }
 
 /// `arguments` text that is not JSON (a reply cut at its token limit, a stray quote): refused

@@ -100,7 +100,9 @@
 //! level`; the Gemini API reference, `FunctionDeclaration` and `Schema` (an OpenAPI 3.0
 //! subset), whose JSON parser refuses any other field (`Unknown name "additionalProperties"`).
 
+// A provider's tool calls answered with its tool-result messages.
 mod calls;
+// The schema dialects: the `inputSchema` rewritten for each provider.
 mod dialect;
 
 pub use calls::{ToolResult, answer, answer_in, answer_reply, answer_reply_in, tool_calls};

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 pub(crate) use crate::cx::holds_secret;
-pub use crate::cx::{Cx, Path};
+pub use crate::cx::{ArgPath, Cx};
 use crate::cx::{Numbers, SHOWN_ITEMS, rejected_of};
 pub use crate::input::Input;
 use crate::input::{Sent, Source};
@@ -17,7 +17,14 @@ pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::refusal::{Problem, Rejected};
 use crate::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, ToolSpec, Ty};
+use crate::words::cut;
 use crate::{render, sent};
+
+/// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
+pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
+    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
+    Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
+}
 
 /// The refusal of a key sent more than once in one object of the arguments (read from their
 /// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
@@ -30,7 +37,8 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
         (Rejected::Missing, format!("was sent {times} under one key (secret, the values not shown)"))
     } else {
         // The first few values, the rest counted: a key sent 100,000 times keeps the reply short.
-        let mut each: Vec<String> = d.values.iter().map(|v| format!("{key}: {}", cut_text(v))).collect();
+        let mut each: Vec<String> =
+            d.values.iter().map(|v| format!("{key}: {}", cut::cut_counted(v, render::SHOWN_CHARS))).collect();
         if d.times > d.values.len() {
             each.push(format!("… ({} values)", d.times));
         }
@@ -42,12 +50,12 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
     };
     // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
     // its size whatever was sent.
-    let parameter: String = d.parameter.chars().take(render::SHOWN_CHARS).collect();
-    let path: String = d.path.chars().take(2 * render::SHOWN_CHARS).collect();
-    Problem::new(&parameter, rejected, issue)
+    let parameter = cut::head(&d.parameter, render::SHOWN_CHARS);
+    let path = cut::head(&d.path, 2 * render::SHOWN_CHARS);
+    Problem::new(parameter, rejected, issue)
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
-        .at(path)
+        .at(path.to_owned())
 }
 
 /// The refusal of an object of more than [`sent::MAX_KEYS`] members (read from the arguments'
@@ -66,14 +74,13 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     let rejected = if secret {
         Rejected::Hidden
     } else {
-        let prefix: String = c.text.chars().take(render::SHOWN_CHARS - 8).collect();
-        Rejected::Shown(format!("{prefix}… (cut; {} keys)", c.keys))
+        Rejected::Shown(format!("{}… (cut; {} keys)", cut::head(c.text, render::SHOWN_CHARS - 8), c.keys))
     };
     let issue = "has more keys than one object may have";
     let (parameter, accepted, fix) = match (&c.parameter, &c.path) {
         (Some(parameter), Some(path)) => {
-            let parameter: String = parameter.chars().take(render::SHOWN_CHARS).collect();
-            let path: String = path.chars().take(2 * render::SHOWN_CHARS).collect();
+            let parameter = cut::head(parameter, render::SHOWN_CHARS).to_owned();
+            let path = cut::head(path, 2 * render::SHOWN_CHARS);
             (parameter, format!("an object of at most {limit} keys"), format!("Send {path} with at most {limit} keys."))
         }
         _ => {
@@ -87,22 +94,12 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
             ("arguments".to_owned(), accepted, "Send only the parameters listed, each once.".to_owned())
         }
     };
-    let path = c.path.as_ref().map(|p| p.chars().take(2 * render::SHOWN_CHARS).collect::<String>());
+    let path = c.path.as_deref().map(|p| cut::head(p, 2 * render::SHOWN_CHARS));
     let problem = Problem::new(&parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
     match path {
-        Some(path) => problem.at(path),
+        Some(path) => problem.at(path.to_owned()),
         None => problem,
     }
-}
-
-/// JSON text as sent, cut to [`render::SHOWN_CHARS`] characters with its length when longer.
-fn cut_text(text: &str) -> String {
-    let count = text.chars().count();
-    if count <= render::SHOWN_CHARS {
-        return text.to_owned();
-    }
-    let prefix: String = text.chars().take(render::SHOWN_CHARS - 8).collect();
-    format!("{prefix}… ({count} characters)")
 }
 
 /// JSON equality, with numbers compared by value and strings optionally without case.
@@ -161,7 +158,7 @@ pub struct Args<'a> {
     /// `get_top_queries` (a tool) or the path of a nested object (`filter`).
     owner: &'a str,
     /// The object's own path, for a nested object; `None` for a tool's arguments.
-    parent: Option<Path<'a>>,
+    parent: Option<ArgPath<'a>>,
     obj: Option<&'a Map<String, Value>>,
     /// The characters the numbers of `obj` were sent with (empty without the text).
     numbers: Numbers<'a>,
@@ -252,7 +249,7 @@ impl<'a> Args<'a> {
         params: &'a [ParamSpec],
         strict: bool,
         owner: &'a str,
-        parent: Option<Path<'a>>,
+        parent: Option<ArgPath<'a>>,
         obj: Option<&'a Map<String, Value>>,
         numbers: Numbers<'a>,
     ) -> Self {
@@ -286,14 +283,14 @@ impl<'a> Args<'a> {
     /// The path of field `name` in this scope.
     fn path_of(&self, name: &str) -> String {
         match &self.parent {
-            Some(parent) => Path::Field(parent, name).to_string(),
+            Some(parent) => ArgPath::Field(parent, name).to_string(),
             None => name.to_owned(),
         }
     }
 
     /// The top-level parameter this scope is in (for a nested object) or `name` itself.
     fn parameter_of<'n>(&'n self, name: &'n str) -> &'n str {
-        self.parent.as_ref().map_or(name, Path::parameter)
+        self.parent.as_ref().map_or(name, ArgPath::parameter)
     }
 
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
@@ -328,8 +325,8 @@ impl<'a> Args<'a> {
     fn read<T: FromArg>(&mut self, p: &ParamSpec, slot: Slot<'a>) -> Option<T> {
         let parent = self.parent;
         let path = match &parent {
-            Some(parent) => Path::Field(parent, p.name),
-            None => Path::Param(p.name),
+            Some(parent) => ArgPath::Field(parent, p.name),
+            None => ArgPath::Param(p.name),
         };
         let cx = Cx { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
         let read = match slot {
@@ -386,12 +383,12 @@ impl<'a> Args<'a> {
                     Some(s) => format!("Rename {shown_name} to \"{s}\"."),
                     None => "Remove it.".to_owned(),
                 };
-                let name: String = k.chars().take(render::SHOWN_CHARS).collect();
-                Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
+                let name = cut::head(k, render::SHOWN_CHARS);
+                Problem::new(self.parameter_of(name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
                     .with_accepted(accepted.clone())
                     .with_fix(fix)
                     .with_suggestion(sugg)
-                    .at(self.path_of(&name))
+                    .at(self.path_of(name))
             })
             .collect();
         if unknown.len() > SHOWN_ITEMS {
@@ -587,8 +584,7 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
     let rejected = if secret || deep {
         Rejected::Missing
     } else {
-        let shown: String = raw.trim().chars().take(render::SHOWN_CHARS).collect();
-        Rejected::Shown(shown)
+        Rejected::Shown(cut::head(raw.trim(), render::SHOWN_CHARS).to_owned())
     };
     let issue = if matches!(rejected, Rejected::Missing) && !deep {
         format!("the value sent {issue}")

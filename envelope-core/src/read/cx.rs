@@ -1,4 +1,4 @@
-//! The reading context, beneath the rules and the value readers: where a value is ([`Path`]),
+//! The reading context, beneath the rules and the value readers: where a value is ([`ArgPath`]),
 //! what reading it needs ([`Cx`]), whether it may be quoted (the secret check), and the
 //! constants every reader shares. It depends on no reader and no rule.
 
@@ -12,31 +12,31 @@ use crate::spec::{Rules, Ty, Unit};
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
-pub enum Path<'a> {
+pub enum ArgPath<'a> {
     /// A top-level parameter.
     Param(&'a str),
     /// `parent[i]`.
-    Index(&'a Path<'a>, usize),
+    Index(&'a ArgPath<'a>, usize),
     /// `parent.field`.
-    Field(&'a Path<'a>, &'a str),
+    Field(&'a ArgPath<'a>, &'a str),
 }
 
-impl Path<'_> {
+impl ArgPath<'_> {
     /// The top-level parameter this path is in.
     pub fn parameter(&self) -> &str {
         match self {
-            Path::Param(p) => p,
-            Path::Index(parent, _) | Path::Field(parent, _) => parent.parameter(),
+            ArgPath::Param(p) => p,
+            ArgPath::Index(parent, _) | ArgPath::Field(parent, _) => parent.parameter(),
         }
     }
 }
 
-impl fmt::Display for Path<'_> {
+impl fmt::Display for ArgPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Path::Param(p) => f.write_str(p),
-            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
-            Path::Field(parent, name) => write!(f, "{parent}.{name}"),
+            ArgPath::Param(p) => f.write_str(p),
+            ArgPath::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            ArgPath::Field(parent, name) => write!(f, "{parent}.{name}"),
         }
     }
 }
@@ -50,7 +50,7 @@ pub struct Cx<'a> {
     /// `#[tool(strict)]`.
     pub strict: bool,
     /// Where the value is.
-    pub path: Path<'a>,
+    pub path: ArgPath<'a>,
     /// The characters numbers were sent with (`1e3`, which a `Value` holds as 1000.0), by the
     /// address of their node in the value being read, sorted; empty when no text was sent.
     pub(crate) numbers: Numbers<'a>,
@@ -63,7 +63,7 @@ static NO_RULES: Rules = Rules::NONE;
 
 impl<'a> Cx<'a> {
     /// The context of a value at `path` under `rules`, read in strict or lax mode.
-    pub fn new(rules: &'a Rules, strict: bool, path: Path<'a>) -> Self {
+    pub fn new(rules: &'a Rules, strict: bool, path: ArgPath<'a>) -> Self {
         Cx { rules, strict, path, numbers: &[] }
     }
 
@@ -73,7 +73,7 @@ impl<'a> Cx<'a> {
     }
 
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
-    pub fn item<'b>(&'b self, path: &'b Path<'b>) -> Cx<'b> {
+    pub fn item<'b>(&'b self, path: &'b ArgPath<'b>) -> Cx<'b> {
         let rules = match &self.rules.items {
             Some(items) => items,
             None if self.rules.secret => &SECRET,

@@ -24,7 +24,8 @@ use crate::spec::Unit;
 ///
 /// ```
 /// use envelope_core::spec::Ty;
-/// use envelope_core::{Cx, FromArg, Problem, Textual, Toolbox, tool};
+/// use envelope_core::read::Textual;
+/// use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// An email address.
@@ -61,7 +62,7 @@ use crate::spec::Unit;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`byte_length`, `pattern`, `format` and string `choices` apply to strings, and `{Self}` is not one",
-    label = "this rule needs a parameter type that implements `envelope_core::Textual`",
+    label = "this rule needs a parameter type that implements `envelope_core::read::Textual`",
     note = "a newtype of a string implements `FromArg` by reading the string, and `Textual`"
 )]
 pub trait Textual: FromArg {}
@@ -75,7 +76,8 @@ impl Textual for String {}
 ///
 /// ```
 /// use envelope_core::spec::Ty;
-/// use envelope_core::{Cx, FromArg, Problem, Sequence, Toolbox, tool};
+/// use envelope_core::read::Sequence;
+/// use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// Labels.
@@ -112,7 +114,7 @@ impl Textual for String {}
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`each(...)` applies to arrays, and `{Self}` is not one",
-    label = "this rule needs a parameter type that implements `envelope_core::Sequence`",
+    label = "this rule needs a parameter type that implements `envelope_core::read::Sequence`",
     note = "a newtype of a `Vec` implements `FromArg` by reading the `Vec`, and `Sequence` with its item type"
 )]
 pub trait Sequence: FromArg {
@@ -138,7 +140,7 @@ pub struct InItems;
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`length` applies to strings and arrays, and `{Self}` is neither",
-    label = "this rule needs a parameter type that implements `envelope_core::Textual` or `envelope_core::Sequence`",
+    label = "this rule needs a parameter type that implements `envelope_core::read::Textual` or `envelope_core::read::Sequence`",
     note = "a newtype implements `FromArg` by reading the type it wraps, and `Textual` (a string) or `Sequence` (a `Vec`)"
 )]
 pub trait Measured<M> {

@@ -1,20 +1,26 @@
-//! Reading a call: who calls ([`context`]), and a tool's arguments, from the JSON text or value
-//! to typed values or one refusal naming every problem. Above `spec/` (the declarations it
-//! reads by), beneath `schema.rs` and `call/`.
+//! Reading a call: who calls ([`Caller`](crate::Caller)), the call a tool body sees
+//! ([`Context`](crate::Context)), and a tool's arguments, from the JSON text or value to typed
+//! values or one refusal naming every problem. Above `spec/` (the declarations it reads by),
+//! beneath `schema.rs` and `call/`.
 
-/// The arguments object read parameter by parameter; the refusals of the arguments as a whole.
+// The arguments object read parameter by parameter; the refusals of the arguments as a whole.
 pub(crate) mod args;
-/// Who is calling ([`Caller`](crate::Caller)) and the call a tool body sees ([`Context`](crate::Context)).
+// Who is calling (`Caller`) and the call a tool body sees (`Context`).
 pub(crate) mod context;
-/// The reading context: where a value is, what reading it needs, the secret check.
+// The reading context: where a value is, what reading it needs, the secret check.
 pub(crate) mod cx;
-/// The arguments as the generated reader receives them: a JSON object, or its text walked once.
+// The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
-/// What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
+// What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
 pub(crate) mod kinds;
-/// The value readers: one JSON shape in, a typed value or a problem out.
+// The value readers: one JSON shape in, a typed value or a problem out.
 pub(crate) mod readers;
-/// The rules of `#[validate(...)]`, one module each.
+// The rules of `#[validate(...)]`, one module each.
 pub(crate) mod rules;
-/// What a parsed value no longer shows: a key sent twice, the characters of each number.
+// What a parsed value no longer shows: a key sent twice, the characters of each number.
 pub(crate) mod sent;
+
+pub use context::{Cancelled, LogLevel};
+pub use cx::ArgPath;
+pub use kinds::{Sequence, Textual};
+pub use readers::Numeric;

@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::cx::{Cx, Path, SHOWN_ITEMS, holds_secret};
+use crate::cx::{ArgPath as Path, Cx, SHOWN_ITEMS, holds_secret};
 pub use crate::input::Sent;
 use crate::refusal::{Problem, Rejected};
 use crate::render;
@@ -31,7 +31,7 @@ use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 ///
 /// ```
 /// use envelope_core::spec::Ty;
-/// use envelope_core::{Cx, FromArg, Numeric, Problem, Toolbox, tool};
+/// use envelope_core::{Cx, FromArg, read::Numeric, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// A number of hours.
@@ -100,7 +100,7 @@ pub trait FromArg: Sized {
 /// trait, so `range` on a type that is not a number is a compile error at the rule.
 #[diagnostic::on_unimplemented(
     message = "`range` and `multiple_of` apply to numbers, and `{Self}` is not one",
-    label = "this rule needs a parameter type that implements `envelope_core::Numeric`",
+    label = "this rule needs a parameter type that implements `envelope_core::read::Numeric`",
     note = "a newtype of a number implements `FromArg` by reading the number, and `Numeric`"
 )]
 pub trait Numeric: FromArg {}

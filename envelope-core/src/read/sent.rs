@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::cx::Path;
+use crate::cx::ArgPath;
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +52,7 @@ pub(crate) struct Crowded<'t> {
 
 /// What one scan of the argument text finds.
 #[derive(Debug, Default)]
-pub(crate) struct Sent<'t> {
+pub(crate) struct Scan<'t> {
     /// Keys sent twice, object by object in the order the objects end, and within one object
     /// in the order of their first occurrence (at most [`MAX_DUPLICATES`]).
     pub(crate) duplicates: Vec<Duplicate>,
@@ -86,8 +86,8 @@ const PAIRWISE_KEYS: usize = 16;
 
 /// Scans `text` (JSON text, well-formed or not) for duplicate keys, crowded objects and number
 /// tokens, in time linear in its length.
-pub(crate) fn scan(text: &str) -> Sent<'_> {
-    let mut s = Scanner { text, b: text.as_bytes(), i: 0, out: Sent::default() };
+pub(crate) fn scan(text: &str) -> Scan<'_> {
+    let mut s = Scanner { text, b: text.as_bytes(), i: 0, out: Scan::default() };
     s.value(None, 0);
     s.out
 }
@@ -96,7 +96,7 @@ struct Scanner<'t> {
     text: &'t str,
     b: &'t [u8],
     i: usize,
-    out: Sent<'t>,
+    out: Scan<'t>,
 }
 
 impl<'t> Scanner<'t> {
@@ -107,7 +107,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Reads one value at `path` (`None`: the arguments object itself); `None` on malformed text.
-    fn value(&mut self, path: Option<&Path<'_>>, depth: usize) -> Option<()> {
+    fn value(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
         self.ws();
         match *self.b.get(self.i)? {
             b'{' | b'[' if depth >= MAX_DEPTH => self.skip_nested(),
@@ -153,7 +153,7 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    fn object(&mut self, path: Option<&Path<'_>>, depth: usize) -> Option<()> {
+    fn object(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
         let start = self.i;
         self.i += 1;
         // (key, value's text) in order; keys compared after decoding escapes (`"q\u0074y"` is
@@ -193,8 +193,8 @@ impl<'t> Scanner<'t> {
             let vs = self.i;
             {
                 let child = match path {
-                    Some(parent) => Path::Field(parent, &key),
-                    None => Path::Param(&key),
+                    Some(parent) => ArgPath::Field(parent, &key),
+                    None => ArgPath::Param(&key),
                 };
                 self.value(Some(&child), depth + 1)?;
             }
@@ -208,7 +208,7 @@ impl<'t> Scanner<'t> {
             members += self.count_members()?;
             if self.out.crowded.len() < MAX_DUPLICATES {
                 self.out.crowded.push(Crowded {
-                    path: path.map(Path::to_string),
+                    path: path.map(ArgPath::to_string),
                     parameter: path.map(|p| p.parameter().to_owned()),
                     keys: members,
                     text: self.text.get(start..self.i)?,
@@ -246,7 +246,7 @@ impl<'t> Scanner<'t> {
     /// Records the keys of one object sent more than once, in linear time: each key is counted
     /// once in a hash table (std's, keyed at random per process, so chosen keys cannot make it
     /// slow), then each repeated key's values are gathered in one pass.
-    fn record_duplicates(&mut self, path: Option<&Path<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
+    fn record_duplicates(&mut self, path: Option<&ArgPath<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
         if self.out.duplicates.len() >= MAX_DUPLICATES {
             return;
         }
@@ -271,8 +271,8 @@ impl<'t> Scanner<'t> {
             let values =
                 seen[i..].iter().filter(|(k, _)| k == key).take(SHOWN_VALUES).map(|(_, v)| (*v).to_owned()).collect();
             let here = match path {
-                Some(parent) => Path::Field(parent, key),
-                None => Path::Param(key),
+                Some(parent) => ArgPath::Field(parent, key),
+                None => ArgPath::Param(key),
             };
             self.out.duplicates.push(Duplicate {
                 path: here.to_string(),
@@ -284,7 +284,7 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    fn array(&mut self, path: Option<&Path<'_>>, depth: usize) -> Option<()> {
+    fn array(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
         self.i += 1;
         let mut index = 0;
         loop {
@@ -301,9 +301,9 @@ impl<'t> Scanner<'t> {
                 _ => {}
             }
             match path {
-                Some(parent) => self.value(Some(&Path::Index(parent, index)), depth + 1)?,
+                Some(parent) => self.value(Some(&ArgPath::Index(parent, index)), depth + 1)?,
                 // An array as the arguments themselves: refused whole, its items are not parameters.
-                None => self.value(Some(&Path::Param("arguments")), depth + 1)?,
+                None => self.value(Some(&ArgPath::Param("arguments")), depth + 1)?,
             }
             index += 1;
         }

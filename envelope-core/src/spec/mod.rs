@@ -8,9 +8,9 @@
 //! is `#[non_exhaustive]`, so a new rule, field or form is not a breaking change; build a struct
 //! with its `new` and `with_*` constructors.
 
-/// The `format` checks (date, date-time, email, uri), each by its RFC.
+// The `format` checks (date, date-time, email, uri), each by its RFC.
 pub(crate) mod formats;
-/// Rate limits: how many calls one caller may make in a period.
+// Rate limits: how many calls one caller may make in a period.
 pub mod rate;
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
@@ -568,7 +568,7 @@ pub struct ToolSpec {
     pub idempotency_key: bool,
     /// `#[tool(rate_limit = "30/min")]`: calls of one caller (and tenant) past this are
     /// refused with `RATE_LIMITED` (see [`crate::rate`]).
-    pub rate_limit: Option<crate::RateLimit>,
+    pub rate_limit: Option<crate::spec::rate::RateLimit>,
     /// `#[tool(scopes = ["notes:write"])]`: the OAuth scopes (RFC 6749 §3.3) a caller must have
     /// been granted, every one of them; empty: any caller.
     pub scopes: &'static [&'static str],
@@ -724,7 +724,7 @@ impl ToolSpec {
     /// `#[tool(rate_limit = "30/min")]`: at most `limit` calls per caller and tenant; adds
     /// `RATE_LIMITED` to [`error_codes`](Self::error_codes) (after `VALIDATION_ERROR`).
     #[must_use]
-    pub fn with_rate_limit(mut self, limit: crate::RateLimit) -> Self {
+    pub fn with_rate_limit(mut self, limit: crate::spec::rate::RateLimit) -> Self {
         self.rate_limit = Some(limit);
         self.declare_rate_limited();
         self

@@ -52,7 +52,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use envelope_core::RateLimit;
+/// use envelope_core::spec::rate::RateLimit;
 ///
 /// let limit: RateLimit = "30/min".parse().unwrap();
 /// assert_eq!(limit, RateLimit::per_minute(30));

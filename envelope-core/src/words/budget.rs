@@ -21,8 +21,7 @@ pub(crate) fn cut_text(text: &str, chars: usize, json_bytes: usize) -> String {
     }
     let mut keep = count.min(chars).saturating_sub(1);
     loop {
-        let mut cut: String = text.chars().take(keep).collect();
-        cut.push('…');
+        let cut = format!("{}…", super::cut::head(text, keep));
         if keep == 0 || json_len(&cut) <= json_bytes {
             return cut;
         }

@@ -1,77 +1,4 @@
-//! Writes that run once: confirmation (`#[tool(confirm = preview_fn)]`, `confirm_action`) and
-//! idempotency keys (`#[tool(idempotency_key)]`), over a [`Store`] shared by every replica.
-//!
-//! # Confirmation
-//! A valid call of a confirm tool runs only its preview function and answers
-//! `needs_confirmation`: nothing has happened yet. The envelope carries
-//!
-//! - `preview`: what the preview function returned;
-//! - `preview_hash`: SHA-256, lowercase hex, of the RFC 8785 canonical JSON of
-//!   `{"tool": <name>, "arguments": <validated arguments>, "preview": <preview>}`
-//!   ([`preview_hash`]); `secret` parameters are left out of the arguments;
-//! - `pending_action_id`: 39 base64url characters (RFC 4648 §5, no padding) holding 29 bytes:
-//!   the expiry (4 bytes, Unix seconds, big-endian), a random nonce (9 bytes) and the first 16
-//!   bytes of an HMAC-SHA256 (RFC 2104) under the toolbox's secret over the tool's name, the
-//!   SHA-256 of the canonical validated arguments, the expiry and the nonce. The same format in
-//!   every build; unforgeable without the secret.
-//!
-//! The validated arguments and the preview wait in the store under the id until it expires (15
-//! minutes by default). `confirm_action(pending_action_id, approved)` then runs the action once
-//! (approved) or drops it (rejected): the store's atomic compare-and-set turns the waiting
-//! record into the mark that it was decided, which makes the id single-use across replicas. The
-//! store holds the arguments as validated, `secret` ones included, since the action runs with
-//! them: keep a shared store private to the servers.
-//!
-//! # Bounds
-//! Pending actions and idempotency records are admitted into the store per caller
-//! ([`crate::store::Limits`]: by default 1 000 of each kind per caller, 10 000 in all), each
-//! kind apart from the other. No record is evicted before its time to live: past a bound the
-//! new one is refused with `RATE_LIMITED` (`retryable: true`, `hints.retry_after_ms`: until the
-//! oldest record counted against the bound expires), so a flood of previews cannot push out a
-//! person's pending approval or an idempotency record. The caller key is
-//! [`crate::store::ANONYMOUS`] for every call until calls carry a verified identity.
-//!
-//! # Idempotency keys
-//! A key tool takes an optional `idempotency_key` (8 to 64 characters), scoped to the tool and
-//! to the caller and tenant ([`Caller::key`](crate::Caller::key)): another caller's call with
-//! the same key neither conflicts with nor replays this one's. The
-//! first call with a key claims it (`put_new`), runs, and records its envelope for 24 hours (by
-//! default) when it is `ok` or the tool's own refusal; a fault is not recorded (a retry may
-//! succeed), and a call refused for its arguments never claims the key. A later call with the
-//! key and the same canonical arguments answers the recorded envelope without running; with
-//! other arguments it is refused with `IDEMPOTENCY_CONFLICT` (HTTP 422: never retry it
-//! unchanged). A call that finds the key's first call still running waits for its envelope (5
-//! seconds by default, feature `tokio`), then answers the retryable `IN_PROGRESS` (HTTP 409).
-//! Both statuses as the IETF Idempotency-Key header draft gives them. A replayed envelope
-//! carries a `warning` naming the time of the call it was recorded from ("Answered from the
-//! call at 2026-12-01T14:49:30.123Z with this idempotency_key: nothing ran now, and the data is
-//! as it was then."): its data may be stale.
-//!
-//! The claim is the text `{"state": "running", "fingerprint": ..., "claim": <random>}`, kept
-//! for a short lease (30 seconds) that the running call renews every 10 seconds (feature
-//! `tokio`, in a task of its own; without a runtime, a lease of 5 minutes and no renewal). A
-//! claim whose outcome is unknown never holds its key for long: when the claim's own write
-//! fails or passes its deadline (it may still be applied, late), or the tool faults, the call
-//! takes its claim back with a compare-and-delete of its own text (sent after the claim on the
-//! same connection, so it is applied after it); should that fail too, the claim lapses with its
-//! lease. A call whose envelope could not be recorded leaves its claim to lapse the same way:
-//! a retry then runs the tool again, as it would after a lost reply without a key. Arguments
-//! are compared by an HMAC-SHA256 of their
-//! canonical JSON under the toolbox's secret, so the store never holds a hash of a secret
-//! parameter that could be guessed offline; replicas must share the secret.
-//!
-//! # The secret
-//! [`Toolbox::with_secret`](crate::Toolbox::with_secret) (at least 32 bytes; the examples read `ENVELOPE_SECRET`). Without
-//! it each process draws a random key at start: its pending actions cannot be confirmed after a
-//! restart or on another replica (they answer `NOT_FOUND`, and the person is asked again), and
-//! its idempotency records do not match another replica's.
-//!
-//! # For protocol adapters
-//! An adapter that asks for approval its own way (MCP 2026-07-28 elicitation, with the id as
-//! `requestState`) uses [`Toolbox::needs_confirmation`](crate::Toolbox::needs_confirmation) to know a tool waits for approval,
-//! [`Toolbox::call`](crate::Toolbox::call) to run its preview and seal the id ([`Envelope::confirmation`]),
-//! [`Toolbox::check_pending`](crate::Toolbox::check_pending) to verify a retried call's `requestState` against its arguments
-//! without touching the store, and [`Toolbox::decide`](crate::Toolbox::decide) to run or drop the action once.
+#![doc = include_str!("../../../docs/confirm.md")]
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -155,7 +82,7 @@ pub(crate) struct Guard {
     pub(crate) lease: Duration,
     pub(crate) queue: bool,
     /// The toolbox's own rate limit, per caller, over all its tools.
-    pub(crate) rate_limit: Option<crate::RateLimit>,
+    pub(crate) rate_limit: Option<crate::spec::rate::RateLimit>,
     /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
     pub(crate) governance: crate::audit::Governance,
 }
@@ -217,33 +144,7 @@ impl Default for Guard {
     }
 }
 
-/// The random key of this process, drawn once.
-fn process_key() -> Arc<[u8]> {
-    static KEY: OnceLock<Arc<[u8]>> = OnceLock::new();
-    KEY.get_or_init(|| {
-        let mut k = [0u8; 32];
-        random(&mut k);
-        Arc::from(&k[..])
-    })
-    .clone()
-}
-
-/// Fills `buf` from the operating system's generator; should it fail, from std's randomly
-/// seeded SipHash keys and the clock (still unpredictable to a caller, never a panic).
-fn random(buf: &mut [u8]) {
-    if getrandom::fill(buf).is_ok() {
-        return;
-    }
-    use std::hash::{BuildHasher, Hasher};
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    for chunk in buf.chunks_mut(8) {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(nanos);
-        let bytes = h.finish().to_le_bytes();
-        chunk.copy_from_slice(&bytes[..chunk.len()]);
-    }
-}
-
+use super::seal::{ID_BYTES, Sealed, open, process_key, random};
 use crate::digest::hex;
 pub use crate::digest::{canonical, sha256_hex};
 
@@ -299,37 +200,8 @@ fn normalized(p: &ParamSpec, v: Value) -> Value {
     }
 }
 
-/// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
-pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
-    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
-    Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
-}
-
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
-const ID_BYTES: usize = 4 + 9 + 16;
-
-/// A decoded pending action id: not yet verified.
-struct Sealed {
-    expiry: u32,
-    nonce: [u8; 9],
-    tag: [u8; 16],
-}
-
-fn open(id: &str) -> Option<Sealed> {
-    if id.len() != 39 {
-        return None;
-    }
-    let bytes = URL_SAFE_NO_PAD.decode(id).ok()?;
-    if bytes.len() != ID_BYTES {
-        return None;
-    }
-    let expiry = u32::from_be_bytes(bytes[0..4].try_into().ok()?);
-    let nonce = bytes[4..13].try_into().ok()?;
-    let tag = bytes[13..29].try_into().ok()?;
-    Some(Sealed { expiry, nonce, tag })
 }
 
 impl Guard {
@@ -428,7 +300,7 @@ impl Guard {
             ));
         }
         let id = self.seal(name, &args);
-        let hash = preview_hash(name, &public_args(&tool.declared().params, &args), &preview);
+        let hash = preview_hash(name, &crate::args::public_args(&tool.declared().params, &args), &preview);
         // The queuing caller's tenant: the action is decided within that tenant only.
         let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
                             "preview_hash": hash, "tenant": caller.tenant()})
@@ -854,7 +726,7 @@ async fn sleep(d: Duration) -> bool {
 
 /// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
 /// in `hints.retry_after_ms` and in the sentence.
-pub(crate) fn rate_limited(whom: &str, limit: crate::RateLimit, wait: Duration) -> Envelope {
+pub(crate) fn rate_limited(whom: &str, limit: crate::spec::rate::RateLimit, wait: Duration) -> Envelope {
     let delay = crate::render::in_words(wait);
     Refusal::parameter("arguments")
         .missing()

@@ -13,7 +13,7 @@
 //!
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
-//! its own [`Bound`], in all and per caller ([`Limits`]), so previews cannot crowd out
+//! its own [`Capacity`], in all and per caller ([`Limits`]), so previews cannot crowd out
 //! idempotency records nor one caller the others. No record is ever evicted before its time to
 //! live: when a bound is reached the new record is refused ([`StoreError::as_full`], a
 //! [`Full`] saying which bound and when the oldest record counted against it expires), and the
@@ -120,12 +120,12 @@ impl Kind {
     }
 }
 
-/// Which count of a [`Bound`] is reached.
+/// Which count of a [`Capacity`] is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// The caller's own records ([`Bound::per_caller`]).
+    /// The caller's own records ([`Capacity::per_caller`]).
     Caller,
-    /// The store's records of that kind, every caller's ([`Bound::total`]).
+    /// The store's records of that kind, every caller's ([`Capacity::total`]).
     Store,
 }
 
@@ -153,7 +153,7 @@ impl Full {
 
 /// How many live records of one kind a store admits: in all, and per caller (each at least 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bound {
+pub struct Capacity {
     /// Records of every caller.
     pub total: usize,
     /// Records of one caller.
@@ -171,9 +171,9 @@ pub struct Bound {
 #[non_exhaustive]
 pub struct Limits {
     /// [`Kind::PendingAction`].
-    pub pending_actions: Bound,
+    pub pending_actions: Capacity,
     /// [`Kind::IdempotencyRecord`].
-    pub idempotency_records: Bound,
+    pub idempotency_records: Capacity,
     /// [`Kind::Other`]: keys written without admission (counted in all only).
     pub other: usize,
 }
@@ -181,8 +181,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            pending_actions: Bound { total: 10_000, per_caller: 1_000 },
-            idempotency_records: Bound { total: 10_000, per_caller: 1_000 },
+            pending_actions: Capacity { total: 10_000, per_caller: 1_000 },
+            idempotency_records: Capacity { total: 10_000, per_caller: 1_000 },
             other: 10_000,
         }
     }
@@ -191,32 +191,32 @@ impl Default for Limits {
 impl Limits {
     /// `n` records of each kind, in all and per caller.
     pub fn uniform(n: usize) -> Self {
-        let b = Bound { total: n, per_caller: n };
+        let b = Capacity { total: n, per_caller: n };
         Limits { pending_actions: b, idempotency_records: b, other: n }
     }
 
     /// These limits with `bound` for pending actions.
     #[must_use]
-    pub fn with_pending_actions(mut self, bound: Bound) -> Self {
+    pub fn with_pending_actions(mut self, bound: Capacity) -> Self {
         self.pending_actions = bound;
         self
     }
 
     /// These limits with `bound` for idempotency records.
     #[must_use]
-    pub fn with_idempotency_records(mut self, bound: Bound) -> Self {
+    pub fn with_idempotency_records(mut self, bound: Capacity) -> Self {
         self.idempotency_records = bound;
         self
     }
 
     /// The bound of `kind`, each count at least 1.
-    pub fn of(&self, kind: Kind) -> Bound {
+    pub fn of(&self, kind: Kind) -> Capacity {
         let b = match kind {
             Kind::PendingAction => self.pending_actions,
             Kind::IdempotencyRecord => self.idempotency_records,
-            Kind::Other => Bound { total: self.other, per_caller: self.other },
+            Kind::Other => Capacity { total: self.other, per_caller: self.other },
         };
-        Bound { total: b.total.max(1), per_caller: b.per_caller.max(1) }
+        Capacity { total: b.total.max(1), per_caller: b.per_caller.max(1) }
     }
 }
 
@@ -335,7 +335,7 @@ fn micros(us: u64) -> Duration {
 ///
 /// ```
 /// use std::time::Duration;
-/// use envelope_core::store::{Admission, Kind, MemoryStore, Store};
+/// use envelope_core::call::guard::store::{Admission, Kind, MemoryStore, Store};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryStore::new(2, Duration::from_secs(60));
@@ -1082,7 +1082,7 @@ mod tests {
     #[test]
     fn a_full_kind_refuses_new_records_and_keeps_every_live_one() {
         let s = MemoryStore::new(3, MIN)
-            .with_limits(Limits::uniform(3).with_pending_actions(Bound { total: 3, per_caller: 2 }));
+            .with_limits(Limits::uniform(3).with_pending_actions(Capacity { total: 3, per_caller: 2 }));
         assert!(block(s.admit("a", "a", MIN, pending("eve"))).unwrap());
         assert!(block(s.admit("b", "b", MIN, pending("eve"))).unwrap());
         let refused = block(s.admit("c", "c", MIN, pending("eve"))).unwrap_err();
@@ -1163,7 +1163,7 @@ mod tests {
     #[test]
     fn a_write_drops_a_few_expired_entries_and_a_bound_drops_them_all() {
         let s = MemoryStore::new(2_000, MIN)
-            .with_limits(Limits::uniform(2_000).with_pending_actions(Bound { total: 2_000, per_caller: 1_000 }));
+            .with_limits(Limits::uniform(2_000).with_pending_actions(Capacity { total: 2_000, per_caller: 1_000 }));
         for i in 0..1_000 {
             assert!(block(s.admit(&format!("k{i}"), "v", Duration::from_millis(300), pending("eve"))).unwrap());
         }

@@ -18,10 +18,13 @@ use serde_json::{Value, json};
 
 use super::transport::TransportError;
 
+// One bounded `GET` of a JWKS document.
 #[cfg(feature = "jwt")]
 mod fetch;
+// The verification keys of a JWKS document, cached.
 #[cfg(feature = "jwt")]
 mod jwks;
+// Bearer JWT verification and the hook for opaque tokens.
 #[cfg(feature = "jwt")]
 mod jwt;
 

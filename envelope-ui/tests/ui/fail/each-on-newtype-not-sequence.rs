@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Problem, Textual, spec::Ty, tool};
+use envelope_core::{Cx, FromArg, Problem, read::Textual, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a string: it reads a string, so `each(...)` does not apply to it.

@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Numeric, Problem, spec::Ty, tool};
+use envelope_core::{Cx, FromArg, Problem, read::Numeric, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a number: neither a string nor an array, so `length` does not apply to it.

@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Numeric, Problem, spec::Ty, tool};
+use envelope_core::{Cx, FromArg, Problem, read::Numeric, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a number: it reads a number, so `pattern` does not apply to it.

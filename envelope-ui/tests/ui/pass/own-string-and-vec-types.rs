@@ -2,7 +2,8 @@
 //! aliases as the types they name, the newtypes by `Textual` and `Sequence`.
 
 use envelope_core::spec::Ty;
-use envelope_core::{Cx, FromArg, Problem, Sequence, Textual, Toolbox, tool};
+use envelope_core::read::{Sequence, Textual};
+use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
 use serde_json::Value;
 
 type Email = String;

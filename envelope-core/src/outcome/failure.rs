@@ -1,0 +1,70 @@
+//! A tool's failure: the [`ToolError`] trait every error type a tool returns implements, and
+//! [`ToolFailure`], a refusal or a fault.
+
+use crate::code::{Code, codes};
+use crate::envelope::Envelope;
+use crate::fault::Fault;
+use crate::refusal::Refusal;
+
+/// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
+/// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolFailure {
+    /// The request as given cannot be served.
+    Refused(Refusal),
+    /// The request was valid and the server failed.
+    Failed(Fault),
+}
+
+impl From<Refusal> for ToolFailure {
+    fn from(r: Refusal) -> Self {
+        ToolFailure::Refused(r)
+    }
+}
+
+impl From<Fault> for ToolFailure {
+    fn from(f: Fault) -> Self {
+        ToolFailure::Failed(f)
+    }
+}
+
+/// An error type a tool may return: each failure is a refusal or a fault built from parts, never
+/// a free-form sentence, and the type declares every code it can produce (they go into the
+/// tool's `error_codes`). Implemented by [`Refusal`] (`VALIDATION_ERROR`), [`Fault`]
+/// (`BACKEND_ERROR`, `TIMEOUT`, `NOT_IMPLEMENTED`) and [`ToolFailure`] (both).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool error type",
+    label = "a tool returns `Result<T, Refusal>`, `Result<T, Fault>`, `Result<T, ToolFailure>`, or `Result<T, E>` with `#[derive(ToolError)] enum E`",
+    note = "a free-form error string would reach the model without the rejected value, the accepted set and the fix"
+)]
+pub trait ToolError {
+    /// Every code `into_envelope` can produce.
+    const CODES: &'static [Code];
+    /// The envelope for this failure.
+    fn into_envelope(self) -> Envelope;
+}
+
+impl ToolError for Refusal {
+    const CODES: &'static [Code] = &[codes::VALIDATION_ERROR];
+    fn into_envelope(self) -> Envelope {
+        self.into()
+    }
+}
+
+impl ToolError for Fault {
+    const CODES: &'static [Code] = &[codes::BACKEND_ERROR, codes::TIMEOUT, codes::NOT_IMPLEMENTED];
+    fn into_envelope(self) -> Envelope {
+        self.into()
+    }
+}
+
+impl ToolError for ToolFailure {
+    const CODES: &'static [Code] =
+        &[codes::VALIDATION_ERROR, codes::BACKEND_ERROR, codes::TIMEOUT, codes::NOT_IMPLEMENTED];
+    fn into_envelope(self) -> Envelope {
+        match self {
+            ToolFailure::Refused(r) => r.into(),
+            ToolFailure::Failed(f) => f.into(),
+        }
+    }
+}

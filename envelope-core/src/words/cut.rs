@@ -1,0 +1,63 @@
+//! The one cut of a text to a number of characters, and the three ways a reply shows a cut
+//! text: with `…` ([`cut`]), with `…` and its length ([`cut_counted`]), as a JSON string with
+//! `…` and its length ([`quoted_cut`]). Every cut in the crate is one of these, or
+//! [`head`] with words of its own around it. Counts are in characters (Unicode scalar values).
+
+/// The first `n` characters of `text` (all of it when it has no more), borrowed.
+pub(crate) fn head(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// `text` when it has at most `n` characters, else its first `n` and `…`.
+pub(crate) fn cut(text: &str, n: usize) -> String {
+    let kept = head(text, n);
+    if kept.len() < text.len() { format!("{kept}…") } else { text.to_owned() }
+}
+
+/// `text` when it has at most `max` characters, else its first `max - 8`, `…` and its length:
+/// `1234567… (301 characters)`.
+pub(crate) fn cut_counted(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    format!("{}… ({count} characters)", head(text, max.saturating_sub(8)))
+}
+
+/// `text` as a JSON string when it has at most `max` characters, else its first `keep` as a
+/// JSON string with `…` before the closing quote, and its length: `"abc…" (301 characters)`.
+pub(crate) fn quoted_cut(text: &str, max: usize, keep: usize) -> String {
+    let quote = |t: &str| serde_json::Value::String(t.to_owned()).to_string();
+    if text.len() <= max {
+        return quote(text);
+    }
+    let count = text.chars().count();
+    if count <= max {
+        return quote(text);
+    }
+    let quoted = quote(head(text, keep));
+    format!("{}…\" ({count} characters)", &quoted[..quoted.len() - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_count_characters_not_bytes() {
+        assert_eq!(head("héllo", 2), "hé");
+        assert_eq!(head("hé", 5), "hé");
+        assert_eq!(cut("héllo", 2), "hé…");
+        assert_eq!(cut("hé", 2), "hé");
+        assert_eq!(cut_counted("ééééééééééé", 10), "éé… (11 characters)");
+        assert_eq!(cut_counted("éééééééééé", 10), "éééééééééé");
+        assert_eq!(quoted_cut("a\"bcdefghijk", 10, 2), "\"a\\\"…\" (12 characters)");
+        assert_eq!(quoted_cut("a\"b", 10, 2), "\"a\\\"b\"");
+    }
+}
