@@ -16,6 +16,7 @@ use crate::cx::{Cx, Path, SHOWN_ITEMS, holds_secret};
 pub use crate::input::Sent;
 use crate::refusal::{Problem, Rejected};
 use crate::render;
+use crate::rules::range::Ends;
 use crate::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 
@@ -132,7 +133,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         && cx.rules.multiple_of.is_none()
         && let Some(n) = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))
     {
-        let (min, max) = range::accepted(cx.rules.range.as_ref(), lo, hi);
+        let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
         if n >= min && n <= max {
             return Ok(n);
         }
@@ -216,7 +217,7 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
     // The fast path: a finite JSON number within range, no words built.
     if let Value::Number(n) = v
         && let Some(f) = n.as_f64().filter(|f| f.is_finite())
-        && cx.rules.range.as_ref().is_none_or(|r| range::in_real_range(f, r))
+        && cx.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
         && cx.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f))
     {
         return Ok(f);
@@ -369,13 +370,13 @@ impl FromArg for f32 {
         // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
         // the value the function would get.
         let r = f as f32;
-        let fits = r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::in_real_range(f64::from(r), rule));
+        let fits = r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::contains(rule, f64::from(r)));
         if fits {
             return Ok(r);
         }
         // Its range, without its step; else the largest `f32`.
         let set = match cx.rules.range {
-            Some(range) => Accepted::Real { range: Some(range), step: None },
+            Some(range) => Accepted::Number { ends: Ends::Real(Some(range)), step: None },
             None => Accepted::Single,
         };
         Err(cx.problem(

@@ -10,8 +10,9 @@ use std::fmt::{self, Display, Formatter};
 
 use crate::cx::{Cx, rules_hide};
 use crate::render;
+use crate::rules::range::Ends;
 use crate::rules::{choices, format, length, multiple_of, pattern, range};
-use crate::spec::{Choices, Format, Length, Num, Pattern, Range, Rules, Ty};
+use crate::spec::{Choices, Format, Length, Num, Pattern, Rules, Ty};
 
 /// What a value may be. `Display` gives the accepted set in words: `a whole number from 1 to
 /// 720`, `a multiple of 0.25 from 0 to 1`, `a string of 1 to 120 characters matching the pattern
@@ -20,22 +21,12 @@ use crate::spec::{Choices, Format, Length, Num, Pattern, Range, Rules, Ty};
 pub(crate) enum Accepted<'a> {
     /// `one of 10, 25, 50`, `one of "asc", "desc"`: the choices, in declared order.
     Choices(Choices),
-    /// A whole number between two inclusive ends (the type's own bounds narrowed by `range`),
-    /// a multiple of `step` if one is set: `a whole number from 1 to 720`, `a multiple of 5 from
-    /// 0 to 100`.
-    Whole {
-        /// Least value.
-        min: i128,
-        /// Greatest value.
-        max: i128,
-        /// `multiple_of`.
-        step: Option<Num>,
-    },
-    /// A finite number within `range` (each end inclusive, exclusive or open), a multiple of
-    /// `step` if one is set: `a number greater than 0 (0 itself not allowed) and at most 1`.
-    Real {
-        /// `range`.
-        range: Option<Range>,
+    /// A number within its ends, a multiple of `step` if one is set: `a whole number from 1 to
+    /// 720`, `a multiple of 5 from 0 to 100`, `a number greater than 0 (0 itself not allowed)
+    /// and at most 1`.
+    Number {
+        /// Whole numbers between two inclusive ends, or finite numbers within a `range`.
+        ends: Ends,
         /// `multiple_of`.
         step: Option<Num>,
     },
@@ -84,13 +75,13 @@ impl<'a> Accepted<'a> {
 
     /// A whole number within `[lo, hi]` (its type's bounds) under `range` and `multiple_of`.
     pub(crate) fn whole(rules: &Rules, lo: i128, hi: i128) -> Self {
-        let (min, max) = range::accepted(rules.range.as_ref(), lo, hi);
-        Accepted::Whole { min, max, step: rules.multiple_of }
+        let (min, max) = range::bounds(rules.range.as_ref(), lo, hi);
+        Accepted::Number { ends: Ends::Whole(min, max), step: rules.multiple_of }
     }
 
     /// A number under `range` and `multiple_of`.
     pub(crate) fn real(rules: &Rules) -> Self {
-        Accepted::Real { range: rules.range, step: rules.multiple_of }
+        Accepted::Number { ends: Ends::Real(rules.range), step: rules.multiple_of }
     }
 
     /// A string under `length`, `format` and `pattern` (not its choices).
@@ -107,8 +98,11 @@ impl<'a> Accepted<'a> {
     /// least 0.5.`, `Send a multiple of 0.25 from 0 to 1.`
     pub(crate) fn out_of_range_fix(&self) -> String {
         match *self {
-            Accepted::Whole { min, max, .. } => format!("Send a value {}.", range::Whole(min, max)),
-            Accepted::Real { range, step } => format!("Send {}.", Real { range, step, noun: "a value" }),
+            // The step is stated for a float only: `Send a value from 0 to 100.` for integers.
+            Accepted::Number { ends: ends @ Ends::Real(_), step: Some(m) } => {
+                format!("Send {}.", Number { ends, step: Some(m), noun: "" })
+            }
+            Accepted::Number { ends, .. } => format!("Send {}.", Number { ends, step: None, noun: "a value" }),
             _ => "Send a value in range.".to_owned(),
         }
     }
@@ -118,7 +112,7 @@ impl<'a> Accepted<'a> {
     pub(crate) fn example_whole(&self) -> i128 {
         match *self {
             Accepted::Choices(Choices::Int(c)) => c.first().map_or(0, |&x| i128::from(x)),
-            Accepted::Whole { min, max, step } => {
+            Accepted::Number { ends: Ends::Whole(min, max), step } => {
                 let e = range::example_whole(min, max);
                 step.and_then(|m| multiple_of::example_whole(m, e, min, max)).unwrap_or(e)
             }
@@ -130,7 +124,7 @@ impl<'a> Accepted<'a> {
     /// multiple of the step within range.
     pub(crate) fn example_real(&self) -> f64 {
         match *self {
-            Accepted::Real { range, step } => {
+            Accepted::Number { ends: Ends::Real(range), step } => {
                 let e = range::example_real(range.as_ref());
                 match (step, range) {
                     (Some(m), Some(r)) => multiple_of::example_real(m, e, &r),
@@ -147,8 +141,8 @@ impl<'a> Accepted<'a> {
     pub(crate) fn example_json(&self) -> String {
         match self {
             Accepted::Choices(c) => choices::example(c),
-            Accepted::Whole { .. } => self.example_whole().to_string(),
-            Accepted::Real { .. } => render::number(self.example_real()),
+            Accepted::Number { ends: Ends::Whole(..), .. } => self.example_whole().to_string(),
+            Accepted::Number { ends: Ends::Real(_), .. } => render::number(self.example_real()),
             Accepted::Single => render::number(0.5),
             Accepted::Text { .. } => "\"…\"".into(),
             Accepted::Items { .. } => "[…]".into(),
@@ -163,11 +157,10 @@ impl Display for Accepted<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match *self {
             Accepted::Choices(c) => choices::accepted(f, &c),
-            Accepted::Whole { min, max, step: None } => write!(f, "a whole number {}", range::Whole(min, max)),
-            Accepted::Whole { min, max, step: Some(m) } => {
-                write!(f, "{} {}", multiple_of::Step(m), range::Whole(min, max))
+            Accepted::Number { ends: ends @ Ends::Whole(..), step } => {
+                Number { ends, step, noun: "a whole number" }.fmt(f)
             }
-            Accepted::Real { range, step } => Real { range, step, noun: "a number" }.fmt(f),
+            Accepted::Number { ends, step } => Number { ends, step, noun: "a number" }.fmt(f),
             Accepted::Single => write!(f, "a number of at most {:e} in size", f32::MAX),
             Accepted::Text { length, format, pattern } => {
                 match (format, length) {
@@ -197,24 +190,21 @@ impl Display for Accepted<'_> {
     }
 }
 
-/// A number within `range` in words, led by `noun` (`a number`, or `a value` in a fix) or, with
-/// a step, by `a multiple of 0.25`.
-struct Real {
-    range: Option<Range>,
+/// A number in words: its noun (`a whole number`, `a number`, `a value` in a fix), or with a
+/// step `a multiple of 0.25`; then its ends.
+struct Number {
+    ends: Ends,
     step: Option<Num>,
     noun: &'static str,
 }
 
-impl Display for Real {
+impl Display for Number {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self.step {
-            Some(m) => multiple_of::Step(m).fmt(f)?,
+            Some(m) => multiple_of::accepted(f, m)?,
             None => f.write_str(self.noun)?,
         }
-        match self.range {
-            Some(r) => range::accepted_real(f, &r),
-            None => Ok(()),
-        }
+        range::accepted(f, self.ends)
     }
 }
 

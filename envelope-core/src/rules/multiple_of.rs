@@ -3,14 +3,14 @@
 //! noun of the accepted set; the fix offers the multiples on either side of the value sent) and
 //! its keyword.
 
-use std::fmt::{self, Display, Formatter};
+use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
 use crate::render;
-use crate::rules::range::{self, in_real_range};
+use crate::rules::range;
 use crate::rules::{Accepted, Subject};
 use crate::spec::{Num, Range, Rules, Ty};
 
@@ -23,7 +23,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
             if whole_accepts(m, n) {
                 return Ok(());
             }
-            let (min, max) = range::accepted(cx.rules.range.as_ref(), lo, hi);
+            let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
             let near = match whole_step(m) {
                 Some(s) => {
                     let below = n.div_euclid(s) * s;
@@ -51,29 +51,29 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
             }
             let s = m.as_f64();
             let below = (f / s).floor() * s;
-            let in_range = |x: &f64| cx.rules.range.as_ref().is_none_or(|r| in_real_range(*x, r));
+            let in_range = |x: &f64| cx.rules.range.as_ref().is_none_or(|r| range::contains(r, *x));
             let near = [below, below + s].into_iter().filter(in_range).map(render::number).collect();
             (near, Accepted::real(cx.rules))
         }
         Subject::Text(_) | Subject::Items { .. } => return Ok(()),
     };
+    let step = match m {
+        Num::Int(i) => i.to_string(),
+        Num::Float(x) => render::number(x),
+    };
     let fix = match near.as_slice() {
         [a, b] => format!("Send {a} or {b}."),
         [a] => format!("Send {a}."),
-        _ => format!("Send {}.", Step(m)),
+        _ => format!("Send a multiple of {step}."),
     };
-    Err(cx.problem(v, format!("is not {}", Step(m)), set.to_string(), fix))
+    Err(cx.problem(v, format!("is not a multiple of {step}"), set.to_string(), fix))
 }
 
 /// The rule in words, as the noun of its accepted set: `a multiple of 5`, `a multiple of 0.25`.
-pub(crate) struct Step(pub(crate) Num);
-
-impl Display for Step {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Num::Int(i) => write!(f, "a multiple of {i}"),
-            Num::Float(x) => write!(f, "a multiple of {}", render::number(x)),
-        }
+pub(crate) fn accepted(f: &mut Formatter<'_>, m: Num) -> fmt::Result {
+    match m {
+        Num::Int(i) => write!(f, "a multiple of {i}"),
+        Num::Float(x) => write!(f, "a multiple of {}", render::number(x)),
     }
 }
 
@@ -87,7 +87,10 @@ pub(crate) fn example_whole(m: Num, example: i128, min: i128, max: i128) -> Opti
 /// The multiple next to `example` (above it, else below it) within `r`, else `example`.
 pub(crate) fn example_real(m: Num, example: f64, r: &Range) -> f64 {
     let s = m.as_f64();
-    [(example / s).ceil() * s, (example / s).floor() * s].into_iter().find(|x| in_real_range(*x, r)).unwrap_or(example)
+    [(example / s).ceil() * s, (example / s).floor() * s]
+        .into_iter()
+        .find(|x| range::contains(r, *x))
+        .unwrap_or(example)
 }
 
 fn whole_step(m: Num) -> Option<i128> {

@@ -2,7 +2,7 @@
 //! 1 to 720`, `greater than 0 (0 itself not allowed) and at most 1`) and its JSON Schema keywords
 //! (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; 2020-12 Validation §6.2).
 
-use std::fmt::{self, Display, Formatter};
+use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
@@ -16,14 +16,14 @@ use crate::spec::{Bound, Num, Range, Rules, Ty};
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match x {
         Subject::Whole { n, lo, hi } => {
-            let (min, max) = accepted(cx.rules.range.as_ref(), lo, hi);
+            let (min, max) = bounds(cx.rules.range.as_ref(), lo, hi);
             if n < min || n > max {
                 return Err(out_of_range(cx, v, &Accepted::whole(cx.rules, lo, hi)));
             }
         }
         Subject::Real(f) => {
             if let Some(r) = &cx.rules.range
-                && !in_real_range(f, r)
+                && !contains(r, f)
             {
                 return Err(out_of_range(cx, v, &Accepted::real(cx.rules)));
             }
@@ -35,7 +35,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
 
 /// The inclusive bounds a whole number must meet: its type's, `[lo, hi]`, narrowed by the
 /// rule. No allocation: this runs on every successful read.
-pub(crate) fn accepted(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
+pub(crate) fn bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
     let (mut min, mut max) = (lo, hi);
     if let Some(r) = r {
         // A float bound reaches an integer only on a type the macro could not name (an alias, a
@@ -58,18 +58,24 @@ pub(crate) fn accepted(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
     (min, max)
 }
 
-/// A whole number's bounds in words: `from 1 to 720`.
-pub(crate) struct Whole(pub(crate) i128, pub(crate) i128);
-
-impl Display for Whole {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "from {} to {}", self.0, self.1)
-    }
+/// The ends of a number's accepted set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Ends {
+    /// Whole numbers from the first to the second, both included: the type's own bounds
+    /// narrowed by the rule (see [`bounds`]).
+    Whole(i128, i128),
+    /// Finite numbers within the rule, each end inclusive, exclusive or open; any without one.
+    Real(Option<Range>),
 }
 
-/// A number's bounds in words, after its noun (`a number`), each bound with whether it is
-/// included: ` from 0 up to but not including 1`; nothing for a range open at both ends.
-pub(crate) fn accepted_real(f: &mut Formatter<'_>, r: &Range) -> fmt::Result {
+/// The ends in words, after the set's noun (`a number`): ` from 1 to 720`, ` from 0 up to but
+/// not including 1`; nothing for a number without a range.
+pub(crate) fn accepted(f: &mut Formatter<'_>, ends: Ends) -> fmt::Result {
+    let r = match ends {
+        Ends::Whole(min, max) => return write!(f, " from {min} to {max}"),
+        Ends::Real(None) => return Ok(()),
+        Ends::Real(Some(r)) => r,
+    };
     let n = |x: Num| render::number(x.as_f64());
     match (r.min, r.max) {
         (Bound::Unbounded, Bound::Unbounded) => Ok(()),
@@ -119,7 +125,7 @@ pub(crate) fn example_real(r: Option<&Range>) -> f64 {
 }
 
 /// Whether the number `f` is within `r`.
-pub(crate) fn in_real_range(f: f64, r: &Range) -> bool {
+pub(crate) fn contains(r: &Range, f: f64) -> bool {
     let lo = match r.min {
         Bound::Unbounded => true,
         Bound::Inclusive(a) => f >= a.as_f64(),
