@@ -153,7 +153,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
                     let fix = fix_like(cx, "Send a whole number", set.example_whole(), "");
-                    return Err(cx.problem(v, "is not a whole number", set.to_string(), fix));
+                    return Err(cx.problem(v, "is not a whole number", set.words(), fix));
                 }
                 // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
@@ -170,19 +170,19 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             Some(n) if !cx.strict => n,
             Some(n) => {
                 let fix = fix_like(cx, "Send it as a JSON number", n, "");
-                return Err(cx.problem(v, "is a string", set.to_string(), fix));
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
             None if names_non_finite(s) => {
                 return Err(not_finite(cx, v, &set, set.example_whole()));
             }
             None => {
                 let fix = fix_like(cx, "Send it as a JSON number", set.example_whole(), "");
-                return Err(cx.problem(v, "is a string", set.to_string(), fix));
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
         },
         _ => {
             let fix = fix_like(cx, "Send a JSON number", set.example_whole(), "");
-            return Err(cx.problem(v, render::type_issue(v), set.to_string(), fix));
+            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
         }
     };
     rules::check(cx, v, Subject::Whole { n, lo, hi })?;
@@ -206,7 +206,7 @@ fn names_non_finite(s: &str) -> bool {
 
 /// The refusal of a value that is, or names, a number that is not finite.
 fn not_finite(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>, example: impl std::fmt::Display) -> Problem {
-    cx.problem(v, "is not a finite number", set.to_string(), fix_like(cx, "Send a finite JSON number", example, ""))
+    cx.problem(v, "is not a finite number", set.words(), fix_like(cx, "Send a finite JSON number", example, ""))
 }
 
 /// Reads a finite number within the value's `range`.
@@ -230,17 +230,17 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
             Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
                 let fix = fix_like(cx, "Send it as a JSON number", render::number(f), "");
-                return Err(cx.problem(v, "is a string", set.to_string(), fix));
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
             Ok(_) => return Err(not_finite(cx, v, &set, example())),
             _ => {
                 let fix = fix_like(cx, "Send a JSON number", example(), "");
-                return Err(cx.problem(v, "is a string", set.to_string(), fix));
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
         },
         _ => {
             let fix = fix_like(cx, "Send a JSON number", example(), "");
-            return Err(cx.problem(v, render::type_issue(v), set.to_string(), fix));
+            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
         }
     };
     if !f.is_finite() {
@@ -272,7 +272,7 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
             }
             (None, _) => (Accepted::text(cx.rules), "Send a JSON string.".to_owned()),
         };
-        return Err(cx.problem(v, render::type_issue(v), set.to_string(), fix));
+        return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
     };
     rules::check(cx, v, Subject::Text(s))?;
     // Under `ignore_case`, the canonical spelling of the choice sent.
@@ -382,7 +382,7 @@ impl FromArg for f32 {
         Err(cx.problem(
             v,
             "is out of range once rounded to single precision",
-            set.to_string(),
+            set.words(),
             "Send a value inside the range, not at its edge.".to_owned(),
         ))
     }
@@ -450,7 +450,7 @@ impl<T: FromArg> FromArg for Vec<T> {
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
             let item = T::ty();
-            let words = Accepted::items(&item, cx.rules).to_string();
+            let words = Accepted::items(&item, cx.rules).words();
             // A JSON string holding an array: read in lax mode, refused in strict mode.
             if let Value::String(s) = v
                 && let Some(decoded @ Value::Array(_)) = container_in_string(s)

@@ -94,15 +94,22 @@ impl<'a> Accepted<'a> {
         Accepted::Items { length: rules.length, item, each: rules.items.as_deref() }
     }
 
+    /// The set in words, as [`Display`] gives them, in one allocation for most sets.
+    pub(crate) fn words(&self) -> String {
+        rendered(self)
+    }
+
     /// The fix of a number out of range: `Send a value from 1 to 720.`, `Send a value of at
     /// least 0.5.`, `Send a multiple of 0.25 from 0 to 1.`
     pub(crate) fn out_of_range_fix(&self) -> String {
         match *self {
             // The step is stated for a float only: `Send a value from 0 to 100.` for integers.
             Accepted::Number { ends: ends @ Ends::Real(_), step: Some(m) } => {
-                format!("Send {}.", Number { ends, step: Some(m), noun: "" })
+                rendered(format_args!("Send {}.", Number { ends, step: Some(m), noun: "" }))
             }
-            Accepted::Number { ends, .. } => format!("Send {}.", Number { ends, step: None, noun: "a value" }),
+            Accepted::Number { ends, .. } => {
+                rendered(format_args!("Send {}.", Number { ends, step: None, noun: "a value" }))
+            }
             _ => "Send a value in range.".to_owned(),
         }
     }
@@ -213,4 +220,13 @@ impl Display for Number {
 /// number.`): a fix must not quote back what was sent.
 pub(crate) fn fix_like(cx: &Cx<'_>, lead: &str, example: impl Display, tail: &str) -> String {
     if rules_hide(cx.rules) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
+}
+
+/// `words` as text, written into room for the usual set or fix (a `String` grown from empty
+/// would be reallocated at each part written).
+fn rendered(words: impl Display) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(64);
+    let _ = write!(out, "{words}");
+    out
 }

@@ -17,7 +17,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
     if form.accepts(s) {
         return Ok(());
     }
-    let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.to_string();
+    let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.words();
     Err(cx.problem(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
 }
 

@@ -26,11 +26,11 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
     }
     let (issue, accepted, longer) = match x {
         Subject::Items { item, .. } => {
-            let accepted = Accepted::items(&item(), cx.rules).to_string();
+            let accepted = Accepted::items(&item(), cx.rules).words();
             (format!("has {}", count(n, Unit::Items)), accepted, "Send")
         }
         _ => {
-            let accepted = Accepted::Text { length: Some(len), format: None, pattern: None }.to_string();
+            let accepted = Accepted::Text { length: Some(len), format: None, pattern: None }.words();
             (format!("is {} long", count(n, len.unit)), accepted, "Shorten it to")
         }
     };

@@ -85,7 +85,7 @@ pub(crate) fn schema(m: &mut Map<String, Value>, ty: &Ty, rules: &Rules) {
 /// The accepted set of a value of shape `ty` under `rules`, every rule stated: `an array of at
 /// most 10 items, each a string matching the pattern ^[a-z]+$`.
 pub(crate) fn value_words(ty: &Ty, rules: &Rules) -> String {
-    Accepted::of(ty, rules).to_string()
+    Accepted::of(ty, rules).words()
 }
 
 /// An accepted value of shape `ty` under `rules`, as JSON text (`10`, `"query_hash"`), or a
