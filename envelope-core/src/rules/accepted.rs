@@ -230,3 +230,69 @@ fn rendered(words: impl Display) -> String {
     let _ = write!(out, "{words}");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::cx::Path;
+    use crate::spec::{Bound, Range, Unit};
+
+    fn real(min: Bound, max: Bound, step: Option<Num>) -> Accepted<'static> {
+        Accepted::Number { ends: Ends::Real(Some(Range::new(min, max))), step }
+    }
+
+    #[test]
+    fn a_number_is_worded_with_each_end_and_its_step() {
+        let (i, e) = (|x: f64| Bound::Inclusive(Num::Float(x)), |x: i128| Bound::Exclusive(Num::Int(x)));
+        let set = real(e(0), i(0.5), Some(Num::Float(0.25)));
+        assert_eq!(set.words(), "a multiple of 0.25 greater than 0 (0 itself not allowed) and at most 0.5");
+        assert_eq!(
+            set.out_of_range_fix(),
+            "Send a multiple of 0.25 greater than 0 (0 itself not allowed) and at most 0.5."
+        );
+        assert_eq!(set.example_json(), "0.25");
+        let set = real(i(1.0), Bound::Exclusive(Num::Float(2.5)), None);
+        assert_eq!(set.words(), "a number from 1 up to but not including 2.5");
+        assert_eq!(set.out_of_range_fix(), "Send a value from 1 up to but not including 2.5.");
+        assert_eq!(real(Bound::Unbounded, Bound::Unbounded, None).out_of_range_fix(), "Send a value.");
+        // A whole number states its step in the set, and only its bounds in the fix.
+        let set = Accepted::Number { ends: Ends::Whole(720, i128::from(i32::MAX)), step: Some(Num::Int(5)) };
+        assert_eq!(set.words(), "a multiple of 5 from 720 to 2147483647");
+        assert_eq!(set.out_of_range_fix(), "Send a value from 720 to 2147483647.");
+        assert_eq!(set.example_whole(), 720);
+        assert_eq!(Accepted::Choices(Choices::Int(&[10, 25])).out_of_range_fix(), "Send a value in range.");
+        let step = Rules::NONE.with_multiple_of(Num::Float(0.1));
+        assert_eq!(
+            (Accepted::real(&step).words(), Accepted::real(&step).example_json()),
+            ("a multiple of 0.1".into(), "0.1".into())
+        );
+    }
+
+    #[test]
+    fn a_string_states_its_form_instead_of_its_length_and_an_array_its_items() {
+        let pattern = Pattern::new("^[a-z]+$", None);
+        let length = Some(Length::new(0, 3, Unit::Bytes));
+        assert_eq!(Accepted::Text { length, format: None, pattern: None }.words(), "a string of at most 3 bytes");
+        let set = Accepted::Text { length, format: Some(Format::Date), pattern: Some(&pattern) };
+        assert_eq!(set.words(), "a date as YYYY-MM-DD matching the pattern ^[a-z]+$");
+        let each = Rules::NONE.with_choices(Choices::Str(&["a"]));
+        let rules = Rules::NONE.with_length(Length::new(2, 5, Unit::Items)).with_items(each);
+        assert_eq!(Accepted::items(&Ty::String, &rules).words(), "an array of 2 to 5 items, each one of \"a\"");
+        let rules = Rules::NONE.with_items(Rules::NONE);
+        assert_eq!(Accepted::items(&Ty::Number, &rules).words(), "an array, each item a number");
+        assert_eq!(Accepted::items(&Ty::Number, &Rules::NONE).words(), "an array of numbers");
+    }
+
+    #[test]
+    fn a_fix_offers_an_example_unless_the_value_is_secret() {
+        let rules = Rules::NONE.with_range(Range::new(Bound::Unbounded, Bound::Exclusive(Num::Float(2.5))));
+        let read = |rules: &Rules| {
+            let cx = Cx::new(rules, false, Path::Param("p"));
+            crate::readers::read_f64(&json!("ten"), &cx).unwrap_err().fix().to_owned()
+        };
+        assert_eq!(read(&rules), "Send a JSON number, like 1.5.");
+        assert_eq!(read(&rules.with_secret()), "Send a JSON number.");
+    }
+}
