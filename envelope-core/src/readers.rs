@@ -1,5 +1,7 @@
 //! The value readers, beside the rules: JSON in, a typed value out, or a [`Problem`]. Each
-//! reads one JSON shape and calls the rules that apply to it (`crate::rules`).
+//! reads one JSON shape and hands the value read to `rules::check`, which applies the rules in
+//! their one order; a value of the wrong shape is refused with its accepted set
+//! (`rules::Accepted`), rendered once.
 //!
 //! The lax policy (default) accepts lossless coercions only, and documents them:
 //! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
