@@ -14,6 +14,7 @@ use crate::spec::{Choices, Rules, Ty};
 
 /// Refuses a whole number not among integer choices, or a string not among string choices
 /// (a case-only difference taken under `ignore_case`), offering the closest choice.
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match (x, cx.rules.choices) {
         (Subject::Whole { n, .. }, Some(Choices::Int(c))) => {

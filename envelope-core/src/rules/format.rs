@@ -12,6 +12,7 @@ use crate::rules::{Accepted, Subject};
 use crate::spec::{Format, Rules, Ty};
 
 /// Refuses a string not of the form.
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     let (Some(form), Subject::Text(s)) = (cx.rules.format, x) else { return Ok(()) };
     if form.accepts(s) {

@@ -13,6 +13,7 @@ use crate::spec::{Length, Rules, Ty, Unit};
 
 /// Refuses a string whose length (in the rule's unit) or an array whose count of items is
 /// outside the rule. A string's accepted set states its length alone; an array's, its items too.
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     let Some(len) = cx.rules.length else { return Ok(()) };
     let n = match x {

@@ -55,6 +55,7 @@ pub(crate) enum Subject<'s> {
 /// Every rule of `cx.rules` on `x`, in a fixed order; the first broken one refuses. A whole
 /// number among integer `choices` is checked against them alone; a string meets its `length`,
 /// `format`, `pattern`, then its `choices`.
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match x {
         Subject::Whole { .. } if matches!(cx.rules.choices, Some(Choices::Int(_))) => choices::check(cx, v, x),

@@ -16,6 +16,7 @@ use crate::spec::{Num, Range, Rules, Ty};
 
 /// Refuses a number that is not a multiple of the step, offering the multiples on either side
 /// of it within range: `7 is not a multiple of 5 ... Send 5 or 10.`
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     let Some(m) = cx.rules.multiple_of else { return Ok(()) };
     let (near, set): (Vec<String>, Accepted<'_>) = match x {

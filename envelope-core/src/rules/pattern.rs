@@ -14,6 +14,7 @@ use crate::spec::{Anchoring, Pattern, Rules, Ty};
 
 /// Refuses a string holding no match; the accepted set is the string's, every rule on it
 /// stated.
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     let (Some(p), Subject::Text(s)) = (&cx.rules.pattern, x) else { return Ok(()) };
     if p.regex.is_match(s) {

@@ -13,6 +13,7 @@ use crate::rules::{Accepted, Subject};
 use crate::spec::{Bound, Num, Range, Rules, Ty};
 
 /// Refuses a number outside its bounds (a whole number: its type's, narrowed by the rule).
+#[inline]
 pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match x {
         Subject::Whole { n, lo, hi } => {
@@ -72,7 +73,13 @@ pub(crate) enum Ends {
 /// not including 1`; nothing for a number without a range.
 pub(crate) fn accepted(f: &mut Formatter<'_>, ends: Ends) -> fmt::Result {
     let r = match ends {
-        Ends::Whole(min, max) => return write!(f, " from {min} to {max}"),
+        // As `i64` when they fit: its formatting is several times quicker than `i128`'s.
+        Ends::Whole(min, max) => {
+            return match (i64::try_from(min), i64::try_from(max)) {
+                (Ok(min), Ok(max)) => write!(f, " from {min} to {max}"),
+                _ => write!(f, " from {min} to {max}"),
+            };
+        }
         Ends::Real(None) => return Ok(()),
         Ends::Real(Some(r)) => r,
     };
