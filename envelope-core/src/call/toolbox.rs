@@ -205,8 +205,8 @@ impl Tool {
         let obj = match arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) => Some(o),
-            Some(Value::String(s)) if !self.spec.strict => match serde_json::from_str::<Value>(s) {
-                Ok(Value::Object(o)) => {
+            Some(Value::String(s)) if !self.spec.strict => match crate::readers::container_in_string(s) {
+                Some(Value::Object(o)) => {
                     decoded = o;
                     Some(&decoded)
                 }

@@ -82,7 +82,9 @@ impl<'a> Cx<'a> {
         Cx { rules, strict: self.strict, path: *path, numbers: self.numbers }
     }
 
-    /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`.
+    /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`. Under a
+    /// secret rule `v` is not shown, and `fix` must not quote it back either (the readers leave
+    /// their example out then).
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
         let rejected = if rules_hide(self.rules) {
             Rejected::Hidden
@@ -91,7 +93,6 @@ impl<'a> Cx<'a> {
         };
         let fix = match self.rules.fix {
             Some(f) => f.to_owned(),
-            None if rules_hide(self.rules) => strip_example(fix),
             None => fix,
         };
         let issue = match self.rules.reason {
@@ -113,14 +114,6 @@ pub(crate) fn rules_hide(rules: &Rules) -> bool {
 /// How a value is quoted: not at all when it is, or holds, a secret; its numbers as sent.
 pub(crate) fn rejected_of(v: &Value, secret: bool, numbers: Numbers<'_>) -> Rejected {
     if secret { Rejected::Hidden } else { Rejected::Shown(render::shown_as_sent(v, numbers)) }
-}
-
-/// A fix for a secret value must not quote it back (`like "48"` would echo digits sent).
-fn strip_example(fix: String) -> String {
-    match fix.find(", like ") {
-        Some(i) => format!("{}.", &fix[..i]),
-        None => fix,
-    }
 }
 
 /// Whether a value with these rules (or any part of it) is secret: then no part of it is shown.

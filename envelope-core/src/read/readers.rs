@@ -1,5 +1,7 @@
 //! The value readers, beside the rules: JSON in, a typed value out, or a [`Problem`]. Each
-//! reads one JSON shape and calls the rules that apply to it (`crate::rules`).
+//! reads one JSON shape and hands the value read to `rules::check`, which applies the rules in
+//! their one order; a value of the wrong shape is refused with its accepted set
+//! (`rules::Accepted`), rendered once.
 //!
 //! The lax policy (default) accepts lossless coercions only, and documents them:
 //! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
@@ -16,7 +18,8 @@ use crate::cx::{ArgPath as Path, Cx, SHOWN_ITEMS, holds_secret};
 pub use crate::input::Sent;
 use crate::refusal::{Problem, Rejected};
 use crate::render;
-use crate::rules::{self, choices, format, length, multiple_of, pattern, range};
+use crate::rules::range::Ends;
+use crate::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
@@ -132,23 +135,15 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         && cx.rules.multiple_of.is_none()
         && let Some(n) = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))
     {
-        let (min, max) = range::int_bounds(cx.rules.range.as_ref(), lo, hi);
+        let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
         if n >= min && n <= max {
             return Ok(n);
         }
     }
-    let choices = match cx.rules.choices {
-        Some(Choices::Int(c)) => Some(c),
-        _ => None,
-    };
-    let range = cx.rules.range.as_ref();
-    let accepted = || match choices {
-        Some(c) => choices::int_words(c),
-        None => rules::int_words(cx.rules, lo, hi),
-    };
-    let example = || match choices {
-        Some(c) => c.first().map_or(0, |&x| i128::from(x)),
-        None => rules::int_example(cx.rules, lo, hi),
+    // Its accepted set: the integer choices, else its bounds and step.
+    let set = match cx.rules.choices {
+        Some(Choices::Int(c)) => Accepted::Choices(Choices::Int(c)),
+        _ => Accepted::whole(cx.rules, lo, hi),
     };
     let n: i128 = match v {
         Value::Number(num) => {
@@ -159,12 +154,8 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             } else {
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
-                    return Err(cx.problem(
-                        v,
-                        "is not a whole number",
-                        accepted(),
-                        format!("Send a whole number, like {}.", example()),
-                    ));
+                    let fix = fix_like(cx, "Send a whole number", set.example_whole(), "");
+                    return Err(cx.problem(v, "is not a whole number", set.words(), fix));
                 }
                 // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
@@ -172,7 +163,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                 // too large for the 64-bit types, and has lost digits; it is out of their range.
                 let beyond_64_bits = f.abs() >= 9.223_372_036_854_776e18;
                 if f.abs() >= 1e38 || (beyond_64_bits && lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX)) {
-                    return Err(range::int_out_of_range(cx, v, accepted()));
+                    return Err(range::out_of_range(cx, v, &set));
                 }
                 f as i128
             }
@@ -180,40 +171,23 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
         Value::String(s) => match parse_decimal_int(s) {
             Some(n) if !cx.strict => n,
             Some(n) => {
-                return Err(cx.problem(v, "is a string", accepted(), format!("Send it as a JSON number, like {n}.")));
+                let fix = fix_like(cx, "Send it as a JSON number", n, "");
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
             None if names_non_finite(s) => {
-                return Err(not_finite(cx, v, accepted(), &example().to_string()));
+                return Err(not_finite(cx, v, &set, set.example_whole()));
             }
             None => {
-                return Err(cx.problem(
-                    v,
-                    "is a string",
-                    accepted(),
-                    format!("Send it as a JSON number, like {}.", example()),
-                ));
+                let fix = fix_like(cx, "Send it as a JSON number", set.example_whole(), "");
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
         },
         _ => {
-            return Err(cx.problem(
-                v,
-                render::type_issue(v),
-                accepted(),
-                format!("Send a JSON number, like {}.", example()),
-            ));
+            let fix = fix_like(cx, "Send a JSON number", set.example_whole(), "");
+            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
         }
     };
-    if let Some(c) = choices {
-        choices::check_int(cx, v, n, c, accepted())?;
-        return Ok(n);
-    }
-    let (min, max) = range::int_bounds(range, lo, hi);
-    if n < min || n > max {
-        return Err(range::int_out_of_range(cx, v, accepted()));
-    }
-    if let Some(m) = cx.rules.multiple_of {
-        multiple_of::check_int(cx, v, n, m, (min, max), accepted)?;
-    }
+    rules::check(cx, v, Subject::Whole { n, lo, hi })?;
     Ok(n)
 }
 
@@ -233,8 +207,8 @@ fn names_non_finite(s: &str) -> bool {
 }
 
 /// The refusal of a value that is, or names, a number that is not finite.
-fn not_finite(cx: &Cx<'_>, v: &Value, accepted: String, example: &str) -> Problem {
-    cx.problem(v, "is not a finite number", accepted, format!("Send a finite JSON number, like {example}."))
+fn not_finite(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>, example: impl std::fmt::Display) -> Problem {
+    cx.problem(v, "is not a finite number", set.words(), fix_like(cx, "Send a finite JSON number", example, ""))
 }
 
 /// Reads a finite number within the value's `range`.
@@ -245,45 +219,36 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
     // The fast path: a finite JSON number within range, no words built.
     if let Value::Number(n) = v
         && let Some(f) = n.as_f64().filter(|f| f.is_finite())
-        && cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(f, r))
-        && cx.rules.multiple_of.is_none_or(|m| multiple_of::float_accepts(m, f))
+        && cx.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
+        && cx.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f))
     {
         return Ok(f);
     }
-    let (accepted, example) = rules::float_accepted(cx.rules);
+    let set = Accepted::real(cx.rules);
+    let example = || render::number(set.example_real());
     let f = match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
-                return Err(cx.problem(
-                    v,
-                    "is a string",
-                    accepted,
-                    format!("Send it as a JSON number, like {}.", render::number(f)),
-                ));
+                let fix = fix_like(cx, "Send it as a JSON number", render::number(f), "");
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
-            Ok(_) => return Err(not_finite(cx, v, accepted, &example)),
+            Ok(_) => return Err(not_finite(cx, v, &set, example())),
             _ => {
-                return Err(cx.problem(v, "is a string", accepted, format!("Send a JSON number, like {example}.")));
+                let fix = fix_like(cx, "Send a JSON number", example(), "");
+                return Err(cx.problem(v, "is a string", set.words(), fix));
             }
         },
         _ => {
-            return Err(cx.problem(v, render::type_issue(v), accepted, format!("Send a JSON number, like {example}.")));
+            let fix = fix_like(cx, "Send a JSON number", example(), "");
+            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
         }
     };
     if !f.is_finite() {
-        return Err(not_finite(cx, v, accepted, &example));
+        return Err(not_finite(cx, v, &set, example()));
     }
-    if let Some(r) = &cx.rules.range
-        && !range::in_float_range(f, r)
-    {
-        return Err(range::float_out_of_range(cx, v, accepted));
-    }
-    if let Some(m) = cx.rules.multiple_of {
-        let in_range = |x: f64| cx.rules.range.as_ref().is_none_or(|r| range::in_float_range(x, r));
-        multiple_of::check_float(cx, v, f, m, in_range, accepted)?;
-    }
+    rules::check(cx, v, Subject::Real(f))?;
     Ok(f)
 }
 
@@ -296,34 +261,26 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
         Some(Choices::Str(c)) => Some(c),
         _ => None,
     };
-    let accepted = || match choices {
-        Some(c) => choices::str_words(c),
-        None => rules::str_words(cx.rules),
-    };
     let Value::String(s) = v else {
         let plain = cx.rules.length.is_none() && cx.rules.pattern.is_none() && cx.rules.format.is_none();
-        let fix = match (choices, v) {
-            (Some(c), _) => format!(
-                "Send one of the accepted values as a JSON string, like {}.",
-                render::quoted_list(c.first().copied())
-            ),
-            (None, Value::Number(n)) if plain => format!("Send it as a JSON string, like \"{n}\"."),
-            (None, _) => "Send a JSON string.".to_owned(),
+        let (set, fix) = match (choices, v) {
+            (Some(c), _) => {
+                let first = render::quoted_list(c.first().copied());
+                let fix = fix_like(cx, "Send one of the accepted values as a JSON string", first, "");
+                (Accepted::Choices(Choices::Str(c)), fix)
+            }
+            (None, Value::Number(n)) if plain => {
+                (Accepted::text(cx.rules), fix_like(cx, "Send it as a JSON string", format_args!("\"{n}\""), ""))
+            }
+            (None, _) => (Accepted::text(cx.rules), "Send a JSON string.".to_owned()),
         };
-        return Err(cx.problem(v, render::type_issue(v), accepted(), fix));
+        return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
     };
-    if let Some(len) = &cx.rules.length {
-        length::check_str(cx, v, s, len)?;
-    }
-    if let Some(f) = cx.rules.format {
-        format::check(cx, v, s, f)?;
-    }
-    if let Some(p) = &cx.rules.pattern {
-        pattern::check(cx, v, s, p, || rules::str_words(cx.rules))?;
-    }
+    rules::check(cx, v, Subject::Text(s))?;
+    // Under `ignore_case`, the canonical spelling of the choice sent.
     match choices {
-        Some(c) => choices::check_str(cx, v, s, c),
-        None => Ok(s),
+        Some(c) if cx.rules.ignore_case => Ok(choices::canonical(c, s).unwrap_or(s)),
+        _ => Ok(s),
     }
 }
 
@@ -415,18 +372,19 @@ impl FromArg for f32 {
         // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
         // the value the function would get.
         let r = f as f32;
-        let fits =
-            r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::in_float_range(f64::from(r), rule));
+        let fits = r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::contains(rule, f64::from(r)));
         if fits {
             return Ok(r);
         }
-        let (accepted, _) = range::float_accepted(cx.rules.range.as_ref());
-        let accepted =
-            if cx.rules.range.is_some() { accepted } else { format!("{accepted} of at most {:e} in size", f32::MAX) };
+        // Its range, without its step; else the largest `f32`.
+        let set = match cx.rules.range {
+            Some(range) => Accepted::Number { ends: Ends::Real(Some(range)), step: None },
+            None => Accepted::Single,
+        };
         Err(cx.problem(
             v,
             "is out of range once rounded to single precision",
-            accepted,
+            set.words(),
             "Send a value inside the range, not at its edge.".to_owned(),
         ))
     }
@@ -493,7 +451,8 @@ impl<T: FromArg> FromArg for Vec<T> {
     }
     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
-            let words = rules::array_words(&T::ty(), cx.rules.items.as_deref(), cx.rules.length.as_ref());
+            let item = T::ty();
+            let words = Accepted::items(&item, cx.rules).words();
             // A JSON string holding an array: read in lax mode, refused in strict mode.
             if let Value::String(s) = v
                 && let Some(decoded @ Value::Array(_)) = container_in_string(s)
@@ -501,21 +460,17 @@ impl<T: FromArg> FromArg for Vec<T> {
                 if !cx.strict {
                     return Self::from_arg(&decoded, cx);
                 }
-                let fix = "Send the array itself, like [...], not a string holding it.".to_owned();
+                let fix = fix_like(cx, "Send the array itself", "[...]", ", not a string holding it");
                 return Err(cx.problem(v, "is a string holding an array", words, fix));
             }
             let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
-                "Send a JSON array."
+                "Send a JSON array.".to_owned()
             } else {
-                "Send a JSON array, like []."
+                fix_like(cx, "Send a JSON array", "[]", "")
             };
-            return Err(cx.problem(v, render::type_issue(v), words, fix.into()));
+            return Err(cx.problem(v, render::type_issue(v), words, fix));
         };
-        if let Some(len) = &cx.rules.length {
-            length::check_items(cx, v, items.len(), len, || {
-                rules::array_words(&T::ty(), cx.rules.items.as_deref(), Some(len))
-            })?;
-        }
+        rules::check(cx, v, Subject::Items { n: items.len(), item: T::ty })?;
         let mut out = Vec::with_capacity(items.len().min(1024));
         let mut refused: Vec<Problem> = Vec::new();
         let mut more: Vec<usize> = Vec::new();
@@ -594,7 +549,7 @@ pub fn object_of<'v>(
     let like = || {
         spec.params.iter().find(|p| p.required).or(spec.params.first()).map_or_else(
             || "{}".to_owned(),
-            |p| format!("{{\"{}\": {}}}", p.name, rules::example_json(&p.ty, &p.rules)),
+            |p| format!("{{\"{}\": {}}}", p.name, Accepted::of(&p.ty, &p.rules).example_json()),
         )
     };
     let hide = |mut problem: Problem| {
@@ -612,17 +567,17 @@ pub fn object_of<'v>(
                 v,
                 "is a string holding an object",
                 accepted(),
-                format!("Send the object itself, like {}, not a string holding it.", like()),
+                fix_like(cx, "Send the object itself", like(), ", not a string holding it"),
             ))),
             _ => Err(hide(cx.problem(
                 v,
                 render::type_issue(v),
                 accepted(),
-                format!("Send a JSON object, like {}.", like()),
+                fix_like(cx, "Send a JSON object", like(), ""),
             ))),
         },
         _ => {
-            Err(hide(cx.problem(v, render::type_issue(v), accepted(), format!("Send a JSON object, like {}.", like()))))
+            Err(hide(cx.problem(v, render::type_issue(v), accepted(), fix_like(cx, "Send a JSON object", like(), ""))))
         }
     }
 }
@@ -630,7 +585,7 @@ pub fn object_of<'v>(
 /// The object or array a JSON string holds (`"{\"a\": 1}"`, `"[1, 2]"`), for a parameter that
 /// expects that container: models often send a container as its JSON text. `None` for any other
 /// string (a number, a word, invalid JSON).
-fn container_in_string(s: &str) -> Option<Value> {
+pub(crate) fn container_in_string(s: &str) -> Option<Value> {
     if !s.trim_start().starts_with(['{', '[']) {
         return None;
     }

@@ -1,30 +1,65 @@
-//! `choices` (with `ignore_case`): the accepted values, listed. Its checks for integers and
-//! strings, its words (every choice listed, the closest offered) and its JSON Schema keyword
-//! (`enum`; a case-blind `pattern` with `examples` under `ignore_case`).
+//! `choices` (with `ignore_case`): the accepted values, listed. Its check for whole numbers and
+//! strings (the closest choice offered), its words (every choice listed) and its JSON Schema
+//! keyword (`enum`; a case-blind `pattern` with `examples` under `ignore_case`).
+
+use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
 use crate::render;
-use crate::spec::Choices;
+use crate::rules::{Accepted, Subject};
+use crate::spec::{Choices, Rules, Ty};
 
-/// `one of 10, 25, 50`.
-pub(crate) fn int_words(c: &[i64]) -> String {
-    let list: Vec<String> = c.iter().map(i64::to_string).collect();
-    format!("one of {}", list.join(", "))
+/// Refuses a whole number not among integer choices, or a string not among string choices
+/// (a case-only difference taken under `ignore_case`), offering the closest choice.
+#[inline]
+pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    match (x, cx.rules.choices) {
+        (Subject::Whole { n, .. }, Some(Choices::Int(c))) => {
+            if c.iter().any(|&x| i128::from(x) == n) {
+                return Ok(());
+            }
+            let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
+            let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
+            Err(cx.problem(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
+        }
+        (Subject::Text(s), Some(Choices::Str(c))) => {
+            if c.contains(&s) || (cx.rules.ignore_case && canonical(c, s).is_some()) {
+                return Ok(());
+            }
+            let sugg = render::closest(s, c.iter().copied());
+            let fix = match sugg {
+                Some(x) => format!("Send {}.", render::quoted_list([x])),
+                None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
+            };
+            let accepted = Accepted::Choices(Choices::Str(c)).words();
+            Err(cx.problem(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
+        }
+        _ => Ok(()),
+    }
 }
 
-/// `one of "asc", "desc"`.
-pub(crate) fn str_words(c: &[&str]) -> String {
-    format!("one of {}", render::quoted_list(c.iter().copied()))
+/// The choice `s` is under `ignore_case`: the first of `c` equal to it but for letter case.
+pub(crate) fn canonical(c: &'static [&'static str], s: &str) -> Option<&'static str> {
+    c.iter().find(|x| x.eq_ignore_ascii_case(s) || x.to_lowercase() == s.to_lowercase()).copied()
 }
 
-/// The accepted set of any choices.
-pub(crate) fn words(c: &Choices) -> String {
+/// `one of 10, 25, 50`, `one of "asc", "desc"`.
+pub(crate) fn accepted(f: &mut Formatter<'_>, c: &Choices) -> fmt::Result {
+    f.write_str("one of ")?;
     match c {
-        Choices::Str(c) => str_words(c),
-        Choices::Int(c) => int_words(c),
+        Choices::Str(c) => f.write_str(&render::quoted_list(c.iter().copied())),
+        Choices::Int(c) => {
+            for (i, x) in c.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{x}")?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -36,53 +71,20 @@ pub(crate) fn example(c: &Choices) -> String {
     }
 }
 
-/// Refuses an integer `n` not among `c`, offering the closest choice.
-pub(crate) fn check_int(cx: &Cx<'_>, v: &Value, n: i128, c: &[i64], accepted: String) -> Result<(), Problem> {
-    if c.iter().any(|&x| i128::from(x) == n) {
-        return Ok(());
-    }
-    let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
-    let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
-    Err(cx.problem(v, "is not an accepted value", accepted, fix))
-}
-
-/// The choice `s` is (its canonical spelling, a case-only difference taken under
-/// `ignore_case`), or the refusal of a string not among `c`, with the closest choice offered.
-pub(crate) fn check_str<'s>(
-    cx: &Cx<'_>,
-    v: &Value,
-    s: &'s str,
-    c: &'static [&'static str],
-) -> Result<&'s str, Problem> {
-    if cx.rules.ignore_case
-        && let Some(canonical) = c.iter().find(|x| x.eq_ignore_ascii_case(s) || x.to_lowercase() == s.to_lowercase())
-    {
-        return Ok(canonical);
-    }
-    if !c.contains(&s) {
-        let sugg = render::closest(s, c.iter().copied());
-        let fix = match sugg {
-            Some(x) => format!("Send {}.", render::quoted_list([x])),
-            None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
-        };
-        return Err(cx.problem(v, "is not an accepted value", str_words(c), fix).with_suggestion(sugg));
-    }
-    Ok(s)
-}
-
 /// The JSON Schema keyword of the choices.
-pub(crate) fn schema(m: &mut Map<String, Value>, c: &Choices, ignore_case: bool) {
-    match (c, ignore_case) {
+pub(crate) fn schema(m: &mut Map<String, Value>, _ty: &Ty, rules: &Rules) {
+    match (&rules.choices, rules.ignore_case) {
+        (None, _) => {}
         // `ignore_case` accepts any case: an `enum` would refuse what the tool serves, so the
         // choices become a case-blind `pattern`, with the canonical spellings as `examples`.
-        (Choices::Str(c), true) => {
+        (Some(Choices::Str(c)), true) => {
             m.insert("pattern".into(), json!(case_blind_pattern(c)));
             m.insert("examples".into(), json!(c));
         }
-        (Choices::Str(c), false) => {
+        (Some(Choices::Str(c)), false) => {
             m.insert("enum".into(), json!(c));
         }
-        (Choices::Int(c), _) => {
+        (Some(Choices::Int(c)), _) => {
             m.insert("enum".into(), json!(c));
         }
     }

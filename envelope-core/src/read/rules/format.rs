@@ -1,11 +1,26 @@
 //! `format`: a string of a standard form (JSON Schema 2020-12 Validation §7.3), each checked by
-//! its RFC (see [`Format`]). Its check, its words and its keyword.
+//! its RFC (see [`Format`]). Its check, its words (the form, stated instead of a length) and its
+//! keyword.
+
+use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
-use crate::spec::Format;
+use crate::rules::{Accepted, Subject};
+use crate::spec::{Format, Rules, Ty};
+
+/// Refuses a string not of the form.
+#[inline]
+pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let (Some(form), Subject::Text(s)) = (cx.rules.format, x) else { return Ok(()) };
+    if form.accepts(s) {
+        return Ok(());
+    }
+    let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.words();
+    Err(cx.problem(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
+}
 
 /// `a valid email address`, `a valid date-time`.
 fn article(keyword: &str) -> String {
@@ -17,15 +32,14 @@ fn article(keyword: &str) -> String {
     }
 }
 
-/// Refuses a string not of the form.
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, s: &str, f: Format) -> Result<(), Problem> {
-    if f.accepts(s) {
-        return Ok(());
-    }
-    Err(cx.problem(v, format!("is not {}", article(f.keyword())), f.words().to_owned(), f.fix().to_owned()))
+/// The form in words: `a date as YYYY-MM-DD`.
+pub(crate) fn accepted(f: &mut Formatter<'_>, form: Format) -> fmt::Result {
+    f.write_str(form.words())
 }
 
 /// The JSON Schema keyword.
-pub(crate) fn schema(m: &mut Map<String, Value>, f: Format) {
-    m.insert("format".into(), json!(f.keyword()));
+pub(crate) fn schema(m: &mut Map<String, Value>, _ty: &Ty, rules: &Rules) {
+    if let Some(f) = rules.format {
+        m.insert("format".into(), json!(f.keyword()));
+    }
 }

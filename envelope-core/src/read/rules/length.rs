@@ -1,64 +1,81 @@
 //! `length` and `byte_length`: how long a string (characters or UTF-8 bytes) or an array
-//! (items) may be. Its checks, its words and its JSON Schema keywords (`minLength`/`maxLength`,
-//! `minItems`/`maxItems`; 2020-12 Validation §6.3, §6.4).
+//! (items) may be. Its check, its words (`of 1 to 120 characters`) and its JSON Schema keywords
+//! (`minLength`/`maxLength`, `minItems`/`maxItems`; 2020-12 Validation §6.3, §6.4).
+
+use std::fmt::{self, Display, Formatter};
 
 use serde_json::{Map, Value, json};
 
 use crate::cx::{Cx, count};
 use crate::refusal::Problem;
-use crate::spec::{Length, Ty, Unit};
+use crate::rules::{Accepted, Subject};
+use crate::spec::{Length, Rules, Ty, Unit};
 
-/// `a string of 1 to 120 characters`, `an array of at most 10 items`.
-pub(crate) fn words(what: &str, len: &Length) -> String {
-    let unit = len.unit.word();
-    match (len.min, len.max) {
-        (0, usize::MAX) => what.to_owned(),
-        (0, b) => format!("{what} of at most {}", count(b, len.unit)),
-        (a, usize::MAX) => format!("{what} of at least {}", count(a, len.unit)),
-        (a, b) if a == b => format!("{what} of exactly {}", count(a, len.unit)),
-        (a, b) => format!("{what} of {a} to {b} {unit}"),
-    }
-}
-
-/// Refuses a string whose length (in the rule's unit) is outside the rule.
-pub(crate) fn check_str(cx: &Cx<'_>, v: &Value, s: &str, len: &Length) -> Result<(), Problem> {
-    let n = if len.unit == Unit::Bytes { s.len() } else { s.chars().count() };
+/// Refuses a string whose length (in the rule's unit) or an array whose count of items is
+/// outside the rule. A string's accepted set states its length alone; an array's, its items too.
+#[inline]
+pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let Some(len) = cx.rules.length else { return Ok(()) };
+    let n = match x {
+        Subject::Text(s) if len.unit == Unit::Bytes => s.len(),
+        Subject::Text(s) => s.chars().count(),
+        Subject::Items { n, .. } => n,
+        Subject::Whole { .. } | Subject::Real(_) => return Ok(()),
+    };
     if n >= len.min && n <= len.max {
         return Ok(());
     }
-    let fix = if len.min == len.max {
-        format!("Send exactly {}.", count(len.max, len.unit))
-    } else if n > len.max {
-        format!("Shorten it to at most {}.", count(len.max, len.unit))
-    } else {
-        format!("Send at least {}.", count(len.min, len.unit))
+    let (issue, accepted, longer) = match x {
+        Subject::Items { item, .. } => {
+            let accepted = Accepted::items(&item(), cx.rules).words();
+            (format!("has {}", count(n, Unit::Items)), accepted, "Send")
+        }
+        _ => {
+            let accepted = Accepted::Text { length: Some(len), format: None, pattern: None }.words();
+            (format!("is {} long", count(n, len.unit)), accepted, "Shorten it to")
+        }
     };
-    Err(cx.problem(v, format!("is {} long", count(n, len.unit)), words("a string", len), fix))
+    let unit = if matches!(x, Subject::Items { .. }) { Unit::Items } else { len.unit };
+    let fix = if len.min == len.max {
+        format!("Send exactly {}.", count(len.max, unit))
+    } else if n > len.max {
+        format!("{longer} at most {}.", count(len.max, unit))
+    } else {
+        format!("Send at least {}.", count(len.min, unit))
+    };
+    Err(cx.problem(v, issue, accepted, fix))
 }
 
-/// Refuses an array of `n` items outside the rule; `accepted` is the array's accepted set.
-pub(crate) fn check_items(
-    cx: &Cx<'_>,
-    v: &Value,
-    n: usize,
-    len: &Length,
-    accepted: impl FnOnce() -> String,
-) -> Result<(), Problem> {
-    if n >= len.min && n <= len.max {
-        return Ok(());
+/// `what` with its length: `a string of 1 to 120 characters`, `an array of at most 10 items`;
+/// `what` alone when the rule bounds neither end.
+pub(crate) fn accepted(f: &mut Formatter<'_>, what: &str, len: &Length) -> fmt::Result {
+    f.write_str(what)?;
+    if bounded(len) { write!(f, " of {}", Span(*len)) } else { Ok(()) }
+}
+
+fn bounded(len: &Length) -> bool {
+    (len.min, len.max) != (0, usize::MAX)
+}
+
+/// The length a rule admits, of a bounded rule: `at most 10 items`, `exactly 1 character`,
+/// `8 to 16 bytes`.
+struct Span(Length);
+
+impl Display for Span {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let len = self.0;
+        match (len.min, len.max) {
+            (0, b) => write!(f, "at most {}", count(b, len.unit)),
+            (a, usize::MAX) => write!(f, "at least {}", count(a, len.unit)),
+            (a, b) if a == b => write!(f, "exactly {}", count(a, len.unit)),
+            (a, b) => write!(f, "{a} to {b} {}", len.unit.word()),
+        }
     }
-    let fix = if len.min == len.max {
-        format!("Send exactly {}.", count(len.max, Unit::Items))
-    } else if n > len.max {
-        format!("Send at most {}.", count(len.max, Unit::Items))
-    } else {
-        format!("Send at least {}.", count(len.min, Unit::Items))
-    };
-    Err(cx.problem(v, format!("has {}", count(n, Unit::Items)), accepted(), fix))
 }
 
-/// The JSON Schema keywords of `l` on a value of shape `ty`.
-pub(crate) fn schema(m: &mut Map<String, Value>, l: &Length, ty: &Ty) {
+/// The JSON Schema keywords of the rule on a value of shape `ty`.
+pub(crate) fn schema(m: &mut Map<String, Value>, ty: &Ty, rules: &Rules) {
+    let Some(l) = &rules.length else { return };
     // JSON Schema counts string length in characters (2020-12 Validation §6.3) and has no
     // byte length: a `byte_length` rule is stated in the description instead.
     let (lo, hi) = match (l.unit, ty) {
@@ -67,7 +84,7 @@ pub(crate) fn schema(m: &mut Map<String, Value>, l: &Length, ty: &Ty) {
         (Unit::Bytes, _) => ("", ""),
     };
     if lo.is_empty() {
-        let note = words("a string", l).replacen("a string of", "UTF-8 length:", 1);
+        let note = if bounded(l) { format!("UTF-8 length: {}", Span(*l)) } else { "a string".to_owned() };
         m.insert("description".into(), json!(note));
         // What characters can say of bytes: a character is 1 to 4 bytes in UTF-8.
         if l.min > 0 {

@@ -2,22 +2,47 @@
 //! `pattern` searches (2020-12 Validation §6.3.3). Its check, its words by where the regex is
 //! anchored, and its keyword.
 
+use std::fmt::{self, Formatter};
+
 use serde_json::{Map, Value, json};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
 use crate::render;
-use crate::spec::{Anchoring, Pattern};
+use crate::rules::{Accepted, Subject};
+use crate::spec::{Anchoring, Pattern, Rules, Ty};
 
-/// How a string relates to its pattern, by where the pattern is anchored: ` matching the
-/// pattern ` only when `^` and `$` tie it to both ends; else a search (JSON Schema `pattern`).
-pub(crate) fn words(p: &Pattern) -> &'static str {
-    match p.anchoring() {
+/// Refuses a string holding no match; the accepted set is the string's, every rule on it
+/// stated.
+#[inline]
+pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let (Some(p), Subject::Text(s)) = (&cx.rules.pattern, x) else { return Ok(()) };
+    if p.regex.is_match(s) {
+        return Ok(());
+    }
+    let fix = match p.example {
+        Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
+        None => fix(p),
+    };
+    let issue = match p.anchoring() {
+        Anchoring::Search => "does not contain a match for the pattern",
+        _ => "does not match the pattern",
+    };
+    Err(cx.problem(v, issue, Accepted::text(cx.rules).words(), fix))
+}
+
+/// How a string relates to its pattern, after the rest of its accepted set, by where the
+/// pattern is anchored: ` matching the pattern ^[a-z]+$` only when `^` and `$` tie it to both
+/// ends; else a search (JSON Schema `pattern`).
+pub(crate) fn accepted(f: &mut Formatter<'_>, p: &Pattern) -> fmt::Result {
+    let relation = match p.anchoring() {
         Anchoring::Full => " matching the pattern ",
         Anchoring::Start => " starting with a match for the pattern ",
         Anchoring::End => " ending with a match for the pattern ",
         Anchoring::Search => " containing a match for the pattern ",
-    }
+    };
+    f.write_str(relation)?;
+    f.write_str(p.source)
 }
 
 /// The move that fixes a string its pattern refused, when no `example` is declared: "in full"
@@ -32,29 +57,9 @@ fn fix(p: &Pattern) -> String {
     }
 }
 
-/// Refuses a string holding no match; `accepted` is the string's accepted set.
-pub(crate) fn check(
-    cx: &Cx<'_>,
-    v: &Value,
-    s: &str,
-    p: &Pattern,
-    accepted: impl FnOnce() -> String,
-) -> Result<(), Problem> {
-    if p.regex.is_match(s) {
-        return Ok(());
-    }
-    let fix = match p.example {
-        Some(e) => format!("Send a value of the same form as {}.", render::quoted_list([e])),
-        None => fix(p),
-    };
-    let issue = match p.anchoring() {
-        Anchoring::Search => "does not contain a match for the pattern",
-        _ => "does not match the pattern",
-    };
-    Err(cx.problem(v, issue, accepted(), fix))
-}
-
 /// The JSON Schema keyword.
-pub(crate) fn schema(m: &mut Map<String, Value>, p: &Pattern) {
-    m.insert("pattern".into(), json!(p.source));
+pub(crate) fn schema(m: &mut Map<String, Value>, _ty: &Ty, rules: &Rules) {
+    if let Some(p) = &rules.pattern {
+        m.insert("pattern".into(), json!(p.source));
+    }
 }

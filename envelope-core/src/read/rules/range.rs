@@ -1,17 +1,42 @@
-//! `range`: a number's bounds, each inclusive, exclusive or absent. Its check, its words (the
-//! accepted set and the fix) and its JSON Schema keywords (`minimum`, `maximum`,
-//! `exclusiveMinimum`, `exclusiveMaximum`; 2020-12 Validation §6.2).
+//! `range`: a number's bounds, each inclusive, exclusive or absent. Its check, its words (`from
+//! 1 to 720`, `greater than 0 (0 itself not allowed) and at most 1`) and its JSON Schema keywords
+//! (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`; 2020-12 Validation §6.2).
+
+use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
 use crate::render;
-use crate::spec::{Bound, Num, Range, Ty};
+use crate::rules::{Accepted, Subject};
+use crate::spec::{Bound, Num, Range, Rules, Ty};
 
-/// The inclusive bounds an integer must meet: the type's, `[lo, hi]`, narrowed by the rule. No
-/// allocation: this runs on every successful read.
-pub(crate) fn int_bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
+/// Refuses a number outside its bounds (a whole number: its type's, narrowed by the rule).
+#[inline]
+pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    match x {
+        Subject::Whole { n, lo, hi } => {
+            let (min, max) = bounds(cx.rules.range.as_ref(), lo, hi);
+            if n < min || n > max {
+                return Err(out_of_range(cx, v, &Accepted::whole(cx.rules, lo, hi)));
+            }
+        }
+        Subject::Real(f) => {
+            if let Some(r) = &cx.rules.range
+                && !contains(r, f)
+            {
+                return Err(out_of_range(cx, v, &Accepted::real(cx.rules)));
+            }
+        }
+        Subject::Text(_) | Subject::Items { .. } => {}
+    }
+    Ok(())
+}
+
+/// The inclusive bounds a whole number must meet: its type's, `[lo, hi]`, narrowed by the
+/// rule. No allocation: this runs on every successful read.
+pub(crate) fn bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
     let (mut min, mut max) = (lo, hi);
     if let Some(r) = r {
         // A float bound reaches an integer only on a type the macro could not name (an alias, a
@@ -34,14 +59,55 @@ pub(crate) fn int_bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) 
     (min, max)
 }
 
-/// An integer's bounds and its accepted set: `a whole number from 1 to 720`.
-pub(crate) fn int_accepted(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128, String) {
-    let (min, max) = int_bounds(r, lo, hi);
-    (min, max, format!("a whole number from {min} to {max}"))
+/// The ends of a number's accepted set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Ends {
+    /// Whole numbers from the first to the second, both included: the type's own bounds
+    /// narrowed by the rule (see [`bounds`]).
+    Whole(i128, i128),
+    /// Finite numbers within the rule, each end inclusive, exclusive or open; any without one.
+    Real(Option<Range>),
 }
 
-/// The integer a fix offers: 10 when in range, else the bound nearest to it.
-pub(crate) fn example_int(min: i128, max: i128) -> i128 {
+/// The ends in words, after the set's noun (`a number`): ` from 1 to 720`, ` from 0 up to but
+/// not including 1`; nothing for a number without a range.
+pub(crate) fn accepted(f: &mut Formatter<'_>, ends: Ends) -> fmt::Result {
+    let r = match ends {
+        // As `i64` when they fit: its formatting is several times quicker than `i128`'s.
+        Ends::Whole(min, max) => {
+            return match (i64::try_from(min), i64::try_from(max)) {
+                (Ok(min), Ok(max)) => write!(f, " from {min} to {max}"),
+                _ => write!(f, " from {min} to {max}"),
+            };
+        }
+        Ends::Real(None) => return Ok(()),
+        Ends::Real(Some(r)) => r,
+    };
+    let n = |x: Num| render::number(x.as_f64());
+    match (r.min, r.max) {
+        (Bound::Unbounded, Bound::Unbounded) => Ok(()),
+        (Bound::Inclusive(a), Bound::Inclusive(b)) => write!(f, " from {} to {}", n(a), n(b)),
+        (Bound::Inclusive(a), Bound::Exclusive(b)) => write!(f, " from {} up to but not including {}", n(a), n(b)),
+        (Bound::Exclusive(a), Bound::Inclusive(b)) => {
+            write!(f, " greater than {a} ({a} itself not allowed) and at most {}", n(b), a = n(a))
+        }
+        (Bound::Exclusive(a), Bound::Exclusive(b)) => {
+            write!(f, " greater than {a} and less than {b} ({a} and {b} themselves not allowed)", a = n(a), b = n(b))
+        }
+        (Bound::Inclusive(a), Bound::Unbounded) => write!(f, " of at least {}", n(a)),
+        (Bound::Exclusive(a), Bound::Unbounded) => write!(f, " greater than {a} ({a} itself not allowed)", a = n(a)),
+        (Bound::Unbounded, Bound::Inclusive(b)) => write!(f, " of at most {}", n(b)),
+        (Bound::Unbounded, Bound::Exclusive(b)) => write!(f, " less than {b} ({b} itself not allowed)", b = n(b)),
+    }
+}
+
+/// The refusal of a number outside `set`: `is out of range`, the bounds stated in the fix.
+pub(crate) fn out_of_range(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>) -> Problem {
+    cx.problem(v, "is out of range", set.words(), set.out_of_range_fix())
+}
+
+/// The whole number a fix offers: 10 when in range, else the bound nearest to it.
+pub(crate) fn example_whole(min: i128, max: i128) -> i128 {
     if (min..=max).contains(&10) {
         10
     } else if min > 10 {
@@ -51,55 +117,22 @@ pub(crate) fn example_int(min: i128, max: i128) -> i128 {
     }
 }
 
-/// The refusal of an integer outside its bounds: `is out of range`, both bounds stated.
-pub(crate) fn int_out_of_range(cx: &Cx<'_>, v: &Value, accepted: String) -> Problem {
-    // `a whole number from 1 to 720` (or `a multiple of 5 from 0 to 100`): the bounds.
-    let fix = accepted
-        .find(" from ")
-        .map_or_else(|| "Send a value in range.".to_owned(), |i| format!("Send a value {}.", &accepted[i + 1..]));
-    cx.problem(v, "is out of range", accepted, fix)
-}
-
-/// A float's accepted set (each bound with whether it is included) and an example within it.
-pub(crate) fn float_accepted(r: Option<&Range>) -> (String, String) {
+/// The number a fix offers within `r`: its lower bound when included, else between the bounds,
+/// else next to the one bound; 0.5 without a range.
+pub(crate) fn example_real(r: Option<&Range>) -> f64 {
     let (min, max) = r.map_or((Bound::Unbounded, Bound::Unbounded), |r| (r.min, r.max));
-    let n = |x: Num| render::number(x.as_f64());
-    let accepted = match (min, max) {
-        (Bound::Unbounded, Bound::Unbounded) => "a number".to_owned(),
-        (Bound::Inclusive(a), Bound::Inclusive(b)) => format!("a number from {} to {}", n(a), n(b)),
-        (Bound::Inclusive(a), Bound::Exclusive(b)) => {
-            format!("a number from {} up to but not including {}", n(a), n(b))
-        }
-        (Bound::Exclusive(a), Bound::Inclusive(b)) => {
-            format!("a number greater than {a} ({a} itself not allowed) and at most {}", n(b), a = n(a))
-        }
-        (Bound::Exclusive(a), Bound::Exclusive(b)) => format!(
-            "a number greater than {a} and less than {b} ({a} and {b} themselves not allowed)",
-            a = n(a),
-            b = n(b)
-        ),
-        (Bound::Inclusive(a), Bound::Unbounded) => format!("a number of at least {}", n(a)),
-        (Bound::Exclusive(a), Bound::Unbounded) => {
-            format!("a number greater than {a} ({a} itself not allowed)", a = n(a))
-        }
-        (Bound::Unbounded, Bound::Inclusive(b)) => format!("a number of at most {}", n(b)),
-        (Bound::Unbounded, Bound::Exclusive(b)) => format!("a number less than {b} ({b} itself not allowed)", b = n(b)),
-    };
-    let example = match (min, max) {
-        (Bound::Inclusive(a), _) => n(a),
-        (Bound::Exclusive(a), Bound::Inclusive(b) | Bound::Exclusive(b)) => {
-            render::number((a.as_f64() + b.as_f64()) / 2.0)
-        }
-        (_, Bound::Inclusive(b)) => n(b),
-        (Bound::Exclusive(a), _) => render::number(a.as_f64() + 1.0),
-        (Bound::Unbounded, Bound::Exclusive(b)) => render::number(b.as_f64() - 1.0),
-        _ => "0.5".to_owned(),
-    };
-    (accepted, example)
+    match (min, max) {
+        (Bound::Inclusive(a), _) => a.as_f64(),
+        (Bound::Exclusive(a), Bound::Inclusive(b) | Bound::Exclusive(b)) => (a.as_f64() + b.as_f64()) / 2.0,
+        (_, Bound::Inclusive(b)) => b.as_f64(),
+        (Bound::Exclusive(a), _) => a.as_f64() + 1.0,
+        (Bound::Unbounded, Bound::Exclusive(b)) => b.as_f64() - 1.0,
+        _ => 0.5,
+    }
 }
 
-/// Whether the float `f` is within `r`.
-pub(crate) fn in_float_range(f: f64, r: &Range) -> bool {
+/// Whether the number `f` is within `r`.
+pub(crate) fn contains(r: &Range, f: f64) -> bool {
     let lo = match r.min {
         Bound::Unbounded => true,
         Bound::Inclusive(a) => f >= a.as_f64(),
@@ -113,21 +146,17 @@ pub(crate) fn in_float_range(f: f64, r: &Range) -> bool {
     lo && hi
 }
 
-/// The refusal of a float outside its range.
-pub(crate) fn float_out_of_range(cx: &Cx<'_>, v: &Value, accepted: String) -> Problem {
-    let fix = format!("Send {}.", accepted.replacen("a number", "a value", 1));
-    cx.problem(v, "is out of range", accepted, fix)
-}
-
-fn num(n: Num) -> Value {
+pub(crate) fn num(n: Num) -> Value {
     match n {
         Num::Int(i) => i64::try_from(i).map_or_else(|_| json!(i as f64), |i| json!(i)),
         Num::Float(f) => json!(f),
     }
 }
 
-/// The JSON Schema keywords of `r` on a value of shape `ty`, narrowing the type's own bounds.
-pub(crate) fn schema(m: &mut Map<String, Value>, r: &Range, ty: &Ty) {
+/// The JSON Schema keywords of the rule on a value of shape `ty`, narrowing the type's own
+/// bounds.
+pub(crate) fn schema(m: &mut Map<String, Value>, ty: &Ty, rules: &Rules) {
+    let Some(r) = &rules.range else { return };
     let int = matches!(ty, Ty::Integer { .. });
     match r.min {
         Bound::Unbounded => {}

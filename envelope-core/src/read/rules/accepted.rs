@@ -1,0 +1,298 @@
+//! The accepted set of a value, as data: what its shape and rules admit — a number's bounds
+//! (each end inclusive, exclusive or open) and step, a string's length (with its unit), format
+//! and pattern, the choices, an array's length and its items' own rules. Built from the rules
+//! without allocating, and rendered once: into the sentence and `hints.accepted` ([`Display`]),
+//! the fix of a value out of range ([`Accepted::out_of_range_fix`]) and the examples a fix
+//! offers ([`Accepted::example_json`] and the readers' `example_whole`/`example_real`). Each
+//! rule module writes its own part of the words (its `accepted`).
+
+use std::fmt::{self, Display, Formatter};
+
+use crate::cx::{Cx, rules_hide};
+use crate::render;
+use crate::rules::range::Ends;
+use crate::rules::{choices, format, length, multiple_of, pattern, range};
+use crate::spec::{Choices, Format, Length, Num, Pattern, Rules, Ty};
+
+/// What a value may be. `Display` gives the accepted set in words: `a whole number from 1 to
+/// 720`, `a multiple of 0.25 from 0 to 1`, `a string of 1 to 120 characters matching the pattern
+/// ^[a-z]+$`, `an array of at most 10 items, each one of "a", "b"`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Accepted<'a> {
+    /// `one of 10, 25, 50`, `one of "asc", "desc"`: the choices, in declared order.
+    Choices(Choices),
+    /// A number within its ends, a multiple of `step` if one is set: `a whole number from 1 to
+    /// 720`, `a multiple of 5 from 0 to 100`, `a number greater than 0 (0 itself not allowed)
+    /// and at most 1`.
+    Number {
+        /// Whole numbers between two inclusive ends, or finite numbers within a `range`.
+        ends: Ends,
+        /// `multiple_of`.
+        step: Option<Num>,
+    },
+    /// A number an `f32` holds, when no `range` narrows it: `a number of at most 3.4028235e38
+    /// in size`.
+    Single,
+    /// A string: its length (characters or bytes), or its `format` (which then states the
+    /// form instead of the length), then its `pattern`.
+    Text {
+        /// `length` / `byte_length`.
+        length: Option<Length>,
+        /// `format`.
+        format: Option<Format>,
+        /// `pattern`.
+        pattern: Option<&'a Pattern>,
+    },
+    /// An array: its `length` (in items) and each item's shape, under its own rules when
+    /// `each(...)` sets some: `an array of 1 to 3 items, each a whole number`.
+    Items {
+        /// `length`.
+        length: Option<Length>,
+        /// The items' shape.
+        item: &'a Ty,
+        /// `each(...)`: the items' rules.
+        each: Option<&'a Rules>,
+    },
+    /// A shape without rules of its own: `true or false`, `an object with the keys "a", "b"`,
+    /// `any JSON value`.
+    Shape(&'a Ty),
+}
+
+impl<'a> Accepted<'a> {
+    /// The set of a value of shape `ty` under `rules`, every rule stated (the choices first,
+    /// whatever the shape).
+    pub(crate) fn of(ty: &'a Ty, rules: &'a Rules) -> Self {
+        match (&rules.choices, ty) {
+            (Some(c), _) => Accepted::Choices(*c),
+            (None, Ty::Integer { min, max }) => Accepted::whole(rules, *min, *max),
+            (None, Ty::Number) => Accepted::real(rules),
+            (None, Ty::Enum(names)) => Accepted::Choices(Choices::Str(names)),
+            (None, Ty::String) => Accepted::text(rules),
+            (None, Ty::Array(item)) => Accepted::items(item, rules),
+            (None, ty) => Accepted::Shape(ty),
+        }
+    }
+
+    /// A whole number within `[lo, hi]` (its type's bounds) under `range` and `multiple_of`.
+    pub(crate) fn whole(rules: &Rules, lo: i128, hi: i128) -> Self {
+        let (min, max) = range::bounds(rules.range.as_ref(), lo, hi);
+        Accepted::Number { ends: Ends::Whole(min, max), step: rules.multiple_of }
+    }
+
+    /// A number under `range` and `multiple_of`.
+    pub(crate) fn real(rules: &Rules) -> Self {
+        Accepted::Number { ends: Ends::Real(rules.range), step: rules.multiple_of }
+    }
+
+    /// A string under `length`, `format` and `pattern` (not its choices).
+    pub(crate) fn text(rules: &'a Rules) -> Self {
+        Accepted::Text { length: rules.length, format: rules.format, pattern: rules.pattern.as_ref() }
+    }
+
+    /// An array of `item`s under the array's `rules` (`length`, and `each(...)`).
+    pub(crate) fn items(item: &'a Ty, rules: &'a Rules) -> Self {
+        Accepted::Items { length: rules.length, item, each: rules.items.as_deref() }
+    }
+
+    /// The set in words, as [`Display`] gives them, in one allocation for most sets.
+    pub(crate) fn words(&self) -> String {
+        rendered(self)
+    }
+
+    /// The fix of a number out of range: `Send a value from 1 to 720.`, `Send a value of at
+    /// least 0.5.`, `Send a multiple of 0.25 from 0 to 1.`
+    pub(crate) fn out_of_range_fix(&self) -> String {
+        match *self {
+            // The step is stated for a float only: `Send a value from 0 to 100.` for integers.
+            Accepted::Number { ends: ends @ Ends::Real(_), step: Some(m) } => {
+                rendered(format_args!("Send {}.", Number { ends, step: Some(m), noun: "" }))
+            }
+            Accepted::Number { ends, .. } => {
+                rendered(format_args!("Send {}.", Number { ends, step: None, noun: "a value" }))
+            }
+            _ => "Send a value in range.".to_owned(),
+        }
+    }
+
+    /// The whole number a fix offers: the first choice (0 without any); else 10 when in range,
+    /// else the bound nearest to it, moved to the nearest multiple of the step within range.
+    pub(crate) fn example_whole(&self) -> i128 {
+        match *self {
+            Accepted::Choices(Choices::Int(c)) => c.first().map_or(0, |&x| i128::from(x)),
+            Accepted::Number { ends: Ends::Whole(min, max), step } => {
+                let e = range::example_whole(min, max);
+                step.and_then(|m| multiple_of::example_whole(m, e, min, max)).unwrap_or(e)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The number a fix offers: within the range (its lower bound when included), moved to a
+    /// multiple of the step within range.
+    pub(crate) fn example_real(&self) -> f64 {
+        match *self {
+            Accepted::Number { ends: Ends::Real(range), step } => {
+                let e = range::example_real(range.as_ref());
+                match (step, range) {
+                    (Some(m), Some(r)) => multiple_of::example_real(m, e, &r),
+                    (Some(m), None) => m.as_f64(),
+                    (None, _) => e,
+                }
+            }
+            _ => 0.5,
+        }
+    }
+
+    /// An accepted value as JSON text (`10`, `"query_hash"`), or a placeholder with `…` where
+    /// none is simple to give (`"…"`, `[…]`).
+    pub(crate) fn example_json(&self) -> String {
+        match self {
+            Accepted::Choices(c) => choices::example(c),
+            Accepted::Number { ends: Ends::Whole(..), .. } => self.example_whole().to_string(),
+            Accepted::Number { ends: Ends::Real(_), .. } => render::number(self.example_real()),
+            Accepted::Single => render::number(0.5),
+            Accepted::Text { .. } => "\"…\"".into(),
+            Accepted::Items { .. } => "[…]".into(),
+            Accepted::Shape(Ty::Boolean) => "true".into(),
+            Accepted::Shape(Ty::Object(_)) => "{…}".into(),
+            Accepted::Shape(_) => "…".into(),
+        }
+    }
+}
+
+impl Display for Accepted<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match *self {
+            Accepted::Choices(c) => choices::accepted(f, &c),
+            Accepted::Number { ends: ends @ Ends::Whole(..), step } => {
+                Number { ends, step, noun: "a whole number" }.fmt(f)
+            }
+            Accepted::Number { ends, step } => Number { ends, step, noun: "a number" }.fmt(f),
+            Accepted::Single => write!(f, "a number of at most {:e} in size", f32::MAX),
+            Accepted::Text { length, format, pattern } => {
+                match (format, length) {
+                    (Some(form), _) => format::accepted(f, form)?,
+                    (None, Some(l)) => length::accepted(f, "a string", &l)?,
+                    (None, None) => f.write_str("a string")?,
+                }
+                match pattern {
+                    Some(p) => pattern::accepted(f, p),
+                    None => Ok(()),
+                }
+            }
+            Accepted::Items { length, item, each } => match (length, each) {
+                (Some(l), Some(rules)) => {
+                    length::accepted(f, "an array", &l)?;
+                    write!(f, ", each {}", Accepted::of(item, rules))
+                }
+                (Some(l), None) => {
+                    length::accepted(f, "an array", &l)?;
+                    write!(f, ", each {}", item.words())
+                }
+                (None, Some(rules)) => write!(f, "an array, each item {}", Accepted::of(item, rules)),
+                (None, None) => write!(f, "an array of {}", item.plural()),
+            },
+            Accepted::Shape(ty) => f.write_str(&ty.words()),
+        }
+    }
+}
+
+/// A number in words: its noun (`a whole number`, `a number`, `a value` in a fix), or with a
+/// step `a multiple of 0.25`; then its ends.
+struct Number {
+    ends: Ends,
+    step: Option<Num>,
+    noun: &'static str,
+}
+
+impl Display for Number {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Some(m) => multiple_of::accepted(f, m)?,
+            None => f.write_str(self.noun)?,
+        }
+        range::accepted(f, self.ends)
+    }
+}
+
+/// A fix that offers an example: `Send a JSON number, like 10.`, `Send the object itself, like
+/// {"id": 10}, not a string holding it.` Under a secret rule, the lead alone (`Send a JSON
+/// number.`): a fix must not quote back what was sent.
+pub(crate) fn fix_like(cx: &Cx<'_>, lead: &str, example: impl Display, tail: &str) -> String {
+    if rules_hide(cx.rules) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
+}
+
+/// `words` as text, written into room for the usual set or fix (a `String` grown from empty
+/// would be reallocated at each part written).
+fn rendered(words: impl Display) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(64);
+    let _ = write!(out, "{words}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::cx::ArgPath as Path;
+    use crate::spec::{Bound, Range, Unit};
+
+    fn real(min: Bound, max: Bound, step: Option<Num>) -> Accepted<'static> {
+        Accepted::Number { ends: Ends::Real(Some(Range::new(min, max))), step }
+    }
+
+    #[test]
+    fn a_number_is_worded_with_each_end_and_its_step() {
+        let (i, e) = (|x: f64| Bound::Inclusive(Num::Float(x)), |x: i128| Bound::Exclusive(Num::Int(x)));
+        let set = real(e(0), i(0.5), Some(Num::Float(0.25)));
+        assert_eq!(set.words(), "a multiple of 0.25 greater than 0 (0 itself not allowed) and at most 0.5");
+        assert_eq!(
+            set.out_of_range_fix(),
+            "Send a multiple of 0.25 greater than 0 (0 itself not allowed) and at most 0.5."
+        );
+        assert_eq!(set.example_json(), "0.25");
+        let set = real(i(1.0), Bound::Exclusive(Num::Float(2.5)), None);
+        assert_eq!(set.words(), "a number from 1 up to but not including 2.5");
+        assert_eq!(set.out_of_range_fix(), "Send a value from 1 up to but not including 2.5.");
+        assert_eq!(real(Bound::Unbounded, Bound::Unbounded, None).out_of_range_fix(), "Send a value.");
+        // A whole number states its step in the set, and only its bounds in the fix.
+        let set = Accepted::Number { ends: Ends::Whole(720, i128::from(i32::MAX)), step: Some(Num::Int(5)) };
+        assert_eq!(set.words(), "a multiple of 5 from 720 to 2147483647");
+        assert_eq!(set.out_of_range_fix(), "Send a value from 720 to 2147483647.");
+        assert_eq!(set.example_whole(), 720);
+        assert_eq!(Accepted::Choices(Choices::Int(&[10, 25])).out_of_range_fix(), "Send a value in range.");
+        let step = Rules::NONE.with_multiple_of(Num::Float(0.1));
+        assert_eq!(
+            (Accepted::real(&step).words(), Accepted::real(&step).example_json()),
+            ("a multiple of 0.1".into(), "0.1".into())
+        );
+    }
+
+    #[test]
+    fn a_string_states_its_form_instead_of_its_length_and_an_array_its_items() {
+        let pattern = Pattern::new("^[a-z]+$", None);
+        let length = Some(Length::new(0, 3, Unit::Bytes));
+        assert_eq!(Accepted::Text { length, format: None, pattern: None }.words(), "a string of at most 3 bytes");
+        let set = Accepted::Text { length, format: Some(Format::Date), pattern: Some(&pattern) };
+        assert_eq!(set.words(), "a date as YYYY-MM-DD matching the pattern ^[a-z]+$");
+        let each = Rules::NONE.with_choices(Choices::Str(&["a"]));
+        let rules = Rules::NONE.with_length(Length::new(2, 5, Unit::Items)).with_items(each);
+        assert_eq!(Accepted::items(&Ty::String, &rules).words(), "an array of 2 to 5 items, each one of \"a\"");
+        let rules = Rules::NONE.with_items(Rules::NONE);
+        assert_eq!(Accepted::items(&Ty::Number, &rules).words(), "an array, each item a number");
+        assert_eq!(Accepted::items(&Ty::Number, &Rules::NONE).words(), "an array of numbers");
+    }
+
+    #[test]
+    fn a_fix_offers_an_example_unless_the_value_is_secret() {
+        let rules = Rules::NONE.with_range(Range::new(Bound::Unbounded, Bound::Exclusive(Num::Float(2.5))));
+        let read = |rules: &Rules| {
+            let cx = Cx::new(rules, false, Path::Param("p"));
+            crate::readers::read_f64(&json!("ten"), &cx).unwrap_err().fix().to_owned()
+        };
+        assert_eq!(read(&rules), "Send a JSON number, like 1.5.");
+        assert_eq!(read(&rules.with_secret()), "Send a JSON number.");
+    }
+}
