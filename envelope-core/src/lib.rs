@@ -209,7 +209,7 @@ pub use envelope_macros::ToolError;
 /// # });
 /// ```
 pub use envelope_macros::tool;
-pub use read::kinds::{Sequence, Textual};
+pub use read::kinds::{Measured, Sequence, Textual};
 pub use surface::{Surface, Visible};
 
 /// Registers the `#[tool]` methods of an impl block as tools of a shared state: each takes

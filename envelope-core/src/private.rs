@@ -31,10 +31,11 @@ pub fn sequence<T: Sequence, V>(value: V) -> V {
     value
 }
 
-/// `length` counted as `T` reads: characters of a [`Textual`] type, items of a [`Sequence`];
-/// the bound of `length` on a type the expansion cannot name, spanned at the rule.
-pub fn measured<T: Measured<M>, M>(length: Length) -> Length {
-    Length { unit: T::UNIT, ..length }
+/// `length` counted in `unit`: the expansion passes `<T as Measured<_>>::UNIT` (characters of
+/// a [`Textual`] type, items of a [`Sequence`]) for a type it cannot name, spanned at the rule,
+/// so an unmet bound names only the public trait.
+pub fn counted(length: Length, unit: Unit) -> Length {
+    Length { unit, ..length }
 }
 
 /// The closest of `candidates` to `given`, as a refusal offers it (`Did you mean "…"?`): what
