@@ -31,10 +31,11 @@ pub fn sequence<T: Sequence, V>(value: V) -> V {
     value
 }
 
-/// `length` counted as `T` reads: characters of a [`Textual`] type, items of a [`Sequence`];
-/// the bound of `length` on a type the expansion cannot name, spanned at the rule.
-pub fn measured<T: Measured<M>, M>(length: Length) -> Length {
-    Length { unit: T::UNIT, ..length }
+/// `length` counted in `unit`: the expansion passes `<T as Measured<_>>::UNIT` (characters of
+/// a [`Textual`] type, items of a [`Sequence`]) for a type it cannot name, spanned at the rule,
+/// so an unmet bound names only the public trait.
+pub fn counted(length: Length, unit: Unit) -> Length {
+    Length { unit, ..length }
 }
 
 /// The closest of `candidates` to `given`, as a refusal offers it (`Did you mean "…"?`): what
@@ -209,9 +210,10 @@ pub fn sync_body_timed<'a>(
     })
 }
 
-/// The probe of a tool's data type `T` for a JSON Schema: `(&DataSchema::<T>::new()).data_schema()`
-/// resolves to [`TypedData`] when `T: schemars::JsonSchema` (feature `schemars`), else to
-/// [`AnyData`] (no schema).
+/// The probe of a tool's data type `T` for a JSON Schema:
+/// `DataSchema::<T>::new().with_data_schema(spec)` resolves to the inherent method when
+/// `T: schemars::JsonSchema` (feature `schemars`), else, through `Deref`, to [`AnyData`]'s
+/// (no schema). No trait needs to be in scope.
 pub struct DataSchema<T: ?Sized>(core::marker::PhantomData<fn() -> T>);
 
 impl<T: ?Sized> DataSchema<T> {
@@ -222,26 +224,28 @@ impl<T: ?Sized> DataSchema<T> {
     }
 }
 
-/// The probe's answer for a type without a schema.
-pub trait AnyData {
-    /// No schema: `data` is any JSON.
-    fn data_schema(&self) -> Option<fn() -> Value> {
-        None
+#[cfg(feature = "schemars")]
+impl<T: ?Sized + schemars::JsonSchema> DataSchema<T> {
+    /// `spec` with the schema of `data` (see [`data_schema`]).
+    pub fn with_data_schema(&self, spec: ToolSpec) -> ToolSpec {
+        data_schema(spec, Some(crate::schema::data_schema_of::<T>))
     }
 }
 
-impl<T: ?Sized> AnyData for &DataSchema<T> {}
-
-/// The probe's answer for a type that implements `JsonSchema` (feature `schemars`).
-pub trait TypedData {
-    /// The function giving the schema of `data`.
-    fn data_schema(&self) -> Option<fn() -> Value>;
+impl<T: ?Sized> core::ops::Deref for DataSchema<T> {
+    type Target = AnyData;
+    fn deref(&self) -> &AnyData {
+        &AnyData
+    }
 }
 
-#[cfg(feature = "schemars")]
-impl<T: ?Sized + schemars::JsonSchema> TypedData for DataSchema<T> {
-    fn data_schema(&self) -> Option<fn() -> Value> {
-        Some(crate::schema::data_schema_of::<T>)
+/// The probe's answer for a type without a schema.
+pub struct AnyData;
+
+impl AnyData {
+    /// `spec` as it is: `data` is any JSON.
+    pub fn with_data_schema(&self, spec: ToolSpec) -> ToolSpec {
+        spec
     }
 }
 
@@ -251,6 +255,20 @@ pub fn data_schema(spec: ToolSpec, schema: Option<fn() -> Value>) -> ToolSpec {
         Some(f) if !matches!(f(), Value::Bool(true)) => spec.with_output_schema(f),
         _ => spec,
     }
+}
+
+/// The MCP annotations of `#[tool(read_only, destructive = false, …)]`, one letter a hint in
+/// the order read-only, destructive, idempotent, open-world: `y` (true), `n` (false), `-`
+/// (absent).
+pub const fn hints(code: &[u8; 4]) -> Annotations {
+    const fn hint(c: u8) -> Option<bool> {
+        match c {
+            b'y' => Some(true),
+            b'n' => Some(false),
+            _ => None,
+        }
+    }
+    Annotations::new(hint(code[0]), hint(code[1]), hint(code[2]), hint(code[3]))
 }
 
 /// The context of a call, for a tool that takes one (or a timeout).

@@ -96,7 +96,8 @@ pub enum ByTrait {
     Textual,
     /// `Sequence`: an array.
     Sequence,
-    /// `Measured`: a string or an array (what `length` counts follows).
+    /// `Measured`: a string or an array (what `length` counts follows). Its bound is the
+    /// trait's own `<T as Measured<_>>::UNIT`, not a function: the error names only the trait.
     Measured,
 }
 
@@ -107,7 +108,7 @@ impl ByTrait {
             ByTrait::Numeric => "numeric",
             ByTrait::Textual => "textual",
             ByTrait::Sequence => "sequence",
-            ByTrait::Measured => "measured",
+            ByTrait::Measured => "counted",
         }
     }
 }

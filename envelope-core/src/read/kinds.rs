@@ -134,10 +134,11 @@ pub struct InCharacters;
 #[doc(hidden)]
 pub struct InItems;
 
-/// What `length` counts on a type: characters of a [`Textual`] type, items of a [`Sequence`].
-/// `M` tells the two impls apart, so a type is `Measured` when it is either (and the compiler
-/// infers which).
-#[doc(hidden)]
+/// What `length` counts on a parameter type: characters of a [`Textual`] type, items of a
+/// [`Sequence`]. Implemented by both blanket impls, never by hand: a type takes `length` by
+/// implementing `Textual` or `Sequence`, and the error of `length` on a type that implements
+/// neither names this trait. `M` tells the two impls apart, so a type is `Measured` when it is
+/// either (and the compiler infers which).
 #[diagnostic::on_unimplemented(
     message = "`length` applies to strings and arrays, and `{Self}` is neither",
     label = "this rule needs a parameter type that implements `envelope_core::read::Textual` or `envelope_core::read::Sequence`",

@@ -22,5 +22,5 @@ pub(crate) mod sent;
 
 pub use context::{Cancelled, LogLevel};
 pub use cx::ArgPath;
-pub use kinds::{Sequence, Textual};
+pub use kinds::{Measured, Sequence, Textual};
 pub use readers::Numeric;

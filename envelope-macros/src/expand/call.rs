@@ -87,7 +87,8 @@ pub(super) fn call_body(
         quote!({ #prelude_inner #timed })
     } else {
         // The body may be left for the caller to run on a blocking thread: it owns what it uses.
-        quote!({ #prelude_inner #p::sync_body(__envelope_obj, move || #finish(#call)) })
+        let body = quote!(#p::sync_body(__envelope_obj, move || #finish(#call)));
+        if prelude_inner.is_empty() { body } else { quote!({ #prelude_inner #body }) }
     };
     let receiver = state.map(|_| quote!(__envelope_this));
     let mut preview_codes = None;

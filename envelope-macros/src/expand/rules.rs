@@ -50,7 +50,13 @@ pub(super) fn rules(r: &RulesV) -> Option<TokenStream> {
             let ty = &b.ty;
             let ty = respan(quote!(#ty), b.span);
             let p = crate::private::path_at(b.span);
-            quote_spanned!(b.span=> #p::#f::<#ty, _>(#value))
+            if b.bound == crate::rules::ByTrait::Measured {
+                // The bound is the public trait itself: the error names `Measured` and no
+                // function of the private module.
+                quote_spanned!(b.span=> #p::counted(#value, <#ty as #p::Measured<_>>::UNIT))
+            } else {
+                quote_spanned!(b.span=> #p::#f::<#ty, _>(#value))
+            }
         }
         None => value,
     };

@@ -6,10 +6,12 @@ use quote::{quote, quote_spanned};
 
 use crate::model::Tool;
 
-fn hint(on: Option<bool>) -> TokenStream {
+/// A hint's letter for `hints`: `y`, `n` or `-` (absent).
+fn hint(on: Option<bool>) -> char {
     match on {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
+        Some(true) => 'y',
+        Some(false) => 'n',
+        None => '-',
     }
 }
 
@@ -20,7 +22,8 @@ pub(super) fn spec_expr(t: &Tool, specs: &[TokenStream], preview_codes: Option<T
     let name = &t.name;
     let description = &t.description;
     let strict = t.strict;
-    let (ro, de, id, ow) = (hint(t.read_only), hint(t.destructive), hint(t.idempotent), hint(t.open_world));
+    let hints: String = [t.read_only, t.destructive, t.idempotent, t.open_world].into_iter().map(hint).collect();
+    let hints = syn::LitByteStr::new(hints.as_bytes(), proc_macro2::Span::call_site());
     let timeout = t.timeout_ms.is_some();
     let output_schema = t.output_schema.as_ref().map(|f| {
         let span = syn::spanned::Spanned::span(f);
@@ -51,7 +54,7 @@ pub(super) fn spec_expr(t: &Tool, specs: &[TokenStream], preview_codes: Option<T
         calls.push(quote!(with_strict()));
     }
     if [t.read_only, t.destructive, t.idempotent, t.open_world].iter().any(Option::is_some) {
-        calls.push(quote!(with_annotations(#p::Annotations::new(#ro, #de, #id, #ow))));
+        calls.push(quote!(with_annotations(#p::hints(#hints))));
     }
     if t.output_schema.is_some() {
         calls.push(quote!(with_output_schema(#output_schema)));
@@ -80,19 +83,10 @@ pub(super) fn spec_expr(t: &Tool, specs: &[TokenStream], preview_codes: Option<T
             #(.#calls)*
     };
     // Without a declared `output_schema`, a return type that implements `JsonSchema` (feature
-    // `schemars`) gives the schema of `data`: an autoref probe picks the typed impl when the
-    // bound holds, and the one that gives none otherwise.
+    // `schemars`) gives the schema of `data`: a probe picks the typed impl when the
+    // bound holds, and (through `Deref`) the one that gives none otherwise.
     match (&t.output_schema, &t.data_type) {
-        (None, Some(data)) => quote! {
-            {
-                #[allow(unused_imports)]
-                use #p::{AnyData as _, TypedData as _};
-                #p::data_schema(
-                    #spec,
-                    (&#p::DataSchema::<#data>::new()).data_schema(),
-                )
-            }
-        },
+        (None, Some(data)) => quote!(#p::DataSchema::<#data>::new().with_data_schema(#spec)),
         _ => spec,
     }
 }
