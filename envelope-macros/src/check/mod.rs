@@ -3,20 +3,20 @@
 //! reported at its token. One module per concern:
 //!
 //! - `options`: the tool's own options (`rate_limit`, `scopes`, `rename_all`);
-//! - `params`: a parameter (its wire name, description, default) and the rules across
+//! - `parameter`: a parameter (its wire name, description, default) and the rules across
 //!   parameters (`requires`, `excludes`, two names alike);
-//! - `rules`: the rules of one value, each against the value's type (or left to a trait bound
+//! - `value_rules`: the rules of one value, each against the value's type (or left to a trait bound
 //!   for a type the macro cannot name);
 //! - `range`: number literals, `range` in its two forms, and whether a range holds a value;
 //! - `returns`: the return type, the error type and the type of `data`.
 
 mod options;
-mod params;
+mod parameter;
 mod range;
 mod returns;
-mod rules;
 #[cfg(test)]
 mod tests;
+mod value_rules;
 
 use syn::ReturnType;
 
@@ -25,7 +25,7 @@ use crate::diag::{Accumulator, Error};
 use crate::model::{Param, Ret, Tool};
 
 pub use options::{rate_limit, rename_rule};
-pub use params::{check_cross, check_param};
+pub use parameter::{check_cross, check_param};
 
 /// Checks a whole `#[tool]`: its options, every parameter, the rules across them, the return type.
 pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {

@@ -2,7 +2,7 @@ use syn::Type;
 
 use super::check;
 use super::range::check_range;
-use super::rules::check_rules;
+use super::value_rules::check_rules;
 use crate::model::{Format, LengthUnit};
 use crate::rules::ByTrait;
 use crate::ty::kind_of;

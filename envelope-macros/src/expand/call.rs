@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::params::{Reader, reader};
+use super::reader::{Reader, reader};
 use crate::model::{Ret, Tool};
 
 /// How the preview function of a `#[tool(confirm = f)]` is called: `f(&a, &b)` for a function,

@@ -1,17 +1,17 @@
 //! Expand: generate the tool declaration from a checked model. One module per part of the
 //! generated code:
 //!
-//! - `rules`: the `Rules` of one value (a builder call per rule set; a trait bound at the rule
+//! - `rule_specs`: the `Rules` of one value (a builder call per rule set; a trait bound at the rule
 //!   for a type the macro cannot name);
-//! - `params`: each parameter's `ParamSpec`, and the code that reads the arguments;
+//! - `reader`: each parameter's `ParamSpec`, and the code that reads the arguments;
 //! - `spec`: the tool's `ToolSpec` (annotations, error codes, output schema, guards);
 //! - `call`: the call function's body (read, guard, run, answer).
 //!
 //! Generated code reaches envelope-core only through `crate::private::path()`.
 
 mod call;
-mod params;
-mod rules;
+mod reader;
+mod rule_specs;
 mod spec;
 
 use proc_macro2::TokenStream;
@@ -22,7 +22,7 @@ use crate::attr;
 use crate::check;
 use crate::model::Tool;
 use call::call_body;
-pub use params::{Reader, reader};
+pub use reader::{Reader, reader};
 use spec::spec_expr;
 
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {

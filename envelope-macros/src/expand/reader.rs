@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::rules::{opt, rules};
+use super::rule_specs::{opt, rules};
 use crate::model::Param;
 use crate::ty::Kind;
 

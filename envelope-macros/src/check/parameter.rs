@@ -4,7 +4,7 @@
 use syn::{Expr, ExprLit, Lit, LitStr, Type};
 
 use super::range::number;
-use super::rules::check_rules;
+use super::value_rules::check_rules;
 use crate::attr::{RawParam, join_docs};
 use crate::diag::{Accumulator, Error};
 use crate::model::{BoundV, ChoicesV, DefaultV, LengthUnit, LengthV, NumV, Param, RangeV, RequiresV};
