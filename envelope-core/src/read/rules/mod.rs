@@ -10,6 +10,10 @@
 //! [`check`] and [`schema`] apply every rule in one fixed order. They stand on the reading
 //! context ([`crate::cx`]) alone; the value readers ([`crate::readers`]) call them, and the
 //! schema and the refusals of a whole parameter read their words here.
+//!
+//! Beside the six rules: `accepted` holds the accepted set as data (with [`Subject`] and the
+//! number's ends), beneath every rule; `wording` builds a set from a value's rules and renders
+//! its sentence, fix and example from each rule's `accepted` words, above every rule.
 
 pub(crate) mod accepted;
 pub(crate) mod choices;
@@ -18,39 +22,15 @@ pub(crate) mod length;
 pub(crate) mod multiple_of;
 pub(crate) mod pattern;
 pub(crate) mod range;
+pub(crate) mod wording;
 
 use serde_json::{Map, Value};
 
-pub(crate) use accepted::{Accepted, fix_like};
+pub(crate) use accepted::{Accepted, Subject, fix_like};
 
 use crate::cx::Cx;
 use crate::refusal::Problem;
 use crate::spec::{Choices, Rules, Ty};
-
-/// A value as its reader read it, for the rules to check.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Subject<'s> {
-    /// A whole number, of a type holding `lo..=hi`.
-    Whole {
-        /// The value.
-        n: i128,
-        /// The type's least value.
-        lo: i128,
-        /// The type's greatest value.
-        hi: i128,
-    },
-    /// A finite number.
-    Real(f64),
-    /// A string.
-    Text(&'s str),
-    /// An array of `n` items, each of the shape `item` gives (called only to word a refusal).
-    Items {
-        /// How many items.
-        n: usize,
-        /// The items' shape.
-        item: fn() -> Ty,
-    },
-}
 
 /// Every rule of `cx.rules` on `x`, in a fixed order; the first broken one refuses. A whole
 /// number among integer `choices` is checked against them alone; a string meets its `length`,

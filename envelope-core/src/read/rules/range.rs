@@ -59,15 +59,7 @@ pub(crate) fn bounds(r: Option<&Range>, lo: i128, hi: i128) -> (i128, i128) {
     (min, max)
 }
 
-/// The ends of a number's accepted set.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Ends {
-    /// Whole numbers from the first to the second, both included: the type's own bounds
-    /// narrowed by the rule (see [`bounds`]).
-    Whole(i128, i128),
-    /// Finite numbers within the rule, each end inclusive, exclusive or open; any without one.
-    Real(Option<Range>),
-}
+pub(crate) use super::accepted::Ends;
 
 /// The ends in words, after the set's noun (`a number`): ` from 1 to 720`, ` from 0 up to but
 /// not including 1`; nothing for a number without a range.
