@@ -23,6 +23,9 @@ pub(crate) struct Read {
     fields: Vec<(String, String)>,
 }
 
+/// The characters of each number as sent, by the address of its value, in order of address.
+pub(crate) type NumbersSent<'t> = Vec<(usize, &'t str)>;
+
 /// Reads the arguments `text` of a call of `spec` into `into`: answers the parsed value and the
 /// characters of each number as sent, by address of its value, in order of address (so a refusal
 /// quotes `1e400` or `0.10` rather than the double it was read as). Refuses, naming every
@@ -34,7 +37,7 @@ pub(crate) fn read<'t>(
     spec: &ToolSpec,
     text: &'t str,
     into: &'t mut Read,
-) -> Result<(&'t Value, Vec<(usize, &'t str)>), Refusal> {
+) -> Result<(&'t Value, NumbersSent<'t>), Refusal> {
     let sent = sent::scan(text);
     if !sent.crowded.is_empty() {
         let problems = sent.crowded.iter().map(|c| args::too_many_keys(spec, c)).collect();
@@ -51,9 +54,7 @@ pub(crate) fn read<'t>(
             Ok((&into.parsed, sent::numbers_as_sent(&sent.numbers, &into.parsed)))
         }
         Err(_) => {
-            let (fields_read, texts) = read_fields(spec, text)?;
-            into.parsed = Value::Object(fields_read);
-            into.fields = texts;
+            read_fields(spec, text, into)?;
             let into: &'t Read = into;
             // Read field by field: each field's text pairs with its own value.
             Ok((&into.parsed, numbers_by_field(&into.parsed, &into.fields)))
@@ -73,7 +74,7 @@ fn refuse_duplicates(spec: &ToolSpec, duplicates: &[sent::Duplicate], parsed: &V
     refusal
 }
 
-fn numbers_by_field<'t>(parsed: &Value, raws: &'t [(String, String)]) -> Vec<(usize, &'t str)> {
+fn numbers_by_field<'t>(parsed: &Value, raws: &'t [(String, String)]) -> NumbersSent<'t> {
     let mut all = Vec::new();
     for (name, raw) in raws {
         if let Some(v) = parsed.get(name) {
@@ -86,8 +87,9 @@ fn numbers_by_field<'t>(parsed: &Value, raws: &'t [(String, String)]) -> Vec<(us
 
 /// The arguments object read field by field, for text that does not parse whole: each field
 /// that cannot be read (nested past the depth limit, a number no double holds, an invalid
-/// escape) is refused by name, with any names that are not parameters.
-fn read_fields(spec: &ToolSpec, arguments: &str) -> Result<(Map<String, Value>, Vec<(String, String)>), Refusal> {
+/// escape) is refused by name, with any names that are not parameters. Read, the object and
+/// each field's text go `into` the holder.
+fn read_fields(spec: &ToolSpec, arguments: &str, into: &mut Read) -> Result<(), Refusal> {
     // Skipping a value with RawValue is iterative in serde_json: no depth limit.
     let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
         let deep = serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
@@ -114,7 +116,9 @@ fn read_fields(spec: &ToolSpec, arguments: &str) -> Result<(Map<String, Value>, 
         }
     }
     if problems.is_empty() {
-        return Ok((fields_read, raws));
+        into.parsed = Value::Object(fields_read);
+        into.fields = raws;
+        return Ok(());
     }
     // Report names that are not parameters too, without calling the tool.
     let mut refusal = Refusal::from_problems(problems);
