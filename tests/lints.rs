@@ -4,7 +4,8 @@
 #![deny(warnings, clippy::pedantic)]
 #![deny(missing_docs)]
 
-use envelope_core::{Fault, Refusal, ToolFailure, Toolbox, tool};
+use envelope_core::outcome::ToolFailure;
+use envelope_core::{Fault, Refusal, Toolbox, tool};
 
 /// Counts from 1 to `n`.
 #[tool(read_only, idempotent)]

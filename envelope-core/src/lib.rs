@@ -42,14 +42,14 @@ use read::{args, context, cx, input, readers, rules, sent};
 use spec::{formats, rate};
 use words::{budget, render};
 
-pub use call::toolbox::{Tool, ToolSet, Toolbox};
+pub use call::toolbox::{Tool, Toolbox};
 #[doc = include_str!("../docs/tool_error.md")]
 pub use envelope_macros::ToolError;
 #[doc = include_str!("../docs/tool.md")]
 pub use envelope_macros::tool;
 pub use outcome::code::{Code, Status, codes};
 pub use outcome::envelope::Envelope;
-pub use outcome::failure::{ToolError, ToolFailure};
+pub use outcome::failure::ToolError;
 pub use outcome::fault::Fault;
 pub use outcome::refusal::{Problem, Refusal};
 pub use read::args::{Cx, FromArg};

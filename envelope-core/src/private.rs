@@ -10,8 +10,9 @@ pub use crate::readers::read_choice_sent;
 
 // What generated code names of the public API, so the macros reach every item through this
 // one module (the crate's root may change without them).
+pub use crate::call::ToolSet;
 pub use crate::read::kinds::{Measured, Sequence, Textual};
-pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status, ToolSet};
+pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status};
 
 /// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
 /// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.

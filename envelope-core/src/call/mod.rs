@@ -16,4 +16,4 @@ pub(crate) mod surface;
 pub(crate) mod toolbox;
 
 pub use surface::{Surface, Visible};
-pub use toolbox::UnknownTool;
+pub use toolbox::{ToolSet, UnknownTool};

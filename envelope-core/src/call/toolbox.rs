@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::task::{self, Poll};
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args;
@@ -19,10 +18,10 @@ use crate::cx::Numbers;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
 use crate::input::{self, Input, Sent};
+use crate::read::text;
 use crate::refusal::Refusal;
 use crate::render;
 use crate::schema;
-use crate::sent;
 use crate::spec::ToolSpec;
 use crate::store::Store;
 use crate::wire::WireFormat;
@@ -419,95 +418,13 @@ impl Tool {
                 return self.started(self.start(Input::text(slots).deferring(defer).in_context(at.cx)), None, at).await;
             }
         }
-        // Scanned before anything is built from the text: an object past the key limit is
-        // refused having cost a scan of its first `sent::MAX_KEYS` members and a count of the rest.
-        let sent = sent::scan(arguments);
-        if !sent.crowded.is_empty() {
-            let problems = sent.crowded.iter().map(|c| args::too_many_keys(&self.spec, c)).collect();
-            return Started::Done(Refusal::from_problems(problems).into());
+        // Read from the text: refused past the key limit, for a key sent twice, or for text
+        // that cannot be read (see `crate::read::text`).
+        let mut read = text::Read::default();
+        match text::read(&self.spec, arguments, &mut read) {
+            Ok((parsed, numbers)) => self.call_with(Some(parsed), &numbers, at, defer).await,
+            Err(refusal) => Started::Done(refusal.into()),
         }
-        let (parsed, raw_fields) = match serde_json::from_str::<Value>(arguments) {
-            Ok(v) => (v, None),
-            Err(_) => match self.read_fields(arguments) {
-                Ok((fields, raws)) => (Value::Object(fields), Some(raws)),
-                Err(refusal) => return Started::Done(refusal.into()),
-            },
-        };
-        let numbers = match raw_fields {
-            None => {
-                if !sent.duplicates.is_empty() {
-                    return Started::Done(self.refuse_duplicates(&sent.duplicates, &parsed).into());
-                }
-                sent::numbers_as_sent(&sent.numbers, &parsed)
-            }
-            // Read field by field: each field's text pairs with its own value.
-            Some(ref raws) => Self::numbers_by_field(&parsed, raws),
-        };
-        self.call_with(Some(&parsed), &numbers, at, defer).await
-    }
-
-    /// The refusal of keys sent twice (see [`call_json`](Self::call_json)), with the names that
-    /// are not parameters.
-    fn refuse_duplicates(&self, duplicates: &[sent::Duplicate], parsed: &Value) -> Refusal {
-        let problems = duplicates.iter().map(|d| args::duplicate_key(&self.spec, d)).collect();
-        let mut refusal = Refusal::from_problems(problems);
-        if let Value::Object(obj) = parsed
-            && let Err(unknown) = args::Args::new(&self.spec, Input::object(Some(obj))).finish()
-        {
-            refusal = refusal.and(unknown);
-        }
-        refusal
-    }
-
-    fn numbers_by_field<'t>(parsed: &Value, raws: &'t FieldTexts) -> Vec<(usize, &'t str)> {
-        let mut all = Vec::new();
-        for (name, raw) in raws {
-            if let Some(v) = parsed.get(name) {
-                all.extend(sent::numbers_as_sent(&sent::scan(raw).numbers, v));
-            }
-        }
-        all.sort_unstable_by_key(|(addr, _)| *addr);
-        all
-    }
-
-    /// The arguments object read field by field, for text that does not parse whole: each field
-    /// that cannot be read (nested past the depth limit, a number no double holds, an invalid
-    /// escape) is refused by name, with any names that are not parameters.
-    fn read_fields(&self, arguments: &str) -> Result<(Map<String, Value>, FieldTexts), Refusal> {
-        // Skipping a value with RawValue is iterative in serde_json: no depth limit.
-        let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
-            let deep = serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
-            let p = args::unreadable(&self.spec, "arguments", arguments, deep);
-            return Err(Refusal::from_problems(vec![p]));
-        };
-        let mut problems = Vec::new();
-        let mut fields_read = Map::new();
-        let mut raws = Vec::new();
-        for (name, raw) in fields {
-            match serde_json::from_str::<Value>(raw.get()) {
-                Ok(v) => {
-                    raws.push((name.clone(), raw.get().to_owned()));
-                    fields_read.insert(name, v);
-                }
-                // A name that is not a parameter is refused as such, whatever its value.
-                Err(_) if !self.spec.params.iter().any(|p| p.name == name) => {
-                    fields_read.insert(name, Value::Null);
-                }
-                Err(e) => {
-                    let deep = e.to_string().starts_with("recursion limit exceeded");
-                    problems.push(args::unreadable(&self.spec, &name, raw.get(), deep));
-                }
-            }
-        }
-        if problems.is_empty() {
-            return Ok((fields_read, raws));
-        }
-        // Report names that are not parameters too, without calling the tool.
-        let mut refusal = Refusal::from_problems(problems);
-        if let Err(unknown) = args::Args::new(&self.spec, Input::object(Some(&fields_read))).finish() {
-            refusal = refusal.and(unknown);
-        }
-        Err(refusal)
     }
 }
 
@@ -616,9 +533,6 @@ impl Deferred {
 
 /// How many parameters' walked values `call_json` keeps inline (more take one allocation).
 const WALKED_INLINE: usize = 12;
-
-/// Each field of an arguments object read field by field, with its JSON text as sent.
-type FieldTexts = Vec<(String, String)>;
 
 /// Catches a panic inside an async tool's future, so a panic becomes a fault, not a dead task.
 struct CatchUnwind<'a>(EnvelopeFuture<'a>);

@@ -20,6 +20,7 @@ pub(crate) mod wire;
 
 pub use code::Retry;
 pub use envelope::{Confirmation, Warned};
+pub use failure::ToolFailure;
 pub use wire::WireFormat;
 
 use std::future::Future;

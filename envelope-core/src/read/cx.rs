@@ -139,3 +139,41 @@ pub(crate) fn count(n: usize, unit: Unit) -> String {
     let word = unit.word();
     if n == 1 { format!("1 {}", &word[..word.len() - 1]) } else { format!("{n} {word}") }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{holds_secret, rules_hide};
+    use crate::spec::{ObjectSpec, ParamSpec, Rules, Ty};
+
+    fn array(depth: usize) -> Ty {
+        (0..depth).fold(Ty::String, |t, _| Ty::Array(Box::new(t)))
+    }
+
+    fn items(depth: usize, innermost: Rules) -> Rules {
+        (0..depth).fold(innermost, |r, _| Rules::NONE.with_items(r))
+    }
+
+    /// The two secret checks agree on arrays nested as deep as their rules, and disagree where
+    /// only one of them can see: the fields of an object (only the type shows them), and item
+    /// rules deeper than the type (a `Cx` carries rules, not a type). So they stay two.
+    #[test]
+    fn the_two_secret_checks_agree_on_nested_items_only() {
+        for depth in 0..4 {
+            for secret in [false, true] {
+                let inner = if secret { Rules::NONE.with_secret() } else { Rules::NONE };
+                let rules = items(depth, inner);
+                assert_eq!(holds_secret(&rules, &array(depth)), secret, "depth {depth}");
+                assert_eq!(rules_hide(&rules), secret, "depth {depth}");
+            }
+        }
+        // An object with a secret field: its rules say nothing of the field.
+        let field = ParamSpec::new("token", "", Ty::String, true).with_rules(Rules::NONE.with_secret());
+        let object: &'static ObjectSpec = Box::leak(Box::new(ObjectSpec::new("Login", vec![field])));
+        assert!(holds_secret(&Rules::NONE, &Ty::Object(object)));
+        assert!(!rules_hide(&Rules::NONE));
+        // Item rules two levels deep under a type that is not an array.
+        let deep = items(2, Rules::NONE.with_secret());
+        assert!(rules_hide(&deep));
+        assert!(!holds_secret(&deep, &Ty::Any));
+    }
+}

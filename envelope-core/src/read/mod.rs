@@ -19,6 +19,8 @@ pub(crate) mod readers;
 pub(crate) mod rules;
 // What a parsed value no longer shows: a key sent twice, the characters of each number.
 pub(crate) mod sent;
+// The arguments read from their JSON text when the one-pass walk does not take them.
+pub(crate) mod text;
 
 pub use context::{Cancelled, LogLevel};
 pub use cx::ArgPath;
