@@ -53,6 +53,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+mod common;
+use common::{cpu_ticks, env_number, median, spread};
+
 // ---------------------------------------------------------------------------------------------
 // The tool body's answer, the same for every server.
 
@@ -128,36 +131,9 @@ mod envelope_async {
 
 mod rmcp_server {
     use super::{TopQueries, answer, black_box};
+    use crate::common::reference_args::TopQueriesArgs;
     use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Json, wrapper::Parameters};
     use rmcp::{ServerHandler, tool, tool_handler, tool_router};
-    use serde::Deserialize;
-
-    fn ten() -> u32 {
-        10
-    }
-
-    /// What to group the statistics by.
-    #[derive(Debug, Deserialize, schemars::JsonSchema)]
-    #[serde(rename_all = "snake_case")]
-    pub enum GroupBy {
-        QueryHash,
-        Database,
-        Application,
-    }
-
-    /// The arguments of `get_top_queries`.
-    #[derive(Debug, Deserialize, schemars::JsonSchema)]
-    pub struct TopQueriesArgs {
-        /// How far back to look, in hours.
-        #[schemars(range(min = 1, max = 720))]
-        pub hours_back: u32,
-        /// What to group the statistics by.
-        pub group_by: GroupBy,
-        /// How many rows to return.
-        #[schemars(range(min = 1, max = 100))]
-        #[serde(default = "ten")]
-        pub top: u32,
-    }
 
     /// The rmcp server: its router built once.
     #[derive(Clone)]
@@ -379,26 +355,6 @@ fn session(server: &str, lines: &Arc<[u8]>, n: usize) -> io::Result<Session> {
     Ok(Session { calls_per_second, cpu_us_per_call, ok, tool_errors, rpc_errors, samples })
 }
 
-/// User + system time of process `pid`, all its threads, in clock ticks (Linux only).
-fn cpu_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which is in parentheses): utime and stime are 12th and 13th.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(utime + stime)
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 { values[mid] } else { f64::midpoint(values[mid - 1], values[mid]) }
-}
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.replace('_', "").parse().ok()).unwrap_or(default)
-}
-
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--serve") {
@@ -486,10 +442,6 @@ fn main() -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn spread(values: &[f64]) -> (f64, f64) {
-    values.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)))
 }
 
 fn index(server: &str) -> usize {
