@@ -114,7 +114,7 @@ pub fn guarded_codes(declared: &[&[crate::Code]], timeout: bool, confirm: bool, 
 
 /// The `idempotency_key` parameter of `#[tool(idempotency_key)]`: optional, 8 to 64 characters.
 pub fn idempotency_key_param() -> ParamSpec {
-    crate::confirm::idempotency_key_param()
+    crate::call::guard::idempotency::idempotency_key_param()
 }
 
 /// The error type of a preview function's `Result`, as a type (the closure naming it is never
