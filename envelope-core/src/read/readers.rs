@@ -553,7 +553,7 @@ pub fn object_of<'v>(
         )
     };
     let hide = |mut problem: Problem| {
-        if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
+        if spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))) {
             problem.0.rejected = Rejected::Hidden;
         }
         problem
