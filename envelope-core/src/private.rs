@@ -14,21 +14,13 @@ pub use crate::call::ToolSet;
 pub use crate::read::kinds::{Measured, Sequence, Textual};
 pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status};
 
-/// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
-/// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.
-pub fn numeric<T: Numeric, V>(value: V) -> V {
-    value
-}
-
-/// `value`, once `T` is shown to read a string: the bound of `byte_length`, `pattern`,
-/// `format` and string `choices` on a type the expansion cannot name, spanned at the rule.
-pub fn textual<T: Textual, V>(value: V) -> V {
-    value
-}
-
-/// `value`, once `T` is shown to read an array: the bound of `each(...)` on a type the
-/// expansion cannot name, spanned at the rule.
-pub fn sequence<T: Sequence, V>(value: V) -> V {
+/// `value`, once the rule is shown to apply to the parameter type: `check` is the public trait's
+/// own item (`<T as Numeric>::RULES_APPLY`, `<T as Textual>::RULES_APPLY`, a `PhantomData` of
+/// `<T as Sequence>::Item`), spanned at the rule, for a type the expansion cannot name (an alias,
+/// a newtype). An unmet bound on a trait's item names only the trait, and no function of this
+/// module.
+pub fn applies<C, V>(check: C, value: V) -> V {
+    let _ = check;
     value
 }
 

@@ -106,7 +106,12 @@ pub trait FromArg: Sized {
     label = "this rule needs a parameter type that implements `envelope_core::read::Numeric`",
     note = "a newtype of a number implements `FromArg` by reading the number, and `Numeric`"
 )]
-pub trait Numeric: FromArg {}
+pub trait Numeric: FromArg {
+    /// What the `#[tool]` macro names to check that a rule applies to the type: an unmet bound
+    /// on it reports this trait only. Never implemented by hand.
+    #[doc(hidden)]
+    const RULES_APPLY: () = ();
+}
 
 macro_rules! numeric {
     ($($t:ty),*) => {$(impl Numeric for $t {})*};
