@@ -49,10 +49,7 @@ pub use crate::rate::RateLimit;
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
 /// serialize (a map with non-string keys).
 pub fn ok<T: serde::Serialize>(value: T) -> Envelope {
-    match serde_json::to_value(value) {
-        Ok(v) => Envelope::ok_of(v),
-        Err(_) => Fault::backend("encoding the answer as JSON").into(),
-    }
+    crate::outcome::failure::ok_envelope(value)
 }
 
 /// A sync tool's call once its arguments are read: its envelope now, or, when the caller asks
@@ -63,10 +60,7 @@ pub fn sync_body<'a>(input: Input<'_>, body: impl FnOnce() -> Envelope + Send + 
 
 /// The envelope of a tool's `Result`.
 pub fn result<T: serde::Serialize, E: ToolError>(r: Result<T, E>) -> Envelope {
-    match r {
-        Ok(v) => ok(v),
-        Err(e) => e.into_envelope(),
-    }
+    E::result_envelope(r)
 }
 
 /// A refusal under a declared `invalid` code.
