@@ -591,6 +591,7 @@ pub fn object_of<'v>(
 /// expects that container: models often send a container as its JSON text. `None` for any other
 /// string (a number, a word, invalid JSON).
 pub(crate) fn container_in_string(s: &str) -> Option<Value> {
+    // Not MCP's `decoded_object` (text to text, no `Value`): these callers hold a `Value` and want one.
     if !s.trim_start().starts_with(['{', '[']) {
         return None;
     }
