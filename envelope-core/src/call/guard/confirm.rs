@@ -14,13 +14,13 @@ use crate::fault::Fault;
 use crate::refusal::Refusal;
 use crate::spec::{Choices, ParamSpec, Ty};
 
-pub use super::idempotency::IDEMPOTENCY_KEY;
 /// The name of the tool a toolbox adds when one of its tools needs confirmation.
 pub const CONFIRM_ACTION: &str = "confirm_action";
 
 /// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`](crate::Toolbox::with_secret)).
 pub const MIN_SECRET_BYTES: usize = 32;
 
+pub use super::idempotency::IDEMPOTENCY_KEY;
 pub use crate::outcome::{Decision, Guarded, Step};
 
 /// Whether a pending action id fits a call ([`Toolbox::check_pending`](crate::Toolbox::check_pending)).
