@@ -1,6 +1,6 @@
 //! The `Rules` of one value, as builder calls on `Rules::NONE`: only what is set is spelled. A
-//! rule on a type the macro cannot name passes its value through the private function whose
-//! trait bound decides whether it applies, spanned at the rule.
+//! rule on a type the macro cannot name passes its value beside an item of the public trait
+//! that decides whether it applies (`<T as Textual>::RULES_APPLY`), spanned at the rule.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
