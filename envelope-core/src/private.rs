@@ -14,21 +14,13 @@ pub use crate::call::ToolSet;
 pub use crate::read::kinds::{Measured, Sequence, Textual};
 pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status};
 
-/// `value`, once `T` is shown to be a number: the bound the expansion puts on a parameter type
-/// it cannot name (an alias, a newtype) with `range` or `multiple_of`, spanned at the rule.
-pub fn numeric<T: Numeric, V>(value: V) -> V {
-    value
-}
-
-/// `value`, once `T` is shown to read a string: the bound of `byte_length`, `pattern`,
-/// `format` and string `choices` on a type the expansion cannot name, spanned at the rule.
-pub fn textual<T: Textual, V>(value: V) -> V {
-    value
-}
-
-/// `value`, once `T` is shown to read an array: the bound of `each(...)` on a type the
-/// expansion cannot name, spanned at the rule.
-pub fn sequence<T: Sequence, V>(value: V) -> V {
+/// `value`, once the rule is shown to apply to the parameter type: `check` is the public trait's
+/// own item (`<T as Numeric>::RULES_APPLY`, `<T as Textual>::RULES_APPLY`, a `PhantomData` of
+/// `<T as Sequence>::Item`), spanned at the rule, for a type the expansion cannot name (an alias,
+/// a newtype). An unmet bound on a trait's item names only the trait, and no function of this
+/// module.
+pub fn applies<C, V>(check: C, value: V) -> V {
+    let _ = check;
     value
 }
 
@@ -57,10 +49,7 @@ pub use crate::rate::RateLimit;
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
 /// serialize (a map with non-string keys).
 pub fn ok<T: serde::Serialize>(value: T) -> Envelope {
-    match serde_json::to_value(value) {
-        Ok(v) => Envelope::ok_of(v),
-        Err(_) => Fault::backend("encoding the answer as JSON").into(),
-    }
+    crate::outcome::failure::ok_envelope(value)
 }
 
 /// A sync tool's call once its arguments are read: its envelope now, or, when the caller asks
@@ -71,10 +60,7 @@ pub fn sync_body<'a>(input: Input<'_>, body: impl FnOnce() -> Envelope + Send + 
 
 /// The envelope of a tool's `Result`.
 pub fn result<T: serde::Serialize, E: ToolError>(r: Result<T, E>) -> Envelope {
-    match r {
-        Ok(v) => ok(v),
-        Err(e) => e.into_envelope(),
-    }
+    E::result_envelope(r)
 }
 
 /// A refusal under a declared `invalid` code.
@@ -114,7 +100,7 @@ pub fn guarded_codes(declared: &[&[crate::Code]], timeout: bool, confirm: bool, 
 
 /// The `idempotency_key` parameter of `#[tool(idempotency_key)]`: optional, 8 to 64 characters.
 pub fn idempotency_key_param() -> ParamSpec {
-    crate::confirm::idempotency_key_param()
+    crate::call::guard::idempotency::idempotency_key_param()
 }
 
 /// The error type of a preview function's `Result`, as a type (the closure naming it is never

@@ -102,13 +102,13 @@ pub enum ByTrait {
 }
 
 impl ByTrait {
-    /// The private function of envelope-core that carries the bound.
-    pub fn function(self) -> &'static str {
+    /// The public trait of envelope-core that carries the bound.
+    pub fn trait_name(self) -> &'static str {
         match self {
-            ByTrait::Numeric => "numeric",
-            ByTrait::Textual => "textual",
-            ByTrait::Sequence => "sequence",
-            ByTrait::Measured => "counted",
+            ByTrait::Numeric => "Numeric",
+            ByTrait::Textual => "Textual",
+            ByTrait::Sequence => "Sequence",
+            ByTrait::Measured => "Measured",
         }
     }
 }

@@ -2,44 +2,7 @@
 //! governed write, an intent record before its body runs, and the body does not run when the
 //! intent cannot be written.
 //!
-//! Turn it on with [`Toolbox::with_audit`](crate::Toolbox::with_audit) ([`Audit`]: the sink, its
-//! timeout, the tier from which a call is a governed write). Then every call of the toolbox is
-//! recorded (`kind: "outcome"`), refused and failed ones too, as the envelope says them;
-//! a call of a tool of tier 3 or above (by default; the tier is `read_only` → 1,
-//! `destructive` → 3, else 2) also gets an intent record (`kind: "intent"`) before its body runs:
-//!
-//! | what happens | the call |
-//! |---|---|
-//! | intent written | the body runs; the outcome record follows, whatever the body did (a panic is `BACKEND_ERROR`, a timeout `TIMEOUT`, a dropped call `cancelled`) |
-//! | intent not written (the sink failed, panicked, or passed its timeout) | the body does not run: `AUDIT_UNAVAILABLE`, status `error`, not retryable unchanged (HTTP 500; fail closed) |
-//! | a write's outcome not written | the caller gets the envelope with a `warning` that the outcome was not recorded (the intent was), and the server logs it |
-//! | a read's record not written | served, with a `warning` that the call was not recorded |
-//!
-//! A record (JSON, one object; [`AuditRecord`]):
-//!
-//! ```json
-//! {"kind": "outcome", "call_id": "call_V1StGXR8_Z5jdHi6B-myT", "time": "2026-12-01T14:49:30.123Z",
-//!  "tool": "delete_note", "tier": 3, "surface": "mcp", "caller": "alice", "tenant": "acme",
-//!  "arguments_sha256": "9f2c…", "outcome": {"status": "ok"}, "approval": "AAAB…",
-//!  "replay": false, "duration_ms": 12}
-//! ```
-//!
-//! - `call_id` is [`Context::call_id`]: the reply's `provenance.call_id` and the log line carry
-//!   the same id, so records of concurrent calls pair with their replies.
-//! - `arguments_sha256`: SHA-256, lowercase hex, of the RFC 8785 canonical JSON of the
-//!   validated arguments (defaults filled in; `secret` parameters and the `idempotency_key`
-//!   left out), never the values; absent when the arguments were refused before being read.
-//! - `outcome`: `{"status": "ok"}`, `{"status": "invalid" | "error", "error_code": C}`,
-//!   `{"status": "needs_confirmation", "pending_action_id": ID}`, or `{"status": "cancelled"}`
-//!   (the call was dropped before it answered: a client gone); absent on an intent.
-//! - `approval`: the `pending_action_id` whose approval ran the call (`confirm_action`), else
-//!   absent; `replay`: the envelope was answered from an idempotency record, nothing ran.
-//! - `duration_ms`: from the call's start to its envelope (outcome only).
-//!
-//! Sinks: [`TracingSink`] (one `tracing` event per record, target `envelope::audit`),
-//! [`JsonLinesFile`] (an append-only file, one record a line; feature `tokio`) and
-//! [`RedisStream`] (Redis Streams, `XADD` with `MAXLEN ~`, so replicas share one trail;
-//! feature `redis`). A sink of your own implements [`AuditSink`].
+#![doc = include_str!("../../docs/audit.md")]
 
 use std::fmt;
 use std::future::Future;

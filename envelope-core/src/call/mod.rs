@@ -4,6 +4,8 @@
 
 // The audit trail: one record per governed call.
 pub mod audit;
+// The `confirm_action` tool a toolbox adds for its confirm tools.
+mod confirm_action;
 // The guard of writes that run once: confirmation, idempotency keys, the store they wait in.
 pub mod guard;
 // The manifest: every tool's declaration and the codes it can emit, as one JSON document.

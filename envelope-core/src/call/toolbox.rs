@@ -185,9 +185,9 @@ impl Tool {
     /// The toolbox's and the tool's rate limits, counted for `at`'s caller: `None` to go on,
     /// else the envelope to answer (see [`crate::rate`]).
     async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
-        let guard: &crate::confirm::Guard = match at.toolbox {
+        let guard: &crate::call::guard::Guard = match at.toolbox {
             Some(t) => &t.guard,
-            None => crate::confirm::default_guard(),
+            None => crate::call::guard::default_guard(),
         };
         if guard.rate_limit.is_none() && self.spec.rate_limit.is_none() {
             return None;
@@ -273,9 +273,9 @@ impl Tool {
     /// settled.
     async fn answer(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Envelope {
         let toolbox = at.toolbox;
-        let guard: &crate::confirm::Guard = match toolbox {
+        let guard: &crate::call::guard::Guard = match toolbox {
             Some(t) => &t.guard,
-            None => crate::confirm::default_guard(),
+            None => crate::call::guard::default_guard(),
         };
         match outcome {
             Outcome::Guarded(g) => {
@@ -575,7 +575,7 @@ impl Future for CatchUnwind<'_> {
 pub struct Toolbox {
     tools: Vec<Tool>,
     prefix: Option<&'static str>,
-    pub(crate) guard: Arc<crate::confirm::Guard>,
+    pub(crate) guard: Arc<crate::call::guard::Guard>,
     /// Whether the last tool is the `confirm_action` this toolbox added.
     confirm_action: bool,
     format: WireFormat,
@@ -880,12 +880,12 @@ impl Toolbox {
                 self.get(crate::confirm::CONFIRM_ACTION).is_none(),
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
-            let spec = crate::confirm::confirm_action_spec(self.tools.iter().map(Tool::spec));
+            let spec = super::confirm_action::confirm_action_spec(self.tools.iter().map(Tool::spec));
             let mut spec = spec;
             if self.guard.rate_limit.is_some() {
                 spec.declare_rate_limited();
             }
-            let mut confirm_action = Tool::__new(spec, crate::confirm::confirm_action_call);
+            let mut confirm_action = Tool::__new(spec, super::confirm_action::confirm_action_call);
             confirm_action.format = self.format;
             self.tools.push(confirm_action);
             self.confirm_action = true;
@@ -1476,7 +1476,7 @@ impl Toolbox {
     }
 }
 
-impl crate::confirm::Steps for Tool {
+impl crate::call::guard::Steps for Tool {
     fn declared(&self) -> &ToolSpec {
         &self.spec
     }
@@ -1502,7 +1502,7 @@ impl crate::confirm::Steps for Tool {
     }
 }
 
-impl crate::confirm::Lookup for Toolbox {
+impl crate::call::guard::Lookup for Toolbox {
     type Tool = Tool;
 
     fn tool(&self, name: &str) -> Option<&Tool> {
@@ -1519,7 +1519,7 @@ struct Approver<'a> {
     caller: &'a Caller,
 }
 
-impl crate::confirm::Lookup for Approver<'_> {
+impl crate::call::guard::Lookup for Approver<'_> {
     type Tool = Tool;
 
     fn tool(&self, name: &str) -> Option<&Tool> {

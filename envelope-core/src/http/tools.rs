@@ -248,7 +248,7 @@ impl HttpTools {
         }
         // `IgnoredAny` checks the syntax at any depth without building a value.
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-            let secret = tool.spec().params.iter().any(|p| crate::args::holds_secret(&p.rules, &p.ty));
+            let secret = tool.spec().params.iter().any(|p| crate::args::holds_secret(&p.rules, Some(&p.ty)));
             // The accepted set and the fix of a non-object, as over MCP.
             let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
             let refusal = Refusal::parameter("arguments");

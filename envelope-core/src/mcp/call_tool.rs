@@ -119,6 +119,7 @@ fn refused(call: Result<Envelope, UnknownTool>) -> Result<Envelope, ErrorData> {
 
 /// The text of the object a JSON string holds (`"{\"a\":1}"` → `{"a":1}`), if it holds one.
 fn decoded_object(string_json: &str) -> Option<String> {
+    // Not `container_in_string`, which builds a `Value`: this text goes to the walker, numbers as sent.
     let text: String = serde_json::from_str(string_json).ok()?;
     // `IgnoredAny` checks the syntax without building a value, so a deep object is no problem.
     let is_object = text.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();

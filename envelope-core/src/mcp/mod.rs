@@ -1,77 +1,7 @@
 //! MCP server adapter over the official `rmcp` SDK (feature `rmcp`; Streamable HTTP with
 //! feature `http`).
 //!
-//! [`McpServer`] answers the two tool methods of the MCP specification ("Server Features /
-//! Tools") from a [`Toolbox`], for every protocol version a client may negotiate: 2025-06-18 and
-//! 2025-11-25 (the `initialize` handshake) and 2026-07-28 (no handshake: `server/discover`,
-//! the protocol version and client capabilities in each request's `_meta`, `resultType:
-//! "complete"` on every result). rmcp negotiates the version and shapes each result for it.
-//!
-//! - `tools/list` lists every tool as `{name, title?, description, inputSchema, outputSchema,
-//!   annotations?}`, where `inputSchema` is the JSON Schema object the toolbox generates from the
-//!   same rules that check the arguments, `outputSchema` the envelope every call answers, and
-//!   `annotations` the hints declared on `#[tool(...)]` — the same as the manifest's.
-//! - `tools/call` answers a `CallToolResult` that carries the envelope twice:
-//!
-//!   ```json
-//!   {
-//!     "content": [{"type": "text", "text": "{\"status\":\"invalid\",\"success\":false,...}"}],
-//!     "structuredContent": {"status": "invalid", "success": false, ...},
-//!     "isError": true,
-//!     "resultType": "complete"
-//!   }
-//!   ```
-//!
-//!   `structuredContent` is the envelope as a JSON object, the one text block is its exact
-//!   serialization (for clients that read only `content`), and `isError` is `true` for the
-//!   statuses `invalid` and `error`; `resultType` is there on 2026-07-28 only. A problem with
-//!   the arguments is a tool execution error, not a protocol error (2025-11-25, "Error
-//!   Handling"; SEP-1303): the model reads the refusal and corrects its call.
-//!
-//! Two requests are protocol errors instead, JSON-RPC `-32602` (invalid params):
-//! - a tool name the toolbox does not have; the message lists the tools and the closest name;
-//! - `arguments` that is not a JSON object (an array, a number, a string that does not hold an
-//!   object, any string for a strict tool). The message is the refusal sentence and `data` is
-//!   the refusal envelope. A string that holds a JSON object is decoded and served when the tool
-//!   is not strict, since some clients double-encode `arguments`.
-//!
-//! Every transport of this module ([`serve_stdio`], [`serve_io`], and `http::McpHttp` with feature
-//! `http`)
-//! reads each message before rmcp does and hands `tools/call` on with the exact text of its
-//! `arguments`, so the toolbox refuses by name what rmcp's parser would lose (a value nested
-//! 128 levels deep, `1e400`, an integer past 64 bits), and every `tools/call` reply is made by
-//! [`McpServer`]. A synchronous tool body runs on tokio's blocking threads, so a slow one does
-//! not hold up other calls; `notifications/cancelled` stops the wait for a call and cancels its
-//! [`Context`] (a sync body sees `cx.is_cancelled()`), and its reply is never sent.
-//!
-//! A tool's [`Context`] carries its progress (`notifications/progress`, under the request's
-//! `progressToken`, only when the client sent one) and log messages (`notifications/message`,
-//! at or above the level of the request's `_meta` `io.modelcontextprotocol/logLevel` on
-//! 2026-07-28, else the session's `logging/setLevel`, else [`McpServer::with_log_level`]) to
-//! the client, before the reply; the server declares the `logging` capability.
-//!
-//! A confirm tool (`#[tool(confirm = ...)]`) called on 2026-07-28 by a client that declares
-//! form elicitation asks for approval with an MRTR `InputRequiredResult` (SEP-2322) instead of
-//! `needs_confirmation`; the retried call runs the action once or drops it. The shapes are in
-//! the source of `mrtr.rs` and in the README ("Writes that run once").
-//!
-//! [`serve_stdio`] serves over stdin/stdout (2025-11-25, "Transports / stdio": one JSON-RPC
-//! message per line):
-//!
-//! ```no_run
-//! use envelope_core::{Toolbox, tool};
-//!
-//! /// Adds two small numbers.
-//! #[tool]
-//! fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
-//!     a + b
-//! }
-//!
-//! #[tokio::main(flavor = "current_thread")]
-//! async fn main() -> std::io::Result<()> {
-//!     envelope_core::mcp::serve_stdio(Toolbox::new().with(add::tool())).await
-//! }
-//! ```
+#![doc = include_str!("../../docs/mcp.md")]
 
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;

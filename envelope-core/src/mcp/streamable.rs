@@ -1,78 +1,7 @@
 //! MCP over Streamable HTTP (features `rmcp` and `http`; MCP 2025-11-25 and 2026-07-28,
 //! "Transports / Streamable HTTP"), on axum with rmcp's streamable HTTP service.
 //!
-//! [`McpHttp::router`] serves one endpoint, `POST /mcp`, statelessly for every protocol version
-//! (no `Mcp-Session-Id`; a 2025 client's `initialize` is answered and each later request stands
-//! alone, carrying its version in the `MCP-Protocol-Version` header), so any replica can answer
-//! any request. Each JSON-RPC reply is the response body, `Content-Type: application/json`;
-//! except that a `tools/call` whose tool sends progress or log messages (`Context::progress`,
-//! `Context::log`) answers an event stream (`Content-Type: text/event-stream`: the notifications,
-//! then the reply, each an SSE `data:` event) when the client's `Accept` lists
-//! `text/event-stream`, and drops those notifications when it does not. `logging/setLevel` is
-//! answered and holds for its own request alone (there is no session); the server's level
-//! ([`McpServer::with_log_level`]) or a 2026-07-28 request's `_meta` decides. A dropped
-//! connection cancels the call (the tool sees `Context::is_cancelled`). A `notifications/cancelled`
-//! POST (202) cancels the call in flight of the same verified caller (a `Caller` in the request's
-//! extensions, as the auth hook puts it) under that request id: the cancelled POST is answered
-//! 202 with no body, or its event stream ends without the reply. An anonymous caller's
-//! cancellation reaches no call, since any client could send it.
-//!
-//! In front of rmcp's service sits a layer that reads the body first, as the stdio transport
-//! reads a line ([`super::serve_stdio`]): a body that is not JSON is answered `-32700`, a message
-//! of the wrong shape `-32600`, each under the request's `id` whenever it can be read (HTTP 200
-//! with an id, 400 without); a notification is accepted with 202 and no body; a `tools/call`
-//! reaches [`McpServer`] with the exact text of its `arguments`, so a value
-//! nested past 127 levels or `1e400` is refused by name instead of rmcp's plain-text 415. A
-//! plain stateless 2026-07-28 `tools/call` to an [`McpServer`] (one `MCP-Protocol-Version:
-//! 2026-07-28`, `Mcp-Method: tools/call` and `Mcp-Name` matching the body, no `Mcp-Param-*`
-//! header; `_meta` with the protocol version and client capabilities and no `progressToken` or
-//! `logLevel`; a tool that does not wait for approval) is answered by the server directly, with
-//! the reply rmcp would write byte for byte, without rmcp's per-request service (a third of the
-//! CPU per call; envelope-bench's `mcp_http`); every other request goes through rmcp. The
-//! failures other than those of the body are JSON-RPC error bodies too, never HTML or plain
-//! text:
-//!
-//! | when | HTTP | body |
-//! |---|---|---|
-//! | an `Origin` neither loopback nor allowed | 403 | `error.data.error: "forbidden_origin"` |
-//! | the auth hook refuses | 401 / 403 | `missing_bearer_token`, `invalid_bearer_token`, `insufficient_scope`, with `WWW-Authenticate` (RFC 6750; `resource_metadata` with [`McpHttp::with_protected_resource`]) |
-//! | a method other than `POST` | 405 | `method_not_allowed`, with `Allow: POST` |
-//! | a body over the limit (4 MiB by default) | 413 | `payload_too_large` |
-//! | a `Content-Type` other than `application/json` | 415 | `-32600` |
-//! | an empty body | 400 | `-32700` |
-//! | on a surface ([`McpHttp::with_surface`]): a scope of the surface lacking | 403 | `insufficient_scope`, with `WWW-Authenticate` |
-//! | on a surface that needs a tenant: none, or a header contradicting the credential's | 400 | `tenant_required`, `tenant_mismatch` |
-//! | the tenant policy refuses, or cannot be read (fails, times out) | 403 | `tenant_forbidden`, `tenant_policy_unavailable` |
-//! | `/sse` or `/messages`, any method (the retired HTTP+SSE transport) | 410 | `{"error": "legacy_sse_retired", ...}`, naming `/mcp` |
-//!
-//! Served by [`crate::http::serve`], the server adds its own refusals, JSON-RPC error bodies
-//! too on `/mcp`: a `Host` not served (403, `forbidden_host`), a bound reached on connections,
-//! requests in flight or body bytes held (503, `service_unavailable`, with `Retry-After`), a
-//! body that does not arrive in time (408, `request_timeout`).
-//!
-//! Those checks run before the body is read, and nothing runs after them: no tool sees a refused
-//! request. (The transport errors are [`crate::http::TransportError`], shared with the plain HTTP
-//! endpoints.) Each request ends with one `tracing` event, `mcp request answered`, with the
-//! fields `method` (the JSON-RPC method, `(notification)`, or `-` when the body was refused),
-//! `tool` (for `tools/call`, the name sent, cut to 64 characters), `http_status` and
-//! `duration_ms`; no argument is logged.
-//!
-//! ```no_run
-//! use envelope_core::{Toolbox, mcp::streamable::McpHttp, tool};
-//!
-//! /// Adds two small numbers.
-//! #[tool]
-//! fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
-//!     a + b
-//! }
-//!
-//! #[tokio::main(flavor = "current_thread")]
-//! async fn main() -> std::io::Result<()> {
-//!     let app = McpHttp::new(Toolbox::new().with(add::tool())).router();
-//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//!     envelope_core::http::serve(listener, app).routes(["POST /mcp"]).await
-//! }
-//! ```
+#![doc = include_str!("../../docs/streamable_http.md")]
 
 use crate::words::cut::head;
 use std::collections::HashMap;

@@ -42,6 +42,30 @@ pub trait ToolError {
     const CODES: &'static [Code];
     /// The envelope for this failure.
     fn into_envelope(self) -> Envelope;
+
+    /// The envelope of a tool's `Result` with this error type: `ok` with the value's JSON (a
+    /// fault if it does not serialize), or [`into_envelope`](Self::into_envelope). What
+    /// `#[tool]` generates calls, as this trait's own item, so that an error type that is not a
+    /// tool error is reported against this trait alone.
+    #[doc(hidden)]
+    fn result_envelope<T: serde::Serialize>(r: Result<T, Self>) -> Envelope
+    where
+        Self: Sized,
+    {
+        match r {
+            Ok(v) => ok_envelope(v),
+            Err(e) => e.into_envelope(),
+        }
+    }
+}
+
+/// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
+/// serialize (a map with non-string keys).
+pub(crate) fn ok_envelope<T: serde::Serialize>(value: T) -> Envelope {
+    match serde_json::to_value(value) {
+        Ok(v) => Envelope::ok_of(v),
+        Err(_) => Fault::backend("encoding the answer as JSON").into(),
+    }
 }
 
 impl ToolError for Refusal {

@@ -243,7 +243,7 @@ fn unknown_tool(toolbox: &Toolbox, name: &str) -> Envelope {
 /// with the object the tool takes, the text hidden when the tool has a secret parameter.
 fn not_json(tool: &crate::toolbox::Tool, text: &str) -> Envelope {
     let spec = tool.spec();
-    let secret = spec.params.iter().any(|p| crate::args::holds_secret(&p.rules, &p.ty));
+    let secret = spec.params.iter().any(|p| crate::args::holds_secret(&p.rules, Some(&p.ty)));
     let shape = crate::args::not_an_object(spec, &Value::Null, &[]);
     let refusal = Refusal::parameter("arguments");
     let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };

@@ -30,7 +30,7 @@ pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Va
 /// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
 pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Problem {
     let param = spec.params.iter().find(|p| p.name == d.parameter);
-    let secret = param.is_some_and(|p| holds_secret(&p.rules, &p.ty));
+    let secret = param.is_some_and(|p| holds_secret(&p.rules, Some(&p.ty)));
     let key = render::shown(&Value::String(d.key.clone()));
     let times = if d.times == 2 { "twice".to_owned() } else { format!("{} times", d.times) };
     let (rejected, issue) = if secret {
@@ -68,8 +68,8 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Prob
 pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     let limit = sent::MAX_KEYS;
     let secret = match &c.parameter {
-        Some(name) => spec.params.iter().any(|p| p.name == name && holds_secret(&p.rules, &p.ty)),
-        None => spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)),
+        Some(name) => spec.params.iter().any(|p| p.name == name && holds_secret(&p.rules, Some(&p.ty))),
+        None => spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))),
     };
     let rejected = if secret {
         Rejected::Hidden
@@ -140,7 +140,7 @@ fn cross_problem(
     };
     let (rejected, issue) = match (sent, value) {
         (Some(v), _) => {
-            (rejected_of(v, holds_secret(&other.rules, &other.ty), numbers), format!("does not go with {noun}"))
+            (rejected_of(v, holds_secret(&other.rules, Some(&other.ty)), numbers), format!("does not go with {noun}"))
         }
         (None, Some(d)) => {
             (Rejected::Missing, format!("was not sent, and its default {} does not go with {noun}", render::shown(d)))
@@ -475,7 +475,7 @@ impl<'a> Args<'a> {
                     found.push(
                         Problem::new(
                             p.name,
-                            rejected_of(v, holds_secret(&p.rules, &p.ty), self.numbers),
+                            rejected_of(v, holds_secret(&p.rules, Some(&p.ty)), self.numbers),
                             format!("cannot be sent together with {}", other.name),
                         )
                         .with_accepted(format!("{} or {}, not both", p.name, other.name))
@@ -549,7 +549,7 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
         .or(spec.params.first())
         .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(&p.ty, &p.rules)))
         .unwrap_or_else(|| "{}".into());
-    let secret = spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty));
+    let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
     Problem::new("arguments", rejected_of(v, secret, numbers), format!("is {}, not an object", render::json_type(v)))
         .with_accepted(if names.is_empty() {
             "an empty object, {}".to_owned()
@@ -568,8 +568,10 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
         Some(p) => accepted_words(p, &p.ty),
         None => "a JSON object of the parameters".to_owned(),
     };
-    let secret =
-        p.map_or_else(|| spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)), |p| holds_secret(&p.rules, &p.ty));
+    let secret = p.map_or_else(
+        || spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))),
+        |p| holds_secret(&p.rules, Some(&p.ty)),
+    );
     let number = raw.trim().starts_with(|c: char| c == '-' || c.is_ascii_digit());
     let (issue, fix) = if deep {
         (

@@ -86,7 +86,7 @@ impl<'a> Cx<'a> {
     /// secret rule `v` is not shown, and `fix` must not quote it back either (the readers leave
     /// their example out then).
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
-        let rejected = if rules_hide(self.rules) {
+        let rejected = if holds_secret(self.rules, None) {
             Rejected::Hidden
         } else {
             Rejected::Shown(render::shown_as_sent(v, self.numbers))
@@ -106,26 +106,26 @@ impl<'a> Cx<'a> {
     }
 }
 
-/// Whether a value under these rules is secret, or holds secret items at any depth.
-pub(crate) fn rules_hide(rules: &Rules) -> bool {
-    rules.secret || rules.items.as_deref().is_some_and(rules_hide)
-}
-
 /// How a value is quoted: not at all when it is, or holds, a secret; its numbers as sent.
 pub(crate) fn rejected_of(v: &Value, secret: bool, numbers: Numbers<'_>) -> Rejected {
     if secret { Rejected::Hidden } else { Rejected::Shown(render::shown_as_sent(v, numbers)) }
 }
 
-/// Whether a value with these rules (or any part of it) is secret: then no part of it is shown.
-pub(crate) fn holds_secret(rules: &Rules, ty: &Ty) -> bool {
+/// Whether a value under `rules` is, or holds at any depth, a secret: then no part of it is shown.
+/// The one secret check, for a whole argument and for a value being read. `ty`, where the caller
+/// knows it (a parameter's declared type), adds what only the type shows: the fields of an
+/// object, and the items of an array whose rules say nothing. Without it (a [`Cx`] carries rules,
+/// not a type) the rules alone decide, at every depth of `items`.
+pub(crate) fn holds_secret(rules: &Rules, ty: Option<&Ty>) -> bool {
+    let item_ty = match ty {
+        Some(Ty::Array(item)) => Some(&**item),
+        _ => None,
+    };
     rules.secret
-        || rules.items.as_ref().is_some_and(|items| match ty {
-            Ty::Array(item) => holds_secret(items, item),
-            _ => items.secret,
-        })
+        || rules.items.as_deref().is_some_and(|items| holds_secret(items, item_ty))
         || match ty {
-            Ty::Object(o) => o.params.iter().any(|p| holds_secret(&p.rules, &p.ty)),
-            Ty::Array(item) => holds_secret(&Rules::NONE, item),
+            Some(Ty::Object(o)) => o.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))),
+            Some(Ty::Array(item)) => holds_secret(&Rules::NONE, Some(item)),
             _ => false,
         }
 }
@@ -142,7 +142,7 @@ pub(crate) fn count(n: usize, unit: Unit) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{holds_secret, rules_hide};
+    use super::holds_secret;
     use crate::spec::{ObjectSpec, ParamSpec, Rules, Ty};
 
     fn array(depth: usize) -> Ty {
@@ -153,27 +153,29 @@ mod tests {
         (0..depth).fold(innermost, |r, _| Rules::NONE.with_items(r))
     }
 
-    /// The two secret checks agree on arrays nested as deep as their rules, and disagree where
-    /// only one of them can see: the fields of an object (only the type shows them), and item
-    /// rules deeper than the type (a `Cx` carries rules, not a type). So they stay two.
+    /// With the type or without it, nested item rules decide alike; only the type shows an
+    /// object's secret fields, and item rules deeper than the type are read from the rules.
     #[test]
-    fn the_two_secret_checks_agree_on_nested_items_only() {
+    fn the_secret_check_reads_the_rules_and_what_the_type_adds() {
         for depth in 0..4 {
             for secret in [false, true] {
                 let inner = if secret { Rules::NONE.with_secret() } else { Rules::NONE };
                 let rules = items(depth, inner);
-                assert_eq!(holds_secret(&rules, &array(depth)), secret, "depth {depth}");
-                assert_eq!(rules_hide(&rules), secret, "depth {depth}");
+                assert_eq!(holds_secret(&rules, Some(&array(depth))), secret, "depth {depth}");
+                assert_eq!(holds_secret(&rules, None), secret, "depth {depth}");
             }
         }
-        // An object with a secret field: its rules say nothing of the field.
+        // An object with a secret field: its rules say nothing of the field, its type does.
         let field = ParamSpec::new("token", "", Ty::String, true).with_rules(Rules::NONE.with_secret());
         let object: &'static ObjectSpec = Box::leak(Box::new(ObjectSpec::new("Login", vec![field])));
-        assert!(holds_secret(&Rules::NONE, &Ty::Object(object)));
-        assert!(!rules_hide(&Rules::NONE));
-        // Item rules two levels deep under a type that is not an array.
+        assert!(holds_secret(&Rules::NONE, Some(&Ty::Object(object))));
+        assert!(!holds_secret(&Rules::NONE, None));
+        // An array of such objects hides its items, with no item rules.
+        assert!(holds_secret(&Rules::NONE, Some(&Ty::Array(Box::new(Ty::Object(object))))));
+        // Item rules two levels deep under a type that is not an array: the rules still hide it.
         let deep = items(2, Rules::NONE.with_secret());
-        assert!(rules_hide(&deep));
-        assert!(!holds_secret(&deep, &Ty::Any));
+        assert!(holds_secret(&deep, None));
+        assert!(holds_secret(&deep, Some(&Ty::Any)));
+        assert!(!holds_secret(&items(2, Rules::NONE), Some(&Ty::Any)));
     }
 }

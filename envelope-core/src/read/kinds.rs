@@ -65,7 +65,12 @@ use crate::spec::Unit;
     label = "this rule needs a parameter type that implements `envelope_core::read::Textual`",
     note = "a newtype of a string implements `FromArg` by reading the string, and `Textual`"
 )]
-pub trait Textual: FromArg {}
+pub trait Textual: FromArg {
+    /// What the `#[tool]` macro names to check that a rule applies to the type: an unmet bound
+    /// on it reports this trait only. Never implemented by hand.
+    #[doc(hidden)]
+    const RULES_APPLY: () = ();
+}
 
 impl Textual for String {}
 

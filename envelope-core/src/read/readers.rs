@@ -106,7 +106,12 @@ pub trait FromArg: Sized {
     label = "this rule needs a parameter type that implements `envelope_core::read::Numeric`",
     note = "a newtype of a number implements `FromArg` by reading the number, and `Numeric`"
 )]
-pub trait Numeric: FromArg {}
+pub trait Numeric: FromArg {
+    /// What the `#[tool]` macro names to check that a rule applies to the type: an unmet bound
+    /// on it reports this trait only. Never implemented by hand.
+    #[doc(hidden)]
+    const RULES_APPLY: () = ();
+}
 
 macro_rules! numeric {
     ($($t:ty),*) => {$(impl Numeric for $t {})*};
@@ -553,7 +558,7 @@ pub fn object_of<'v>(
         )
     };
     let hide = |mut problem: Problem| {
-        if spec.params.iter().any(|p| holds_secret(&p.rules, &p.ty)) {
+        if spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))) {
             problem.0.rejected = Rejected::Hidden;
         }
         problem
@@ -586,6 +591,7 @@ pub fn object_of<'v>(
 /// expects that container: models often send a container as its JSON text. `None` for any other
 /// string (a number, a word, invalid JSON).
 pub(crate) fn container_in_string(s: &str) -> Option<Value> {
+    // Not MCP's `decoded_object` (text to text, no `Value`): these callers hold a `Value` and want one.
     if !s.trim_start().starts_with(['{', '[']) {
         return None;
     }

@@ -1,48 +1,7 @@
 //! Rate limits: how many calls one caller may make in a period, `#[tool(rate_limit = "30/min")]`
 //! and [`Toolbox::with_rate_limit`](crate::Toolbox::with_rate_limit).
 //!
-//! # The algorithm: GCRA
-//! Calls are counted with the generic cell rate algorithm (GCRA, ITU-T I.371; the "virtual
-//! scheduling" form): a limit of `n` calls per period `p` admits a call every `p / n` (the
-//! emission interval) and lets a caller who was idle spend `n` calls at once (the burst). The
-//! state of one caller is a single time, its theoretical arrival time (TAT): a call at `now` is
-//! admitted when `max(TAT, now) + p/n - p <= now`, and then moves TAT to `max(TAT, now) + p/n`;
-//! otherwise it is refused with the wait until that holds. So no call is ever counted twice,
-//! a refused call costs nothing, and the state of a caller expires by itself at its TAT.
-//!
-//! # Where it is counted
-//! In the toolbox's [`Store`](crate::store::Store) ([`Store::rate`](crate::store::Store::rate)),
-//! under `envelope:rate:<tool>:<caller>` (`*` for the toolbox's own limit; `<caller>` the first
-//! 32 hex digits of the SHA-256 of [`Caller::key`](crate::Caller::key): each caller and tenant
-//! has its own count):
-//! - [`MemoryStore`](crate::store::MemoryStore): under its lock, its time the process's
-//!   monotonic clock; each caller's count is one key of its bound of other keys (10 000 by
-//!   default);
-//! - `RedisStore` (feature `redis`): one Lua script (`EVAL`), atomic, on Redis's clock (`TIME`),
-//!   so replicas sharing a Redis share one count per caller: the limit holds across them
-//!   instead of multiplying with their number;
-//! - any other store: a compare-and-set loop over its `get`, `put_new` and `replace_if`.
-//!
-//! # What is counted
-//! Every call of a limited tool by one caller, before its arguments are read: a call refused
-//! for its arguments counts too (it costs the server as much), and a limited call counts
-//! nothing. The toolbox's own limit is counted first, then the tool's.
-//!
-//! # The refusal
-//! A limited call runs nothing and answers `RATE_LIMITED` (status `invalid`, HTTP 429 with
-//! `Retry-After` in whole seconds rounded up, MCP `isError: true`), `retryable: true`, the delay
-//! in `hints.retry_after_ms` (milliseconds, rounded up) and in the sentence:
-//!
-//! ```json
-//! {"status": "invalid", "success": false, "error_code": "RATE_LIMITED",
-//!  "message": "arguments: create_note takes at most 2 calls a minute from one caller, and this caller has made them; accepted: the same call in 29 seconds (hints.retry_after_ms). Try again in 29 seconds.",
-//!  "hints": {"parameter": "arguments", "accepted": "the same call in 29 seconds (hints.retry_after_ms)",
-//!            "fix": "Try again in 29 seconds.", "retry_after_ms": 28790},
-//!  "retryable": true}
-//! ```
-//!
-//! A store that fails to answer the count fails closed: the call answers `BACKEND_ERROR`
-//! ("checking the rate limit"), retryable, and runs nothing.
+#![doc = include_str!("../../docs/rate.md")]
 
 use std::fmt;
 use std::time::Duration;

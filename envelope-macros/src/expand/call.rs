@@ -65,7 +65,7 @@ pub(super) fn call_body(
     let at_ret = crate::private::path_at(t.ret_span);
     let finish = match (&t.ret, &t.error_type) {
         // Naming the error type keeps a "not a tool error" diagnostic to one, at the type.
-        (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> #at_ret::result::<_, #e>),
+        (Ret::Result, Some(e)) => quote_spanned!(t.ret_span=> <#e as #at_ret::ToolError>::result_envelope),
         (Ret::Result, None) => quote_spanned!(t.ret_span=> #at_ret::result),
         (Ret::Plain, _) => quote_spanned!(t.ret_span=> #at_ret::ok),
     };

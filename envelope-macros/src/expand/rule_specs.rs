@@ -1,6 +1,6 @@
 //! The `Rules` of one value, as builder calls on `Rules::NONE`: only what is set is spelled. A
-//! rule on a type the macro cannot name passes its value through the private function whose
-//! trait bound decides whether it applies, spanned at the rule.
+//! rule on a type the macro cannot name passes its value beside an item of the public trait
+//! that decides whether it applies (`<T as Textual>::RULES_APPLY`), spanned at the rule.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -41,21 +41,25 @@ pub(super) fn opt(t: Option<TokenStream>) -> TokenStream {
 pub(super) fn rules(r: &RulesV) -> Option<TokenStream> {
     let p = &crate::private::path();
     let mut calls = Vec::new();
-    // A rule on a type the macro cannot name: its value passes through the function whose
-    // trait bound says whether the rule applies, spanned at the rule.
+    // A rule on a type the macro cannot name: its value passes through with an item of the
+    // public trait that says whether the rule applies, spanned at the rule. The bound is on the
+    // trait's own item, so the error names the trait and no function of the private module.
     let by_trait = |rule: &str, value: TokenStream| match r.by_trait(rule) {
         Some(b) => {
-            let f = format_ident!("{}", b.bound.function());
+            let tr = format_ident!("{}", b.bound.trait_name());
             // The type's tokens take the rule's span too: the unmet bound is reported there.
             let ty = &b.ty;
             let ty = respan(quote!(#ty), b.span);
             let p = crate::private::path_at(b.span);
-            if b.bound == crate::rules::ByTrait::Measured {
-                // The bound is the public trait itself: the error names `Measured` and no
-                // function of the private module.
-                quote_spanned!(b.span=> #p::counted(#value, <#ty as #p::Measured<_>>::UNIT))
-            } else {
-                quote_spanned!(b.span=> #p::#f::<#ty, _>(#value))
+            match b.bound {
+                crate::rules::ByTrait::Measured => {
+                    quote_spanned!(b.span=> #p::counted(#value, <#ty as #p::Measured<_>>::UNIT))
+                }
+                crate::rules::ByTrait::Sequence => quote_spanned!(b.span=>
+                    #p::applies(::core::marker::PhantomData::<<#ty as #p::Sequence>::Item>, #value)),
+                crate::rules::ByTrait::Numeric | crate::rules::ByTrait::Textual => {
+                    quote_spanned!(b.span=> #p::applies(<#ty as #p::#tr>::RULES_APPLY, #value))
+                }
             }
         }
         None => value,

@@ -1,9 +1,180 @@
 //! The guard of writes that run once: what a confirm tool or a keyed tool goes through before
-//! its body runs, and the store its state waits in.
+//! its body runs, and the store its state waits in. This module holds the guard's configuration
+//! (`Guard`), what it asks of a tool, and the steps confirmation and idempotency keys share
+//! (a store write taken back, a rate limit); the two kinds of call are in the modules above it.
 
-// Confirmation (`confirm_action`) and idempotency keys.
+// Confirmation (`confirm_action`): a pending action queued, checked and decided.
 pub mod confirm;
-// The seal of a pending action id, the key of an idempotency record, randomness.
+// Idempotency keys: a keyed call claimed, replayed or refused.
+pub mod idempotency;
+// The keyed hashing (a pending action id's seal, an idempotency record's fingerprint), randomness.
 mod seal;
 // The key-value store shared by every replica: memory, or Redis.
 pub mod store;
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::code::codes;
+use crate::envelope::Envelope;
+use crate::fault::Fault;
+use crate::outcome::{Guarded, Step};
+use crate::refusal::Refusal;
+use crate::spec::ToolSpec;
+use seal::process_key;
+use store::{MemoryStore, Store};
+
+/// The lease of a claim that the running call renews (every third of it): what a claim whose
+/// call died or whose release failed holds its key for, at most.
+const CLAIM_LEASE: Duration = Duration::from_secs(30);
+
+/// The configuration behind confirmation and idempotency keys, shared by a toolbox's clones.
+#[derive(Clone)]
+pub(crate) struct Guard {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) key: Arc<[u8]>,
+    pub(crate) confirm_ttl: Duration,
+    pub(crate) idem_ttl: Duration,
+    pub(crate) wait: Duration,
+    /// The lease of a renewed claim ([`CLAIM_LEASE`]).
+    pub(crate) lease: Duration,
+    pub(crate) queue: bool,
+    /// The toolbox's own rate limit, per caller, over all its tools.
+    pub(crate) rate_limit: Option<crate::spec::rate::RateLimit>,
+    /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
+    pub(crate) governance: crate::audit::Governance,
+}
+
+/// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
+/// declaration, and the steps of a guarded call.
+pub(crate) trait Steps: Sync {
+    /// The tool's declaration.
+    fn declared(&self) -> &ToolSpec;
+    /// The envelope of a guarded call's preview or run; a panic is a fault.
+    fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send;
+    /// Reads `args` (an approved action's stored arguments) and runs the call.
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: &'a crate::Context,
+    ) -> impl Future<Output = Envelope> + Send + 'a;
+}
+
+/// The tools an approved action is found among (implemented by `Toolbox`).
+pub(crate) trait Lookup: Sync {
+    /// A tool of these.
+    type Tool: Steps;
+    /// The tool named `name`.
+    fn tool(&self, name: &str) -> Option<&Self::Tool>;
+    /// Whether an action queued by a caller of `tenant` (`None`: of no tenant) may be decided
+    /// here. A caller decides only its own tenant's actions; the server itself, any.
+    fn decides_for(&self, tenant: Option<&str>) -> bool {
+        let _ = tenant;
+        true
+    }
+}
+
+impl fmt::Debug for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the key.
+        f.debug_struct("Guard")
+            .field("store", &self.store)
+            .field("confirm_ttl", &self.confirm_ttl)
+            .field("idem_ttl", &self.idem_ttl)
+            .field("queue", &self.queue)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            store: Arc::new(MemoryStore::default()),
+            key: process_key(),
+            confirm_ttl: Duration::from_secs(15 * 60),
+            idem_ttl: Duration::from_secs(24 * 60 * 60),
+            wait: Duration::from_secs(5),
+            lease: CLAIM_LEASE,
+            queue: true,
+            rate_limit: None,
+            governance: crate::audit::Governance::default(),
+        }
+    }
+}
+
+impl Guard {
+    /// Takes back `text` under `key` (compare-and-delete) after the store failed to answer its
+    /// write: in a task of its own where a runtime is at hand, so the call does not wait on a
+    /// failing store twice. On Redis it follows the write on the same connection, so it is
+    /// applied after it however late that is.
+    pub(super) async fn release(&self, key: String, text: String) {
+        #[cfg(feature = "tokio")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let store = self.store.clone();
+            tokio::spawn(async move {
+                let _ = store.replace_if(&key, &text, None, Duration::ZERO).await;
+            });
+            return;
+        }
+        let _ = self.store.replace_if(&key, &text, None, Duration::ZERO).await;
+    }
+
+    /// Counts a call of `spec` by `caller` against the toolbox's rate limit, then the tool's
+    /// own (GCRA in the store, see [`crate::rate`]): `None` to go on, or the envelope to answer
+    /// instead, `RATE_LIMITED` with the delay (or `BACKEND_ERROR` when the store cannot count).
+    pub(crate) async fn rate_limited(&self, spec: &ToolSpec, caller: &str) -> Option<Envelope> {
+        for (scope, limit) in [("*", self.rate_limit), (spec.name, spec.rate_limit)] {
+            let Some(limit) = limit else { continue };
+            let wait = match self.store.rate(&crate::rate::rate_key(scope, caller), limit).await {
+                Ok(crate::rate::RateCheck::Allowed) => continue,
+                Ok(crate::rate::RateCheck::Limited { retry_after }) => retry_after,
+                Err(e) => match e.as_full() {
+                    // No room to count one more caller: wait for a count to expire.
+                    Some(full) => full.retry_after,
+                    None => return Some(Fault::backend("checking the rate limit").into()),
+                },
+            };
+            let whom = if scope == "*" { "this server".to_owned() } else { spec.name.to_owned() };
+            return Some(rate_limited(&whom, limit, wait));
+        }
+        None
+    }
+}
+
+pub(super) trait AfterDelay {
+    fn into_envelope_after(self, wait: Duration) -> Envelope;
+}
+
+impl AfterDelay for Refusal {
+    /// The envelope, with `hints.retry_after_ms`: `wait` in whole milliseconds, rounded up.
+    fn into_envelope_after(self, wait: Duration) -> Envelope {
+        let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+        Envelope::from(self).with_retry_after_ms(ms)
+    }
+}
+
+/// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
+/// in `hints.retry_after_ms` and in the sentence.
+pub(crate) fn rate_limited(whom: &str, limit: crate::spec::rate::RateLimit, wait: Duration) -> Envelope {
+    let delay = crate::render::in_words(wait);
+    Refusal::parameter("arguments")
+        .missing()
+        .reason(format!(
+            "were not read, and nothing ran: {whom} takes at most {} from one caller, and this caller has made them",
+            limit.words()
+        ))
+        .accepted(format!("the same call in {delay} (hints.retry_after_ms)"))
+        .fix(format!("Try again in {delay}."))
+        .build()
+        .with_code(codes::RATE_LIMITED)
+        .into_envelope_after(wait)
+}
+
+/// The default guard of a tool called outside a toolbox.
+pub(crate) fn default_guard() -> &'static Guard {
+    static GUARD: OnceLock<Guard> = OnceLock::new();
+    GUARD.get_or_init(Guard::default)
+}

@@ -8,7 +8,7 @@
 
 use std::fmt::Display;
 
-use crate::cx::{Cx, rules_hide};
+use crate::cx::{Cx, holds_secret};
 use crate::spec::{Choices, Format, Length, Num, Pattern, Range, Rules, Ty};
 
 /// What a value may be. `Display` gives the accepted set in words: `a whole number from 1 to
@@ -94,7 +94,7 @@ pub(crate) enum Ends {
 /// {"id": 10}, not a string holding it.` Under a secret rule, the lead alone (`Send a JSON
 /// number.`): a fix must not quote back what was sent.
 pub(crate) fn fix_like(cx: &Cx<'_>, lead: &str, example: impl Display, tail: &str) -> String {
-    if rules_hide(cx.rules) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
+    if holds_secret(cx.rules, None) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
 }
 
 /// `words` as text, written into room for the usual set or fix (a `String` grown from empty
