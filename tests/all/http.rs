@@ -354,7 +354,7 @@ fn slow_sync(#[validate(range = 1..=5000)] ms: u64) -> u64 {
     ms
 }
 
-/// A slow sync body runs on tokio's blocking threads, never on the runtime's one thread: while
+/// A slow sync body runs on a thread of envelope's pool of body threads, never on the runtime's one thread: while
 /// it sleeps 1.5 s, another request on the same current-thread runtime is answered at once (it
 /// waited the whole 1.5 s when the endpoint ran the body inline). A refusal of the same tool
 /// never leaves the runtime's thread, and answers as `call_json` does.
@@ -377,6 +377,23 @@ async fn a_slow_sync_body_stalls_no_other_request() {
     assert_eq!((slow.status, slow.json()["data"].clone()), (200, json!(1500)), "{}", slow.text);
     let refused = send(addr, "POST", "/tools/slow_sync", &[], r#"{"ms": 0}"#).await;
     assert_eq!((refused.status, refused.text), (400, refusal));
+}
+
+/// Answers whether its body runs on a thread of a tokio runtime.
+#[tool]
+fn on_the_runtime() -> bool {
+    tokio::runtime::Handle::try_current().is_ok()
+}
+
+/// A sync body runs off the runtime's threads, unless its tool is declared quick
+/// (`Tool::inline_body`): then on the worker that read the call.
+#[tokio::test]
+async fn a_sync_body_runs_inline_only_when_declared_quick() {
+    for (tool, inline) in [(on_the_runtime::tool(), false), (on_the_runtime::tool().inline_body(), true)] {
+        let addr = serve(HttpTools::new(Toolbox::new().with(tool)).router()).await;
+        let reply = send(addr, "POST", "/tools/on_the_runtime", &[], "{}").await;
+        assert_eq!((reply.status, reply.json()["data"].clone()), (200, json!(inline)), "{}", reply.text);
+    }
 }
 
 /// A rate limit that asks for no wait at all (`hints.retry_after_ms: 0`).
