@@ -259,7 +259,8 @@ impl HttpTools {
         self.call_off_the_runtime(cx, name, text).await
     }
 
-    /// `Toolbox::call_json`, with a sync tool's body run on tokio's blocking threads once its
+    /// `Toolbox::call_json`, with a sync tool's body run on the pool of body threads
+    /// (`call::bodies`; inline for a tool marked `Tool::inline_body`) once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
     /// request, on a multi-thread or a current-thread runtime alike.
     ///
