@@ -379,20 +379,26 @@ async fn a_slow_sync_body_stalls_no_other_request() {
     assert_eq!((refused.status, refused.text), (400, refusal));
 }
 
-/// Answers whether its body runs on a thread of a tokio runtime.
+/// Answers whether its body runs on the thread of the test's runtime (`runtime`: that thread's
+/// name), and whether it can reach a runtime.
 #[tool]
-fn on_the_runtime() -> bool {
-    tokio::runtime::Handle::try_current().is_ok()
+fn where_it_runs(runtime: String) -> Value {
+    let here = std::thread::current().name().unwrap_or("").to_owned();
+    json!({"on_the_runtime": here == runtime, "reaches_a_runtime": tokio::runtime::Handle::try_current().is_ok()})
 }
 
-/// A sync body runs off the runtime's threads, unless its tool is declared quick
-/// (`Tool::inline_body`): then on the worker that read the call.
+/// A sync body runs off the runtime's thread (in its context, as on tokio's blocking threads:
+/// `Handle::current()` works), unless its tool is declared quick (`Tool::inline_body`): then on
+/// the worker that read the call.
 #[tokio::test]
 async fn a_sync_body_runs_inline_only_when_declared_quick() {
-    for (tool, inline) in [(on_the_runtime::tool(), false), (on_the_runtime::tool().inline_body(), true)] {
+    let runtime = std::thread::current().name().unwrap_or("").to_owned();
+    let arguments = json!({ "runtime": runtime }).to_string();
+    for (tool, inline) in [(where_it_runs::tool(), false), (where_it_runs::tool().inline_body(), true)] {
         let addr = serve(HttpTools::new(Toolbox::new().with(tool)).router()).await;
-        let reply = send(addr, "POST", "/tools/on_the_runtime", &[], "{}").await;
-        assert_eq!((reply.status, reply.json()["data"].clone()), (200, json!(inline)), "{}", reply.text);
+        let reply = send(addr, "POST", "/tools/where_it_runs", &[], &arguments).await;
+        let expected = json!({"on_the_runtime": inline, "reaches_a_runtime": true});
+        assert_eq!((reply.status, reply.json()["data"].clone()), (200, expected), "{}", reply.text);
     }
 }
 

@@ -531,7 +531,11 @@ impl Deferred {
         let finished =
             move |fault: Fault| settled(fault.into(), idempotent).with_code_prefix(prefix).with_wire_format(format);
         let (tx, body) = tokio::sync::oneshot::channel();
+        let runtime = tokio::runtime::Handle::try_current().ok();
         super::bodies::run(move || {
+            // In the runtime's context, as on tokio's blocking threads: a body may still use
+            // `Handle::current()` (to `block_on` a future, or spawn one).
+            let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
             let _ = tx.send(self.run());
         });
         let joined = match cx.deadline() {
