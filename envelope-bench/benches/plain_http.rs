@@ -17,6 +17,8 @@
 //!   `HttpTools::new(toolbox).router()` served by `envelope_core::http::serve`; a valid call is
 //!   200 with the envelope `{"status":"ok","data":...}`, a refused one 422 with its refusal.
 //! - `envelope-async`: the same tool as an `async fn`.
+//! - `envelope-inline`: the sync tool declared quick (`Tool::inline_body`): its body runs on the
+//!   runtime's worker, not on the pool of body threads (a slow body would stall the server).
 //! - `axum`: `POST /tools/get_top_queries` routed to an `async fn` handler taking
 //!   `Json<TopQueriesArgs>` (serde, `group_by` a Rust enum, `top` defaulting to 10), the two
 //!   ranges checked by plain `if`s (422 with `{"error": "..."}`), answering `Json(TopQueries)`;
@@ -32,8 +34,8 @@ use common::{
     Bench, Kind, Scenario, TopQueries, answer, envelope_async, envelope_sync, reference_args::TopQueriesArgs,
 };
 
-const SERVERS: &[&str] = &["envelope", "envelope-async", "axum"];
-const PAIRS: &[(&str, &str)] = &[("envelope", "axum"), ("envelope-async", "axum")];
+const SERVERS: &[&str] = &["envelope", "envelope-async", "envelope-inline", "axum"];
+const PAIRS: &[(&str, &str)] = &[("envelope", "axum"), ("envelope-async", "axum"), ("envelope-inline", "axum")];
 
 /// The axum reference handler: serde's reading, then the same `if`s.
 async fn get_top_queries(
@@ -51,11 +53,11 @@ fn serve(server: &str) -> io::Result<()> {
     common::runtime("PLAIN_HTTP_RUNTIME")?.block_on(async {
         let listener = common::listen().await?;
         match server {
-            "envelope" | "envelope-async" => {
-                let tool = if server == "envelope" {
-                    envelope_sync::get_top_queries::tool()
-                } else {
-                    envelope_async::get_top_queries::tool()
+            "envelope" | "envelope-async" | "envelope-inline" => {
+                let tool = match server {
+                    "envelope" => envelope_sync::get_top_queries::tool(),
+                    "envelope-inline" => envelope_sync::get_top_queries::tool().inline_body(),
+                    _ => envelope_async::get_top_queries::tool(),
                 };
                 let app = HttpTools::new(Toolbox::new().with(tool)).router();
                 envelope_core::http::serve(listener, app).routes(["POST /tools/{name}"]).await

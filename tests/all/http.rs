@@ -354,7 +354,7 @@ fn slow_sync(#[validate(range = 1..=5000)] ms: u64) -> u64 {
     ms
 }
 
-/// A slow sync body runs on tokio's blocking threads, never on the runtime's one thread: while
+/// A slow sync body runs on a thread of envelope's pool of body threads, never on the runtime's one thread: while
 /// it sleeps 1.5 s, another request on the same current-thread runtime is answered at once (it
 /// waited the whole 1.5 s when the endpoint ran the body inline). A refusal of the same tool
 /// never leaves the runtime's thread, and answers as `call_json` does.
@@ -377,6 +377,29 @@ async fn a_slow_sync_body_stalls_no_other_request() {
     assert_eq!((slow.status, slow.json()["data"].clone()), (200, json!(1500)), "{}", slow.text);
     let refused = send(addr, "POST", "/tools/slow_sync", &[], r#"{"ms": 0}"#).await;
     assert_eq!((refused.status, refused.text), (400, refusal));
+}
+
+/// Answers whether its body runs on the thread of the test's runtime (`runtime`: that thread's
+/// name), and whether it can reach a runtime.
+#[tool]
+fn where_it_runs(runtime: String) -> Value {
+    let here = std::thread::current().name().unwrap_or("").to_owned();
+    json!({"on_the_runtime": here == runtime, "reaches_a_runtime": tokio::runtime::Handle::try_current().is_ok()})
+}
+
+/// A sync body runs off the runtime's thread (in its context, as on tokio's blocking threads:
+/// `Handle::current()` works), unless its tool is declared quick (`Tool::inline_body`): then on
+/// the worker that read the call.
+#[tokio::test]
+async fn a_sync_body_runs_inline_only_when_declared_quick() {
+    let runtime = std::thread::current().name().unwrap_or("").to_owned();
+    let arguments = json!({ "runtime": runtime }).to_string();
+    for (tool, inline) in [(where_it_runs::tool(), false), (where_it_runs::tool().inline_body(), true)] {
+        let addr = serve(HttpTools::new(Toolbox::new().with(tool)).router()).await;
+        let reply = send(addr, "POST", "/tools/where_it_runs", &[], &arguments).await;
+        let expected = json!({"on_the_runtime": inline, "reaches_a_runtime": true});
+        assert_eq!((reply.status, reply.json()["data"].clone()), (200, expected), "{}", reply.text);
+    }
 }
 
 /// A rate limit that asks for no wait at all (`hints.retry_after_ms: 0`).

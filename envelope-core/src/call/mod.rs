@@ -2,6 +2,9 @@
 //! that decide who may call what, the audit trail, and the guard of writes that run once.
 //! Above `read/` and `schema.rs`, beneath the adapters (`http/`, `mcp/`, `providers/`).
 
+// Where the servers run sync tool bodies: a bounded pool of threads beside the runtime.
+#[cfg(any(feature = "rmcp", feature = "http"))]
+pub(crate) mod bodies;
 // The audit trail: one record per governed call.
 pub mod audit;
 // The `confirm_action` tool a toolbox adds for its confirm tools.

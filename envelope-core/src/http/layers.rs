@@ -509,13 +509,27 @@ pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<
         return Err(TransportError::payload_too_large(limit));
     }
     use http_body_util::BodyExt;
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => match BodyRefused::find(&*e) {
-            Some(refused) => Err(refused.transport_error()),
-            None => Err(TransportError::payload_too_large(limit)),
-        },
+    let refused = |e: Box<dyn std::error::Error + Send + Sync>| match BodyRefused::find(&*e) {
+        Some(refused) => refused.transport_error(),
+        None => TransportError::payload_too_large(limit),
+    };
+    let mut body = http_body_util::Limited::new(body, limit);
+    // A body that arrives as one chunk (most) is that chunk, not copied; more are joined.
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(refused)?.into_data() else { continue };
+        match &first {
+            None => first = Some(data),
+            Some(head) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(head);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
     }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
 }
 
 /// Why the server ([`super::serve`]) cut a request body's stream: the error [`read_body`] finds among the body's

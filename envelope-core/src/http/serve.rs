@@ -586,6 +586,10 @@ struct Budgeted {
     seen: usize,
     /// Of them, those counted against the budget.
     held: usize,
+    /// When the body's time is up: set from the end of the head.
+    due: Option<tokio::time::Instant>,
+    /// Its timer, started the first time the body is waited for: a body that has arrived
+    /// with its head (most) is read without one.
     deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     failed: bool,
 }
@@ -593,13 +597,19 @@ struct Budgeted {
 impl Budgeted {
     fn new(inner: Incoming, shared: Arc<Shared>, peer: SocketAddr) -> Self {
         use hyper::body::Body as _;
-        // No timer for a request without a body (most GETs).
-        let deadline = (!inner.is_end_stream()).then(|| Box::pin(tokio::time::sleep(shared.limits.body_read_timeout)));
-        Budgeted { inner, shared, peer, seen: 0, held: 0, deadline, failed: false }
+        // No deadline for a request without a body (most GETs).
+        let due = (!inner.is_end_stream()).then(|| tokio::time::Instant::now() + shared.limits.body_read_timeout);
+        Budgeted { inner, shared, peer, seen: 0, held: 0, due, deadline: None, failed: false }
+    }
+
+    fn timed_out(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let limit_ms = u64::try_from(self.shared.limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
+        self.fail(BodyRefused::Timeout { limit_ms })
     }
 
     fn fail(&mut self, refused: BodyRefused) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         self.failed = true;
+        self.due = None;
         self.deadline = None;
         match &refused {
             BodyRefused::Timeout { .. } => tracing::info!(peer = %self.peer, "request body refused: {refused}"),
@@ -621,10 +631,22 @@ impl hyper::body::Body for Budgeted {
         if let Some(deadline) = &mut this.deadline
             && deadline.as_mut().poll(cx).is_ready()
         {
-            let limit_ms = u64::try_from(this.shared.limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
-            return this.fail(BodyRefused::Timeout { limit_ms });
+            return this.timed_out();
         }
-        match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+        let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) else {
+            // Waiting for the body: under its timer from now on (registered with this task).
+            if this.deadline.is_none()
+                && let Some(due) = this.due
+            {
+                let mut deadline = Box::pin(tokio::time::sleep_until(due));
+                if deadline.as_mut().poll(cx).is_ready() {
+                    return this.timed_out();
+                }
+                this.deadline = Some(deadline);
+            }
+            return Poll::Pending;
+        };
+        match frame {
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
                     // The first UNCOUNTED_BODY_BYTES of each body are outside the budget: the
@@ -647,6 +669,7 @@ impl hyper::body::Body for Budgeted {
             }
             Some(Err(e)) => Poll::Ready(Some(Err(Box::new(e)))),
             None => {
+                this.due = None;
                 this.deadline = None;
                 Poll::Ready(None)
             }
@@ -839,6 +862,21 @@ pub struct AllowedHosts {
     names: Vec<(String, Option<u16>)>,
 }
 
+/// Whether a `Host` value is `127.0.0.1`, `localhost` or `[::1]`, with or without a port of 1
+/// to 5 digits: loopback hosts [`AllowedHosts::check_one`] serves, in their usual spelling.
+fn is_plain_loopback(value: &[u8]) -> bool {
+    let port = |rest: &[u8]| match rest.strip_prefix(b":") {
+        None => rest.is_empty(),
+        Some(digits) => {
+            (1..=5).contains(&digits.len())
+                && digits[0] != b'0'
+                && digits.iter().all(u8::is_ascii_digit)
+                && digits.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')) <= 65_535
+        }
+    };
+    [b"127.0.0.1".as_slice(), b"localhost", b"[::1]"].iter().any(|name| value.strip_prefix(*name).is_some_and(port))
+}
+
 impl AllowedHosts {
     /// Loopback names only, with any port: `localhost` and `*.localhost` (RFC 6761 §6.3),
     /// `127.0.0.0/8` and `[::1]`. No DNS-rebinding page can be served under them.
@@ -888,6 +926,8 @@ impl AllowedHosts {
             self.check_one(authority.as_str())?;
         }
         match first {
+            // The usual request to a loopback server, checked without parsing.
+            Some(value) if self.loopback && is_plain_loopback(value.as_bytes()) => Ok(()),
             Some(value) => self.check_one(&String::from_utf8_lossy(value.as_bytes())),
             None => Ok(()),
         }
@@ -997,6 +1037,15 @@ mod tests {
         assert!(!check(&named, "admin.example.com:443"));
         assert!(!check(&named, "localhost"));
         assert!(check(&AllowedHosts::any(), "anything.example"));
+        // The usual spellings are served without parsing, and only what the parse serves.
+        for value in ["127.0.0.1:8080", "localhost", "[::1]:65535", "localhost:1", "127.0.0.1:65536", "localhost:0"] {
+            let parsed = loopback.check_one(value).is_ok();
+            assert!(!is_plain_loopback(value.as_bytes()) || parsed, "{value}");
+        }
+        for value in ["127.0.0.1:65536", "localhost:", "localhost:080", "localhost.evil", "[::1]x", "127.0.0.10"] {
+            assert!(!is_plain_loopback(value.as_bytes()), "{value}");
+        }
+        assert!(is_plain_loopback(b"127.0.0.1:8080") && is_plain_loopback(b"localhost"));
         // No Host at all (HTTP/1.0): served.
         assert!(loopback.check(&HeaderMap::new(), &Uri::from_static("/")).is_ok());
     }

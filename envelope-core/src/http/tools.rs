@@ -174,22 +174,18 @@ impl HttpTools {
 
     /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
     pub async fn respond_in(&self, cx: &Context, name: &str, headers: &HeaderMap, body: Body) -> Response {
-        // A name no tool has is the caller's text: quoted and cut.
-        let shown_name = match self.toolbox.get(name) {
-            Some(tool) => tool.name().to_owned(),
-            None => render::shown(&Value::String(name.to_owned())),
-        };
         let span = tracing::info_span!(
             "tool_call",
             call_id = %cx.call_id(),
-            tool = %shown_name,
+            tool = %ShownName { toolbox: &self.toolbox, name },
             status = Empty,
             error_code = Empty,
             http_status = Empty,
             duration_ms = Empty,
             trace_id = Empty,
         );
-        let started = Instant::now();
+        // The clock is read only for a span some subscriber records.
+        let started = (!span.is_disabled()).then(Instant::now);
         async move {
             let span = tracing::Span::current();
             let bytes = match super::read_body(headers, body, self.body_limit).await {
@@ -197,19 +193,23 @@ impl HttpTools {
                 Err(error) => {
                     span.record("status", error.word());
                     span.record("http_status", error.http_status());
-                    span.record("duration_ms", elapsed_ms(started));
+                    if let Some(started) = started {
+                        span.record("duration_ms", elapsed_ms(started));
+                    }
                     tracing::info!("tool call refused before reading: {}", error.word());
                     return error.into_response();
                 }
             };
             let mut envelope = self.envelope(cx, name, &bytes).await;
             let status = super::status(&envelope);
-            span.record("status", envelope.status().as_str());
-            if let Some(code) = envelope.error_code() {
-                span.record("error_code", code.name());
+            if let Some(started) = started {
+                span.record("status", envelope.status().as_str());
+                if let Some(code) = envelope.error_code() {
+                    span.record("error_code", code.name());
+                }
+                span.record("http_status", status);
+                span.record("duration_ms", elapsed_ms(started));
             }
-            span.record("http_status", status);
-            span.record("duration_ms", elapsed_ms(started));
             if envelope.status() == Status::Error {
                 let trace_id = trace_id();
                 span.record("trace_id", trace_id.as_str());
@@ -259,7 +259,8 @@ impl HttpTools {
         self.call_off_the_runtime(cx, name, text).await
     }
 
-    /// `Toolbox::call_json`, with a sync tool's body run on tokio's blocking threads once its
+    /// `Toolbox::call_json`, with a sync tool's body run on the pool of body threads
+    /// (`call::bodies`; inline for a tool marked `Tool::inline_body`) once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
     /// request, on a multi-thread or a current-thread runtime alike.
     ///
@@ -353,14 +354,31 @@ async fn call(
     State(app): State<Arc<HttpTools>>,
     name: Result<Path<String>, PathRejection>,
     caller: Option<Extension<Caller>>,
-    headers: HeaderMap,
-    body: Body,
+    request: axum::extract::Request,
 ) -> Response {
     // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
     let name = name.map(|Path(n)| n).unwrap_or_default();
     // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
     let caller = caller.map_or_else(Caller::anonymous, |Extension(c)| c);
-    app.respond_in(&app.context(caller), &name, &headers, body).await
+    // The request whole: its headers are read in place, not copied.
+    let (parts, body) = request.into_parts();
+    app.respond_in(&app.context(caller), &name, &parts.headers, body).await
+}
+
+/// A tool's name as the call's span shows it: the tool's own name, else the name sent, quoted
+/// and cut (it is the caller's text). Written only when a subscriber records the span.
+struct ShownName<'a> {
+    toolbox: &'a Toolbox,
+    name: &'a str,
+}
+
+impl std::fmt::Display for ShownName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.toolbox.get(self.name) {
+            Some(tool) => f.write_str(tool.name()),
+            None => f.write_str(&render::shown(&Value::String(self.name.to_owned()))),
+        }
+    }
 }
 
 async fn list(State(app): State<Arc<HttpTools>>) -> Response {

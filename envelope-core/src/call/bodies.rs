@@ -1,0 +1,186 @@
+//! Where the servers run sync tool bodies: a pool of threads of envelope's own, beside the async
+//! runtime, so a slow body never holds up a runtime worker (and the requests waiting on it).
+//!
+//! A body is handed to the thread that went idle last (its slot filled, the thread unparked:
+//! one futex wake, no lock held across it); a new thread starts only when every thread of the
+//! pool is busy, up to [`MAX_THREADS`]; past that bound, bodies wait in a queue the threads take
+//! from in order. A thread idle for [`KEEP_ALIVE`] ends. So the pool holds as many threads as
+//! bodies ran at once lately (a server bounds that by its requests in flight: 128 for
+//! `http::serve` by default), never one per call.
+//!
+//! Why not tokio's blocking pool (`spawn_blocking`): it wakes its threads with a condition
+//! variable signalled under its lock, so the woken thread often blocks again on that lock, and
+//! it counts a thread idle until it has woken, so under steady load it starts threads while
+//! others are about to be free (26 to 30 threads at 16 connections in `plain_http`).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// The most threads the pool runs at once; past it bodies wait their turn. tokio's blocking
+/// pool's default bound is the same.
+pub(crate) const MAX_THREADS: usize = 512;
+
+/// How long an idle thread waits for a body before it ends.
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The pool.
+struct Pool {
+    state: Mutex<State>,
+}
+
+struct State {
+    /// Idle threads, the one idle the shortest last.
+    idle: Vec<Arc<Slot>>,
+    /// Threads running, idle or not.
+    threads: usize,
+    /// Bodies waiting for a thread, when all [`MAX_THREADS`] are busy.
+    queue: VecDeque<Job>,
+}
+
+/// An idle thread's mailbox.
+struct Slot {
+    job: Mutex<Option<Job>>,
+    thread: Thread,
+}
+
+static POOL: Pool = Pool { state: Mutex::new(State { idle: Vec::new(), threads: 0, queue: VecDeque::new() }) };
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A job never runs under these locks, so no panic can poison them; tolerate it anyway.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `job` on a thread of the pool, at once when a thread is idle or one can start, else
+/// once one is free. A panic inside `job` ends `job` only.
+pub(crate) fn run(job: impl FnOnce() + Send + 'static) {
+    POOL.run(Box::new(job));
+}
+
+impl Pool {
+    fn run(&'static self, job: Job) {
+        let mut state = lock(&self.state);
+        if let Some(slot) = state.idle.pop() {
+            drop(state);
+            *lock(&slot.job) = Some(job);
+            slot.thread.unpark();
+            return;
+        }
+        if state.threads >= MAX_THREADS {
+            state.queue.push_back(job);
+            return;
+        }
+        state.threads += 1;
+        drop(state);
+        // The job moves into the thread only once it started: a failed start gives it back.
+        let handed = Arc::new(Mutex::new(Some(job)));
+        let mine = Arc::clone(&handed);
+        let started = std::thread::Builder::new().name("envelope-body".into()).spawn(move || {
+            let first = lock(&mine).take();
+            drop(mine);
+            self.work(first);
+        });
+        if started.is_err() {
+            let mut state = lock(&self.state);
+            state.threads -= 1;
+            // Out of threads: wait for a running one (or run on the next start).
+            if let Some(job) = lock(&handed).take() {
+                if state.threads == 0 {
+                    drop(state);
+                    // No thread at all: run it here rather than never.
+                    run_caught(job);
+                } else {
+                    state.queue.push_back(job);
+                }
+            }
+        }
+    }
+
+    fn work(&'static self, mut job: Option<Job>) {
+        let slot = Arc::new(Slot { job: Mutex::new(None), thread: std::thread::current() });
+        loop {
+            if let Some(job) = job.take() {
+                run_caught(job);
+            }
+            let mut state = lock(&self.state);
+            if let Some(next) = state.queue.pop_front() {
+                job = Some(next);
+                continue;
+            }
+            state.idle.push(Arc::clone(&slot));
+            drop(state);
+            let Some(next) = self.wait(&slot) else { return };
+            job = Some(next);
+        }
+    }
+
+    /// Waits in the idle list for a job; `None` once idle for [`KEEP_ALIVE`] (the thread then
+    /// ends, out of the list).
+    fn wait(&self, slot: &Arc<Slot>) -> Option<Job> {
+        let deadline = Instant::now() + KEEP_ALIVE;
+        loop {
+            if let Some(job) = lock(&slot.job).take() {
+                return Some(job);
+            }
+            let now = Instant::now();
+            if now < deadline {
+                std::thread::park_timeout(deadline - now);
+                continue;
+            }
+            let mut state = lock(&self.state);
+            match state.idle.iter().position(|s| Arc::ptr_eq(s, slot)) {
+                Some(i) => {
+                    state.idle.remove(i);
+                    state.threads -= 1;
+                    return None;
+                }
+                // Taken off the list: a job is on its way.
+                None => {
+                    drop(state);
+                    std::thread::park();
+                }
+            }
+        }
+    }
+}
+
+fn run_caught(job: Job) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_slow_body_holds_up_no_other() {
+        let (tx, rx) = mpsc::channel();
+        let slow = tx.clone();
+        super::run(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            let _ = slow.send("slow");
+        });
+        for _ in 0..50 {
+            let quick = tx.clone();
+            super::run(move || {
+                let _ = quick.send("quick");
+            });
+            assert_eq!(rx.recv_timeout(Duration::from_millis(400)), Ok("quick"));
+        }
+        assert_eq!(rx.recv_timeout(Duration::from_secs(2)), Ok("slow"));
+    }
+
+    #[test]
+    fn a_panicking_body_ends_only_itself() {
+        let (tx, rx) = mpsc::channel();
+        super::run(|| panic!("a body panicked"));
+        super::run(move || {
+            let _ = tx.send(1);
+        });
+        assert_eq!(rx.recv_timeout(Duration::from_secs(2)), Ok(1));
+    }
+}
