@@ -17,7 +17,11 @@
 //! handshake are outside it. Every server runs on a current-thread tokio runtime
 //! (`MCP_STDIO_RUNTIME=multi`: a multi-thread one, a worker per core). The server's CPU time
 //! (user + system, every thread, from `/proc/<pid>/stat` in 10 ms ticks) over the same span is
-//! given per call too: less disturbed than the wall clock when other work shares the cores.
+//! given per call too: less disturbed than the wall clock when other work shares the cores, and
+//! the server's peak resident set (`VmHWM`, read once the burst is answered) and thread count.
+//! After the burst, M more calls go one at a time (each written once the previous reply is read;
+//! `MCP_STDIO_SEQUENTIAL`, default 1,000, quick mode 100): their p50 and p99 latency, from the
+//! line written to its reply read, is the latency of one call on an idle session.
 //!
 //! The servers, each with one tool `get_top_queries` (`hours_back` a `u32` in 1..=720, `group_by`
 //! one of `query_hash`, `database`, `application`, `top` a `u32` in 1..=100 defaulting to 10)
@@ -42,8 +46,9 @@
 //! Two workloads, each cycling three argument objects: `valid` (every call answered `ok`) and
 //! `refused` (`hours_back` sent as the string `"24h"`, `hours_back` 721, `group_by` `"databse"`).
 //! Each round runs both workloads, and within each every server once, in an order rotated each
-//! round. A ratio is envelope's calls per second over rmcp's within one round; the table gives the
-//! median over rounds, and each refused kind's first reply from each server.
+//! round. A ratio is envelope's over rmcp's within one round (calls per second: higher is better;
+//! server CPU per call and p50 latency: lower is better); the table gives the median over rounds,
+//! and each refused kind's first reply from each server.
 
 use std::hint::black_box;
 use std::io::{self, BufRead, BufReader, Write};
@@ -54,7 +59,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 mod common;
-use common::{cpu_ticks, env_number, median, spread};
+use common::{cpu_ticks, env_number, median, spread, status_fields};
 
 // ---------------------------------------------------------------------------------------------
 // The tool body's answer, the same for every server.
@@ -279,6 +284,12 @@ struct Session {
     calls_per_second: f64,
     /// The server's CPU time per call, in microseconds (`None` without `/proc`).
     cpu_us_per_call: Option<f64>,
+    /// The latency of one call at a time, after the burst, in microseconds.
+    p50_us: f64,
+    p99_us: f64,
+    /// The server's peak resident set (`VmHWM`, KiB) and thread count once the burst is answered.
+    peak_rss_kib: Option<u64>,
+    threads: Option<u64>,
     /// Replies that are a `result` with `isError` absent or false.
     ok: usize,
     /// Replies that are a `result` with `isError: true`.
@@ -289,7 +300,7 @@ struct Session {
     samples: [Option<String>; 3],
 }
 
-fn session(server: &str, lines: &Arc<[u8]>, n: usize) -> io::Result<Session> {
+fn session(server: &str, workload: &Workload, lines: &Arc<[u8]>, n: usize, m: usize) -> io::Result<Session> {
     let mut child = Command::new(std::env::current_exe()?)
         .args(["--serve", server])
         .stdin(Stdio::piped())
@@ -341,7 +352,38 @@ fn session(server: &str, lines: &Arc<[u8]>, n: usize) -> io::Result<Session> {
     }
     let elapsed = start.elapsed();
     let cpu = cpu_start.zip(cpu_ticks(child.id())).map(|(a, b)| b.saturating_sub(a));
-    let stdin = writer.join().map_err(|_| io::Error::other("the writer thread panicked"))??;
+    let (peak_rss_kib, threads) = status_fields(child.id());
+    let mut stdin = writer.join().map_err(|_| io::Error::other("the writer thread panicked"))??;
+    // One call at a time: ids after the burst's, the workload's arguments in turn.
+    let mut latencies = Vec::with_capacity(m);
+    let mut request = Vec::with_capacity(256);
+    for i in 0..m {
+        request.clear();
+        let id = n + 1 + i;
+        let arguments = workload.arguments[i % 3];
+        writeln!(
+            request,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{arguments}}}}}"#
+        )?;
+        let sent = Instant::now();
+        stdin.write_all(&request)?;
+        stdin.flush()?;
+        line.clear();
+        if stdout.read_line(&mut line)? == 0 {
+            return Err(io::Error::other(format!("{server} closed stdout after {i} of {m} single calls")));
+        }
+        latencies.push(sent.elapsed().as_secs_f64() * 1e6);
+        if !line.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"#)) {
+            return Err(io::Error::other(format!("{server}: not the reply to {id}: {line}")));
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    let percentile = |p: f64| {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        let at = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len().max(1)) - 1;
+        latencies.get(at).copied().unwrap_or(f64::NAN)
+    };
+    let (p50_us, p99_us) = (percentile(0.50), percentile(0.99));
     drop(stdin);
     let status = child.wait()?;
     if !status.success() {
@@ -352,7 +394,18 @@ fn session(server: &str, lines: &Arc<[u8]>, n: usize) -> io::Result<Session> {
     // 100 ticks a second (Linux's USER_HZ).
     #[allow(clippy::cast_precision_loss)]
     let cpu_us_per_call = cpu.map(|ticks| ticks as f64 * 10_000.0 / n as f64);
-    Ok(Session { calls_per_second, cpu_us_per_call, ok, tool_errors, rpc_errors, samples })
+    Ok(Session {
+        calls_per_second,
+        cpu_us_per_call,
+        p50_us,
+        p99_us,
+        peak_rss_kib,
+        threads,
+        ok,
+        tool_errors,
+        rpc_errors,
+        samples,
+    })
 }
 
 fn main() -> io::Result<()> {
@@ -364,30 +417,49 @@ fn main() -> io::Result<()> {
     let full = args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--quick");
     let n = env_number("MCP_STDIO_REQUESTS", if full { 20_000 } else { 500 });
     let rounds = env_number("MCP_STDIO_ROUNDS", if full { 9 } else { 1 }).max(1);
-    println!("MCP stdio, one session per server and workload: {n} pipelined tools/call, {rounds} round(s)\n");
+    let m = env_number("MCP_STDIO_SEQUENTIAL", if full { 1_000 } else { 100 });
+    let flavour =
+        if std::env::var("MCP_STDIO_RUNTIME").as_deref() == Ok("multi") { "multi-thread" } else { "current-thread" };
+    println!(
+        "MCP stdio, one session per server and workload, {flavour} runtime: {n} pipelined tools/call, then {m} one at a time; {rounds} round(s)\n"
+    );
 
     let lines: Vec<Arc<[u8]>> = WORKLOADS.iter().map(|w| requests(w, n)).collect();
     // [workload][server]: calls per second and CPU µs per call, one per round.
     let mut rates = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
     let mut cpu = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
+    // [workload][server]: p50 and p99 latency (µs), peak RSS (KiB), threads, one per round.
+    let mut p50 = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
+    let mut p99 = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
+    let mut rss = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
+    let mut threads = vec![vec![Vec::new(); SERVERS.len()]; WORKLOADS.len()];
     // [workload][pair]: within-round ratios, of calls per second and of CPU per call.
     let mut ratios = vec![vec![Vec::new(); PAIRS.len()]; WORKLOADS.len()];
     let mut cpu_ratios = vec![vec![Vec::new(); PAIRS.len()]; WORKLOADS.len()];
+    let mut p50_ratios = vec![vec![Vec::new(); PAIRS.len()]; WORKLOADS.len()];
     let mut first: Vec<Vec<Option<Session>>> =
         WORKLOADS.iter().map(|_| SERVERS.iter().map(|_| None).collect()).collect();
     for round in 0..rounds {
         for (w, workload) in WORKLOADS.iter().enumerate() {
             let mut rate = [0.0; SERVERS.len()];
             let mut cpu_per_call = [None; SERVERS.len()];
+            let mut p50_of = [0.0; SERVERS.len()];
             // Every server once, in an order rotated each round.
             for k in 0..SERVERS.len() {
                 let s = (k + round + w) % SERVERS.len();
-                let measured = session(SERVERS[s], &lines[w], n)?;
+                let measured = session(SERVERS[s], workload, &lines[w], n, m)?;
                 check(workload, SERVERS[s], &measured, n)?;
                 rate[s] = measured.calls_per_second;
                 cpu_per_call[s] = measured.cpu_us_per_call;
+                p50_of[s] = measured.p50_us;
                 rates[w][s].push(measured.calls_per_second);
                 cpu[w][s].extend(measured.cpu_us_per_call);
+                p50[w][s].push(measured.p50_us);
+                p99[w][s].push(measured.p99_us);
+                #[allow(clippy::cast_precision_loss)]
+                rss[w][s].extend(measured.peak_rss_kib.map(|k| k as f64 / 1024.0));
+                #[allow(clippy::cast_precision_loss)]
+                threads[w][s].extend(measured.threads.map(|t| t as f64));
                 first[w][s].get_or_insert(measured);
             }
             for (p, (a, b)) in PAIRS.iter().enumerate() {
@@ -397,7 +469,10 @@ fn main() -> io::Result<()> {
                     && ca > 0.0
                     && cb > 0.0
                 {
-                    cpu_ratios[w][p].push(cb / ca);
+                    cpu_ratios[w][p].push(ca / cb);
+                }
+                if p50_of[b] > 0.0 {
+                    p50_ratios[w][p].push(p50_of[a] / p50_of[b]);
                 }
             }
         }
@@ -406,16 +481,25 @@ fn main() -> io::Result<()> {
     for (w, workload) in WORKLOADS.iter().enumerate() {
         println!("## {} calls\n", workload.name);
         println!(
-            "| server | calls/s, median | min | max | server CPU µs per call, median | replies: ok / isError / JSON-RPC error |"
+            "| server | calls/s, median | min | max | server CPU µs per call, median | p50 µs | p99 µs | peak RSS MiB, median (max) | threads | replies: ok / isError / JSON-RPC error |"
         );
-        println!("|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|");
         for (s, server) in SERVERS.iter().enumerate() {
             let (min, max) = spread(&rates[w][s]);
             let m = median(&mut rates[w][s]);
-            let c = if cpu[w][s].is_empty() { "-".to_owned() } else { format!("{:.1}", median(&mut cpu[w][s])) };
+            let or_dash = |values: &mut Vec<f64>, digits: usize| {
+                if values.is_empty() { "-".to_owned() } else { format!("{:.digits$}", median(values)) }
+            };
+            let c = or_dash(&mut cpu[w][s], 1);
+            let (l50, l99) = (or_dash(&mut p50[w][s], 0), or_dash(&mut p99[w][s], 0));
+            let r = match or_dash(&mut rss[w][s], 1) {
+                dash if rss[w][s].is_empty() => dash,
+                r => format!("{r} ({:.1})", spread(&rss[w][s]).1),
+            };
+            let t = or_dash(&mut threads[w][s], 0);
             let f = first[w][s].as_ref().expect("measured");
             println!(
-                "| {server} | {m:.0} | {min:.0} | {max:.0} | {c} | {} / {} / {} |",
+                "| {server} | {m:.0} | {min:.0} | {max:.0} | {c} | {l50} | {l99} | {r} | {t} | {} / {} / {} |",
                 f.ok, f.tool_errors, f.rpc_errors
             );
         }
@@ -427,7 +511,11 @@ fn main() -> io::Result<()> {
             if cpu_ratios[w][p].is_empty() {
                 println!();
             } else {
-                println!(", server CPU per call {:.2}x (rmcp's over envelope's)", median(&mut cpu_ratios[w][p]));
+                println!(
+                    ", server CPU per call {:.2}x, p50 latency {:.2}x (envelope's over rmcp's)",
+                    median(&mut cpu_ratios[w][p]),
+                    median(&mut p50_ratios[w][p])
+                );
             }
         }
         println!();

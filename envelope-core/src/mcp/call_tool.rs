@@ -1,10 +1,12 @@
 //! One `tools/call` served: the `arguments` text (any shape, any depth) to the toolbox, a sync
 //! body handed to tokio's blocking threads, and the envelope as a `CallToolResult`. Used by the
-//! adapter ([`super::McpServer`]) and by the MRTR approval retry ([`super::mrtr`]).
+//! adapter ([`super::McpServer`]) and by the MRTR approval retry ([`super::mrtr`]); and by the
+//! transports that answer a plain `tools/call` without rmcp's per-request service (stdio and
+//! Streamable HTTP), through [`call_directly`], whose reply is written once into one buffer.
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData, RequestId};
 
 use crate::toolbox::Started;
 use crate::{Context, Envelope, Toolbox, call::UnknownTool};
@@ -17,6 +19,61 @@ pub(super) fn call_tool_result(envelope: &Envelope) -> CallToolResult {
     result.structured_content = Some(envelope.to_value());
     result.is_error = Some(envelope.is_error());
     result
+}
+
+/// A `tools/call` answered by a transport itself, without rmcp's per-request service: the call
+/// made as [`super::McpServer::call_tool`] makes it ([`call_with_raw_arguments`]: the toolbox
+/// reads the exact `arguments` text, a sync body runs off the runtime), then its JSON-RPC
+/// response as the bytes rmcp writes ([`call_reply`]; without the ending newline). `complete`:
+/// the result carries `"resultType":"complete"` (a 2026-07-28 peer; rmcp strips it for older
+/// ones). A `-32602` refusal (an unknown tool, `arguments` not an object) is the `Err`, for the
+/// transport to write as it writes rmcp's errors.
+///
+/// Dropping the future cancels the call's [`Context`] before the call is dropped, so a body
+/// dropped with it (an async body at its next `.await`) finds its call cancelled, and a sync
+/// body sees `cx.is_cancelled()`.
+pub(super) async fn call_directly(
+    toolbox: &Arc<Toolbox>,
+    cx: &Context,
+    id: &RequestId,
+    name: &str,
+    arguments: Option<Arc<str>>,
+    complete: bool,
+) -> Result<Vec<u8>, ErrorData> {
+    let mut call = std::pin::pin!(call_with_raw_arguments(toolbox, cx, name, arguments));
+    // Declared after the call, so dropped before it: the body dropped with this future finds
+    // its call already cancelled.
+    let guard = cx.cancel_on_drop();
+    let envelope = call.as_mut().await;
+    guard.disarm();
+    cx.flush();
+    Ok(call_reply(id, &envelope?, complete))
+}
+
+/// The JSON-RPC response to a `tools/call`, byte for byte what rmcp writes for
+/// [`call_tool_result`] (`{"jsonrpc":"2.0","id":..,"result":{"resultType":"complete","content":
+/// [{"type":"text","text":"<envelope>"}],"structuredContent":<envelope>,"isError":..}}`, without
+/// `resultType` unless `complete`), with the envelope serialized once for both.
+pub(super) fn call_reply(id: &RequestId, envelope: &Envelope, complete: bool) -> Vec<u8> {
+    let text = envelope.to_json();
+    let mut out = Vec::with_capacity(text.len() * 2 + 160);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // Writing a string or an integer into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, id);
+    out.extend_from_slice(if complete {
+        br#","result":{"resultType":"complete","content":[{"type":"text","text":"#.as_slice()
+    } else {
+        br#","result":{"content":[{"type":"text","text":"#
+    });
+    let _ = serde_json::to_writer(&mut out, text.as_str());
+    out.extend_from_slice(br#"}],"structuredContent":"#);
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(if envelope.is_error() {
+        br#","isError":true}}"#.as_slice()
+    } else {
+        br#","isError":false}}"#
+    });
+    out
 }
 
 fn unknown_tool(unknown: UnknownTool) -> ErrorData {
@@ -129,6 +186,28 @@ fn decoded_object(string_json: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::Fault;
+    use rmcp::model::{ResultType, ServerJsonRpcMessage, ServerResult};
+
+    #[test]
+    fn the_direct_reply_is_the_bytes_rmcp_writes() {
+        let envelopes = [
+            Envelope::ok(serde_json::json!({"rows": [{"key": "orders \"x\"\n", "calls": 1290, "ms": 1.5}]})),
+            Envelope::from(Fault::backend("reading notes")),
+        ];
+        for id in [RequestId::Number(7), RequestId::Number(-3), RequestId::String("a\"b\u{e9}".into())] {
+            for envelope in &envelopes {
+                for complete in [true, false] {
+                    let mut result = call_tool_result(envelope);
+                    // rmcp sets it for a 2026-07-28 peer, strips it for an older one.
+                    result.result_type = complete.then_some(ResultType::COMPLETE);
+                    let rmcp = ServerJsonRpcMessage::response(ServerResult::CallToolResult(result), id.clone());
+                    let expected = serde_json::to_string(&rmcp).unwrap();
+                    assert_eq!(String::from_utf8(call_reply(&id, envelope, complete)).unwrap(), expected);
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_string_that_holds_an_object_is_decoded() {

@@ -130,6 +130,116 @@ pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
     }
 }
 
+/// A `tools/call` request in its plainest shape, read in one pass: the top level exactly
+/// `jsonrpc` `"2.0"`, `id` (a string, or an integer that fits `i64`), `method` `"tools/call"`
+/// and `params`, each once; `params` exactly `name` (a string) and `arguments` (optional; any
+/// JSON value, kept as the text sent), each once. Such a message means the same to
+/// [`read_message`] and to rmcp, so a transport may answer it without rmcp
+/// ([`super::call_tool::call_directly`]).
+#[derive(Debug)]
+pub(crate) struct PlainCall {
+    pub(crate) id: RequestId,
+    pub(crate) name: String,
+    /// The exact text of `arguments` (`None`: not sent, or `null`).
+    pub(crate) arguments: Option<Arc<str>>,
+}
+
+/// Reads `bytes` (one line, or one body) as a [`PlainCall`]; `None` for any other message, or
+/// any other shape (a member more, or twice; a `_meta`; a number `id` written as a float),
+/// which [`read_message`] then reads as it reads every message.
+pub(crate) fn plain_call(bytes: &[u8]) -> Option<PlainCall> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // As `read_message` reads it: without a byte order mark and the whitespace around.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+    let Plain { jsonrpc, id, method, params } = serde_json::from_str(text).ok()?;
+    if jsonrpc.get() != r#""2.0""# || method.get() != r#""tools/call""# {
+        return None;
+    }
+    let id = match id.get() {
+        // `-0` is a float to `serde_json`'s `Value`, which `read_message` reads ids with.
+        "-0" => return None,
+        raw if raw.starts_with('"') => RequestId::String(serde_json::from_str::<String>(raw).ok()?.into()),
+        raw => RequestId::Number(raw.parse().ok()?),
+    };
+    let (name, arguments) = params;
+    Some(PlainCall { id, name, arguments: arguments.map(|raw| Arc::<str>::from(raw.get())) })
+}
+
+/// The top level of a [`PlainCall`], as sent.
+struct Plain<'a> {
+    jsonrpc: &'a RawValue,
+    id: &'a RawValue,
+    method: &'a RawValue,
+    /// `name` and `arguments`.
+    params: (String, Option<&'a RawValue>),
+}
+
+impl<'de> Deserialize<'de> for Plain<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Top;
+        impl<'de> Visitor<'de> for Top {
+            type Value = Plain<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a plain tools/call")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let slot = match key {
+                        "jsonrpc" => &mut jsonrpc,
+                        "id" => &mut id,
+                        "method" => &mut method,
+                        "params" if params.is_none() => {
+                            params = Some(map.next_value::<PlainParams>()?.0);
+                            continue;
+                        }
+                        _ => return Err(serde::de::Error::custom("not a plain tools/call")),
+                    };
+                    if slot.is_some() {
+                        return Err(serde::de::Error::custom("a member sent twice"));
+                    }
+                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                }
+                match (jsonrpc, id, method, params) {
+                    (Some(jsonrpc), Some(id), Some(method), Some(params)) => Ok(Plain { jsonrpc, id, method, params }),
+                    _ => Err(serde::de::Error::custom("a member missing")),
+                }
+            }
+        }
+        deserializer.deserialize_map(Top)
+    }
+}
+
+/// The `params` of a [`PlainCall`]: `name` and `arguments`, each at most once, nothing else.
+struct PlainParams<'a>((String, Option<&'a RawValue>));
+
+impl<'de> Deserialize<'de> for PlainParams<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Params;
+        impl<'de> Visitor<'de> for Params {
+            type Value = PlainParams<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the params of a plain tools/call")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut name, mut arguments) = (None, None);
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    match key {
+                        "name" if name.is_none() => name = Some(map.next_value::<String>()?),
+                        "arguments" if arguments.is_none() => {
+                            arguments = Some(map.next_value::<Option<&'de RawValue>>()?);
+                        }
+                        _ => return Err(serde::de::Error::custom("not the params of a plain tools/call")),
+                    }
+                }
+                let name = name.ok_or_else(|| serde::de::Error::custom("no name"))?;
+                Ok(PlainParams((name, arguments.flatten())))
+            }
+        }
+        deserializer.deserialize_map(Params)
+    }
+}
+
 /// Text that is not one well-formed JSON object.
 fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
     let scan = TopLevel::scan(text.as_bytes());
@@ -906,6 +1016,52 @@ mod tests {
         let scan = TopLevel::scan(br#"{"method":"notifications/x","params":{"id":3}}"#);
         assert!(scan.is_notification());
         assert_eq!(TopLevel::scan(br#"{"id": -42 ,"#).id(), Some(RequestId::Number(-42)));
+    }
+
+    /// A plain `tools/call` read in one pass means what [`read_message`] reads from it; every
+    /// other shape is left to it.
+    #[test]
+    fn a_plain_call_is_read_as_read_message_reads_it() {
+        let plain = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1e400,"b":[[[]]]}}}"#,
+            "\u{feff} {\"params\":{\"arguments\":null,\"name\":\"t\\u00e9\"},\"method\":\"tools/call\",\"id\":\"x\\\"y\",\"jsonrpc\":\"2.0\"}\r\n",
+            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":"{\"a\":1}"}}"#,
+        ];
+        for line in plain {
+            let call = plain_call(line.as_bytes()).unwrap_or_else(|| panic!("not plain: {line}"));
+            let Incoming::Message(message) = read_message(line.as_bytes()) else { panic!("not for rmcp: {line}") };
+            let JsonRpcMessage::Request(request) = *message else { panic!("not a request: {line}") };
+            let rmcp::model::ClientRequest::CallToolRequest(read) = &request.request else { panic!("{line}") };
+            assert_eq!(call.id, request.id, "{line}");
+            assert_eq!(call.name, read.params.name, "{line}");
+            let raw = request.request.extensions().get::<RawArguments>().cloned().unwrap();
+            assert_eq!(call.arguments, raw.0, "{line}");
+        }
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","name":"u"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":-0,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}} x"#,
+        ] {
+            assert!(plain_call(line.as_bytes()).is_none(), "plain: {line}");
+        }
     }
 
     #[test]

@@ -102,6 +102,13 @@ impl Notifier {
     }
 }
 
+/// The sink of a call that sends nothing ([`Notifier::silent`]), one for the process: a call
+/// whose request has no `progressToken` and whose client set no log level.
+pub(super) fn silent() -> Arc<dyn Sink> {
+    static SILENT: std::sync::OnceLock<Arc<Notifier>> = std::sync::OnceLock::new();
+    Arc::clone(SILENT.get_or_init(Notifier::silent)) as Arc<dyn Sink>
+}
+
 impl Drop for Notifier {
     fn drop(&mut self) {
         if let Some(writer) = lock(&self.writer).take() {

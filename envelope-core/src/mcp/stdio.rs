@@ -5,7 +5,7 @@ use std::{
     collections::{HashMap, HashSet},
     io,
     sync::{
-        Arc,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicBool, Ordering},
     },
 };
@@ -13,27 +13,31 @@ use std::{
 use rmcp::{
     RoleServer, ServerHandler, ServiceExt,
     model::{
-        ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, RequestId,
-        ServerJsonRpcMessage,
+        ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, ProtocolVersion, RequestId,
+        ServerJsonRpcMessage, ServerResult,
     },
     service::ServerInitializeError,
     transport::Transport,
 };
 use tokio::{
-    io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader},
-    sync::{Mutex, OwnedSemaphorePermit, Semaphore, mpsc},
+    io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter},
+    sync::{OwnedSemaphorePermit, Semaphore, mpsc},
 };
 
 use super::{
-    McpServer,
-    frame::{self, Incoming, TopLevel},
+    McpServer, call_tool,
+    frame::{self, Incoming, PlainCall, TopLevel},
 };
-use crate::Toolbox;
+use crate::{Caller, Context, Toolbox};
 
 /// The most requests one stdio session has in flight (read, not yet answered). Past it the
 /// server stops reading stdin until a reply is written, so a client that writes without
 /// reading meets backpressure (its writes block) instead of growing the server's memory.
 pub const MAX_REQUESTS_IN_FLIGHT: usize = 64;
+
+/// The bytes of replies gathered before one write to the output: replies ready together go out
+/// in one write (one trip through tokio's blocking threads on stdout) instead of one each.
+const WRITE_BUFFER_BYTES: usize = 64 << 10;
 
 /// The longest line read (16 MiB, rmcp's own stdio limit). A longer line is not held: its `id`
 /// is read as it streams past and the request is answered `-32600` under that id.
@@ -79,6 +83,15 @@ pub async fn serve_handler_stdio<H: ServerHandler>(handler: H) -> io::Result<()>
 /// [`serve_handler_stdio`] on any byte streams: newline-delimited JSON-RPC read from `input`,
 /// replies written to `output` (a socket, a pipe, an in-memory `tokio::io::duplex`).
 ///
+/// When `handler` is an [`McpServer`] (as [`serve_stdio`] serves), a plain `tools/call` (only
+/// `jsonrpc`, `id`, `method` and `params` with only `name` and `arguments`, each once) in a
+/// session opened with `initialize` on a version before 2026-07-28 is answered by the server
+/// itself, without rmcp's per-request service: the same call, and byte for byte the reply rmcp
+/// would write, the envelope serialized once for the text content and `structuredContent`.
+/// That is, unless the tool waits for approval, the server has a default log level, or the
+/// client has sent `logging/setLevel` in this session (its calls then send log messages).
+/// Every other message goes through rmcp. Replies ready together are written together.
+///
 /// # Errors
 /// As [`serve_stdio`].
 pub async fn serve_io<H, R, W>(handler: H, input: R, output: W) -> io::Result<()>
@@ -90,8 +103,12 @@ where
     let (lines, out_lines) = mpsc::channel::<Vec<u8>>(MAX_REQUESTS_IN_FLIGHT);
     let (messages, from_reader) = mpsc::channel::<ClientJsonRpcMessage>(1);
     let in_flight = InFlight::new();
+    // An `McpServer` answers a plain `tools/call` itself; another handler is always served
+    // through rmcp.
+    let direct = (&handler as &dyn std::any::Any).downcast_ref::<McpServer>().cloned();
     let writer = tokio::spawn(write_lines(output, out_lines));
-    let reader = tokio::spawn(read_lines(input, messages, lines.clone(), in_flight.clone()));
+    let reader = tokio::spawn(read_lines(input, messages, lines.clone(), in_flight.clone(), direct));
+    let _session = Session { reader: reader.abort_handle(), in_flight: in_flight.clone() };
     let transport = LineTransport { messages: from_reader, lines, in_flight };
     let served = match handler.serve(transport).await {
         Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
@@ -109,11 +126,31 @@ where
     served.and(read).and(written)
 }
 
-/// Writes each line whole; a client that closed its end of stdout ends the session normally.
-async fn write_lines(mut output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
+/// Ends what [`serve_io`] started when its future is dropped before the session ends (a server
+/// shutting down): the reader stops, and every call answered without rmcp is cancelled, as
+/// rmcp cancels its own. After a session that ended, there is nothing left to stop.
+struct Session {
+    reader: tokio::task::AbortHandle,
+    in_flight: InFlight,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.reader.abort();
+        self.in_flight.cancel_all();
+    }
+}
+
+/// Writes each line whole, and the lines ready together in one write (flushed once none is
+/// left); a client that closed its end of stdout ends the session normally.
+async fn write_lines(output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
+    let mut output = BufWriter::with_capacity(WRITE_BUFFER_BYTES, output);
     while let Some(line) = lines.recv().await {
         let written = async {
             output.write_all(&line).await?;
+            while let Ok(line) = lines.try_recv() {
+                output.write_all(&line).await?;
+            }
             output.flush().await
         };
         match written.await {
@@ -148,15 +185,30 @@ fn line_of(message: &ServerJsonRpcMessage) -> Vec<u8> {
 /// permits.
 ///
 /// It also knows when rmcp's session has started: before it, rmcp reads only requests (a
-/// notification or a response would end the session), so those are dropped unanswered.
+/// notification or a response would end the session), so those are dropped unanswered; and the
+/// protocol version `initialize` negotiated, which decides whether a plain `tools/call` is
+/// answered without rmcp.
 #[derive(Clone)]
 struct InFlight {
     permits: Arc<Semaphore>,
-    held: Arc<Mutex<HashMap<RequestId, OwnedSemaphorePermit>>>,
+    held: Arc<Mutex<HashMap<RequestId, Held>>>,
     /// Requests that start a session when answered with a result: `initialize`, or on
     /// 2026-07-28 any request but `ping` and `server/discover`.
     openers: Arc<Mutex<HashSet<RequestId>>>,
     started: Arc<AtomicBool>,
+    /// The version of rmcp's `initialize` result, once sent.
+    version: Arc<OnceLock<String>>,
+}
+
+/// A request in flight: its place, and for a `tools/call` answered without rmcp its number and
+/// its call, which `notifications/cancelled` cancels.
+struct Held {
+    _place: OwnedSemaphorePermit,
+    direct: Option<(u64, Context)>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl InFlight {
@@ -166,6 +218,7 @@ impl InFlight {
             held: Arc::default(),
             openers: Arc::default(),
             started: Arc::default(),
+            version: Arc::default(),
         }
     }
 
@@ -174,42 +227,71 @@ impl InFlight {
     }
 
     /// Notes a request read before the session started, that starts it if answered.
-    async fn may_open(&self, request: &ClientRequest, id: &RequestId) {
+    fn may_open(&self, request: &ClientRequest, id: &RequestId) {
         let probe = matches!(request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
         if !self.started() && !probe {
-            self.openers.lock().await.insert(id.clone());
+            lock(&self.openers).insert(id.clone());
         }
     }
 
     /// Request `id` was answered with a result.
-    async fn succeeded(&self, id: &RequestId) {
-        if !self.started() && self.openers.lock().await.remove(id) {
+    fn succeeded(&self, id: &RequestId) {
+        if !self.started() && lock(&self.openers).remove(id) {
             self.started.store(true, Ordering::Release);
         }
     }
 
-    /// Whether request `id` was read and is not answered yet.
-    async fn holds(&self, id: &RequestId) -> bool {
-        self.held.lock().await.contains_key(id)
+    /// The version a session opened with `initialize` negotiated, when it is one before
+    /// 2026-07-28 (whose requests carry their own version and capabilities in `_meta`).
+    fn legacy_version(&self) -> Option<&str> {
+        let version = self.version.get()?.as_str();
+        (self.started() && version < ProtocolVersion::V_2026_07_28.as_str()).then_some(version)
     }
 
-    /// Waits for a free place, then holds it for request `id`.
-    async fn enter(&self, id: RequestId) {
-        if let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await {
-            self.held.lock().await.insert(id, permit);
+    /// Whether request `id` was read and is not answered yet.
+    fn holds(&self, id: &RequestId) -> bool {
+        lock(&self.held).contains_key(id)
+    }
+
+    /// Waits for a free place, then holds it for request `id`; `direct`: a call answered
+    /// without rmcp, its number and its context.
+    async fn enter(&self, id: RequestId, direct: Option<(u64, Context)>) {
+        if let Ok(place) = Arc::clone(&self.permits).acquire_owned().await {
+            lock(&self.held).insert(id, Held { _place: place, direct });
         }
     }
 
-    /// Request `id` was answered, or cancelled (rmcp then sends no reply).
-    async fn leave(&self, id: &RequestId) {
-        self.held.lock().await.remove(id);
+    /// Request `id` was cancelled (rmcp then sends no reply; a call answered without rmcp is
+    /// cancelled here and sends none either).
+    fn leave(&self, id: &RequestId) {
+        let held = lock(&self.held).remove(id);
+        if let Some((_, cx)) = held.and_then(|held| held.direct) {
+            cx.cancel();
+        }
     }
 
     /// Request `id` is being answered: its id is free again at once, its place only when the
-    /// returned permit is dropped (once the reply is queued), so a client that does not read
-    /// its replies still meets the bound.
-    async fn answering(&self, id: &RequestId) -> Option<OwnedSemaphorePermit> {
-        self.held.lock().await.remove(id)
+    /// returned value is dropped (once the reply is queued), so a client that does not read
+    /// its replies still meets the bound. `direct`: the number of the call answered without
+    /// rmcp, which is answered only while the id is still its own (not cancelled, and not
+    /// sent again since).
+    fn answering(&self, id: &RequestId, direct: Option<u64>) -> Option<Held> {
+        let mut held = lock(&self.held);
+        if let Some(serial) = direct
+            && held.get(id).and_then(|h| h.direct.as_ref()).is_none_or(|(own, _)| *own != serial)
+        {
+            return None;
+        }
+        held.remove(id)
+    }
+
+    /// Cancels every call in flight answered without rmcp (the session is dropped).
+    fn cancel_all(&self) {
+        for held in lock(&self.held).values() {
+            if let Some((_, cx)) = &held.direct {
+                cx.cancel();
+            }
+        }
     }
 
     /// Waits until every request read has been answered.
@@ -227,10 +309,16 @@ async fn read_lines(
     messages: mpsc::Sender<ClientJsonRpcMessage>,
     lines: mpsc::Sender<Vec<u8>>,
     in_flight: InFlight,
+    direct: Option<McpServer>,
 ) -> io::Result<()> {
     let mut input = BufReader::with_capacity(1 << 16, input);
     let mut line = Vec::new();
     let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "the session ended");
+    // Whether the client sent `logging/setLevel`: its calls then send log messages, which
+    // rmcp's path writes.
+    let mut logging = false;
+    // Numbers the calls answered without rmcp.
+    let mut calls = 0u64;
     loop {
         if line.capacity() > 1 << 20 {
             line = Vec::new();
@@ -246,26 +334,50 @@ async fn read_lines(
             }
             continue;
         }
+        if let Some(server) = direct.as_ref().filter(|s| !logging && s.default_level.is_none())
+            && let Some(version) = in_flight.legacy_version()
+            && let Some(call) = frame::plain_call(&line)
+            && !server.toolbox.needs_confirmation(&call.name)
+        {
+            if in_flight.holds(&call.id) {
+                lines.send(line_of(&id_in_use(call.id))).await.map_err(|_| closed())?;
+                continue;
+            }
+            let serial = calls;
+            calls += 1;
+            let cx = direct_context(server, version);
+            in_flight.enter(call.id.clone(), Some((serial, cx.clone()))).await;
+            tokio::spawn(answer_directly(
+                Arc::clone(&server.toolbox),
+                cx,
+                call,
+                serial,
+                in_flight.clone(),
+                lines.clone(),
+            ));
+            continue;
+        }
         match frame::read_message(&line) {
             Incoming::Message(message) => {
                 match &*message {
                     JsonRpcMessage::Request(request) => {
-                        if in_flight.holds(&request.id).await {
+                        if in_flight.holds(&request.id) {
                             // rmcp keeps one slot per id: passed on, one of the two replies
                             // would be lost and both bodies would run.
                             let reply = id_in_use(request.id.clone());
                             lines.send(line_of(&reply)).await.map_err(|_| closed())?;
                             continue;
                         }
-                        in_flight.may_open(&request.request, &request.id).await;
-                        in_flight.enter(request.id.clone()).await;
+                        logging |= matches!(request.request, ClientRequest::SetLevelRequest(_));
+                        in_flight.may_open(&request.request, &request.id);
+                        in_flight.enter(request.id.clone(), None).await;
                     }
                     _ if !in_flight.started() => continue,
                     JsonRpcMessage::Notification(n) => {
                         if let ClientNotification::CancelledNotification(c) = &n.notification
                             && let Some(id) = &c.params.request_id
                         {
-                            in_flight.leave(id).await;
+                            in_flight.leave(id);
                         }
                     }
                     _ => {}
@@ -278,6 +390,47 @@ async fn read_lines(
     }
     in_flight.drain().await;
     Ok(())
+}
+
+/// The [`Context`] of a `tools/call` answered without rmcp, as [`McpServer::call_tool`] makes
+/// it over stdio: the server's configured caller, its surface, the session's version, and a
+/// sink that sends nothing (no `progressToken`, no log level).
+fn direct_context(server: &McpServer, version: &str) -> Context {
+    Context::new(Caller::clone(&server.caller))
+        .with_surface(&*server.surface)
+        .with_protocol_version(version)
+        .with_sink(super::notify::silent())
+}
+
+/// Answers a plain `tools/call` without rmcp ([`call_tool::call_directly`]) and queues its
+/// reply line, unless the call was cancelled (`notifications/cancelled`: no reply, as rmcp
+/// sends none).
+async fn answer_directly(
+    toolbox: Arc<Toolbox>,
+    cx: Context,
+    call: PlainCall,
+    serial: u64,
+    in_flight: InFlight,
+    lines: mpsc::Sender<Vec<u8>>,
+) {
+    let PlainCall { id, name, arguments } = call;
+    let answered = call_tool::call_directly(&toolbox, &cx, &id, &name, arguments, false);
+    let reply = tokio::select! {
+        biased;
+        reply = answered => reply,
+        () = cx.cancelled() => return,
+    };
+    let line = match reply {
+        Ok(mut line) => {
+            line.push(b'\n');
+            line
+        }
+        Err(error) => line_of(&ServerJsonRpcMessage::error(error, Some(id.clone()))),
+    };
+    let Some(place) = in_flight.answering(&id, Some(serial)) else { return };
+    // Only when the writer has stopped (the client closed stdout).
+    let _ = lines.send(line).await;
+    drop(place);
 }
 
 /// The answer to a request whose id is already held by a request in flight: JSON-RPC `-32600`
@@ -345,7 +498,10 @@ impl Transport<RoleServer> for LineTransport {
             // the notification the client sends on reading it (`notifications/initialized`) is
             // passed on.
             if let JsonRpcMessage::Response(response) = &item {
-                in_flight.succeeded(&response.id).await;
+                if let ServerResult::InitializeResult(result) = &response.result {
+                    let _ = in_flight.version.set(result.protocol_version.as_str().to_owned());
+                }
+                in_flight.succeeded(&response.id);
             }
             // The id is free again before its reply can reach the client, so a client that
             // reads the reply and sends the same id at once is served, not refused; the place
@@ -355,10 +511,7 @@ impl Transport<RoleServer> for LineTransport {
                 JsonRpcMessage::Error(error) => error.id.as_ref(),
                 _ => None,
             };
-            let place = match answered {
-                Some(id) => in_flight.answering(id).await,
-                None => None,
-            };
+            let place = answered.and_then(|id| in_flight.answering(id, None));
             let line = line_of(&item);
             lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
             drop(place);

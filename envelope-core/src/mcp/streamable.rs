@@ -487,9 +487,9 @@ fn direct_call_applies(
 /// A `tools/call` answered by `server` itself ([`direct_call_applies`]): the call made as
 /// rmcp's path makes it (the caller of the request's extensions, the toolbox's reading of the
 /// exact `arguments` text, a sync body off the runtime), and the reply written in one buffer,
-/// the envelope serialized once for the text content and `structuredContent`. A dropped
-/// connection cancels the call; a `notifications/cancelled` of the same verified caller
-/// answers 202 with no body.
+/// the envelope serialized once for the text content and `structuredContent`
+/// ([`super::call_tool::call_directly`]). A dropped connection cancels the call; a
+/// `notifications/cancelled` of the same verified caller answers 202 with no body.
 async fn call_directly(
     server: &McpServer,
     extensions: &axum::http::Extensions,
@@ -499,10 +499,7 @@ async fn call_directly(
     listed: Option<Listed>,
 ) -> Response {
     let cx = server.http_context(extensions, DIRECT_VERSION);
-    let call = std::pin::pin!(super::call_tool::call_with_raw_arguments(&server.toolbox, &cx, name, arguments));
-    // Declared after the call, so dropped before it: a body dropped with this future (the
-    // connection closed) finds its call already cancelled.
-    let guard = cx.cancel_on_drop();
+    let call = super::call_tool::call_directly(&server.toolbox, &cx, &id, name, arguments, true);
     let result = match &listed {
         None => call.await,
         Some(listed) => {
@@ -512,34 +509,10 @@ async fn call_directly(
             }
         }
     };
-    guard.disarm();
-    cx.flush();
     match result {
-        Ok(envelope) => json(StatusCode::OK, call_reply(&id, &envelope)),
+        Ok(reply) => json(StatusCode::OK, reply),
         Err(error) => error_response(&ServerJsonRpcMessage::error(error, Some(id))),
     }
-}
-
-/// The JSON-RPC response to a 2026-07-28 `tools/call`, byte for byte what rmcp writes for
-/// [`super::call::call_tool_result`] (`{"jsonrpc":"2.0","id":..,"result":{"resultType":
-/// "complete","content":[{"type":"text","text":"<envelope>"}],"structuredContent":<envelope>,
-/// "isError":..}}`), with the envelope serialized once.
-fn call_reply(id: &RequestId, envelope: &crate::Envelope) -> Vec<u8> {
-    let text = envelope.to_json();
-    let mut out = Vec::with_capacity(text.len() * 2 + 160);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // Writing a string or an integer into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut out, id);
-    out.extend_from_slice(br#","result":{"resultType":"complete","content":[{"type":"text","text":"#);
-    let _ = serde_json::to_writer(&mut out, text.as_str());
-    out.extend_from_slice(br#"}],"structuredContent":"#);
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(if envelope.is_error() {
-        br#","isError":true}}"#.as_slice()
-    } else {
-        br#","isError":false}}"#
-    });
-    out
 }
 
 /// Whether `Accept` lists `text/event-stream` (or `*/*`, or `text/*`) with a quality above 0.
@@ -583,29 +556,4 @@ async fn json_rpc_only(response: Response, id: Option<RequestId>) -> Response {
     let mut response = json(status, serde_json::to_vec(&reply).unwrap_or_default());
     *response.status_mut() = status;
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Envelope;
-    use crate::fault::Fault;
-
-    #[test]
-    fn the_direct_reply_is_the_bytes_rmcp_writes() {
-        let envelopes = [
-            Envelope::ok(serde_json::json!({"rows": [{"key": "orders \"x\"\n", "calls": 1290, "ms": 1.5}]})),
-            Envelope::from(Fault::backend("reading notes")),
-        ];
-        for id in [RequestId::Number(7), RequestId::String("a\"b".into())] {
-            for envelope in &envelopes {
-                let mut result = super::super::call_tool::call_tool_result(envelope);
-                result.result_type = Some(rmcp::model::ResultType::COMPLETE);
-                let rmcp =
-                    ServerJsonRpcMessage::response(rmcp::model::ServerResult::CallToolResult(result), id.clone());
-                let expected = serde_json::to_string(&rmcp).unwrap();
-                assert_eq!(String::from_utf8(call_reply(&id, envelope)).unwrap(), expected);
-            }
-        }
-    }
 }

@@ -1,0 +1,203 @@
+//! Over MCP stdio, an `McpServer` answers a plain `tools/call` itself, without rmcp's
+//! per-request service (`envelope_core::mcp::serve_io`). These tests hold that path to the
+//! bytes rmcp's path writes: the same server behind a handler of its own, which `serve_io`
+//! always serves through rmcp, answers the same lines, and every reply line must be the same.
+
+use std::time::Duration;
+
+use envelope_core::{
+    Context, Toolbox,
+    mcp::{
+        McpServer,
+        rmcp::{
+            ErrorData, RoleServer, ServerHandler,
+            model::{CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams, ServerConfig},
+            service::RequestContext,
+        },
+        serve_io,
+    },
+    tool,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+const READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Adds two small numbers.
+#[tool]
+fn add(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+    a + b
+}
+
+/// Adds two small numbers, later.
+#[tool]
+async fn add_later(#[validate(range = 0..=100)] a: u32, #[validate(range = 0..=100)] b: u32) -> u32 {
+    tokio::task::yield_now().await;
+    a + b
+}
+
+/// Echoes a word; its arguments must be an object, never a string holding one.
+#[tool(strict)]
+fn echo(#[validate(length = 1..=16)] word: String) -> String {
+    word
+}
+
+/// What the call's context says.
+#[tool]
+fn whoami(cx: &Context) -> Value {
+    json!({"subject": cx.caller().subject(), "surface": cx.surface(), "protocol_version": cx.protocol_version()})
+}
+
+fn server() -> McpServer {
+    McpServer::new(Toolbox::new().with(add::tool()).with(add_later::tool()).with(echo::tool()).with(whoami::tool()))
+}
+
+/// The same server behind a handler of its own: served through rmcp, every message.
+struct ViaRmcp(McpServer);
+
+impl ServerHandler for ViaRmcp {
+    fn get_info(&self) -> ServerConfig {
+        self.0.get_info()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.0.list_tools(request, context).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.0.call_tool(request, context).await
+    }
+}
+
+struct Session {
+    input: WriteHalf<DuplexStream>,
+    output: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Session {
+    async fn start<H: ServerHandler>(handler: H, version: &str) -> Self {
+        let (client, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let served = tokio::spawn(serve_io(handler, server_read, server_write));
+        let (read, input) = tokio::io::split(client);
+        let mut session = Session { input, output: BufReader::new(read).lines(), served };
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "direct", "version": "0"}}});
+        let reply = session.exchange(&initialize.to_string()).await;
+        assert!(reply.contains(&format!(r#""protocolVersion":"{version}""#)), "{reply}");
+        session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        session
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+        self.input.flush().await.unwrap();
+    }
+
+    /// Writes `line` and reads the one reply line.
+    async fn exchange(&mut self, line: &str) -> String {
+        self.send(line).await;
+        tokio::time::timeout(READ_TIMEOUT, self.output.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no reply to {line}"))
+            .unwrap()
+            .expect("the server closed its output")
+    }
+
+    /// Closes the input: the session ends once every reply is written.
+    async fn end(mut self) {
+        self.input.shutdown().await.unwrap();
+        tokio::time::timeout(READ_TIMEOUT, self.served).await.unwrap().unwrap().unwrap();
+    }
+}
+
+/// Plain `tools/call` lines (answered directly by an `McpServer`), and a few that are not.
+fn lines() -> Vec<String> {
+    let call =
+        |id: &str, params: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#);
+    vec![
+        call("1", r#"{"name":"add","arguments":{"a":1,"b":2}}"#),
+        call("2", r#"{"name":"add","arguments":{"a":101,"b":2}}"#),
+        call("3", r#"{"name":"add","arguments":{"a":"x","b":2}}"#),
+        call("4", r#"{"name":"sub","arguments":{"a":1,"b":2}}"#),
+        call("5", r#"{"name":"add","arguments":[1,2]}"#),
+        call("6", r#"{"name":"add","arguments":"{\"a\":1,\"b\":2}"}"#),
+        call("7", r#"{"name":"add"}"#),
+        call("8", r#"{"name":"add","arguments":null}"#),
+        call(r#""call \"9\"""#, r#"{"arguments":{"b":2,"a":1},"name":"add"}"#),
+        call("-10", r#"{"name":"add_later","arguments":{"a":3,"b":4}}"#),
+        call("11", r#"{"name":"add_later","arguments":{"a":3,"b":400}}"#),
+        call("12", r#"{"name":"echo","arguments":"{\"word\":\"hi\"}"}"#),
+        call("13", r#"{"name":"echo","arguments":{"word":"hi"}}"#),
+        call("14", r#"{"name":"whoami","arguments":{}}"#),
+        call("15", r#"{"name":"a\u0064d","arguments":{"a":1,"b":2,"c":3}}"#),
+        call("16", r#"{"name":"add","arguments":{"a":1e400,"b":2}}"#),
+        // Not plain: through rmcp on both servers.
+        call("17", r#"{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":1}}"#),
+        call("18", r#"{"name":"add","name":"add","arguments":{"a":1,"b":2}}"#),
+        r#"{"jsonrpc":"2.0","id":19,"method":"tools/list"}"#.to_owned(),
+    ]
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_plain_call_answered_directly_is_the_bytes_rmcp_writes() {
+    for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut direct = Session::start(server(), version).await;
+        let mut rmcp = Session::start(ViaRmcp(server()), version).await;
+        for line in lines() {
+            let (a, b) = (direct.exchange(&line).await, rmcp.exchange(&line).await);
+            assert_eq!(a, b, "{version}: {line}");
+        }
+        // The context a tool sees: the server's caller, the surface, the session's version.
+        let reply: Value = serde_json::from_str(
+            &direct.exchange(r#"{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"whoami"}}"#).await,
+        )
+        .unwrap();
+        assert_eq!(
+            reply["result"]["structuredContent"]["data"],
+            json!({"subject": null, "surface": "mcp", "protocol_version": version}),
+            "{reply}"
+        );
+        direct.end().await;
+        rmcp.end().await;
+    }
+}
+
+/// Pipelined on a multi-thread runtime: every call answered once, under its own id, and the
+/// session ends once every reply is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_plain_calls_are_each_answered_once() {
+    let mut session = Session::start(server(), "2025-11-25").await;
+    let n = 500;
+    let mut burst = String::new();
+    for id in 1..=n {
+        let tool = if id % 2 == 0 { "add" } else { "add_later" };
+        let b = if id % 3 == 0 { 101 } else { 2 };
+        burst.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"a":1,"b":{b}}}}}}}"#
+        ));
+        burst.push('\n');
+    }
+    session.input.write_all(burst.as_bytes()).await.unwrap();
+    session.input.flush().await.unwrap();
+    let mut seen = vec![false; n + 1];
+    for _ in 1..=n {
+        let line = tokio::time::timeout(READ_TIMEOUT, session.output.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        let id = usize::try_from(reply["id"].as_u64().unwrap()).unwrap();
+        assert!(!seen[id], "{id} answered twice");
+        seen[id] = true;
+        assert_eq!(reply["result"]["isError"], id % 3 == 0, "{line}");
+    }
+    session.end().await;
+}
