@@ -128,19 +128,24 @@ async fn run(
         return Ok(body.run_off_the_runtime(cx).await);
     }
     let (toolbox, cx, owned_name) = (Arc::clone(toolbox), cx.clone(), name.to_owned());
-    let blocking = tokio::task::spawn_blocking(move || {
+    let (tx, blocking) = tokio::sync::oneshot::channel();
+    let runtime = tokio::runtime::Handle::current();
+    // On the pool of sync bodies (`call::bodies`), in the runtime's context as a body expects.
+    crate::call::bodies::run(move || {
+        let _entered = runtime.enter();
         let call = call_now(&toolbox, &cx, &owned_name, arguments.as_deref());
         let mut call = std::pin::pin!(call);
         // A sync body finishes within the first poll; nothing is left to wait for.
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match call.as_mut().poll(&mut cx) {
+        let envelope = match call.as_mut().poll(&mut cx) {
             std::task::Poll::Ready(envelope) => envelope,
             std::task::Poll::Pending => tokio::runtime::Handle::current().block_on(call),
-        }
+        };
+        let _ = tx.send(envelope);
     });
     match blocking.await {
         Ok(envelope) => envelope,
-        // Only when the runtime shuts down under the call.
+        // Only when the body's thread dropped the call unanswered (a panic past the body's own).
         Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
     }
 }
