@@ -41,7 +41,9 @@
 //! tool's call is ready at once), so no executor is timed.
 //!
 //! Output: a markdown table on stdout and `target/bench-compare/compare.json` (`compare-quick.json`
-//! in quick mode). Environment: `COMPARE_RUNS`, `COMPARE_ROUNDS`, `COMPARE_BATCH_US`.
+//! in quick mode). Environment: `COMPARE_RUNS`, `COMPARE_ROUNDS`, `COMPARE_BATCH_US`; for a
+//! profiler, `COMPARE_LOOP=A/str/envelope` (tool/path/variant) runs that one case
+//! `COMPARE_ITERS` times (default 1,000,000) as a plain loop and prints its time per call.
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -865,6 +867,16 @@ fn main() {
         cases!(cases, "A", "top_queries", t, ia, FloorA, LimitA, limit_a, ValidatorA, GardeA);
         cases!(cases, "B", "schedule_job", t, ib, FloorB, LimitB, limit_b, ValidatorB, GardeB);
         cases!(cases, "C", "search_events", t, ic, FloorC, LimitC, limit_c, ValidatorC, GardeC);
+    }
+    // For a profiler: one case as a plain loop, nothing else timed.
+    if let Ok(name) = std::env::var("COMPARE_LOOP") {
+        let iters = env_num("COMPARE_ITERS").unwrap_or(1_000_000) as u64;
+        let c = cases.iter_mut().find(|c| format!("{}/{}/{}", c.tool, c.path, c.variant) == name);
+        let c = c.unwrap_or_else(|| panic!("no case {name}: tool/path/variant, like A/str/envelope"));
+        let t = Instant::now();
+        (c.run)(iters);
+        println!("{name}: {:.1} ns per call", t.elapsed().as_nanos() as f64 / iters as f64);
+        return;
     }
     for c in &mut cases {
         let (allocs, reallocs) = count_allocs(c, 100);
