@@ -404,7 +404,8 @@ impl Tool {
         // An audited call hashes its validated arguments, and a policy reads them: both read
         // them as an object.
         if self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec) {
-            // The usual call: an object of scalars, read in one pass (see `crate::input`).
+            // The usual call: an object of parameters (scalars, arrays, objects), read in one pass
+            // (see `crate::input`).
             let n = self.spec.params.len();
             let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
             let mut heap = Vec::new();

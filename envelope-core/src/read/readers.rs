@@ -115,6 +115,10 @@ numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f6
 
 /// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
 fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) -> T) -> T {
+    // An array or object the walk built: its numbers read back as sent, no text needed.
+    if let crate::input::Scalar::Tree(v) = &sent.scalar {
+        return read(v, cx);
+    }
     let v = sent.to_value();
     if !v.is_number() {
         return read(&v, cx);
