@@ -1006,7 +1006,10 @@ impl Toolbox {
     /// The call is made by [`Caller::anonymous`](crate::Caller::anonymous) on the surface
     /// `"local"`; [`call_in`](Self::call_in) makes it in a [`Context`] of your own.
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
-        self.call_in(&Context::anonymous(), name, arguments).await
+        let cx = Context::anonymous_local();
+        let answer = self.call_in(&cx, name, arguments).await;
+        cx.recycle();
+        answer
     }
 
     /// [`call`](Self::call), made by `cx`'s caller on `cx`'s surface (on this toolbox's
@@ -1032,7 +1035,10 @@ impl Toolbox {
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
-        self.call_json_in(&Context::anonymous(), name, arguments).await
+        let cx = Context::anonymous_local();
+        let answer = self.call_json_in(&cx, name, arguments).await;
+        cx.recycle();
+        answer
     }
 
     /// [`call_json`](Self::call_json), made in `cx` (see [`call_in`](Self::call_in)).
