@@ -52,7 +52,7 @@ pub struct Sent<'a> {
 
 impl Sent<'_> {
     /// The value as a `serde_json::Value`, moved out (a borrowed string is copied).
-    fn to_value_owned(self) -> Value {
+    fn into_value(self) -> Value {
         match self.scalar {
             Scalar::Str(s) => Value::String(s.into_owned()),
             Scalar::Tree(v) => v,
@@ -214,7 +214,7 @@ fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
         let (sent, end) = scalar(text, i)?;
         return match sent.scalar {
             Scalar::Number(n) if !reads_back(&n, sent.text) => None,
-            scalar => Some((Sent { text: sent.text, scalar }.to_value_owned(), end)),
+            scalar => Some((Sent { text: sent.text, scalar }.into_value(), end)),
         };
     }
     if depth > WALK_DEPTH {
