@@ -41,7 +41,9 @@
 //! tool's call is ready at once), so no executor is timed.
 //!
 //! Output: a markdown table on stdout and `target/bench-compare/compare.json` (`compare-quick.json`
-//! in quick mode). Environment: `COMPARE_RUNS`, `COMPARE_ROUNDS`, `COMPARE_BATCH_US`.
+//! in quick mode). Environment: `COMPARE_RUNS`, `COMPARE_ROUNDS`, `COMPARE_BATCH_US`; for a
+//! profiler, `COMPARE_LOOP=A/str/envelope` (tool/path/variant) runs that one case
+//! `COMPARE_ITERS` times (default 1,000,000) as a plain loop and prints its time per call.
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -821,6 +823,23 @@ fn main() {
         assert_eq!(call(&toolbox, name, &i.good).to_json(), ok, "{name} from a Value");
         assert_eq!(call_json(&toolbox, name, &i.good_text).to_json(), ok, "{name} from text");
     }
+    // Arrays and objects read in one pass from the text answer as the parsed `Value` does,
+    // refusals byte for byte (numbers written as serde_json writes them back, no key twice).
+    for text in [
+        r#"{"filter": {"service": "", "min_level": "loud", "page_size": 0.5, "extra": [1, {"a": null}]}, "tags": []}"#,
+        r#"{"filter": {"service": "checkout", "min_level": "warn"}, "tags": ["", "x", 3, ["y"], {"z": 1}, null]}"#,
+        r#"{"filter": [{"service": "x"}], "tags": {"a": "b"}, "hours_back": [24]}"#,
+        r#"{"filter": "{\"service\": \"x\", \"min_level\": \"info\"}", "tags": "[\"a\"]", "hours_back": null}"#,
+        r#"{"filter": {"service": "s", "min_level": "Info", "page_size": -1.25}, "tags": ["a", "b", "c", "d", "e", "f"]}"#,
+        r#"{"filter": {}, "tags": [[[[[]]]]], "hours_back": 0}"#,
+    ] {
+        let parsed: Value = serde_json::from_str(text).expect("valid JSON");
+        assert_eq!(
+            call_json(&toolbox, "search_events", text).to_json(),
+            call(&toolbox, "search_events", &parsed).to_json(),
+            "{text}"
+        );
+    }
     assert!(limit_a(LimitA::deserialize(&a.good).expect("deserializes")).is_ok());
     assert!(validator::Validate::validate(&ValidatorA::deserialize(&a.good).expect("deserializes")).is_ok());
     assert!(garde::Validate::validate(&GardeA::deserialize(&a.good).expect("deserializes")).is_ok());
@@ -865,6 +884,16 @@ fn main() {
         cases!(cases, "A", "top_queries", t, ia, FloorA, LimitA, limit_a, ValidatorA, GardeA);
         cases!(cases, "B", "schedule_job", t, ib, FloorB, LimitB, limit_b, ValidatorB, GardeB);
         cases!(cases, "C", "search_events", t, ic, FloorC, LimitC, limit_c, ValidatorC, GardeC);
+    }
+    // For a profiler: one case as a plain loop, nothing else timed.
+    if let Ok(name) = std::env::var("COMPARE_LOOP") {
+        let iters = env_num("COMPARE_ITERS").unwrap_or(1_000_000) as u64;
+        let c = cases.iter_mut().find(|c| format!("{}/{}/{}", c.tool, c.path, c.variant) == name);
+        let c = c.unwrap_or_else(|| panic!("no case {name}: tool/path/variant, like A/str/envelope"));
+        let t = Instant::now();
+        (c.run)(iters);
+        println!("{name}: {:.1} ns per call", t.elapsed().as_nanos() as f64 / iters as f64);
+        return;
     }
     for c in &mut cases {
         let (allocs, reallocs) = count_allocs(c, 100);

@@ -427,7 +427,8 @@ impl Tool {
         // An audited call hashes its validated arguments, and a policy reads them: both read
         // them as an object.
         if self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec) {
-            // The usual call: an object of scalars, read in one pass (see `crate::input`).
+            // The usual call: an object of parameters (scalars, arrays, objects), read in one pass
+            // (see `crate::input`).
             let n = self.spec.params.len();
             let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
             let mut heap = Vec::new();
@@ -1028,7 +1029,10 @@ impl Toolbox {
     /// The call is made by [`Caller::anonymous`](crate::Caller::anonymous) on the surface
     /// `"local"`; [`call_in`](Self::call_in) makes it in a [`Context`] of your own.
     pub async fn call(&self, name: &str, arguments: Option<&Value>) -> Result<Envelope, UnknownTool> {
-        self.call_in(&Context::anonymous(), name, arguments).await
+        let cx = Context::anonymous_local();
+        let answer = self.call_in(&cx, name, arguments).await;
+        cx.recycle();
+        answer
     }
 
     /// [`call`](Self::call), made by `cx`'s caller on `cx`'s surface (on this toolbox's
@@ -1054,7 +1058,10 @@ impl Toolbox {
     /// # Errors
     /// [`UnknownTool`] when no tool has that name.
     pub async fn call_json(&self, name: &str, arguments: &str) -> Result<Envelope, UnknownTool> {
-        self.call_json_in(&Context::anonymous(), name, arguments).await
+        let cx = Context::anonymous_local();
+        let answer = self.call_json_in(&cx, name, arguments).await;
+        cx.recycle();
+        answer
     }
 
     /// [`call_json`](Self::call_json), made in `cx` (see [`call_in`](Self::call_in)).

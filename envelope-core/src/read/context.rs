@@ -204,19 +204,52 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// A new call by `caller` on the surface `"local"`: its own number, nothing else set.
+    fn local(caller: Caller) -> Self {
+        Inner {
+            caller,
+            seq: next_seq(),
+            call_id: std::sync::OnceLock::new(),
+            surface: std::borrow::Cow::Borrowed("local"),
+            protocol_version: None,
+            live: Live::new(None),
+            parent: None,
+        }
+    }
+}
+
+thread_local! {
+    /// The memory of the last anonymous local call this thread gave back, nothing holding it:
+    /// the next one is written into it instead of a new allocation.
+    static SPARE: std::cell::Cell<Option<Context>> = const { std::cell::Cell::new(None) };
+}
+
 impl Context {
     /// A call by `caller`, on the surface `"local"` (in-process), with a new call id.
     pub fn new(caller: Caller) -> Self {
-        Context {
-            inner: Arc::new(Inner {
-                caller,
-                seq: next_seq(),
-                call_id: std::sync::OnceLock::new(),
-                surface: std::borrow::Cow::Borrowed("local"),
-                protocol_version: None,
-                live: Live::new(None),
-                parent: None,
-            }),
+        Context { inner: Arc::new(Inner::local(caller)) }
+    }
+
+    /// A new anonymous call on the surface `"local"`, as [`anonymous`](Self::anonymous) makes
+    /// it (its own number and call id, not cancelled, no deadline), written into the memory of
+    /// the last one this thread gave back ([`recycle`](Self::recycle)) when there is one.
+    pub(crate) fn anonymous_local() -> Self {
+        if let Some(mut cx) = SPARE.take()
+            && let Some(inner) = Arc::get_mut(&mut cx.inner)
+        {
+            *inner = Inner::local(Caller::anonymous());
+            return cx;
+        }
+        Context::anonymous()
+    }
+
+    /// Ends this call: when nothing else holds it (no clone kept by a body, a task or a
+    /// `Cancelled`), its memory is kept for the next [`anonymous_local`](Self::anonymous_local)
+    /// on this thread.
+    pub(crate) fn recycle(mut self) {
+        if Arc::get_mut(&mut self.inner).is_some() {
+            SPARE.set(Some(self));
         }
     }
 
@@ -784,6 +817,26 @@ mod tests {
         let b = Context::anonymous();
         assert_ne!(a.call_id(), b.call_id());
         assert!(a.call_id()[5..].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    }
+
+    /// A call given back is a new call when its memory is reused: its own id, not cancelled;
+    /// a call something still holds is not reused at all.
+    #[test]
+    fn a_recycled_call_is_a_new_call() {
+        let first = Context::anonymous_local();
+        let first_id = first.call_id().to_owned();
+        let first_at = Arc::as_ptr(&first.inner);
+        first.cancel();
+        first.recycle();
+        let second = Context::anonymous_local();
+        assert_eq!(Arc::as_ptr(&second.inner), first_at, "the memory is reused");
+        assert_ne!(second.call_id(), first_id);
+        assert!(!second.is_cancelled());
+        let kept = second.clone();
+        second.recycle();
+        let third = Context::anonymous_local();
+        assert_ne!(Arc::as_ptr(&third.inner), Arc::as_ptr(&kept.inner), "a kept call is not reused");
+        assert_eq!(kept.call_id(), kept.clone().call_id());
     }
 
     #[test]

@@ -1,14 +1,21 @@
 //! The arguments as the generated reader receives them: a parsed JSON object, or the JSON text
 //! walked once.
 //!
-//! [`walk`] reads an arguments object's text in one pass, borrowing from the text: each key is matched to its parameter and each value, a JSON scalar, is kept
-//! with the characters it was sent with. No `serde_json::Value` is built and nothing is
-//! allocated (a string with an escape is decoded into its own `String`). The walk declines,
-//! and the caller reads the text the general way (`serde_json::Value` first, then the scan of
-//! `crate::sent`), for anything it does not describe exactly: text that is not an object of
-//! parameters, a name that is not a parameter, a key sent twice, a value that is an object or
-//! an array, a number no double holds. The refusals are the general path's, so the two paths
-//! answer every input alike; the walk only makes the usual call fast.
+//! [`walk`] reads an arguments object's text in one pass, borrowing from the text: each key is
+//! matched to its parameter and each value, a JSON scalar, is kept with the characters it was
+//! sent with, and nothing is allocated for it (a string with an escape is decoded into its own
+//! `String`). A value that is an array or an object is built as the `serde_json::Value` the
+//! general path would parse, in the same pass: its keys are checked for one sent twice as they
+//! are inserted, and each of its numbers must read back as it was sent (`100`, `0.25`; not
+//! `1e3` or `0.10`), so a refusal that quotes it quotes the characters sent without the
+//! general path's table of numbers. The walk declines, and the caller reads the text the
+//! general way (`serde_json::Value` first, then the scan of `crate::sent`), for anything it
+//! does not describe exactly: text that is not an object of parameters, a name that is not a
+//! parameter, a key sent twice at any depth, a key with an escape inside a value, an object of
+//! more than `sent::MAX_KEYS` members, nesting deeper than [`WALK_DEPTH`], a number no double
+//! holds, a number inside an array or object written otherwise than serde_json writes it back.
+//! The refusals are the general path's, so the two paths answer every input alike; the walk
+//! only makes the usual call fast.
 
 use std::borrow::Cow;
 
@@ -29,6 +36,9 @@ pub enum Scalar<'a> {
     Number(Number),
     /// A string, borrowed from the text unless it had an escape.
     Str(Cow<'a, str>),
+    /// An array or an object, built as `serde_json` parses it; each of its numbers reads back
+    /// as it was sent (see [`walk`]), so it needs no text beside it.
+    Tree(Value),
 }
 
 /// One value of the arguments' text: its characters as sent and the scalar they hold.
@@ -41,6 +51,15 @@ pub struct Sent<'a> {
 }
 
 impl Sent<'_> {
+    /// The value as a `serde_json::Value`, moved out (a borrowed string is copied).
+    fn into_value(self) -> Value {
+        match self.scalar {
+            Scalar::Str(s) => Value::String(s.into_owned()),
+            Scalar::Tree(v) => v,
+            _ => self.to_value(),
+        }
+    }
+
     /// The value as a `serde_json::Value` (a string is copied).
     pub fn to_value(&self) -> Value {
         match &self.scalar {
@@ -48,6 +67,7 @@ impl Sent<'_> {
             Scalar::Bool(b) => Value::Bool(*b),
             Scalar::Number(n) => Value::Number(n.clone()),
             Scalar::Str(s) => Value::String(s.as_ref().to_owned()),
+            Scalar::Tree(v) => v.clone(),
         }
     }
 
@@ -133,8 +153,9 @@ impl<'a> Input<'a> {
 /// any state, when the walk declines (see the module's documentation).
 ///
 /// Accepts a subset of RFC 8259 JSON: an object whose keys (without escapes) are parameter
-/// names, each at most once, and whose values are scalars; whitespace is the four bytes of
-/// RFC 8259 §2. Numbers and strings are read as `serde_json` reads them into a `Value`: an
+/// names, each at most once, and whose values are scalars, or arrays and objects of at most
+/// [`WALK_DEPTH`] levels whose keys (without escapes) are each sent once and whose numbers are
+/// written as serde_json writes them; whitespace is the four bytes of RFC 8259 §2. Numbers and strings are read as `serde_json` reads them into a `Value`: an
 /// integer literal that fits `u64` (or, negative, `i64`) exactly, any other number through
 /// `serde_json`; a string with an escape decoded by `serde_json`. Whatever it cannot read that
 /// way (`-0`, an integer past 64 bits, an invalid escape, a control character) it declines.
@@ -158,7 +179,7 @@ pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<
             return false;
         }
         i = skip_ws(b, i + 1);
-        let Some((sent, end)) = scalar(text, i) else { return false };
+        let Some((sent, end)) = sent_value(text, i) else { return false };
         *slot = Some(sent);
         i = skip_ws(b, end);
         match b.get(i) {
@@ -167,6 +188,89 @@ pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<
             _ => return false,
         }
     }
+}
+
+/// How deep the walk reads arrays and objects inside a parameter's value (the value itself is
+/// level 1); deeper, it declines (serde_json reads up to 128 levels on the general path).
+pub(crate) const WALK_DEPTH: usize = 32;
+
+/// The value at `i` (a scalar, or an array or object built whole) and the index past it.
+fn sent_value(text: &str, i: usize) -> Option<(Sent<'_>, usize)> {
+    match text.as_bytes().get(i)? {
+        b'[' | b'{' => {
+            let (v, end) = tree(text, i, 1)?;
+            Some((Sent { text: &text[i..end], scalar: Scalar::Tree(v) }, end))
+        }
+        _ => scalar(text, i),
+    }
+}
+
+/// The value at `i`, `depth` levels deep, as serde_json parses it; `None` where the walk
+/// declines (see [`walk`]).
+fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
+    let b = text.as_bytes();
+    let open = *b.get(i)?;
+    if !matches!(open, b'[' | b'{') {
+        let (sent, end) = scalar(text, i)?;
+        return match sent.scalar {
+            Scalar::Number(n) if !reads_back(&n, sent.text) => None,
+            scalar => Some((Sent { text: sent.text, scalar }.into_value(), end)),
+        };
+    }
+    if depth > WALK_DEPTH {
+        return None;
+    }
+    let close = if open == b'[' { b']' } else { b'}' };
+    let mut j = skip_ws(b, i + 1);
+    let mut items = Vec::new();
+    let mut members = Map::new();
+    if b.get(j) != Some(&close) {
+        loop {
+            if open == b'{' {
+                let Some((end, false)) = string_end(b, j) else { return None };
+                let key = &text[j + 1..end - 1];
+                j = skip_ws(b, end);
+                if b.get(j) != Some(&b':') || members.len() == crate::sent::MAX_KEYS {
+                    return None;
+                }
+                let (v, end) = tree(text, skip_ws(b, j + 1), depth + 1)?;
+                if members.insert(key.to_owned(), v).is_some() {
+                    return None;
+                }
+                j = end;
+            } else {
+                let (v, end) = tree(text, j, depth + 1)?;
+                items.push(v);
+                j = end;
+            }
+            j = skip_ws(b, j);
+            match b.get(j) {
+                Some(b',') => j = skip_ws(b, j + 1),
+                Some(&c) if c == close => break,
+                _ => return None,
+            }
+        }
+    }
+    let v = if open == b'[' { Value::Array(items) } else { Value::Object(members) };
+    Some((v, j + 1))
+}
+
+/// Whether `n`, read from `text`, is written back by serde_json as `text` (then a refusal
+/// quoting it shows what was sent without the text beside it). An integer literal the walk
+/// reads as an integer always is; a double only when its shortest form is the text, and not a
+/// whole double of 15 digits or more (shown with all its digits).
+fn reads_back(n: &Number, text: &str) -> bool {
+    let Some(f) = n.as_f64().filter(|_| n.is_f64()) else { return true };
+    if f.fract() == 0.0 && f.abs() >= 1e15 {
+        return false;
+    }
+    let mut buf = [0u8; 40];
+    let mut out = &mut buf[..];
+    if serde_json::to_writer(&mut out, n).is_err() {
+        return false;
+    }
+    let written = 40 - out.len();
+    &buf[..written] == text.as_bytes()
 }
 
 /// The first byte at or after `i` that is not JSON whitespace.
@@ -307,12 +411,49 @@ mod tests {
     }
 
     #[test]
+    fn arrays_and_objects_built_as_serde_json_parses_them() {
+        for text in [
+            r#"{"top": [1, -2, 0.25, "a\nb", true, null, [], {}]}"#,
+            r#"{"top": {"a": {"b": [1.5, {"c": "d"}]}, "e": 1.0, "f": -0.5, "g": 5e-8}}"#,
+            r#"{"top": [ [ [ ] ] ] , "group_by": { } }"#,
+        ] {
+            let slots = walked(text).unwrap();
+            let parsed: Value = serde_json::from_str(text).unwrap();
+            for (slot, name) in slots.iter().zip(["hours_back", "group_by", "top"]) {
+                let Some((sent, Scalar::Tree(v))) = slot else { continue };
+                assert_eq!(Some(v), parsed.get(name), "{text}");
+                assert_eq!(serde_json::from_str::<Value>(sent).unwrap(), *v, "{text}");
+            }
+        }
+        let deep = |n: usize| format!(r#"{{"top": {}{}}}"#, "[".repeat(n), "]".repeat(n));
+        assert!(walked(&deep(WALK_DEPTH)).is_some());
+        assert!(walked(&deep(WALK_DEPTH + 1)).is_none());
+        let wide = |n: usize| {
+            let members: Vec<String> = (0..n).map(|i| format!(r#""k{i}": {i}"#)).collect();
+            format!(r#"{{"top": {{{}}}}}"#, members.join(","))
+        };
+        assert!(walked(&wide(crate::sent::MAX_KEYS)).is_some());
+        assert!(walked(&wide(crate::sent::MAX_KEYS + 1)).is_none());
+    }
+
+    #[test]
     fn declines_what_it_does_not_describe() {
         for text in [
             r#"{"top": 1, "top": 2}"#,
             r#"{"tpo": 1}"#,
-            r#"{"top": [1]}"#,
-            r#"{"top": {"a": 1}}"#,
+            r#"{"top": [1e3]}"#,
+            r#"{"top": [0.10]}"#,
+            r#"{"top": [1.0e0]}"#,
+            r#"{"top": [1e15]}"#,
+            r#"{"top": {"a": 1, "a": 2}}"#,
+            r#"{"top": [{"a": 1}, {"b": 1, "b": 1}]}"#,
+            r#"{"top": {"\u0061": 1}}"#,
+            r#"{"top": [1,]}"#,
+            r#"{"top": [1 2]}"#,
+            r#"{"top": {"a" 1}}"#,
+            r#"{"top": {"a": 1,}}"#,
+            r#"{"top": [1}"#,
+            r#"{"top": [18446744073709551616]}"#,
             r#"{"top": 1e400}"#,
             r#"{"top": "\ud800"}"#,
             r#"{"top": 1} x"#,

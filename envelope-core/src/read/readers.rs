@@ -120,6 +120,10 @@ numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f6
 
 /// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
 fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) -> T) -> T {
+    // An array or object the walk built: its numbers read back as sent, no text needed.
+    if let crate::input::Scalar::Tree(v) = &sent.scalar {
+        return read(v, cx);
+    }
     let v = sent.to_value();
     if !v.is_number() {
         return read(&v, cx);
@@ -194,6 +198,18 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
     };
     rules::check(cx, v, Subject::Whole { n, lo, hi })?;
     Ok(n)
+}
+
+/// An integer of the arguments' text within `[lo, hi]` and its range, when its rules have no
+/// choices or step: what `read_int` accepts at once; `None` for anything `read_int` must look at.
+fn int_in_range(sent: &Sent<'_>, cx: &Cx<'_>, lo: i128, hi: i128) -> Option<i128> {
+    let crate::input::Scalar::Number(num) = &sent.scalar else { return None };
+    if cx.rules.choices.is_some() || cx.rules.multiple_of.is_some() {
+        return None;
+    }
+    let n = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))?;
+    let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
+    (n >= min && n <= max).then_some(n)
 }
 
 /// `"48"`, `"-3"`: optional minus, then ASCII digits only (no spaces, signs, exponents).
@@ -343,6 +359,13 @@ macro_rules! int_from_arg {
             fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
                 // In range of the type by construction of `read_int`'s bounds.
                 read_int(v, cx, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
+            }
+            fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+                // `read_int`'s fast path on the number in place, without a `Value`.
+                if let Some(n) = int_in_range(sent, cx, <$t>::MIN as i128, <$t>::MAX as i128) {
+                    return Ok(n as $t);
+                }
+                as_value(sent, cx, Self::from_arg)
             }
         }
     )*};
