@@ -61,6 +61,13 @@ async fn boom_later(#[validate(range = 0..=100)] a: u32) -> u32 {
     panic!("boom {a}")
 }
 
+/// Works 1.5 s, past its 200 ms timeout, without looking at its context.
+#[tool(timeout_ms = 200)]
+fn dawdle() -> bool {
+    std::thread::sleep(Duration::from_millis(1500));
+    true
+}
+
 fn server() -> McpServer {
     McpServer::new(
         Toolbox::new()
@@ -69,7 +76,8 @@ fn server() -> McpServer {
             .with(echo::tool())
             .with(whoami::tool())
             .with(boom::tool())
-            .with(boom_later::tool()),
+            .with(boom_later::tool())
+            .with(dawdle::tool()),
     )
 }
 
@@ -326,5 +334,27 @@ async fn a_call_after_a_second_initialize_is_answered_as_rmcp_answers_it() {
         }
         direct.end().await;
         rmcp.end().await;
+    }
+}
+
+/// A sync tool called without `arguments` is answered at its timeout, as with `{}`: the call
+/// waits for its body no longer than `#[tool(timeout_ms)]`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_tool_called_without_arguments_times_out_in_time() {
+    for handler in [0, 1] {
+        let mut session = if handler == 0 {
+            Session::start(server(), "2025-11-25").await
+        } else {
+            Session::start(ViaRmcp(server()), "2025-11-25").await
+        };
+        for params in [r#"{"name":"dawdle","arguments":{}}"#, r#"{"name":"dawdle"}"#] {
+            let started = std::time::Instant::now();
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+            let reply: Value = serde_json::from_str(&session.exchange(&line).await).unwrap();
+            let took = started.elapsed();
+            assert_eq!(reply["result"]["structuredContent"]["error_code"], "TIMEOUT", "{params}: {reply}");
+            assert!(took < Duration::from_millis(1000), "{params}: answered after {took:?}, timeout_ms = 200");
+        }
+        session.end().await;
     }
 }
