@@ -48,8 +48,37 @@ fn whoami(cx: &Context) -> Value {
     json!({"subject": cx.caller().subject(), "surface": cx.surface(), "protocol_version": cx.protocol_version()})
 }
 
+/// Panics, from a plain `fn` body.
+#[tool]
+fn boom(#[validate(range = 0..=100)] a: u32) -> u32 {
+    panic!("boom {a}")
+}
+
+/// Panics, from an `async fn` body.
+#[tool]
+async fn boom_later(#[validate(range = 0..=100)] a: u32) -> u32 {
+    tokio::task::yield_now().await;
+    panic!("boom {a}")
+}
+
+/// Works 1.5 s, past its 200 ms timeout, without looking at its context.
+#[tool(timeout_ms = 200)]
+fn dawdle() -> bool {
+    std::thread::sleep(Duration::from_millis(1500));
+    true
+}
+
 fn server() -> McpServer {
-    McpServer::new(Toolbox::new().with(add::tool()).with(add_later::tool()).with(echo::tool()).with(whoami::tool()))
+    McpServer::new(
+        Toolbox::new()
+            .with(add::tool())
+            .with(add_later::tool())
+            .with(echo::tool())
+            .with(whoami::tool())
+            .with(boom::tool())
+            .with(boom_later::tool())
+            .with(dawdle::tool()),
+    )
 }
 
 /// The same server behind a handler of its own: served through rmcp, every message.
@@ -200,4 +229,132 @@ async fn pipelined_plain_calls_are_each_answered_once() {
         assert_eq!(reply["result"]["isError"], id % 3 == 0, "{line}");
     }
     session.end().await;
+}
+
+/// Hostile plain-looking lines: ids of every JSON type, escapes, duplicate and escaped keys,
+/// `arguments` of every shape, whitespace, and bodies that panic. Each is answered by the
+/// direct path exactly as by rmcp's.
+#[tokio::test(flavor = "current_thread")]
+async fn hostile_lines_are_answered_as_rmcp_answers_them() {
+    let call =
+        |id: &str, params: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#);
+    let add = r#"{"name":"add","arguments":{"a":1,"b":2}}"#;
+    let deep = format!(r#"{{"name":"add","arguments":{{"a":1,"b":2,"c":{}1{}}}}}"#, "[".repeat(300), "]".repeat(300));
+    let huge = format!(r#"{{"name":"echo","arguments":{{"word":"{}"}}}}"#, "w".repeat(1 << 20));
+    let mut lines = vec![];
+    for id in [
+        r#""\u00e9\ud83d\ude00\u0000\/\t""#,
+        r#""""#,
+        r#""\ud800""#,
+        "9223372036854775807",
+        "-9223372036854775808",
+        "9223372036854775808",
+        "-1",
+        "0",
+        "1e2",
+        "1.5",
+        "-0",
+        "-0.0",
+        "null",
+        "{}",
+        "[]",
+        "true",
+        r#"{"a":1}"#,
+    ] {
+        lines.push(call(id, add));
+    }
+    for params in [
+        r#"{"name":"add","arguments":null}"#,
+        r#"{"name":"add","arguments":[]}"#,
+        r#"{"name":"add","arguments":"x"}"#,
+        r#"{"name":"add","arguments":"{\"a\":1,\"b\":2}"}"#,
+        r#"{"name":"add","arguments":"[1]"}"#,
+        r#"{"name":"add","arguments":3}"#,
+        r#"{"name":"add","arguments":true}"#,
+        r#"{"name":"add","arguments":{"a":1,"a":2,"b":2}}"#,
+        r#"{"name":"add","arguments": { "a" : 1 ,	"b":2 } }"#,
+        r#"{"name":"add","\u0061rguments":{"a":1,"b":2}}"#,
+        r#"{"\u006eame":"add","arguments":{"a":1,"b":2}}"#,
+        r#"{"name":"","arguments":{}}"#,
+        r#"{"name":"nope\u0000","arguments":{}}"#,
+        r#"{"name":"boom","arguments":{"a":1}}"#,
+        r#"{"name":"boom_later","arguments":{"a":1}}"#,
+        r#"{"name":"boom"}"#,
+        r#"{"name":"whoami"}"#,
+        r#"{}"#,
+        &deep,
+        &huge,
+    ] {
+        lines.push(call("7", params));
+    }
+    for line in [
+        r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,
+        r#"{"jsonrpc":"2.0","\u0069d":1,"method":"tools/call","params":{"name":"add"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","p\u0061rams":{"name":"add"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/c\u0061ll","params":{"name":"add"}}"#,
+        r#"{"jsonrpc":"2.0 ","id":1,"method":"tools/call","params":{"name":"add"}}"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,
+        r#"{"jsonrpc":2.0,"id":1,"method":"tools/call","params":{"name":"add"}}"#,
+        r#"{"id":1,"method":"tools/call","params":{"name":"add"}}"#,
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}\r",
+        " \t{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}} \t\r",
+        "\u{a0}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}",
+    ] {
+        lines.push(line.to_owned());
+    }
+    for version in ["2025-03-26", "2025-11-25"] {
+        let mut direct = Session::start(server(), version).await;
+        let mut rmcp = Session::start(ViaRmcp(server()), version).await;
+        for line in &lines {
+            let (a, b) = (direct.exchange(line).await, rmcp.exchange(line).await);
+            assert_eq!(a, b, "{version}: {}", line.chars().take(200).collect::<String>());
+        }
+        direct.end().await;
+        rmcp.end().await;
+    }
+}
+
+/// A second `initialize` in a running session: rmcp takes the client's new version for the
+/// calls after it (its `initialize` sets the peer's info), so a call answered directly must too.
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_after_a_second_initialize_is_answered_as_rmcp_answers_it() {
+    for (first, second) in [("2025-03-26", "2025-11-25"), ("2025-11-25", "2026-07-28")] {
+        let mut direct = Session::start(server(), first).await;
+        let mut rmcp = Session::start(ViaRmcp(server()), first).await;
+        let again = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": second, "capabilities": {}, "clientInfo": {"name": "again", "version": "0"}}})
+        .to_string();
+        for line in [
+            again.as_str(),
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+        ] {
+            let (a, b) = (direct.exchange(line).await, rmcp.exchange(line).await);
+            assert_eq!(a, b, "{first} then {second}: {line}");
+        }
+        direct.end().await;
+        rmcp.end().await;
+    }
+}
+
+/// A sync tool called without `arguments` is answered at its timeout, as with `{}`: the call
+/// waits for its body no longer than `#[tool(timeout_ms)]`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_tool_called_without_arguments_times_out_in_time() {
+    for handler in [0, 1] {
+        let mut session = if handler == 0 {
+            Session::start(server(), "2025-11-25").await
+        } else {
+            Session::start(ViaRmcp(server()), "2025-11-25").await
+        };
+        for params in [r#"{"name":"dawdle","arguments":{}}"#, r#"{"name":"dawdle"}"#] {
+            let started = std::time::Instant::now();
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+            let reply: Value = serde_json::from_str(&session.exchange(&line).await).unwrap();
+            let took = started.elapsed();
+            assert_eq!(reply["result"]["structuredContent"]["error_code"], "TIMEOUT", "{params}: {reply}");
+            assert!(took < Duration::from_millis(1000), "{params}: answered after {took:?}, timeout_ms = 200");
+        }
+        session.end().await;
+    }
 }

@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 /// pool's default bound is the same.
 pub(crate) const MAX_THREADS: usize = 512;
 
-/// How long an idle thread waits for a body before it ends.
-pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(10);
+/// How long an idle thread waits for a body before it ends (20 ms in this crate's unit tests,
+/// so threads end while bodies are handed to them).
+pub(crate) const KEEP_ALIVE: Duration = if cfg!(test) { Duration::from_millis(20) } else { Duration::from_secs(10) };
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -130,6 +131,10 @@ impl Pool {
                 std::thread::park_timeout(deadline - now);
                 continue;
             }
+            // Under test, the moment between timing out and leaving the idle list is widened,
+            // so a body handed to this thread meanwhile is likely (`a_thread_timing_out_...`).
+            #[cfg(test)]
+            std::thread::sleep(Duration::from_micros(300));
             let mut state = lock(&self.state);
             match state.idle.iter().position(|s| Arc::ptr_eq(s, slot)) {
                 Some(i) => {
@@ -172,6 +177,70 @@ mod tests {
             assert_eq!(rx.recv_timeout(Duration::from_millis(400)), Ok("quick"));
         }
         assert_eq!(rx.recv_timeout(Duration::from_secs(2)), Ok("slow"));
+    }
+
+    /// Bodies handed out from several threads at once, in bursts spaced around [`KEEP_ALIVE`],
+    /// so idle threads time out while bodies are being handed to them: every body runs, once.
+    #[test]
+    fn no_body_is_lost_while_threads_come_and_go() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Barrier};
+        use std::time::Instant;
+        const SUBMITTERS: usize = 4;
+        const BODIES: usize = 1500;
+        let ran = Arc::new(AtomicUsize::new(0));
+        let barrier = Arc::new(Barrier::new(SUBMITTERS));
+        let submitters: Vec<_> = (0..SUBMITTERS)
+            .map(|s| {
+                let (ran, barrier) = (Arc::clone(&ran), Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    for i in 0..BODIES {
+                        if i % 30 == 0 {
+                            // 0 to 28 ms: before, at and past the keep-alive of the threads idle.
+                            std::thread::sleep(Duration::from_millis(((i / 30 + s) % 5) as u64 * 7));
+                        }
+                        let ran = Arc::clone(&ran);
+                        super::run(move || {
+                            if i % 7 == 0 {
+                                std::thread::sleep(Duration::from_micros(200));
+                            }
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                })
+            })
+            .collect();
+        for submitter in submitters {
+            submitter.join().unwrap();
+        }
+        let started = Instant::now();
+        while ran.load(Ordering::Relaxed) < SUBMITTERS * BODIES && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(ran.load(Ordering::Relaxed), SUBMITTERS * BODIES, "bodies lost");
+        // None runs twice either.
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(ran.load(Ordering::Relaxed), SUBMITTERS * BODIES);
+    }
+
+    /// A body handed to a thread just as its keep-alive ends (the thread past its deadline,
+    /// not yet out of the idle list) runs: the thread waits for it instead of ending.
+    #[test]
+    fn a_thread_timing_out_still_runs_the_body_handed_to_it() {
+        let (tx, rx) = mpsc::channel();
+        let mut last = 0;
+        for attempt in 0..60u64 {
+            let done = tx.clone();
+            super::run(move || {
+                let _ = done.send(attempt);
+            });
+            last = rx.recv_timeout(Duration::from_secs(2)).unwrap_or(u64::MAX);
+            assert_eq!(last, attempt, "a body was lost");
+            // The thread is idle now; hand it the next body 0 to 590 µs past its keep-alive.
+            std::thread::sleep(super::KEEP_ALIVE + Duration::from_micros(attempt % 30 * 20));
+        }
+        assert_eq!(last, 59);
     }
 
     #[test]

@@ -1085,6 +1085,13 @@ impl Toolbox {
         self.dispatch(cx, name, Arguments::Text(arguments), true).await
     }
 
+    /// [`call_json_started`](Self::call_json_started) for a call sent without arguments (as
+    /// [`call_in`](Self::call_in) with `None`).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // MCP hands sync bodies on
+    pub(crate) async fn call_started(&self, cx: &Context, name: &str) -> Result<Started, UnknownTool> {
+        self.dispatch(cx, name, Arguments::Value(None), true).await
+    }
+
     /// Every call of this toolbox, one way: the tool found on the call's surface (a hidden one
     /// recorded, and unknown), the caller checked (scopes, tenant), the call's audit and
     /// provenance opened, its rate limit counted, its arguments read, and its envelope finished

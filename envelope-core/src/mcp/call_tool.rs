@@ -1,5 +1,5 @@
 //! One `tools/call` served: the `arguments` text (any shape, any depth) to the toolbox, a sync
-//! body handed to tokio's blocking threads, and the envelope as a `CallToolResult`. Used by the
+//! body handed to the pool of sync bodies, and the envelope as a `CallToolResult`. Used by the
 //! adapter ([`super::McpServer`]) and by the MRTR approval retry ([`super::mrtr`]); and by the
 //! transports that answer a plain `tools/call` without rmcp's per-request service (stdio and
 //! Streamable HTTP), through [`call_directly`], whose reply is written once into one buffer.
@@ -105,8 +105,8 @@ pub(super) async fn call_with_raw_arguments(
     }
 }
 
-/// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on
-/// tokio's blocking threads once its arguments are owned, so a slow body stalls no other call,
+/// Calls tool `name` with the text of its arguments. A tool with a plain `fn` body runs on the
+/// pool of sync bodies (`call::bodies`) once its arguments are read, so a slow body stalls no other call,
 /// on a multi-thread or a current-thread runtime alike; an `async fn` tool runs on the runtime.
 async fn run(
     toolbox: &Arc<Toolbox>,
@@ -118,35 +118,16 @@ async fn run(
     if !tool.has_sync_body() {
         return call_now(toolbox, cx, name, arguments.as_deref()).await;
     }
-    if let Some(text) = arguments.as_deref() {
-        // The arguments are read here; only a body that will run leaves for a blocking thread,
-        // so a refusal costs no thread hop.
-        let body = match toolbox.call_json_started(cx, name, text).await? {
-            Started::Done(envelope) => return Ok(envelope),
-            Started::Body(body) => body,
-        };
-        return Ok(body.run_off_the_runtime(cx).await);
-    }
-    let (toolbox, cx, owned_name) = (Arc::clone(toolbox), cx.clone(), name.to_owned());
-    let (tx, blocking) = tokio::sync::oneshot::channel();
-    let runtime = tokio::runtime::Handle::current();
-    // On the pool of sync bodies (`call::bodies`), in the runtime's context as a body expects.
-    crate::call::bodies::run(move || {
-        let _entered = runtime.enter();
-        let call = call_now(&toolbox, &cx, &owned_name, arguments.as_deref());
-        let mut call = std::pin::pin!(call);
-        // A sync body finishes within the first poll; nothing is left to wait for.
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        let envelope = match call.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(envelope) => envelope,
-            std::task::Poll::Pending => tokio::runtime::Handle::current().block_on(call),
-        };
-        let _ = tx.send(envelope);
-    });
-    match blocking.await {
-        Ok(envelope) => envelope,
-        // Only when the body's thread dropped the call unanswered (a panic past the body's own).
-        Err(_) => Ok(Envelope::from(crate::fault::Fault::backend(name))),
+    // The arguments are read here; only a body that will run leaves for a thread of the pool
+    // of sync bodies, so a refusal costs no thread hop. A call sent without arguments takes
+    // the same way, so its body too is answered at the tool's timeout.
+    let started = match arguments.as_deref() {
+        Some(text) => toolbox.call_json_started(cx, name, text).await?,
+        None => toolbox.call_started(cx, name).await?,
+    };
+    match started {
+        Started::Done(envelope) => Ok(envelope),
+        Started::Body(body) => Ok(body.run_off_the_runtime(cx).await),
     }
 }
 

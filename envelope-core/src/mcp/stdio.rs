@@ -317,6 +317,9 @@ async fn read_lines(
     // Whether the client sent `logging/setLevel`: its calls then send log messages, which
     // rmcp's path writes.
     let mut logging = false;
+    // Whether the client sent `initialize` again: rmcp's `initialize` sets the peer's info, so
+    // the calls after it see the version it names, which rmcp's path answers with.
+    let (mut initialized, mut reinitialized) = (false, false);
     // Numbers the calls answered without rmcp.
     let mut calls = 0u64;
     loop {
@@ -334,7 +337,7 @@ async fn read_lines(
             }
             continue;
         }
-        if let Some(server) = direct.as_ref().filter(|s| !logging && s.default_level.is_none())
+        if let Some(server) = direct.as_ref().filter(|s| !logging && !reinitialized && s.default_level.is_none())
             && let Some(version) = in_flight.legacy_version()
             && let Some(call) = frame::plain_call(&line)
             && !server.toolbox.needs_confirmation(&call.name)
@@ -369,6 +372,10 @@ async fn read_lines(
                             continue;
                         }
                         logging |= matches!(request.request, ClientRequest::SetLevelRequest(_));
+                        if matches!(request.request, ClientRequest::InitializeRequest(_)) {
+                            reinitialized |= initialized;
+                            initialized = true;
+                        }
                         in_flight.may_open(&request.request, &request.id);
                         in_flight.enter(request.id.clone(), None).await;
                     }
