@@ -4,7 +4,11 @@
 //! A body is handed to the thread that went idle last (its slot filled, the thread unparked:
 //! one futex wake, no lock held across it); a new thread starts only when every thread of the
 //! pool is busy, up to [`MAX_THREADS`]; past that bound, bodies wait in a queue the threads take
-//! from in order. A thread idle for [`KEEP_ALIVE`] ends. So the pool holds as many threads as
+//! from in order, up to [`MAX_QUEUED`]; past that, a body is dropped unrun, and its call is
+//! answered `BACKEND_ERROR` (the sender of its answer dropped with it). So the bodies a process
+//! holds are bounded even when their calls no longer are: a call cancelled
+//! (`notifications/cancelled`) or timed out (`timeout_ms`) frees its server's place in flight
+//! while its sync body runs on, which nothing can stop. A thread idle for [`KEEP_ALIVE`] ends. So the pool holds as many threads as
 //! bodies ran at once lately (a server bounds that by its requests in flight: 128 for
 //! `http::serve` by default), never one per call.
 //!
@@ -22,6 +26,10 @@ use std::time::{Duration, Instant};
 /// pool's default bound is the same.
 pub(crate) const MAX_THREADS: usize = 512;
 
+/// The most bodies that wait for a thread once all [`MAX_THREADS`] are busy; a body past it is
+/// dropped unrun (its call answered `BACKEND_ERROR`). Each one waiting holds its arguments.
+pub(crate) const MAX_QUEUED: usize = 64;
+
 /// How long an idle thread waits for a body before it ends (20 ms in this crate's unit tests,
 /// so threads end while bodies are handed to them).
 pub(crate) const KEEP_ALIVE: Duration = if cfg!(test) { Duration::from_millis(20) } else { Duration::from_secs(10) };
@@ -31,6 +39,9 @@ type Job = Box<dyn FnOnce() + Send>;
 /// The pool.
 struct Pool {
     state: Mutex<State>,
+    /// [`MAX_THREADS`] and [`MAX_QUEUED`] (smaller in a unit test's own pool).
+    max_threads: usize,
+    max_queued: usize,
 }
 
 struct State {
@@ -48,7 +59,7 @@ struct Slot {
     thread: Thread,
 }
 
-static POOL: Pool = Pool { state: Mutex::new(State { idle: Vec::new(), threads: 0, queue: VecDeque::new() }) };
+static POOL: Pool = Pool::new(MAX_THREADS, MAX_QUEUED);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A job never runs under these locks, so no panic can poison them; tolerate it anyway.
@@ -56,12 +67,31 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Runs `job` on a thread of the pool, at once when a thread is idle or one can start, else
-/// once one is free. A panic inside `job` ends `job` only.
+/// once one is free; dropped unrun when [`MAX_QUEUED`] bodies already wait. A panic inside
+/// `job` ends `job` only.
 pub(crate) fn run(job: impl FnOnce() + Send + 'static) {
     POOL.run(Box::new(job));
 }
 
 impl Pool {
+    const fn new(max_threads: usize, max_queued: usize) -> Self {
+        Pool {
+            state: Mutex::new(State { idle: Vec::new(), threads: 0, queue: VecDeque::new() }),
+            max_threads,
+            max_queued,
+        }
+    }
+
+    /// Queues `job` for the next free thread, or drops it (after the lock) when the queue is full.
+    fn enqueue(&self, mut state: MutexGuard<'_, State>, job: Job) {
+        if state.queue.len() < self.max_queued {
+            state.queue.push_back(job);
+        } else {
+            drop(state);
+            drop(job);
+        }
+    }
+
     fn run(&'static self, job: Job) {
         let mut state = lock(&self.state);
         if let Some(slot) = state.idle.pop() {
@@ -70,8 +100,8 @@ impl Pool {
             slot.thread.unpark();
             return;
         }
-        if state.threads >= MAX_THREADS {
-            state.queue.push_back(job);
+        if state.threads >= self.max_threads {
+            self.enqueue(state, job);
             return;
         }
         state.threads += 1;
@@ -94,7 +124,7 @@ impl Pool {
                     // No thread at all: run it here rather than never.
                     run_caught(job);
                 } else {
-                    state.queue.push_back(job);
+                    self.enqueue(state, job);
                 }
             }
         }
@@ -251,5 +281,31 @@ mod tests {
             let _ = tx.send(1);
         });
         assert_eq!(rx.recv_timeout(Duration::from_secs(2)), Ok(1));
+    }
+
+    #[test]
+    fn past_the_queue_a_body_is_dropped_unrun_and_its_answer_with_it() {
+        // A pool of its own: 2 threads, 2 bodies waiting.
+        let pool: &'static super::Pool = Box::leak(Box::new(super::Pool::new(2, 2)));
+        let (gate_tx, gate_rx) = mpsc::channel::<()>();
+        let gate = std::sync::Arc::new(std::sync::Mutex::new(gate_rx));
+        let (ran_tx, ran_rx) = mpsc::channel();
+        for n in 0..4 {
+            let (gate, ran) = (std::sync::Arc::clone(&gate), ran_tx.clone());
+            pool.run(Box::new(move || {
+                let _ = gate.lock().unwrap().recv_timeout(Duration::from_secs(5));
+                let _ = ran.send(n);
+            }));
+        }
+        // The fifth finds both threads busy and both places in the queue taken.
+        let (answer_tx, answer_rx) = mpsc::channel::<&str>();
+        pool.run(Box::new(move || {
+            let _ = answer_tx.send("ran");
+        }));
+        assert_eq!(answer_rx.recv_timeout(Duration::from_secs(1)), Err(mpsc::RecvTimeoutError::Disconnected));
+        drop(gate_tx);
+        let mut ran: Vec<i32> = (0..4).map(|_| ran_rx.recv_timeout(Duration::from_secs(5)).unwrap()).collect();
+        ran.sort_unstable();
+        assert_eq!(ran, [0, 1, 2, 3]);
     }
 }
