@@ -39,7 +39,9 @@ pub(crate) fn json_len(text: &str) -> usize {
 }
 
 /// The length of `value`'s JSON text written in turn as a JSON string (as an MCP text content
-/// carries an envelope), counted without writing either.
+/// carries an envelope), counted without writing either. A refusal measures its hints from
+/// their texts (`Problem::hints_text_len`); this is the reference its tests hold it to.
+#[cfg(test)]
 pub(crate) fn text_json_len(value: &impl serde::Serialize) -> usize {
     let mut count = EscapedLen(2);
     match serde_json::to_writer(&mut count, value) {
