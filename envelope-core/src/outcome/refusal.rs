@@ -287,6 +287,10 @@ impl Problem {
 /// serde_json escapes: `"` and `\` take 4, the short escapes of control characters 3, the
 /// other control characters 7, every other byte 1).
 fn twice_escaped_len(text: &str) -> usize {
+    let (quotes, controls) = budget::quotes_and_controls(text.as_bytes());
+    if controls == 0 {
+        return 4 + text.len() + 3 * quotes;
+    }
     4 + text
         .bytes()
         .map(|b| match b {
