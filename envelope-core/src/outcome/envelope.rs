@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
-use crate::refusal::Refusal;
+use crate::refusal::{Hints, Refusal};
 use crate::wire::{Extra, Parts, WireFormat};
 
 /// One outcome of one tool call, serialized as the wire contract says.
@@ -52,7 +52,7 @@ enum Inner {
 struct Invalid {
     code: Code,
     message: String,
-    hints: Value,
+    hints: Hints,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -156,7 +156,9 @@ impl Envelope {
                 let invalid = Invalid {
                     code,
                     message: v.get("message")?.as_str()?.to_owned(),
-                    hints: v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
+                    hints: Hints::Recorded(
+                        v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
+                    ),
                 };
                 Some(Envelope {
                     inner: Inner::Invalid(Box::new(invalid)),
@@ -270,7 +272,17 @@ impl Envelope {
 
     /// The envelope as JSON text, keys in wire order (MCP text content, HTTP body).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        // One buffer, sized for the whole envelope: a refusal's message and hints are written
+        // straight into it.
+        let size = match &self.inner {
+            Inner::Invalid(i) => 160 + i.message.len() + i.hints.size_hint(),
+            _ => 128,
+        };
+        let mut out = Vec::with_capacity(size);
+        match serde_json::to_writer(&mut out, self) {
+            Ok(()) => String::from_utf8(out).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 
     /// Adds `hints.trace_id` to a fault (status `error`): the id its log line carries too, so an
@@ -314,10 +326,8 @@ impl Envelope {
     /// ```
     #[must_use]
     pub fn with_retry_after_ms(mut self, ms: u64) -> Self {
-        if let Inner::Invalid(i) = &mut self.inner
-            && let Value::Object(hints) = &mut i.hints
-        {
-            hints.insert("retry_after_ms".into(), Value::from(ms));
+        if let Inner::Invalid(i) = &mut self.inner {
+            i.hints.set_retry_after_ms(ms);
         }
         self
     }
@@ -340,7 +350,7 @@ impl Envelope {
     /// `hints.retry_after_ms` of a refusal, when it gives one.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match &self.inner {
-            Inner::Invalid(i) => i.hints.get("retry_after_ms").and_then(Value::as_u64),
+            Inner::Invalid(i) => i.hints.retry_after_ms(),
             _ => None,
         }
     }
@@ -399,15 +409,16 @@ impl Envelope {
 
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
+        let (code, retry_after) = (r.error_code(), r.retry_after());
         let (message, hints) = r.rendered();
-        let invalid = Invalid { code: r.error_code(), message, hints };
+        let invalid = Invalid { code, message, hints };
         let envelope = Envelope {
             inner: Inner::Invalid(Box::new(invalid)),
             prefix: None,
             format: WireFormat::Envelope,
             extra: None,
         };
-        match r.retry_after() {
+        match retry_after {
             Some(wait) => envelope.with_retry_after(wait),
             None => envelope,
         }

@@ -4,7 +4,10 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+#[cfg(test)]
+use serde_json::Map;
+use serde_json::Value;
 
 use crate::code::{Code, codes};
 use crate::{budget, render};
@@ -154,6 +157,12 @@ impl Problem {
     /// to 720. Send a value from 1 to 720.`
     pub fn sentence(&self) -> String {
         let mut s = String::with_capacity(128);
+        self.write_sentence(&mut s);
+        s
+    }
+
+    /// Appends [`sentence`](Self::sentence) to `s`.
+    pub(crate) fn write_sentence(&self, s: &mut String) {
         s.push_str(self.0.path.as_deref().unwrap_or(&self.0.parameter));
         s.push_str(": ");
         match &self.0.rejected {
@@ -170,11 +179,17 @@ impl Problem {
         s.push_str(". ");
         if let Some(sugg) = &self.0.suggestion {
             s.push_str("Did you mean ");
-            s.push_str(&render::quoted_list([sugg.as_str()]));
+            if sugg.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+                s.push_str(&render::quoted_list([sugg.as_str()]));
+            } else {
+                // Nothing to escape: the JSON text is the suggestion in quotes.
+                s.push('"');
+                s.push_str(sugg);
+                s.push('"');
+            }
             s.push_str("? ");
         }
         s.push_str(&self.0.fix);
-        s
     }
 
     /// This problem with its texts (parameter, path, reason, accepted set, fix, suggestion) cut
@@ -199,6 +214,9 @@ impl Problem {
         }
     }
 
+    /// `hints` of this problem as a map, built as the envelope's used to be: the reference the
+    /// typed writer ([`ProblemHints`]) is checked against.
+    #[cfg(test)]
     fn hints(&self) -> Map<String, Value> {
         let mut h = Map::new();
         h.insert("parameter".into(), Value::String(self.0.parameter.clone()));
@@ -214,6 +232,186 @@ impl Problem {
             h.insert("suggestion".into(), Value::String(s.clone()));
         }
         h
+    }
+
+    /// The length of this problem's hints object ([`ProblemHints`]) once its JSON text is
+    /// written in turn as a JSON string (as an MCP text content carries an envelope), counted
+    /// from the texts alone: `budget::text_json_len` of the object, without writing it.
+    fn hints_text_len(&self) -> usize {
+        let d = &self.0;
+        // The outer quotes, the braces, and per field its key and value (each a JSON string,
+        // written again as a string's contents), a colon and, but for the first, a comma.
+        let field = |key: &str, value: &str| 4 + key.len() + 1 + twice_escaped_len(value);
+        let mut n = 2 + 2 + field("parameter", &d.parameter);
+        let mut fields = 1;
+        let mut add = |key: &str, value: &str| {
+            n += 1 + field(key, value);
+            fields += 1;
+        };
+        if let Some(p) = &d.path {
+            add("path", p);
+        }
+        if let Rejected::Shown(v) = &d.rejected {
+            add("rejected", v);
+        }
+        add("accepted", &d.accepted);
+        add("fix", &d.fix);
+        if let Some(s) = &d.suggestion {
+            add("suggestion", s);
+        }
+        n
+    }
+
+    /// The hints' fields in their fixed order: `parameter`, `path` (when deeper), `rejected`
+    /// (absent when missing or secret), `accepted`, `fix`, `suggestion` (when close).
+    fn hint_entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        let d = &self.0;
+        m.serialize_entry("parameter", &d.parameter)?;
+        if let Some(p) = &d.path {
+            m.serialize_entry("path", p)?;
+        }
+        if let Rejected::Shown(v) = &d.rejected {
+            m.serialize_entry("rejected", v)?;
+        }
+        m.serialize_entry("accepted", &d.accepted)?;
+        m.serialize_entry("fix", &d.fix)?;
+        if let Some(s) = &d.suggestion {
+            m.serialize_entry("suggestion", s)?;
+        }
+        Ok(())
+    }
+}
+
+/// The length of `text`'s JSON string written again as a JSON string's contents: `"a\"b"` is
+/// `\"a\\\"b\"`, 4 bytes for the quotes and each byte as twice escaped (RFC 8259 §7, as
+/// serde_json escapes: `"` and `\` take 4, the short escapes of control characters 3, the
+/// other control characters 7, every other byte 1).
+fn twice_escaped_len(text: &str) -> usize {
+    let (quotes, controls) = budget::quotes_and_controls(text.as_bytes());
+    if controls == 0 {
+        return 4 + text.len() + 3 * quotes;
+    }
+    4 + text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' => 4,
+            b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 3,
+            0..0x20 => 7,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
+/// One problem's `hints` object, written straight from its texts, keys in their fixed order.
+struct ProblemHints<'a>(&'a Problem);
+
+impl Serialize for ProblemHints<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        self.0.hint_entries(&mut m)?;
+        m.end()
+    }
+}
+
+/// `hints.others`: the hints of every problem after the first, in order.
+struct OtherHints<'a>(&'a [Problem]);
+
+impl Serialize for OtherHints<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(ProblemHints))
+    }
+}
+
+/// A refusal envelope's `hints`, typed: the problems reported (written straight from their
+/// texts, no map built) with the delay, if any; or, for an envelope read back from its JSON
+/// (an idempotency record), the object as recorded.
+#[derive(Clone, Debug)]
+pub(crate) enum Hints {
+    /// The first problem's fields, then `others` (the rest's, when any), then
+    /// `retry_after_ms` (when set).
+    Problems { problems: Vec<Problem>, retry_after_ms: Option<u64> },
+    /// `hints` as recorded.
+    Recorded(Value),
+}
+
+impl Hints {
+    /// `hints.retry_after_ms`, when set.
+    pub(crate) fn retry_after_ms(&self) -> Option<u64> {
+        match self {
+            Hints::Problems { retry_after_ms, .. } => *retry_after_ms,
+            Hints::Recorded(v) => v.get("retry_after_ms").and_then(Value::as_u64),
+        }
+    }
+
+    /// Sets `hints.retry_after_ms` (last; in place when set already). A recorded `hints` that
+    /// is not an object is left as it is.
+    pub(crate) fn set_retry_after_ms(&mut self, ms: u64) {
+        match self {
+            Hints::Problems { retry_after_ms, .. } => *retry_after_ms = Some(ms),
+            Hints::Recorded(Value::Object(hints)) => {
+                hints.insert("retry_after_ms".into(), Value::from(ms));
+            }
+            Hints::Recorded(_) => {}
+        }
+    }
+
+    /// `hints.parameter` as a JSON value, when there is one.
+    pub(crate) fn parameter(&self) -> Option<Value> {
+        match self {
+            Hints::Problems { problems, .. } => problems.first().map(|p| Value::String(p.0.parameter.clone())),
+            Hints::Recorded(v) => v.get("parameter").cloned(),
+        }
+    }
+
+    /// About how many bytes `hints` takes as JSON text (a buffer's first capacity).
+    pub(crate) fn size_hint(&self) -> usize {
+        match self {
+            Hints::Problems { problems, .. } => problems
+                .iter()
+                .map(|p| {
+                    let d = &p.0;
+                    80 + d.parameter.len()
+                        + d.path.as_ref().map_or(0, String::len)
+                        + d.accepted.len()
+                        + d.fix.len()
+                        + d.suggestion.as_ref().map_or(0, String::len)
+                        + match &d.rejected {
+                            Rejected::Shown(v) => v.len() + 16,
+                            _ => 0,
+                        }
+                })
+                .sum(),
+            Hints::Recorded(_) => 256,
+        }
+    }
+}
+
+impl Serialize for Hints {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Hints::Problems { problems, retry_after_ms } => {
+                let mut m = s.serialize_map(None)?;
+                if let Some((first, others)) = problems.split_first() {
+                    first.hint_entries(&mut m)?;
+                    if !others.is_empty() {
+                        m.serialize_entry("others", &OtherHints(others))?;
+                    }
+                }
+                if let Some(ms) = retry_after_ms {
+                    m.serialize_entry("retry_after_ms", ms)?;
+                }
+                m.end()
+            }
+            Hints::Recorded(v) => v.serialize(s),
+        }
+    }
+}
+
+/// Equal when their JSON is: typed hints and recorded ones compare as the objects they write.
+impl PartialEq for Hints {
+    fn eq(&self, other: &Self) -> bool {
+        let value = |h: &Hints| serde_json::to_value(h).unwrap_or(Value::Null);
+        value(self) == value(other)
     }
 }
 
@@ -306,45 +504,52 @@ impl Refusal {
     /// in order while their sentences and hints fit the budget; the rest become one problem
     /// that names their places. What a caller sends cannot make a reply grow past the budget,
     /// since each problem's size is bounded by the cut of rejected values and names. Each
-    /// problem's sentence and hints are built once.
+    /// sentence is written once, into the message; the hints are measured from their texts and
+    /// written later, straight from the problems (no map is built).
     ///
     /// `hints` is the first problem's `parameter`, `path` (when deeper), `rejected` (JSON text;
     /// absent when missing or secret), `accepted`, `fix`, `suggestion`; and, when more than one
     /// parameter was refused, `others`: the same object for each of the rest.
-    pub(crate) fn rendered(&self) -> (String, Value) {
+    pub(crate) fn rendered(self) -> (String, Hints) {
         const BUDGET: usize = 1600;
+        let mut problems = self.problems;
+        let mut message = String::with_capacity(problems.iter().map(|p| 64 + p.0.accepted.len() * 2).sum());
         let mut used = 0;
-        let mut parts: Vec<(String, Map<String, Value>)> = Vec::with_capacity(self.problems.len());
-        for p in &self.problems {
-            let (mut sentence, mut hints) = (p.sentence(), p.hints());
-            let mut cost = budget::json_len(&sentence) + budget::text_json_len(&hints);
-            if cost > BUDGET && parts.is_empty() {
+        let mut kept = 0;
+        while kept < problems.len() {
+            let start = message.len();
+            if kept > 0 {
+                message.push('\n');
+            }
+            let at = message.len();
+            problems[kept].write_sentence(&mut message);
+            let mut cost = budget::json_len(&message[at..]) + problems[kept].hints_text_len();
+            if cost > BUDGET && kept == 0 {
                 // The first problem alone is past the budget: its texts (a declared refusal's
                 // interpolated fields, a custom check's words) are cut until it fits.
-                let fitted =
-                    p.fitted(|p| budget::json_len(&p.sentence()) + budget::text_json_len(&p.hints()) <= BUDGET);
-                (sentence, hints) = (fitted.sentence(), fitted.hints());
-                cost = budget::json_len(&sentence) + budget::text_json_len(&hints);
+                let fitted = problems[0].fitted(|p| budget::json_len(&p.sentence()) + p.hints_text_len() <= BUDGET);
+                message.truncate(at);
+                fitted.write_sentence(&mut message);
+                cost = budget::json_len(&message[at..]) + fitted.hints_text_len();
+                problems[0] = fitted;
             }
-            if used + cost > BUDGET && !parts.is_empty() {
+            if used + cost > BUDGET && kept > 0 {
+                message.truncate(start);
                 break;
             }
             used += cost;
-            parts.push((sentence, hints));
+            kept += 1;
         }
-        if parts.len() < self.problems.len() {
-            let summary = summary_of(&self.problems[parts.len()..]);
-            parts.push((summary.sentence(), summary.hints()));
+        if kept < problems.len() {
+            let summary = summary_of(&problems[kept..]);
+            problems.truncate(kept);
+            if kept > 0 {
+                message.push('\n');
+            }
+            summary.write_sentence(&mut message);
+            problems.push(summary);
         }
-        let sentences: Vec<&str> = parts.iter().map(|(s, _)| s.as_str()).collect();
-        let message = sentences.join("\n");
-        let mut all = parts.into_iter().map(|(_, h)| h);
-        let mut first = all.next().unwrap_or_default();
-        let others: Vec<Value> = all.map(Value::Object).collect();
-        if !others.is_empty() {
-            first.insert("others".into(), Value::Array(others));
-        }
-        (message, Value::Object(first))
+        (message, Hints::Problems { problems, retry_after_ms: None })
     }
 }
 
@@ -473,5 +678,53 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
         Self: Complete,
     {
         Refusal { code: self.code, problems: vec![self.problem], retry_after: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems() -> Vec<Problem> {
+        let odd = "a \"quoted\" \\ word\nwith\ttabs \u{1} \u{1f} \u{7f} é ✓ 😀";
+        vec![
+            Problem::new("hours_back", Rejected::Shown("0".into()), "is out of range")
+                .with_accepted("a whole number from 1 to 720")
+                .with_fix("Send a value from 1 to 720."),
+            Problem::new("group_by", Rejected::Shown("\"databse\"".into()), "is not an accepted value")
+                .with_accepted("one of \"query_hash\", \"database\"")
+                .with_fix("Send \"database\".")
+                .with_suggestion(Some("database")),
+            Problem::new("tags", Rejected::Hidden, "is too long").with_accepted(odd).with_fix(odd).at("tags[1]".into()),
+            Problem::new(odd, Rejected::Shown(odd.into()), odd)
+                .with_accepted("")
+                .with_fix("")
+                .with_suggestion(Some(odd)),
+            Problem::new("q", Rejected::Missing, "is missing").with_accepted("a string").with_fix("Add \"q\"."),
+        ]
+    }
+
+    /// The typed hints write what the map of strings wrote, and are measured as it was.
+    #[test]
+    fn typed_hints_write_and_measure_as_the_map_did() {
+        for p in problems() {
+            let map = Value::Object(p.hints());
+            assert_eq!(serde_json::to_string(&ProblemHints(&p)).unwrap(), map.to_string());
+            assert_eq!(p.hints_text_len(), budget::text_json_len(&map), "{p:?}");
+            let mut s = String::from("x");
+            p.write_sentence(&mut s);
+            assert_eq!(s, format!("x{}", p.sentence()));
+        }
+        let all = problems();
+        let mut reference = all[0].hints();
+        let others: Vec<Value> = all[1..].iter().map(|p| Value::Object(p.hints())).collect();
+        reference.insert("others".into(), Value::Array(others));
+        reference.insert("retry_after_ms".into(), Value::from(1500u64));
+        let mut typed = Hints::Problems { problems: all, retry_after_ms: None };
+        typed.set_retry_after_ms(1500);
+        assert_eq!(serde_json::to_string(&typed).unwrap(), Value::Object(reference.clone()).to_string());
+        assert_eq!(typed, Hints::Recorded(Value::Object(reference)));
+        assert_eq!(typed.retry_after_ms(), Some(1500));
+        assert_eq!(typed.parameter(), Some(Value::from("hours_back")));
     }
 }

@@ -5,6 +5,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use crate::code::Status;
+use crate::refusal::Hints;
 
 /// How envelopes are written on the wire (the HTTP body, MCP's text content and
 /// `structuredContent`), set for a whole toolbox with
@@ -65,7 +66,7 @@ pub(crate) struct Extra {
 /// module uses the formats and not the other way round.
 pub(crate) enum Parts<'a> {
     Ok(&'a Value),
-    Invalid { message: &'a str, hints: &'a Value },
+    Invalid { message: &'a str, hints: &'a Hints },
     Error { message: &'a str, operation: Option<&'a str> },
     Confirm { message: &'a str, pending_action_id: &'a str, preview: &'a Value, preview_hash: &'a str },
 }
@@ -105,7 +106,7 @@ pub(crate) fn serialize<S: Serializer>(
         (WireFormat::StatusHints, Parts::Invalid { message, hints, .. }) => {
             m.serialize_entry("status", "invalid")?;
             m.serialize_entry("message", message)?;
-            if let Some(parameter) = hints.get("parameter") {
+            if let Some(parameter) = hints.parameter() {
                 m.serialize_entry("hints", &json!({ "parameter": parameter }))?;
             }
         }

@@ -99,10 +99,12 @@ impl<'a> Cx<'a> {
             Some(r) => format!("{} ({r})", issue.into()),
             None => issue.into(),
         };
-        Problem::new(self.path.parameter(), rejected, issue)
-            .with_accepted(accepted)
-            .with_fix(fix)
-            .at(self.path.to_string())
+        let problem = Problem::new(self.path.parameter(), rejected, issue).with_accepted(accepted).with_fix(fix);
+        match self.path {
+            // A top-level parameter is its own path: no path is kept, none is written.
+            ArgPath::Param(_) => problem,
+            path => problem.at(path.to_string()),
+        }
     }
 }
 

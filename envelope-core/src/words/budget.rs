@@ -39,7 +39,9 @@ pub(crate) fn json_len(text: &str) -> usize {
 }
 
 /// The length of `value`'s JSON text written in turn as a JSON string (as an MCP text content
-/// carries an envelope), counted without writing either.
+/// carries an envelope), counted without writing either. A refusal measures its hints from
+/// their texts (`Problem::hints_text_len`); this is the reference its tests hold it to.
+#[cfg(test)]
 pub(crate) fn text_json_len(value: &impl serde::Serialize) -> usize {
     let mut count = EscapedLen(2);
     match serde_json::to_writer(&mut count, value) {
@@ -53,6 +55,13 @@ struct EscapedLen(usize);
 
 impl EscapedLen {
     fn add(&mut self, bytes: &[u8]) {
+        // Most texts hold no control character: one pass that counts quotes and backslashes
+        // (each takes 2) and control characters; byte by byte only when one is there.
+        let (quotes, controls) = quotes_and_controls(bytes);
+        if controls == 0 {
+            self.0 += bytes.len() + quotes;
+            return;
+        }
         self.0 += bytes
             .iter()
             .map(|&b| match b {
@@ -62,6 +71,14 @@ impl EscapedLen {
             })
             .sum::<usize>();
     }
+}
+
+/// How many bytes of `bytes` are `"` or `\\`, and how many are control characters (below
+/// 0x20): what a JSON string's escapes (RFC 8259 §7) add to its length.
+pub(crate) fn quotes_and_controls(bytes: &[u8]) -> (usize, usize) {
+    bytes.iter().fold((0, 0), |(quotes, controls), &b| {
+        (quotes + usize::from(b == b'"' || b == b'\\'), controls + usize::from(b < 0x20))
+    })
 }
 
 impl std::io::Write for EscapedLen {

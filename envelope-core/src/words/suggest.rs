@@ -30,7 +30,12 @@ pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c 
         if c_lower == lower {
             return Some(c);
         }
-        let score = strsim::jaro_winkler(&lower, &c_lower);
+        let score = if lower.is_ascii() && c_lower.is_ascii() {
+            // The same measure over bytes, which are the characters here: no decoding.
+            strsim::generic_jaro_winkler(&Ascii(&lower), &Ascii(&c_lower))
+        } else {
+            strsim::jaro_winkler(&lower, &c_lower)
+        };
         // Two names whose lengths differ by two or more are two or more edits apart: with a
         // low similarity too, the name is not offered, and the edits need no counting.
         if score < 0.8 && given_chars.abs_diff(c_lower.chars().count()) > 1 {
@@ -45,6 +50,18 @@ pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c 
         }
     }
     best.map(|(c, _, _)| c)
+}
+
+/// An ASCII text as its bytes, for strsim's generic measures.
+struct Ascii<'a>(&'a str);
+
+impl<'s> IntoIterator for &Ascii<'s> {
+    type Item = u8;
+    type IntoIter = std::str::Bytes<'s>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.bytes()
+    }
 }
 
 /// `s` in lower case, borrowed when it has no upper-case letter.
@@ -70,6 +87,11 @@ mod tests {
     #[test]
     fn suggestions() {
         assert_eq!(closest("databse", ["query_hash", "database", "application"]), Some("database"));
+        // Over the bytes of ASCII names, the measure is the one over their characters.
+        for (a, b) in [("databse", "database"), ("databse", "query_hash"), ("tpo", "top"), ("hoursback", "hours_back")]
+        {
+            assert_eq!(strsim::generic_jaro_winkler(&Ascii(a), &Ascii(b)), strsim::jaro_winkler(a, b), "{a} {b}");
+        }
         assert_eq!(closest("Country", ["query", "country"]), Some("country"));
         assert_eq!(closest("topN", ["hours_back", "group_by", "top"]), Some("top"));
         assert_eq!(closest("zzz", ["hours_back", "group_by", "top"]), None);
