@@ -37,7 +37,7 @@ pub enum Scalar<'a> {
     /// A string, borrowed from the text unless it had an escape.
     Str(Cow<'a, str>),
     /// An array or an object, built as `serde_json` parses it; each of its numbers reads back
-    /// as it was sent (see [`walk`]), so it needs no text beside it.
+    /// as it was sent (see `walk`), so it needs no text beside it.
     Tree(Value),
 }
 
