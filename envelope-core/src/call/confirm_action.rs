@@ -26,42 +26,30 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
         )
         .into_boxed_str(),
     );
-    crate::spec::ToolSpec {
-        name: CONFIRM_ACTION,
-        title: Some("Confirm an action"),
-        description,
-        params: vec![
-            ParamSpec {
-                name: "pending_action_id",
-                description: "The pending_action_id of the needs_confirmation reply.",
-                ty: Ty::String,
-                required: true,
-                default: None,
-                rules: crate::spec::Rules::NONE,
-                requires: Vec::new(),
-                excludes: Vec::new(),
-            },
-            ParamSpec {
-                name: "approved",
-                description: "true: the person approved, run the action once; false: drop it.",
-                ty: Ty::Boolean,
-                required: true,
-                default: None,
-                rules: crate::spec::Rules::NONE,
-                requires: Vec::new(),
-                excludes: Vec::new(),
-            },
-        ],
-        strict: false,
-        annotations: crate::spec::Annotations::default(),
-        error_codes: crate::spec::error_codes(&declared, false),
-        output_schema: None,
-        needs_confirmation: false,
-        idempotency_key: false,
-        rate_limit: None,
-        scopes: &[],
-        declared_tier: None,
-    }
+    let params = vec![
+        ParamSpec {
+            name: "pending_action_id",
+            description: "The pending_action_id of the needs_confirmation reply.",
+            ty: Ty::String,
+            required: true,
+            default: None,
+            rules: crate::spec::Rules::NONE,
+            requires: Vec::new(),
+            excludes: Vec::new(),
+        },
+        ParamSpec {
+            name: "approved",
+            description: "true: the person approved, run the action once; false: drop it.",
+            ty: Ty::Boolean,
+            required: true,
+            default: None,
+            rules: crate::spec::Rules::NONE,
+            requires: Vec::new(),
+            excludes: Vec::new(),
+        },
+    ];
+    let error_codes = crate::spec::error_codes(&declared, false);
+    ToolSpec { title: Some("Confirm an action"), ..ToolSpec::new(CONFIRM_ACTION, description, params, error_codes) }
 }
 
 /// `confirm_action`'s call function: reads its two arguments for the toolbox to decide.
