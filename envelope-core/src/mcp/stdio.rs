@@ -504,9 +504,10 @@ impl Transport<RoleServer> for LineTransport {
             // The session counts as started before its opening reply can reach the client, so
             // the notification the client sends on reading it (`notifications/initialized`) is
             // passed on.
+            let mut version = None;
             if let JsonRpcMessage::Response(response) = &item {
                 if let ServerResult::InitializeResult(result) = &response.result {
-                    let _ = in_flight.version.set(result.protocol_version.as_str().to_owned());
+                    version = Some(result.protocol_version.as_str().to_owned());
                 }
                 in_flight.succeeded(&response.id);
             }
@@ -521,6 +522,12 @@ impl Transport<RoleServer> for LineTransport {
             let place = answered.and_then(|id| in_flight.answering(id, None));
             let line = line_of(&item);
             lines.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout closed"))?;
+            // The version is known only once `initialize`'s reply is queued, so a call answered
+            // without rmcp is queued after it, never before; a call read in between goes
+            // through rmcp, which answers it the same.
+            if let Some(version) = version {
+                let _ = in_flight.version.set(version);
+            }
             drop(place);
             Ok(())
         }
