@@ -68,9 +68,17 @@ fn dawdle() -> bool {
     true
 }
 
+/// Naps 300 ms, then answers.
+#[tool]
+async fn nap() -> bool {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    true
+}
+
 fn server() -> McpServer {
     McpServer::new(
         Toolbox::new()
+            .with(nap::tool())
             .with(add::tool())
             .with(add_later::tool())
             .with(echo::tool())
@@ -127,6 +135,22 @@ impl Session {
         session
     }
 
+    /// A session that sends no `initialize` (MCP 2026-07-28: each request carries its own
+    /// `_meta`), opened with `server/discover` when `discover`.
+    async fn stateless<H: ServerHandler>(handler: H, discover: bool) -> Self {
+        let (client, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let served = tokio::spawn(serve_io(handler, server_read, server_write));
+        let (read, input) = tokio::io::split(client);
+        let mut session = Session { input, output: BufReader::new(read).lines(), served };
+        if discover {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{{"_meta":{META}}}}}"#);
+            let reply = session.exchange(&line).await;
+            assert!(reply.contains(r#""supportedVersions""#), "{reply}");
+        }
+        session
+    }
+
     async fn send(&mut self, line: &str) {
         self.input.write_all(line.as_bytes()).await.unwrap();
         self.input.write_all(b"\n").await.unwrap();
@@ -149,6 +173,9 @@ impl Session {
         tokio::time::timeout(READ_TIMEOUT, self.served).await.unwrap().unwrap().unwrap();
     }
 }
+
+/// A 2026-07-28 request's own `_meta`, as the official Python SDK sends it.
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Plain `tools/call` lines (answered directly by an `McpServer`), and a few that are not.
 fn lines() -> Vec<String> {
@@ -357,4 +384,95 @@ async fn a_sync_tool_called_without_arguments_times_out_in_time() {
         }
         session.end().await;
     }
+}
+
+/// A 2026-07-28 session (no `initialize`; each call carries its version and the client's
+/// capabilities in `_meta`, as the Python SDK sends them by default): a plain call with that
+/// `_meta` is answered directly, and every reply is the bytes rmcp writes, for every `_meta`
+/// the direct path takes and for those it leaves to rmcp.
+#[tokio::test(flavor = "current_thread")]
+async fn a_2026_07_28_call_answered_directly_is_the_bytes_rmcp_writes() {
+    let with_meta = |line: &str, meta: &str| {
+        let at = line.rfind("}}").expect("a call line ends with its params");
+        let params_open = line[..at].ends_with('{');
+        format!("{}{}\"_meta\":{meta}}}}}", &line[..at], if params_open { "" } else { "," })
+    };
+    let mut lines: Vec<String> =
+        lines().iter().filter(|line| line.contains(r#""params""#)).map(|line| with_meta(line, META)).collect();
+    // Lines without `_meta`: refused by rmcp in a session that sent no `initialize`.
+    lines.extend(self::lines().into_iter().take(3));
+    let add = r#"{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    let version = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"";
+    let capabilities = "\"io.modelcontextprotocol/clientCapabilities\":{}";
+    for meta in [
+        format!("{{{version},{capabilities}}}"),
+        format!("{{{capabilities},{version}}}"),
+        format!(r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":5}}"#),
+        format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}},"sampling":{{}}}}}}"#),
+        // Not taken directly: through rmcp on both servers.
+        format!("{{{version}}}"),
+        format!("{{{capabilities}}}"),
+        format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":[]}}"#),
+        format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":null}}"#),
+        format!(r#"{{"io.modelcontextprotocol/protocolVersion":"2025-11-25",{capabilities}}}"#),
+        format!(r#"{{"io.modelcontextprotocol/protocolVersion":"2099-01-01",{capabilities}}}"#),
+        format!(r#"{{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28",{capabilities}}}"#),
+        format!(r#"{{"io.modelcontextprotocol/protocolVersion":20260728,{capabilities}}}"#),
+        format!(r#"{{"io.modelcontextprotocol\/protocolVersion":"2026-07-28",{capabilities}}}"#),
+        format!("{{{version},{version},{capabilities}}}"),
+        format!(r#"{{{version},{capabilities},"progressToken":1}}"#),
+        format!(r#"{{{version},{capabilities},"io.modelcontextprotocol/logLevel":"debug"}}"#),
+        format!(r#"{{{version},{capabilities},"x":1}}"#),
+        "{}".to_owned(),
+        "null".to_owned(),
+        "[]".to_owned(),
+    ] {
+        lines.push(with_meta(add, &meta));
+    }
+    lines.push(format!(r#"{{"jsonrpc":"2.0","id":31,"method":"tools/list","params":{{"_meta":{META}}}}}"#));
+    lines.push(with_meta(add, META));
+    for discover in [false, true] {
+        let mut direct = Session::stateless(server(), discover).await;
+        let mut rmcp = Session::stateless(ViaRmcp(server()), discover).await;
+        for line in &lines {
+            let (a, b) = (direct.exchange(line).await, rmcp.exchange(line).await);
+            assert_eq!(a, b, "discover {discover}: {line}");
+        }
+        // The context a tool sees: the server's caller, the surface, the request's version.
+        let whoami =
+            format!(r#"{{"jsonrpc":"2.0","id":32,"method":"tools/call","params":{{"name":"whoami","_meta":{META}}}}}"#);
+        let reply: Value = serde_json::from_str(&direct.exchange(&whoami).await).unwrap();
+        assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+        assert_eq!(
+            reply["result"]["structuredContent"]["data"],
+            json!({"subject": null, "surface": "mcp", "protocol_version": "2026-07-28"}),
+            "{reply}"
+        );
+        direct.end().await;
+        rmcp.end().await;
+    }
+}
+
+/// A 2026-07-28 call answered directly before rmcp has answered anything (its session not
+/// started yet) is still cancelled by `notifications/cancelled`: no reply is ever written for
+/// it, and the session goes on.
+#[tokio::test(flavor = "current_thread")]
+async fn a_2026_07_28_call_cancelled_before_any_other_request_gets_no_reply() {
+    let mut session = Session::stateless(server(), false).await;
+    session
+        .send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"nap","_meta":{META}}}}}"#))
+        .await;
+    session
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"no longer needed"}}"#)
+        .await;
+    let add = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}}}"#
+    );
+    let reply: Value = serde_json::from_str(&session.exchange(&add).await).unwrap();
+    assert_eq!(reply["id"], 2, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["data"], 3, "{reply}");
+    // Past the nap's 300 ms: nothing more is written.
+    let late = tokio::time::timeout(Duration::from_millis(800), session.output.next_line()).await;
+    assert!(late.is_err(), "a reply to the cancelled call: {late:?}");
+    session.end().await;
 }

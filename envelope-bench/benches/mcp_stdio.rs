@@ -6,12 +6,14 @@
 //! cargo test -j2 -p envelope-bench --bench mcp_stdio       # quick mode: 500 calls, 1 round
 //! cargo bench -j2 -p envelope-bench --bench mcp_stdio -- --quick   # the same, release
 //! MCP_STDIO_REQUESTS=5000 MCP_STDIO_ROUNDS=3 cargo bench -j2 -p envelope-bench --bench mcp_stdio
+//! MCP_STDIO_PROTOCOL=2026-07-28 cargo bench -j2 -p envelope-bench --bench mcp_stdio   # as the Python SDK's default mode
 //! ```
 //!
 //! This binary is both the client and the servers: run with `--serve <server>`, it serves one MCP
 //! stdio session and exits when stdin closes. Without it, it starts each server as a child process
-//! per session, sends `initialize` (protocol 2025-11-25) and `notifications/initialized`, then
-//! writes N `tools/call` lines (ids 1..=N) to the child's stdin from one thread, without waiting
+//! per session, sends `initialize` (protocol 2025-11-25) and `notifications/initialized` (with
+//! `MCP_STDIO_PROTOCOL=2026-07-28`: `server/discover`, and every request then carries that
+//! version's `_meta`, as the official Python SDK sends it by default), then writes N `tools/call` lines (ids 1..=N) to the child's stdin from one thread, without waiting
 //! for replies, while the main thread reads reply lines until all N are answered. The clock runs
 //! from the first `tools/call` byte written to the last reply read; process start and the
 //! handshake are outside it. Every server runs on a current-thread tokio runtime
@@ -27,8 +29,8 @@
 //! one of `query_hash`, `database`, `application`, `top` a `u32` in 1..=100 defaulting to 10)
 //! whose body consumes its arguments and returns the same fixed object of two rows:
 //! - `envelope`: a `#[tool]` with a plain `fn` body, served by `envelope_core::mcp::serve_stdio`.
-//!   The adapter runs a sync body on tokio's blocking threads (`spawn_blocking`): one thread hop
-//!   there and back per call.
+//!   A sync body runs on envelope's pool of body threads: one thread hop there and back per
+//!   call.
 //! - `envelope-async`: the same tool as an `async fn`: no thread hop, the call runs on the
 //!   runtime's thread.
 //! - `rmcp`: `#[tool_router]` with a `tool_router` field and `#[tool_handler(router =
@@ -264,17 +266,50 @@ const INITIALIZE: &str = concat!(
     "\n"
 );
 
-/// N `tools/call` lines, ids 1..=N, cycling the workload's arguments.
-fn requests(workload: &Workload, n: usize) -> Arc<[u8]> {
-    let mut out = Vec::with_capacity(n * 140);
-    for i in 0..n {
-        let arguments = workload.arguments[i % 3];
-        let id = i + 1;
+/// A 2026-07-28 request's own `_meta`, as the official Python SDK sends it by default.
+const META: &str = concat!(
+    r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"mcp_stdio bench","version":"0"},"#,
+    r#""io.modelcontextprotocol/clientCapabilities":{}}"#
+);
+
+/// Whether the session speaks MCP 2026-07-28 (`MCP_STDIO_PROTOCOL=2026-07-28`: no
+/// `initialize`; `server/discover` first, and every request carries [`META`]) rather than
+/// 2025-11-25 after `initialize`.
+fn stateless() -> bool {
+    std::env::var("MCP_STDIO_PROTOCOL").as_deref() == Ok("2026-07-28")
+}
+
+/// What opens a session: `initialize` and `notifications/initialized`, or on 2026-07-28
+/// `server/discover`; either is answered with one `result` line.
+fn opener() -> String {
+    if stateless() {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"server/discover\",\"params\":{{\"_meta\":{META}}}}}\n")
+    } else {
+        INITIALIZE.to_owned()
+    }
+}
+
+/// One `tools/call` line of `get_top_queries`, with [`META`] on 2026-07-28.
+fn call_line(out: &mut Vec<u8>, id: usize, arguments: &str) -> io::Result<()> {
+    if stateless() {
+        writeln!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{arguments},"_meta":{META}}}}}"#
+        )
+    } else {
         writeln!(
             out,
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{arguments}}}}}"#
         )
-        .expect("writing to a Vec");
+    }
+}
+
+/// N `tools/call` lines, ids 1..=N, cycling the workload's arguments.
+fn requests(workload: &Workload, n: usize) -> Arc<[u8]> {
+    let mut out = Vec::with_capacity(n * 300);
+    for i in 0..n {
+        call_line(&mut out, i + 1, workload.arguments[i % 3]).expect("writing to a Vec");
     }
     out.into()
 }
@@ -309,7 +344,7 @@ fn session(server: &str, workload: &Workload, lines: &Arc<[u8]>, n: usize, m: us
         .spawn()?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped stdout"));
-    stdin.write_all(INITIALIZE.as_bytes())?;
+    stdin.write_all(opener().as_bytes())?;
     stdin.flush()?;
     let mut line = String::new();
     stdout.read_line(&mut line)?;
@@ -361,10 +396,7 @@ fn session(server: &str, workload: &Workload, lines: &Arc<[u8]>, n: usize, m: us
         request.clear();
         let id = n + 1 + i;
         let arguments = workload.arguments[i % 3];
-        writeln!(
-            request,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_top_queries","arguments":{arguments}}}}}"#
-        )?;
+        call_line(&mut request, id, arguments)?;
         let sent = Instant::now();
         stdin.write_all(&request)?;
         stdin.flush()?;
@@ -421,7 +453,8 @@ fn main() -> io::Result<()> {
     let flavour =
         if std::env::var("MCP_STDIO_RUNTIME").as_deref() == Ok("multi") { "multi-thread" } else { "current-thread" };
     println!(
-        "MCP stdio, one session per server and workload, {flavour} runtime: {n} pipelined tools/call, then {m} one at a time; {rounds} round(s)\n"
+        "MCP stdio, one session per server and workload, {flavour} runtime, protocol {}: {n} pipelined tools/call, then {m} one at a time; {rounds} round(s)\n",
+        if stateless() { "2026-07-28" } else { "2025-11-25" }
     );
 
     let lines: Vec<Arc<[u8]>> = WORKLOADS.iter().map(|w| requests(w, n)).collect();

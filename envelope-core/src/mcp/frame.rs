@@ -142,11 +142,18 @@ pub(crate) struct PlainCall {
     pub(crate) name: String,
     /// The exact text of `arguments` (`None`: not sent, or `null`).
     pub(crate) arguments: Option<Arc<str>>,
+    /// Whether `params` carries a 2026-07-28 request's own `_meta` (MCP 2026-07-28, "Base
+    /// Protocol / Lifecycle": each request names its version and the client's capabilities):
+    /// `io.modelcontextprotocol/protocolVersion` `"2026-07-28"`,
+    /// `io.modelcontextprotocol/clientCapabilities` that rmcp reads, and at most
+    /// `io.modelcontextprotocol/clientInfo` besides, each once.
+    pub(crate) self_contained: bool,
 }
 
 /// Reads `bytes` (one line, or one body) as a [`PlainCall`]; `None` for any other message, or
-/// any other shape (a member more, or twice; a `_meta`; a number `id` written as a float),
-/// which [`read_message`] then reads as it reads every message.
+/// any other shape (a member more, or twice; a `_meta` other than a 2026-07-28 request's own
+/// ([`PlainCall::self_contained`]); a number `id` written as a float), which [`read_message`]
+/// then reads as it reads every message.
 pub(crate) fn plain_call(bytes: &[u8]) -> Option<PlainCall> {
     let text = std::str::from_utf8(bytes).ok()?;
     // As `read_message` reads it: without a byte order mark and the whitespace around.
@@ -161,8 +168,8 @@ pub(crate) fn plain_call(bytes: &[u8]) -> Option<PlainCall> {
         raw if raw.starts_with('"') => RequestId::String(serde_json::from_str::<String>(raw).ok()?.into()),
         raw => RequestId::Number(raw.parse().ok()?),
     };
-    let (name, arguments) = params;
-    Some(PlainCall { id, name, arguments: arguments.map(|raw| Arc::<str>::from(raw.get())) })
+    let PlainParams { name, arguments, self_contained } = params;
+    Some(PlainCall { id, name, arguments: arguments.map(|raw| Arc::<str>::from(raw.get())), self_contained })
 }
 
 /// The top level of a [`PlainCall`], as sent.
@@ -170,8 +177,7 @@ struct Plain<'a> {
     jsonrpc: &'a RawValue,
     id: &'a RawValue,
     method: &'a RawValue,
-    /// `name` and `arguments`.
-    params: (String, Option<&'a RawValue>),
+    params: PlainParams<'a>,
 }
 
 impl<'de> Deserialize<'de> for Plain<'de> {
@@ -190,7 +196,7 @@ impl<'de> Deserialize<'de> for Plain<'de> {
                         "id" => &mut id,
                         "method" => &mut method,
                         "params" if params.is_none() => {
-                            params = Some(map.next_value::<PlainParams>()?.0);
+                            params = Some(map.next_value::<PlainParams>()?);
                             continue;
                         }
                         _ => return Err(serde::de::Error::custom("not a plain tools/call")),
@@ -210,8 +216,13 @@ impl<'de> Deserialize<'de> for Plain<'de> {
     }
 }
 
-/// The `params` of a [`PlainCall`]: `name` and `arguments`, each at most once, nothing else.
-struct PlainParams<'a>((String, Option<&'a RawValue>));
+/// The `params` of a [`PlainCall`]: `name` and `arguments`, and a 2026-07-28 request's own
+/// `_meta`, each at most once, nothing else.
+struct PlainParams<'a> {
+    name: String,
+    arguments: Option<&'a RawValue>,
+    self_contained: bool,
+}
 
 impl<'de> Deserialize<'de> for PlainParams<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -222,21 +233,66 @@ impl<'de> Deserialize<'de> for PlainParams<'de> {
                 f.write_str("the params of a plain tools/call")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let (mut name, mut arguments) = (None, None);
+                let (mut name, mut arguments, mut meta) = (None, None, None);
                 while let Some(key) = map.next_key::<&'de str>()? {
                     match key {
                         "name" if name.is_none() => name = Some(map.next_value::<String>()?),
                         "arguments" if arguments.is_none() => {
                             arguments = Some(map.next_value::<Option<&'de RawValue>>()?);
                         }
+                        "_meta" if meta.is_none() => meta = Some(map.next_value::<SelfContained>()?),
                         _ => return Err(serde::de::Error::custom("not the params of a plain tools/call")),
                     }
                 }
                 let name = name.ok_or_else(|| serde::de::Error::custom("no name"))?;
-                Ok(PlainParams((name, arguments.flatten())))
+                Ok(PlainParams { name, arguments: arguments.flatten(), self_contained: meta.is_some() })
             }
         }
         deserializer.deserialize_map(Params)
+    }
+}
+
+/// A 2026-07-28 request's own `_meta`, as [`PlainCall::self_contained`] describes it; any other
+/// `_meta` (a `progressToken`, a `logLevel`, a key of its own, an escaped key, another version,
+/// capabilities rmcp does not read) fails to read, and the call goes through rmcp.
+struct SelfContained;
+
+impl<'de> Deserialize<'de> for SelfContained {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Meta;
+        impl<'de> Visitor<'de> for Meta {
+            type Value = SelfContained;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a 2026-07-28 request's _meta")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut version, mut capabilities, mut info) = (false, false, false);
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let seen = match key {
+                        "io.modelcontextprotocol/protocolVersion" if !version => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            if raw.get() != r#""2026-07-28""# {
+                                return Err(serde::de::Error::custom("another version"));
+                            }
+                            &mut version
+                        }
+                        "io.modelcontextprotocol/clientCapabilities" if !capabilities => {
+                            map.next_value::<rmcp::model::ClientCapabilities>()?;
+                            &mut capabilities
+                        }
+                        // Carried, never read for a call.
+                        "io.modelcontextprotocol/clientInfo" if !info => {
+                            map.next_value::<IgnoredAny>()?;
+                            &mut info
+                        }
+                        _ => return Err(serde::de::Error::custom("not a plain 2026-07-28 _meta")),
+                    };
+                    *seen = true;
+                }
+                if version && capabilities { Ok(SelfContained) } else { Err(serde::de::Error::custom("a key missing")) }
+            }
+        }
+        deserializer.deserialize_map(Meta)
     }
 }
 

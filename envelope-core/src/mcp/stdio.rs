@@ -84,10 +84,15 @@ pub async fn serve_handler_stdio<H: ServerHandler>(handler: H) -> io::Result<()>
 /// replies written to `output` (a socket, a pipe, an in-memory `tokio::io::duplex`).
 ///
 /// When `handler` is an [`McpServer`] (as [`serve_stdio`] serves), a plain `tools/call` (only
-/// `jsonrpc`, `id`, `method` and `params` with only `name` and `arguments`, each once) in a
-/// session opened with `initialize` on a version before 2026-07-28 is answered by the server
-/// itself, without rmcp's per-request service: the same call, and byte for byte the reply rmcp
-/// would write, the envelope serialized once for the text content and `structuredContent`.
+/// `jsonrpc`, `id`, `method` and `params` with only `name` and `arguments`, each once) is
+/// answered by the server itself, without rmcp's per-request service: the same call, and byte
+/// for byte the reply rmcp would write, the envelope serialized once for the text content and
+/// `structuredContent`. That holds in a session opened with `initialize` on a version before
+/// 2026-07-28, and in a 2026-07-28 session (no `initialize`, as the official Python SDK runs by
+/// default) for a call whose `params._meta` holds just that version's own keys:
+/// `io.modelcontextprotocol/protocolVersion` `"2026-07-28"`,
+/// `io.modelcontextprotocol/clientCapabilities`, and optionally
+/// `io.modelcontextprotocol/clientInfo` (no `progressToken`, no `logLevel`).
 /// That is, unless the tool waits for approval, the server has a default log level, or the
 /// client has sent `logging/setLevel` in this session (its calls then send log messages).
 /// Every other message goes through rmcp. Replies ready together are written together.
@@ -270,6 +275,19 @@ impl InFlight {
         }
     }
 
+    /// A call answered without rmcp, `id`, was cancelled before rmcp's session started (whose
+    /// requests rmcp answers, not knowing of the cancellation): as [`InFlight::leave`], for
+    /// that call only.
+    fn leave_direct(&self, id: &RequestId) {
+        let mut held = lock(&self.held);
+        if held.get(id).is_some_and(|h| h.direct.is_some()) {
+            let held = held.remove(id);
+            if let Some((_, cx)) = held.and_then(|held| held.direct) {
+                cx.cancel();
+            }
+        }
+    }
+
     /// Request `id` is being answered: its id is free again at once, its place only when the
     /// returned value is dropped (once the reply is queued), so a client that does not read
     /// its replies still meets the bound. `direct`: the number of the call answered without
@@ -338,8 +356,8 @@ async fn read_lines(
             continue;
         }
         if let Some(server) = direct.as_ref().filter(|s| !logging && !reinitialized && s.default_level.is_none())
-            && let Some(version) = in_flight.legacy_version()
             && let Some(call) = frame::plain_call(&line)
+            && let Some(version) = direct_version(&call, initialized, &in_flight)
             && !server.toolbox.needs_confirmation(&call.name)
         {
             if in_flight.holds(&call.id) {
@@ -379,14 +397,25 @@ async fn read_lines(
                         in_flight.may_open(&request.request, &request.id);
                         in_flight.enter(request.id.clone(), None).await;
                     }
-                    _ if !in_flight.started() => continue,
                     JsonRpcMessage::Notification(n) => {
-                        if let ClientNotification::CancelledNotification(c) = &n.notification
-                            && let Some(id) = &c.params.request_id
-                        {
+                        let cancelled = match &n.notification {
+                            ClientNotification::CancelledNotification(c) => c.params.request_id.as_ref(),
+                            _ => None,
+                        };
+                        if !in_flight.started() {
+                            // rmcp would end the session on it; a call answered without rmcp
+                            // (a 2026-07-28 one can come before any request rmcp answers) is
+                            // cancelled all the same.
+                            if let Some(id) = cancelled {
+                                in_flight.leave_direct(id);
+                            }
+                            continue;
+                        }
+                        if let Some(id) = cancelled {
                             in_flight.leave(id);
                         }
                     }
+                    _ if !in_flight.started() => continue,
                     _ => {}
                 }
                 messages.send(*message).await.map_err(|_| closed())?;
@@ -397,6 +426,18 @@ async fn read_lines(
     }
     in_flight.drain().await;
     Ok(())
+}
+
+/// The protocol version under which a plain `tools/call` is answered without rmcp, if it is:
+/// the version `initialize` negotiated when it is one before 2026-07-28 and the call carries no
+/// `_meta`; 2026-07-28 when the call carries that version's own `_meta` and no `initialize`
+/// was sent in this session (rmcp then reads the version and capabilities from each request).
+fn direct_version<'v>(call: &PlainCall, initialized: bool, in_flight: &'v InFlight) -> Option<&'v str> {
+    if call.self_contained {
+        (!initialized).then_some(ProtocolVersion::V_2026_07_28.as_str())
+    } else {
+        in_flight.legacy_version()
+    }
 }
 
 /// The [`Context`] of a `tools/call` answered without rmcp, as [`McpServer::call_tool`] makes
@@ -420,8 +461,9 @@ async fn answer_directly(
     in_flight: InFlight,
     lines: mpsc::Sender<Vec<u8>>,
 ) {
-    let PlainCall { id, name, arguments } = call;
-    let answered = call_tool::call_directly(&toolbox, &cx, &id, &name, arguments, false);
+    let PlainCall { id, name, arguments, self_contained } = call;
+    // rmcp writes `"resultType":"complete"` for a 2026-07-28 request only.
+    let answered = call_tool::call_directly(&toolbox, &cx, &id, &name, arguments, self_contained);
     let reply = tokio::select! {
         biased;
         reply = answered => reply,
