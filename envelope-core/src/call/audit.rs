@@ -513,6 +513,26 @@ impl Governed {
         envelope
     }
 
+    /// [`finish`](Self::finish) when it writes no record (no audit trail): `Ok` with the
+    /// envelope as `finish` answers it, at once; `Err(envelope)` unchanged when a record is to
+    /// be written (await `finish`).
+    pub(crate) fn finish_now(&self, envelope: Envelope) -> Result<Envelope, Envelope> {
+        if self.0.audit.is_some() {
+            return Err(envelope);
+        }
+        if envelope.error_code() == Some(codes::AUDIT_UNAVAILABLE) && !self.state().intent {
+            return Ok(self.refused_early(envelope));
+        }
+        let mut envelope = envelope;
+        if let Some(sentence) = self.0.unshared {
+            envelope = envelope.warned(sentence.to_owned());
+        }
+        if self.0.provenance {
+            envelope = envelope.with_provenance(self.provenance());
+        }
+        Ok(envelope)
+    }
+
     /// An `AUDIT_UNAVAILABLE` (or other early) envelope: its outcome record is attempted in a
     /// task of its own (the sink just failed: the reply does not wait on it twice).
     pub(crate) fn refused_early(&self, envelope: Envelope) -> Envelope {

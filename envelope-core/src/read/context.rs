@@ -219,6 +219,23 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// This anonymous local call's memory made a new call: its own number and call id, not
+    /// cancelled, no deadline, no progress, no pending waker.
+    fn renew(&mut self) {
+        debug_assert!(
+            self.caller.is_anonymous() && self.caller.tenant().is_none() && self.surface == "local",
+            "only an anonymous local call is renewed"
+        );
+        debug_assert!(self.protocol_version.is_none() && self.parent.is_none() && self.live.sink.is_none());
+        self.seq = next_seq();
+        if self.call_id.get().is_some() {
+            self.call_id = std::sync::OnceLock::new();
+        }
+        self.live.renew();
+    }
+}
+
 thread_local! {
     /// The memory of the last anonymous local call this thread gave back, nothing holding it:
     /// the next one is written into it instead of a new allocation.
@@ -238,7 +255,9 @@ impl Context {
         if let Some(mut cx) = SPARE.take()
             && let Some(inner) = Arc::get_mut(&mut cx.inner)
         {
-            *inner = Inner::local(Caller::anonymous());
+            // Only a call's own parts are written again: its caller, surface and version are
+            // still those `anonymous_local` gave it (nothing changes a context in place).
+            inner.renew();
             return cx;
         }
         Context::anonymous()
@@ -597,6 +616,21 @@ impl Live {
             deadline: OnceLock::new(),
             sink,
             progress: Mutex::new(Rate::default()),
+        }
+    }
+
+    /// As [`Live::new`] made it without a sink, keeping the memory it holds.
+    fn renew(&mut self) {
+        *self.cancelled.get_mut() = false;
+        self.wakers.clear_poison();
+        self.progress.clear_poison();
+        self.wakers.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+        if self.deadline.get().is_some() {
+            self.deadline = OnceLock::new();
+        }
+        let rate = self.progress.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if rate.last.is_some() || rate.sent_at.is_some() || rate.held.is_some() {
+            *rate = Rate::default();
         }
     }
 
