@@ -769,9 +769,9 @@ impl Shaped {
 }
 
 /// [`HeadClock`] phases: a request is being answered (no header timeout); its response's body
-/// is written to hyper's buffer (the wait starts once it is flushed to the socket); a head is
-/// awaited from now on (its deadline to set at the next read); a head is awaited (its deadline
-/// set).
+/// is written to hyper's buffer (the wait starts once it is flushed to the socket); a new
+/// connection's first head is awaited (its deadline set at the first read); a head is awaited
+/// (its deadline set).
 const BUSY: u8 = 0;
 const DONE: u8 = 1;
 const REARM: u8 = 2;
@@ -785,8 +785,8 @@ const WAITING: u8 = 3;
 struct HeadClock {
     timeout: Duration,
     sleep: Pin<Box<tokio::time::Sleep>>,
-    /// `BUSY` from a head's arrival (set by [`PerRequest`]), `DONE` once its response's body is
-    /// dropped by hyper ([`Ended`]), `REARM` once flushed.
+    /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
+    /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
     phase: Arc<AtomicU8>,
     peer: SocketAddr,
 }
@@ -824,9 +824,12 @@ impl HeadClock {
     }
 
     /// Everything hyper wrote reached the socket: once a response is written whole, a head is
-    /// awaited from now.
-    fn flushed(&self) {
-        let _ = self.phase.compare_exchange(DONE, REARM, Ordering::Relaxed, Ordering::Relaxed);
+    /// awaited from now, and the task woken at its deadline (hyper may not read again before).
+    fn flushed(&mut self, cx: &mut Context<'_>) {
+        if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            self.sleep.as_mut().reset(tokio::time::Instant::now() + self.timeout);
+            let _ = self.sleep.as_mut().poll(cx);
+        }
     }
 
     /// The deadline passed: logged once, and the error the read ends with.
@@ -945,7 +948,7 @@ impl AsyncWrite for Shaped {
         let this = self.get_mut();
         ready!(this.drain(cx))?;
         ready!(Pin::new(&mut this.stream).poll_flush(cx))?;
-        this.head.flushed();
+        this.head.flushed(cx);
         Poll::Ready(Ok(()))
     }
 
@@ -1145,6 +1148,41 @@ mod tests {
         ] {
             assert!(hyper_error_head(other.as_bytes(), 16_384).is_none(), "{other:?}");
         }
+    }
+
+    /// The header read timeout runs from a connection's start and from each response's last
+    /// byte: a kept-alive connection serves requests sent within it (however long each took
+    /// to answer), and is closed unanswered once idle past it.
+    #[tokio::test]
+    async fn the_header_timeout_runs_from_each_response() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let router = Router::new().route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                "{}"
+            }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(250)).into_future());
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = b"GET /slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+        let mut buf = vec![0u8; 4096];
+        for _ in 0..3 {
+            // Each answer takes longer than the timeout; the next head follows it at once.
+            stream.write_all(request).await.unwrap();
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
+            let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+            assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
+            assert!(reply.ends_with("{}"), "{reply}");
+        }
+        // Idle: closed with no answer once the timeout has passed since the last response.
+        let started = std::time::Instant::now();
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap_or(0);
+        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
     }
 
     #[test]
