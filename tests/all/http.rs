@@ -313,6 +313,11 @@ async fn transport_errors() {
         json!({"error": "method_not_allowed",
                "message": "PUT is not a method this path takes; accepted: POST. Send the request with POST."})
     );
+    // A tool's name percent-encoded reaches the same tool as its own route does.
+    let encoded = send(addr, "POST", "/tools/get%5Ftop_queries", &[auth], args).await;
+    assert_eq!(encoded.status, 200, "{}", encoded.text);
+    let put_encoded = send(addr, "PUT", "/tools/get%5Ftop_queries", &[auth], args).await;
+    assert_eq!((put_encoded.status, put_encoded.header("allow")), (405, Some("POST")));
     let post_list = send(addr, "POST", "/tools", &[auth], "").await;
     assert_eq!((post_list.status, post_list.header("allow")), (405, Some("GET, HEAD")));
 

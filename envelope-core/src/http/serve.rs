@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ use axum::body::{Body, Bytes};
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, Method, Request, Response, StatusCode, Uri, header};
 use hyper::body::{Frame, Incoming, SizeHint};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
@@ -466,16 +466,18 @@ async fn connection(
 ) {
     let _ = stream.set_nodelay(true);
     let limits = &shared.limits;
-    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes));
+    let phase = Arc::new(AtomicU8::new(REARM));
+    let head = HeadClock::new(limits.header_read_timeout, Arc::clone(&phase), peer);
+    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head));
     let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
+    // The header read timeout is `HeadClock`'s: hyper's own makes a timer for each request.
+    http.header_read_timeout(None)
         .keep_alive(limits.keep_alive)
         .max_header_size(limits.max_header_bytes)
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
         .writev(false);
-    let service = PerRequest { shared: Arc::clone(&shared), peer };
+    let service = PerRequest { shared: Arc::clone(&shared), peer, phase };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
     let result = tokio::select! {
@@ -486,12 +488,8 @@ async fn connection(
         }
     };
     let Err(e) = result else { return };
-    if e.is_timeout() {
-        tracing::info!(
-            %peer,
-            "connection closed: no whole request head within {} ms",
-            limits.header_read_timeout.as_millis()
-        );
+    if HeadClock::ended(&e) {
+        // Logged where it ended.
     } else if e.is_parse_too_large() {
         tracing::info!(%peer, "connection closed: a request head over this server's limits ({e})");
     } else if e.is_parse() {
@@ -512,30 +510,73 @@ async fn stopped(stopping: &mut watch::Receiver<bool>) {
 struct PerRequest {
     shared: Arc<Shared>,
     peer: SocketAddr,
+    /// The connection's [`HeadClock`] phase: `BUSY` from a head to its response.
+    phase: Arc<AtomicU8>,
 }
 
-type Answer = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+type Answer = Pin<Box<dyn Future<Output = Result<Response<Ended>, Infallible>> + Send>>;
+
+impl PerRequest {
+    /// A response whose body, once written whole (dropped by hyper), starts the wait for the
+    /// next head.
+    fn ended(&self, response: Response<Body>) -> Response<Ended> {
+        response.map(|body| Ended { body, phase: Arc::clone(&self.phase) })
+    }
+}
+
+/// A response body, marking the connection's [`HeadClock`] `DONE` when hyper drops it (it has
+/// taken its last frame, or will send none).
+struct Ended {
+    body: Body,
+    phase: Arc<AtomicU8>,
+}
+
+impl hyper::body::Body for Ended {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        let _ = self.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
 
 impl hyper::service::Service<Request<Incoming>> for PerRequest {
-    type Response = Response<Body>;
+    type Response = Response<Ended>;
     type Error = Infallible;
     type Future = Answer;
 
     fn call(&self, request: Request<Incoming>) -> Answer {
+        // A whole head arrived: no header timeout until its response is written.
+        self.phase.store(BUSY, Ordering::Relaxed);
         let shared = Arc::clone(&self.shared);
         let peer = self.peer;
         if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
             tracing::info!(%peer, "request refused: {}", error.message());
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Box::pin(std::future::ready(Ok(response)));
+            return Box::pin(std::future::ready(Ok(self.ended(response))));
         }
         let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
             let bound = format!("this server is at its bound of {} requests in flight", shared.limits.max_in_flight);
             tracing::warn!(%peer, "request refused: {bound}");
             let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Box::pin(std::future::ready(Ok(response)));
+            return Box::pin(std::future::ready(Ok(self.ended(response))));
         };
+        let this = self.clone();
         let method = request.method().clone();
         let uri = request.uri().clone();
         let (parts, body) = request.into_parts();
@@ -547,7 +588,7 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
                 Err(never) => match never {},
             };
             drop(permit);
-            Ok(shared.json_only(response, &method, &uri))
+            Ok(this.ended(shared.json_only(response, &method, &uri)))
         })
     }
 }
@@ -696,6 +737,7 @@ impl Drop for Budgeted {
 /// holding a head alone), and closes with a lingering drain.
 struct Shaped {
     stream: TcpStream,
+    head: HeadClock,
     max_header_bytes: usize,
     /// A replacement being written, and how much of it is.
     replacement: Option<(Vec<u8>, usize)>,
@@ -706,8 +748,8 @@ struct Shaped {
 }
 
 impl Shaped {
-    fn new(stream: TcpStream, max_header_bytes: usize) -> Self {
-        Shaped { stream, max_header_bytes, replacement: None, ended: false, linger: None }
+    fn new(stream: TcpStream, max_header_bytes: usize, head: HeadClock) -> Self {
+        Shaped { stream, head, max_header_bytes, replacement: None, ended: false, linger: None }
     }
 
     fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -723,6 +765,100 @@ impl Shaped {
             *written += n;
         }
         Poll::Ready(Ok(()))
+    }
+}
+
+/// [`HeadClock`] phases: a request is being answered (no header timeout); its response's body
+/// is written to hyper's buffer (the wait starts once it is flushed to the socket); a new
+/// connection's first head is awaited (its deadline set at the first read); a head is awaited
+/// (its deadline set).
+const BUSY: u8 = 0;
+const DONE: u8 = 1;
+const REARM: u8 = 2;
+const WAITING: u8 = 3;
+
+/// The header read timeout of one connection ([`Serve::header_read_timeout`]): from when the
+/// connection opens, and from a response's last byte written, the next head must arrive whole
+/// within the timeout, or the connection is closed unanswered. One timer per connection, moved
+/// on for each head (moving a tokio timer later takes no lock; hyper's own timeout makes and
+/// drops one per request).
+struct HeadClock {
+    timeout: Duration,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
+    /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
+    phase: Arc<AtomicU8>,
+    peer: SocketAddr,
+}
+
+/// The error a connection whose head did not arrive in time ends with.
+#[derive(Debug)]
+struct HeadTimedOut;
+
+impl fmt::Display for HeadTimedOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no whole request head within the header read timeout")
+    }
+}
+
+impl StdError for HeadTimedOut {}
+
+impl HeadClock {
+    fn new(timeout: Duration, phase: Arc<AtomicU8>, peer: SocketAddr) -> Self {
+        let sleep = Box::pin(tokio::time::sleep(timeout));
+        HeadClock { timeout, sleep, phase, peer }
+    }
+
+    /// Whether a head is awaited; its deadline set from now if it is to be.
+    fn waiting(&mut self) -> bool {
+        match self.phase.load(Ordering::Relaxed) {
+            BUSY | DONE => false,
+            WAITING => true,
+            _ => {
+                self.sleep.as_mut().reset(tokio::time::Instant::now() + self.timeout);
+                // Unless a head arrived meanwhile (on this same task, so it cannot have).
+                let _ = self.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
+                true
+            }
+        }
+    }
+
+    /// Everything hyper wrote reached the socket: once a response is written whole, a head is
+    /// awaited from now, and the task woken at its deadline (hyper may not read again before).
+    fn flushed(&mut self, cx: &mut Context<'_>) {
+        if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            self.sleep.as_mut().reset(tokio::time::Instant::now() + self.timeout);
+            let _ = self.sleep.as_mut().poll(cx);
+        }
+    }
+
+    /// The deadline passed: logged once, and the error the read ends with.
+    fn end(&mut self) -> io::Error {
+        if self.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
+            tracing::info!(
+                peer = %self.peer,
+                "connection closed: no whole request head within {} ms",
+                self.timeout.as_millis()
+            );
+        }
+        io::Error::new(io::ErrorKind::TimedOut, HeadTimedOut)
+    }
+
+    /// Whether hyper's connection ended with [`end`](Self::end)'s error.
+    fn ended(e: &hyper::Error) -> bool {
+        let mut cause = StdError::source(e);
+        while let Some(c) = cause {
+            if c.downcast_ref::<HeadTimedOut>().is_some() {
+                return true;
+            }
+            if let Some(io) = c.downcast_ref::<io::Error>()
+                && io.get_ref().is_some_and(|inner| inner.is::<HeadTimedOut>())
+            {
+                return true;
+            }
+            cause = c.source();
+        }
+        false
     }
 }
 
@@ -767,7 +903,16 @@ impl AsyncRead for Shaped {
         if this.ended {
             return Poll::Ready(Ok(()));
         }
-        Pin::new(&mut this.stream).poll_read(cx, buf)
+        let waiting = this.head.waiting();
+        if waiting && this.head.sleep.is_elapsed() {
+            return Poll::Ready(Err(this.head.end()));
+        }
+        let read = Pin::new(&mut this.stream).poll_read(cx, buf);
+        // Waiting for a head, and none here yet: woken at its deadline.
+        if read.is_pending() && waiting && this.head.sleep.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(this.head.end()));
+        }
+        read
     }
 }
 
@@ -797,10 +942,14 @@ impl AsyncWrite for Shaped {
         Pin::new(&mut this.stream).poll_write(cx, buf)
     }
 
+    /// hyper flushes once its write buffer is empty (one buffer per write, `writev(false)`):
+    /// after a response's last byte, the wait for the next head starts.
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.drain(cx))?;
-        Pin::new(&mut this.stream).poll_flush(cx)
+        ready!(Pin::new(&mut this.stream).poll_flush(cx))?;
+        this.head.flushed(cx);
+        Poll::Ready(Ok(()))
     }
 
     /// Ends the connection's sending side, then reads and discards what the client still sends
@@ -999,6 +1148,41 @@ mod tests {
         ] {
             assert!(hyper_error_head(other.as_bytes(), 16_384).is_none(), "{other:?}");
         }
+    }
+
+    /// The header read timeout runs from a connection's start and from each response's last
+    /// byte: a kept-alive connection serves requests sent within it (however long each took
+    /// to answer), and is closed unanswered once idle past it.
+    #[tokio::test]
+    async fn the_header_timeout_runs_from_each_response() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let router = Router::new().route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                "{}"
+            }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(250)).into_future());
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = b"GET /slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+        let mut buf = vec![0u8; 4096];
+        for _ in 0..3 {
+            // Each answer takes longer than the timeout; the next head follows it at once.
+            stream.write_all(request).await.unwrap();
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
+            let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+            assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
+            assert!(reply.ends_with("{}"), "{reply}");
+        }
+        // Idle: closed with no answer once the timeout has passed since the last response.
+        let started = std::time::Instant::now();
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap_or(0);
+        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
     }
 
     #[test]

@@ -147,7 +147,21 @@ impl HttpTools {
     pub fn router<S: Clone + Send + Sync + 'static>(self) -> Router<S> {
         let surface = self.surface.clone();
         let app = Arc::new(self);
-        let router = Router::new()
+        // Each tool's own path is a route of its own (the router reads no path parameter for
+        // it); `{name}` takes the rest: a name percent-encoded, or no tool's name.
+        let mut router = Router::new();
+        for tool in app.toolbox.tools() {
+            let name = tool.name();
+            if plain_segment(name) {
+                let named: Arc<str> = Arc::from(name);
+                let route = post(move |State(app): State<Arc<HttpTools>>, caller, request| {
+                    let named = Arc::clone(&named);
+                    async move { call_named(&app, &named, caller, request).await }
+                });
+                router = router.route(&format!("/tools/{name}"), only(route, "POST"));
+            }
+        }
+        let router = router
             .route("/tools/{name}", only(post(call), "POST"))
             .route("/tools", only(get(list), "GET, HEAD"))
             .route("/manifest", only(get(manifest), "GET, HEAD"))
@@ -358,11 +372,28 @@ async fn call(
 ) -> Response {
     // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
     let name = name.map(|Path(n)| n).unwrap_or_default();
+    call_named(&app, &name, caller, request).await
+}
+
+async fn call_named(
+    app: &HttpTools,
+    name: &str,
+    caller: Option<Extension<Caller>>,
+    request: axum::extract::Request,
+) -> Response {
     // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
     let caller = caller.map_or_else(Caller::anonymous, |Extension(c)| c);
     // The request whole: its headers are read in place, not copied.
     let (parts, body) = request.into_parts();
-    app.respond_in(&app.context(caller), &name, &parts.headers, body).await
+    app.respond_in(&app.context(caller), name, &parts.headers, body).await
+}
+
+/// Whether a tool's name is a path segment as it is (letters, digits, `_`, `-`, `.` not first),
+/// routed as `/tools/<name>` with no decoding; other names are reached through `{name}`.
+fn plain_segment(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// A tool's name as the call's span shows it: the tool's own name, else the name sent, quoted

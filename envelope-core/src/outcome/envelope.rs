@@ -41,7 +41,7 @@ pub struct Envelope {
 
 #[derive(Clone, Debug, PartialEq)]
 enum Inner {
-    Ok(Value),
+    Ok(Data),
     // Boxed: the common `ok` envelope stays small, so moving one costs little.
     Invalid(Box<Invalid>),
     Error(Box<Failed>),
@@ -116,7 +116,7 @@ impl Confirmation {
 impl Envelope {
     /// `ok` with `data`.
     pub fn ok(data: Value) -> Self {
-        Envelope { inner: Inner::Ok(data), prefix: None, format: WireFormat::Envelope, extra: None }
+        Envelope { inner: Inner::Ok(Data::Value(data)), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
     /// `needs_confirmation` for a queued action.
@@ -195,7 +195,7 @@ impl Envelope {
     /// The parts a wire format writes.
     pub(crate) fn parts(&self) -> Parts<'_> {
         match &self.inner {
-            Inner::Ok(data) => Parts::Ok(data),
+            Inner::Ok(data) => Parts::Ok(data.value()),
             Inner::Invalid(i) => Parts::Invalid { message: &i.message, hints: &i.hints },
             Inner::Error(f) => Parts::Error { message: &f.message, operation: f.operation.as_deref() },
             Inner::NeedsConfirmation(c) => Parts::Confirm {
@@ -240,7 +240,7 @@ impl Envelope {
     /// `data` of an `ok` envelope.
     pub fn data(&self) -> Option<&Value> {
         match &self.inner {
-            Inner::Ok(v) => Some(v),
+            Inner::Ok(data) => Some(data.value()),
             _ => None,
         }
     }
@@ -276,6 +276,7 @@ impl Envelope {
         // straight into it.
         let size = match &self.inner {
             Inner::Invalid(i) => 160 + i.message.len() + i.hints.size_hint(),
+            Inner::Ok(Data::Json(json)) => 48 + json.text.get().len(),
             _ => 128,
         };
         let mut out = Vec::with_capacity(size);
@@ -464,7 +465,9 @@ impl Serialize for Envelope {
         m.serialize_entry("status", self.status().as_str())?;
         m.serialize_entry("success", &matches!(self.inner, Inner::Ok(_)))?;
         match &self.inner {
-            Inner::Ok(data) => m.serialize_entry("data", data)?,
+            Inner::Ok(Data::Value(data)) => m.serialize_entry("data", data)?,
+            // Written as it was serialized: verbatim into JSON text, parsed into a `Value`.
+            Inner::Ok(Data::Json(json)) => m.serialize_entry("data", &*json.text)?,
             Inner::Invalid(i) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, i.code))?;
                 m.serialize_entry("message", &i.message)?;
@@ -546,6 +549,9 @@ impl<T> Warned<T> {
 pub(crate) const WARNED_DATA: &str = "$envelope_warned_data";
 pub(crate) const WARNED_WARNING: &str = "$envelope_warned_warning";
 
+/// How a [`Warned`] answer's JSON text begins.
+const WARNED_TEXT: &str = "{\"$envelope_warned_data\":";
+
 impl<T: Serialize> Serialize for Warned<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(2))?;
@@ -555,7 +561,62 @@ impl<T: Serialize> Serialize for Warned<T> {
     }
 }
 
+/// `data` of an `ok` envelope: a [`Value`], or the JSON text a tool's answer serialized to
+/// (what `#[tool]` answers build: written as it is, with no `Value` of maps and strings built
+/// and dropped per call), read into a `Value` the first time one is asked for.
+#[derive(Clone)]
+enum Data {
+    Value(Value),
+    Json(Box<Json>),
+}
+
+#[derive(Clone)]
+struct Json {
+    text: Box<serde_json::value::RawValue>,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl Data {
+    fn value(&self) -> &Value {
+        match self {
+            Data::Value(v) => v,
+            // The text is JSON serde_json wrote, so it reads back (a number past 64 bits as a
+            // double, as `to_value` would not have taken it).
+            Data::Json(json) => json.value.get_or_init(|| serde_json::from_str(json.text.get()).unwrap_or(Value::Null)),
+        }
+    }
+}
+
+impl PartialEq for Data {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value()
+    }
+}
+
+impl std::fmt::Debug for Data {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value().fmt(f)
+    }
+}
+
 impl Envelope {
+    /// `ok` with a tool's answer: its JSON text as serde_json writes it, unwrapping a
+    /// [`Warned`] answer into `data` and `warning`; `Err` if it does not serialize.
+    pub(crate) fn ok_serialized<T: Serialize>(answer: &T) -> Result<Self, serde_json::Error> {
+        let text = serde_json::value::to_raw_value(answer)?;
+        // A `Warned` answer (its first key is this one) is unwrapped from its `Value`.
+        if text.get().starts_with(WARNED_TEXT) {
+            return Ok(Envelope::ok_of(serde_json::from_str(text.get())?));
+        }
+        let json = Json { text, value: std::sync::OnceLock::new() };
+        Ok(Envelope {
+            inner: Inner::Ok(Data::Json(Box::new(json))),
+            prefix: None,
+            format: WireFormat::Envelope,
+            extra: None,
+        })
+    }
+
     /// `ok` with `data`, unwrapping a [`Warned`] answer into `data` and `warning`.
     pub(crate) fn ok_of(data: Value) -> Self {
         match data {
@@ -569,5 +630,32 @@ impl Envelope {
             }
             data => Envelope::ok(data),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_written_as_serialized_and_read_as_a_value() {
+        let answer = vec![("orders", 1290_u64, 0.5_f64), ("\"q\"", 1, f64::NAN)];
+        let env = Envelope::ok_serialized(&answer).unwrap();
+        let expect = serde_json::json!([["orders", 1290, 0.5], ["\"q\"", 1, null]]);
+        assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[["orders",1290,0.5],["\"q\"",1,null]]}"#);
+        assert_eq!(env.to_json(), Envelope::ok(expect.clone()).to_json());
+        assert_eq!(env.data(), Some(&expect));
+        assert_eq!(env.to_value(), Envelope::ok(expect.clone()).to_value());
+        assert_eq!(env, Envelope::ok(expect));
+        let flagged = env.with_wire_format(WireFormat::SuccessFlag).to_json();
+        assert!(flagged.contains(r#"["orders",1290,0.5]"#), "{flagged}");
+    }
+
+    #[test]
+    fn a_warned_answer_is_unwrapped() {
+        let env = Envelope::ok_serialized(&Warned::new(vec![1, 2], "stale by 5 minutes")).unwrap();
+        assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[1,2],"warning":"stale by 5 minutes"}"#);
+        let keys: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        assert!(Envelope::ok_serialized(&keys).is_err());
     }
 }

@@ -62,10 +62,7 @@ pub trait ToolError {
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
 /// serialize (a map with non-string keys).
 pub(crate) fn ok_envelope<T: serde::Serialize>(value: T) -> Envelope {
-    match serde_json::to_value(value) {
-        Ok(v) => Envelope::ok_of(v),
-        Err(_) => Fault::backend("encoding the answer as JSON").into(),
-    }
+    Envelope::ok_serialized(&value).unwrap_or_else(|_| Fault::backend("encoding the answer as JSON").into())
 }
 
 impl ToolError for Refusal {
