@@ -144,6 +144,10 @@ impl HttpTools {
 
     /// The router: `POST /tools/{name}`, `GET /tools`, `GET /manifest`. Generic over the app's
     /// state, so it merges into any `Router<S>`.
+    ///
+    /// Each tool whose name is a plain path segment has a route of its own,
+    /// `/tools/<its name>`; merging an app route on exactly that path panics in axum's
+    /// `Router::merge` (routes overlap), as merging onto `/tools` or `/manifest` does.
     pub fn router<S: Clone + Send + Sync + 'static>(self) -> Router<S> {
         let surface = self.surface.clone();
         let app = Arc::new(self);

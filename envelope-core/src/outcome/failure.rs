@@ -60,7 +60,9 @@ pub trait ToolError {
 }
 
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
-/// serialize (a map with non-string keys).
+/// serialize (a map with non-string keys). The JSON is written as serde_json writes the value
+/// (`serde_json::to_string`): a hand-written `Serialize` (or overlapping `#[serde(flatten)]`
+/// fields) that writes one key twice is answered with the key twice, as serde_json would write it.
 pub(crate) fn ok_envelope<T: serde::Serialize>(value: T) -> Envelope {
     Envelope::ok_serialized(&value).unwrap_or_else(|_| Fault::backend("encoding the answer as JSON").into())
 }
