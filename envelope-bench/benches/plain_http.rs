@@ -23,6 +23,9 @@
 //!   `Json<TopQueriesArgs>` (serde, `group_by` a Rust enum, `top` defaulting to 10), the two
 //!   ranges checked by plain `if`s (422 with `{"error": "..."}`), answering `Json(TopQueries)`;
 //!   a body serde refuses is axum's own rejection (422, plain text). Served by `axum::serve`.
+//! - `axum-blocking`: the same handler with the work after the `if`s on `spawn_blocking`, as an
+//!   axum handler whose sync work may be slow must be written not to stall the server; the
+//!   reference for envelope's sync tool, whose body never runs on the runtime either.
 //!
 //! Workloads as in `mcp_stdio.rs`: `valid` and `refused`, at 16 connections.
 
@@ -34,8 +37,9 @@ use common::{
     Bench, Kind, Scenario, TopQueries, answer, envelope_async, envelope_sync, reference_args::TopQueriesArgs,
 };
 
-const SERVERS: &[&str] = &["envelope", "envelope-async", "envelope-inline", "axum"];
-const PAIRS: &[(&str, &str)] = &[("envelope", "axum"), ("envelope-async", "axum"), ("envelope-inline", "axum")];
+const SERVERS: &[&str] = &["envelope", "envelope-async", "envelope-inline", "axum", "axum-blocking"];
+const PAIRS: &[(&str, &str)] =
+    &[("envelope", "axum"), ("envelope-async", "axum"), ("envelope-inline", "axum"), ("envelope", "axum-blocking")];
 
 /// The axum reference handler: serde's reading, then the same `if`s.
 async fn get_top_queries(
@@ -46,6 +50,25 @@ async fn get_top_queries(
     }
     std::hint::black_box((args.hours_back, args.group_by, args.top));
     Ok(axum::Json(answer()))
+}
+
+/// The axum handler as it must be written when its work is sync code that may be slow: the
+/// same reading and `if`s, the work moved off the runtime with `spawn_blocking`, as envelope
+/// moves a sync body off it (a slow body then stalls no other request).
+async fn get_top_queries_blocking(
+    axum::Json(args): axum::Json<TopQueriesArgs>,
+) -> Result<axum::Json<TopQueries>, (axum::http::StatusCode, axum::Json<serde_json::Value>)> {
+    if let Err(error) = args.check() {
+        return Err((axum::http::StatusCode::UNPROCESSABLE_ENTITY, axum::Json(serde_json::json!({ "error": error }))));
+    }
+    let answered = tokio::task::spawn_blocking(move || {
+        std::hint::black_box((args.hours_back, args.group_by, args.top));
+        answer()
+    })
+    .await;
+    answered.map(axum::Json).map_err(|_| {
+        (axum::http::StatusCode::INTERNAL_SERVER_ERROR, axum::Json(serde_json::json!({ "error": "the body panicked" })))
+    })
 }
 
 fn serve(server: &str) -> io::Result<()> {
@@ -64,6 +87,11 @@ fn serve(server: &str) -> io::Result<()> {
             }
             "axum" => {
                 let app = axum::Router::new().route("/tools/get_top_queries", axum::routing::post(get_top_queries));
+                axum::serve(listener, app).await
+            }
+            "axum-blocking" => {
+                let app =
+                    axum::Router::new().route("/tools/get_top_queries", axum::routing::post(get_top_queries_blocking));
                 axum::serve(listener, app).await
             }
             other => Err(io::Error::other(format!("no server {other}; one of {}", SERVERS.join(", ")))),
