@@ -10,6 +10,7 @@ use serde_json::Map;
 use serde_json::Value;
 
 use crate::code::{Code, codes};
+use crate::words::escape;
 use crate::{budget, render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
@@ -280,6 +281,27 @@ impl Problem {
         }
         Ok(())
     }
+    /// Appends the hints' fields (as [`hint_entries`](Self::hint_entries) serializes them, in
+    /// the same order) to `out` as JSON, each text escaped straight from the problem.
+    fn write_hint_fields(&self, out: &mut Vec<u8>) {
+        let d = &self.0;
+        let mut field = |key: &[u8], value: &str| {
+            out.extend_from_slice(key);
+            escape::push_str(out, value);
+        };
+        field(b"\"parameter\":", &d.parameter);
+        if let Some(p) = &d.path {
+            field(b",\"path\":", p);
+        }
+        if let Rejected::Shown(v) = &d.rejected {
+            field(b",\"rejected\":", v);
+        }
+        field(b",\"accepted\":", &d.accepted);
+        field(b",\"fix\":", &d.fix);
+        if let Some(s) = &d.suggestion {
+            field(b",\"suggestion\":", s);
+        }
+    }
 }
 
 /// The length of `text`'s JSON string written again as a JSON string's contents: `"a\"b"` is
@@ -382,6 +404,40 @@ impl Hints {
                 })
                 .sum(),
             Hints::Recorded(_) => 256,
+        }
+    }
+}
+
+impl Hints {
+    /// Appends `hints` as JSON to `out`: the bytes its `Serialize` writes through serde_json,
+    /// each text escaped straight from its problem (no serializer in between).
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Hints::Problems { problems, retry_after_ms } => {
+                out.push(b'{');
+                if let Some((first, others)) = problems.split_first() {
+                    first.write_hint_fields(out);
+                    if !others.is_empty() {
+                        out.extend_from_slice(b",\"others\":[");
+                        for (i, p) in others.iter().enumerate() {
+                            out.extend_from_slice(if i == 0 { b"{" } else { b",{" });
+                            p.write_hint_fields(out);
+                            out.push(b'}');
+                        }
+                        out.push(b']');
+                    }
+                }
+                if let Some(ms) = retry_after_ms {
+                    if !problems.is_empty() {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"\"retry_after_ms\":");
+                    serde_json::to_writer(&mut *out, ms)?;
+                }
+                out.push(b'}');
+                Ok(())
+            }
+            Hints::Recorded(v) => serde_json::to_writer(out, v),
         }
     }
 }
@@ -726,5 +782,36 @@ mod tests {
         assert_eq!(typed, Hints::Recorded(Value::Object(reference)));
         assert_eq!(typed.retry_after_ms(), Some(1500));
         assert_eq!(typed.parameter(), Some(Value::from("hours_back")));
+    }
+
+    /// A refusal's envelope written straight (`to_json`) is byte for byte what its `Serialize`
+    /// writes through serde_json: every key, escape, prefix, delay, warning and provenance.
+    #[test]
+    fn a_refusal_is_written_straight_as_serde_json_writes_it() {
+        use crate::envelope::Envelope;
+        let all = problems();
+        let mut envelopes = Vec::new();
+        for n in 0..=all.len() {
+            let refusal = Refusal::from_problems(all[..n].to_vec());
+            envelopes.push(Envelope::from(refusal.clone()));
+            envelopes.push(Envelope::from(refusal.clone()).with_code_prefix(Some("AC\"ME_")));
+            envelopes.push(Envelope::from(refusal.clone().with_retry_after(std::time::Duration::from_millis(1500))));
+            envelopes.push(
+                Envelope::from(refusal.with_code(codes::RATE_LIMITED))
+                    .with_retry_after_ms(7)
+                    .with_warning("stale \"cache\"\n")
+                    .with_provenance(serde_json::json!({"call_id": "call_1", "tier": null})),
+            );
+        }
+        let mut bare = Envelope::from(Refusal::from_problems(Vec::new()));
+        bare.set_hints(Hints::Problems { problems: Vec::new(), retry_after_ms: Some(3) });
+        envelopes.push(bare);
+        let recorded = serde_json::json!({"status": "invalid", "error_code": "VALIDATION_ERROR",
+            "message": "q: is missing", "hints": {"parameter": "q", "z": [1, "\u{1}"]}});
+        envelopes.extend(Envelope::from_recorded(&recorded, &[codes::VALIDATION_ERROR]));
+        assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2);
+        for env in envelopes {
+            assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap(), "{env:?}");
+        }
     }
 }
