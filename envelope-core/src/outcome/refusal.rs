@@ -162,6 +162,20 @@ impl Problem {
         s
     }
 
+    /// About how many bytes [`sentence`](Self::sentence) takes (a little more when its
+    /// suggestion needs no escape), and a line break: room for it in the message.
+    fn sentence_size_hint(&self) -> usize {
+        let d = &self.0;
+        let rejected = match &d.rejected {
+            Rejected::Shown(v) => v.len() + 1,
+            Rejected::Hidden => 36,
+            Rejected::Missing => 0,
+        };
+        let suggestion = d.suggestion.as_ref().map_or(0, |s| s.len() + 24);
+        let name = d.path.as_ref().unwrap_or(&d.parameter).len();
+        name + rejected + d.issue.len() + d.accepted.len() + d.fix.len() + suggestion + 24
+    }
+
     /// Appends [`sentence`](Self::sentence) to `s`.
     pub(crate) fn write_sentence(&self, s: &mut String) {
         s.push_str(self.0.path.as_deref().unwrap_or(&self.0.parameter));
@@ -180,14 +194,7 @@ impl Problem {
         s.push_str(". ");
         if let Some(sugg) = &self.0.suggestion {
             s.push_str("Did you mean ");
-            if sugg.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-                s.push_str(&render::quoted_list([sugg.as_str()]));
-            } else {
-                // Nothing to escape: the JSON text is the suggestion in quotes.
-                s.push('"');
-                s.push_str(sugg);
-                s.push('"');
-            }
+            render::push_quoted(s, sugg);
             s.push_str("? ");
         }
         s.push_str(&self.0.fix);
@@ -569,7 +576,7 @@ impl Refusal {
     pub(crate) fn rendered(self) -> (String, Hints) {
         const BUDGET: usize = 1600;
         let mut problems = self.problems;
-        let mut message = String::with_capacity(problems.iter().map(|p| 64 + p.0.accepted.len() * 2).sum());
+        let mut message = String::with_capacity(problems.iter().map(Problem::sentence_size_hint).sum());
         let mut used = 0;
         let mut kept = 0;
         while kept < problems.len() {

@@ -95,8 +95,31 @@ pub(crate) fn push_contents(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(&bytes[run..]);
 }
 
+/// [`push_str`] into a `String`: the runs between escapes are whole characters (a run ends only
+/// at an ASCII byte).
+pub(crate) fn push_str_to(out: &mut String, text: &str) {
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut run = 0;
+    while let Some(at) = next_special(bytes, run) {
+        out.push_str(&text[run..at]);
+        let (escape, n) = escape_of(bytes[at]);
+        out.extend(escape[..n].iter().map(|&b| char::from(b)));
+        run = at + 1;
+    }
+    out.push_str(&text[run..]);
+    out.push('"');
+}
+
 /// The escape of one byte that needs one, as serde_json writes it.
 fn push_escape(out: &mut Vec<u8>, b: u8) {
+    let (escape, n) = escape_of(b);
+    out.extend_from_slice(&escape[..n]);
+}
+
+/// The escape of `b` (a byte that needs one) as serde_json writes it, and its length: `\"`,
+/// `\\`, `\n` and the other short escapes, else `\u00XX` in lower-case hex.
+fn escape_of(b: u8) -> ([u8; 6], usize) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let short = match b {
         b'"' => b'"',
@@ -109,9 +132,9 @@ fn push_escape(out: &mut Vec<u8>, b: u8) {
         _ => 0,
     };
     if short != 0 {
-        out.extend_from_slice(&[b'\\', short]);
+        ([b'\\', short, 0, 0, 0, 0], 2)
     } else {
-        out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        ([b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]], 6)
     }
 }
 
@@ -141,6 +164,9 @@ mod tests {
             let mut out = b"[".to_vec();
             push_str(&mut out, t);
             assert_eq!(String::from_utf8(out).unwrap(), format!("[{}", serde_json::to_string(t).unwrap()), "{t:?}");
+            let mut text = String::from("[");
+            push_str_to(&mut text, t);
+            assert_eq!(text, format!("[{}", serde_json::to_string(t).unwrap()), "{t:?}");
             let naive = t
                 .bytes()
                 .fold((0, 0), |(q, c), b| (q + usize::from(b == b'"' || b == b'\\'), c + usize::from(b < 0x20)));

@@ -122,7 +122,8 @@ fn jaro_winkler(a: &[u8], b: &[u8]) -> f64 {
     }
 }
 
-/// strsim's `generic_jaro` over bytes, with its flags on the stack.
+/// strsim's `generic_jaro` over bytes, its flags the bits of two words (a text of at most
+/// [`STACK_BYTES`] bytes: 64).
 fn jaro(a: &[u8], b: &[u8]) -> f64 {
     let (a_len, b_len) = (a.len(), b.len());
     if a_len == 0 && b_len == 0 {
@@ -131,35 +132,29 @@ fn jaro(a: &[u8], b: &[u8]) -> f64 {
         return 0.0;
     }
     let search_range = (a_len.max(b_len) / 2).saturating_sub(1);
-    let mut a_flags = [false; STACK_BYTES];
-    let mut b_flags = [false; STACK_BYTES];
+    let (mut a_flags, mut b_flags) = (0_u64, 0_u64);
     let mut matches = 0_usize;
     for (i, &x) in a.iter().enumerate() {
         let lo = i.saturating_sub(search_range);
         let hi = b_len.min(i + search_range + 1);
-        for j in lo..hi {
-            if x == b[j] && !b_flags[j] {
-                a_flags[i] = true;
-                b_flags[j] = true;
-                matches += 1;
-                break;
-            }
+        if let Some(j) = (lo..hi).find(|&j| b[j] == x && b_flags & (1 << j) == 0) {
+            a_flags |= 1 << i;
+            b_flags |= 1 << j;
+            matches += 1;
         }
     }
     if matches == 0 {
         return 0.0;
     }
+    // The matched letters of `a` and of `b`, in order, paired: each pair that differs is half
+    // a transposition.
     let mut transpositions = 0_usize;
-    let mut k = 0;
+    let mut rest = b_flags;
     for (i, &x) in a.iter().enumerate() {
-        if a_flags[i] {
-            while k < b_len && !b_flags[k] {
-                k += 1;
-            }
-            if k < b_len && x != b[k] {
-                transpositions += 1;
-            }
-            k += 1;
+        if a_flags & (1 << i) != 0 {
+            let j = rest.trailing_zeros() as usize;
+            rest &= rest.wrapping_sub(1);
+            transpositions += usize::from(b.get(j).is_some_and(|&y| y != x));
         }
     }
     transpositions /= 2;
@@ -170,20 +165,21 @@ fn jaro(a: &[u8], b: &[u8]) -> f64 {
 }
 
 /// strsim's `osa_distance` (optimal string alignment: insertions, deletions, substitutions and
-/// swaps of neighbours, each part edited once) over bytes, its three rows on the stack.
+/// swaps of neighbours, each part edited once) over bytes, its three rows on the stack (a
+/// distance between texts of at most 64 bytes fits a byte).
 fn osa_distance(a: &[u8], b: &[u8]) -> usize {
     let b_len = b.len();
-    let mut rows = [[0_usize; STACK_BYTES + 1]; 3];
+    let mut rows = [[0_u8; STACK_BYTES + 1]; 3];
     let [r0, r1, r2] = &mut rows;
     let (mut prev_two, mut prev, mut curr) = (r0, r1, r2);
-    for j in 0..=b_len {
-        prev_two[j] = j;
-        prev[j] = j;
+    for (j, (t, p)) in prev_two.iter_mut().zip(prev.iter_mut()).enumerate().take(b_len + 1) {
+        // At most 64: the bound of `j`.
+        (*t, *p) = (j as u8, j as u8);
     }
     for (i, &x) in a.iter().enumerate() {
-        curr[0] = i + 1;
+        curr[0] = i as u8 + 1;
         for (j, &y) in b.iter().enumerate() {
-            let cost = usize::from(x != y);
+            let cost = u8::from(x != y);
             curr[j + 1] = (curr[j] + 1).min((prev[j + 1] + 1).min(prev[j] + cost));
             if i > 0 && j > 0 && x != y && x == b[j - 1] && y == a[i - 1] {
                 curr[j + 1] = curr[j + 1].min(prev_two[j - 1] + 1);
@@ -192,7 +188,7 @@ fn osa_distance(a: &[u8], b: &[u8]) -> usize {
         std::mem::swap(&mut prev_two, &mut prev);
         std::mem::swap(&mut prev, &mut curr);
     }
-    prev[b_len]
+    usize::from(prev[b_len])
 }
 
 #[cfg(test)]
