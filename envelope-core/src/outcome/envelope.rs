@@ -7,6 +7,7 @@ use crate::code::{Code, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::{Hints, Refusal};
 use crate::wire::{Extra, Parts, WireFormat};
+use crate::words::escape;
 
 /// One outcome of one tool call, serialized as the wire contract says.
 ///
@@ -192,6 +193,14 @@ impl Envelope {
         self.format
     }
 
+    /// Sets a refusal's hints by hand (for tests of shapes the crate does not build).
+    #[cfg(test)]
+    pub(crate) fn set_hints(&mut self, hints: Hints) {
+        if let Inner::Invalid(i) = &mut self.inner {
+            i.hints = hints;
+        }
+    }
+
     /// The parts a wire format writes.
     pub(crate) fn parts(&self) -> Parts<'_> {
         match &self.inner {
@@ -280,10 +289,43 @@ impl Envelope {
             _ => 128,
         };
         let mut out = Vec::with_capacity(size);
-        match serde_json::to_writer(&mut out, self) {
+        let written = match (&self.inner, self.format) {
+            // A refusal in the wire contract, the path every refused call takes: written
+            // straight, the same bytes as through serde_json.
+            (Inner::Invalid(i), WireFormat::Envelope) => self.write_invalid(i, &mut out),
+            _ => serde_json::to_writer(&mut out, self),
+        };
+        match written {
             Ok(()) => String::from_utf8(out).unwrap_or_default(),
             Err(_) => String::new(),
         }
+    }
+
+    /// Appends a refusal envelope (wire contract) as JSON to `out`: the bytes its `Serialize`
+    /// writes through serde_json, keys in the same order, each text escaped once.
+    fn write_invalid(&self, i: &Invalid, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(b"{\"status\":\"");
+        out.extend_from_slice(self.status().as_str().as_bytes());
+        out.extend_from_slice(b"\",\"success\":false,\"error_code\":\"");
+        escape::push_contents(out, self.prefix.unwrap_or(""));
+        escape::push_contents(out, i.code.name());
+        out.extend_from_slice(b"\",\"message\":");
+        escape::push_str(out, &i.message);
+        out.extend_from_slice(b",\"hints\":");
+        i.hints.write_json(out)?;
+        out.extend_from_slice(if i.code.retryable() { b",\"retryable\":true" } else { b",\"retryable\":false" });
+        if let Some(extra) = &self.extra {
+            if let Some(w) = &extra.warning {
+                out.extend_from_slice(b",\"warning\":");
+                escape::push_str(out, w);
+            }
+            if let Some(p) = &extra.provenance {
+                out.extend_from_slice(b",\"provenance\":");
+                serde_json::to_writer(&mut *out, p)?;
+            }
+        }
+        out.push(b'}');
+        Ok(())
     }
 
     /// Adds `hints.trace_id` to a fault (status `error`): the id its log line carries too, so an

@@ -10,6 +10,7 @@ use serde_json::Map;
 use serde_json::Value;
 
 use crate::code::{Code, codes};
+use crate::words::escape;
 use crate::{budget, render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
@@ -161,6 +162,20 @@ impl Problem {
         s
     }
 
+    /// About how many bytes [`sentence`](Self::sentence) takes (a little more when its
+    /// suggestion needs no escape), and a line break: room for it in the message.
+    fn sentence_size_hint(&self) -> usize {
+        let d = &self.0;
+        let rejected = match &d.rejected {
+            Rejected::Shown(v) => v.len() + 1,
+            Rejected::Hidden => 36,
+            Rejected::Missing => 0,
+        };
+        let suggestion = d.suggestion.as_ref().map_or(0, |s| s.len() + 24);
+        let name = d.path.as_ref().unwrap_or(&d.parameter).len();
+        name + rejected + d.issue.len() + d.accepted.len() + d.fix.len() + suggestion + 24
+    }
+
     /// Appends [`sentence`](Self::sentence) to `s`.
     pub(crate) fn write_sentence(&self, s: &mut String) {
         s.push_str(self.0.path.as_deref().unwrap_or(&self.0.parameter));
@@ -179,14 +194,7 @@ impl Problem {
         s.push_str(". ");
         if let Some(sugg) = &self.0.suggestion {
             s.push_str("Did you mean ");
-            if sugg.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-                s.push_str(&render::quoted_list([sugg.as_str()]));
-            } else {
-                // Nothing to escape: the JSON text is the suggestion in quotes.
-                s.push('"');
-                s.push_str(sugg);
-                s.push('"');
-            }
+            render::push_quoted(s, sugg);
             s.push_str("? ");
         }
         s.push_str(&self.0.fix);
@@ -238,10 +246,43 @@ impl Problem {
     /// written in turn as a JSON string (as an MCP text content carries an envelope), counted
     /// from the texts alone: `budget::text_json_len` of the object, without writing it.
     fn hints_text_len(&self) -> usize {
+        self.hints_text_len_with(twice_escaped_len)
+    }
+
+    /// An upper bound of [`hints_text_len`](Self::hints_text_len) from the lengths of the
+    /// texts and the count of `"` and `\\` in this problem's sentence (`sentence_quotes`), which
+    /// holds each hint text but the suggestion (quoted there) and, when a path is shown, the
+    /// parameter: those two are counted exactly. `None` when a text has a control character
+    /// (`sentence_controls` counts the sentence's), whose escapes the bound does not cover.
+    fn hints_text_len_bound(&self, sentence_quotes: usize, sentence_controls: usize) -> Option<usize> {
+        if sentence_controls > 0 {
+            return None;
+        }
+        let d = &self.0;
+        let exact_too = |text: Option<&String>| match text {
+            Some(t) => budget::quotes_and_controls(t.as_bytes()).1 == 0,
+            None => true,
+        };
+        if !exact_too(d.suggestion.as_ref()) || !exact_too(d.path.as_ref().map(|_| &d.parameter)) {
+            return None;
+        }
+        // Each text as if it held no quote (4 + its length), then 3 bytes for every `"` or `\\`
+        // of the sentence, at least as many as the texts it holds have.
+        let counted = |t: &str| {
+            d.suggestion.as_deref().is_some_and(|s| std::ptr::eq(s, t))
+                || (d.path.is_some() && std::ptr::eq(t, &*d.parameter))
+        };
+        let len = self.hints_text_len_with(|t| if counted(t) { twice_escaped_len(t) } else { 4 + t.len() });
+        Some(len + 3 * sentence_quotes)
+    }
+
+    /// [`hints_text_len`](Self::hints_text_len) with `twice` the length of a value's JSON
+    /// string written again as a string's contents.
+    fn hints_text_len_with(&self, twice: impl Fn(&str) -> usize) -> usize {
         let d = &self.0;
         // The outer quotes, the braces, and per field its key and value (each a JSON string,
         // written again as a string's contents), a colon and, but for the first, a comma.
-        let field = |key: &str, value: &str| 4 + key.len() + 1 + twice_escaped_len(value);
+        let field = |key: &str, value: &str| 4 + key.len() + 1 + twice(value);
         let mut n = 2 + 2 + field("parameter", &d.parameter);
         let mut fields = 1;
         let mut add = |key: &str, value: &str| {
@@ -279,6 +320,27 @@ impl Problem {
             m.serialize_entry("suggestion", s)?;
         }
         Ok(())
+    }
+    /// Appends the hints' fields (as [`hint_entries`](Self::hint_entries) serializes them, in
+    /// the same order) to `out` as JSON, each text escaped straight from the problem.
+    fn write_hint_fields(&self, out: &mut Vec<u8>) {
+        let d = &self.0;
+        let mut field = |key: &[u8], value: &str| {
+            out.extend_from_slice(key);
+            escape::push_str(out, value);
+        };
+        field(b"\"parameter\":", &d.parameter);
+        if let Some(p) = &d.path {
+            field(b",\"path\":", p);
+        }
+        if let Rejected::Shown(v) = &d.rejected {
+            field(b",\"rejected\":", v);
+        }
+        field(b",\"accepted\":", &d.accepted);
+        field(b",\"fix\":", &d.fix);
+        if let Some(s) = &d.suggestion {
+            field(b",\"suggestion\":", s);
+        }
     }
 }
 
@@ -382,6 +444,40 @@ impl Hints {
                 })
                 .sum(),
             Hints::Recorded(_) => 256,
+        }
+    }
+}
+
+impl Hints {
+    /// Appends `hints` as JSON to `out`: the bytes its `Serialize` writes through serde_json,
+    /// each text escaped straight from its problem (no serializer in between).
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Hints::Problems { problems, retry_after_ms } => {
+                out.push(b'{');
+                if let Some((first, others)) = problems.split_first() {
+                    first.write_hint_fields(out);
+                    if !others.is_empty() {
+                        out.extend_from_slice(b",\"others\":[");
+                        for (i, p) in others.iter().enumerate() {
+                            out.extend_from_slice(if i == 0 { b"{" } else { b",{" });
+                            p.write_hint_fields(out);
+                            out.push(b'}');
+                        }
+                        out.push(b']');
+                    }
+                }
+                if let Some(ms) = retry_after_ms {
+                    if !problems.is_empty() {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"\"retry_after_ms\":");
+                    serde_json::to_writer(&mut *out, ms)?;
+                }
+                out.push(b'}');
+                Ok(())
+            }
+            Hints::Recorded(v) => serde_json::to_writer(out, v),
         }
     }
 }
@@ -513,8 +609,10 @@ impl Refusal {
     pub(crate) fn rendered(self) -> (String, Hints) {
         const BUDGET: usize = 1600;
         let mut problems = self.problems;
-        let mut message = String::with_capacity(problems.iter().map(|p| 64 + p.0.accepted.len() * 2).sum());
-        let mut used = 0;
+        let mut message = String::with_capacity(problems.iter().map(Problem::sentence_size_hint).sum());
+        // The JSON lengths of the sentences kept (exact), and of their hints: exact, or an
+        // upper bound while `bounded` (a problem obviously within the budget is not counted).
+        let (mut sentences, mut hints, mut bounded) = (0, 0, false);
         let mut kept = 0;
         while kept < problems.len() {
             let start = message.len();
@@ -523,21 +621,37 @@ impl Refusal {
             }
             let at = message.len();
             problems[kept].write_sentence(&mut message);
-            let mut cost = budget::json_len(&message[at..]) + problems[kept].hints_text_len();
-            if cost > BUDGET && kept == 0 {
+            let (quotes, controls) = budget::quotes_and_controls(&message.as_bytes()[at..]);
+            let mut sentence =
+                if controls == 0 { 2 + (message.len() - at) + quotes } else { budget::json_len(&message[at..]) };
+            if let Some(bound) = problems[kept].hints_text_len_bound(quotes, controls)
+                && sentences + hints + sentence + bound <= BUDGET
+            {
+                // Within the budget by the bound: within it by the exact count too.
+                (sentences, hints, bounded) = (sentences + sentence, hints + bound, true);
+                kept += 1;
+                continue;
+            }
+            if bounded {
+                hints = problems[..kept].iter().map(Problem::hints_text_len).sum();
+                bounded = false;
+            }
+            let mut hint = problems[kept].hints_text_len();
+            if sentence + hint > BUDGET && kept == 0 {
                 // The first problem alone is past the budget: its texts (a declared refusal's
                 // interpolated fields, a custom check's words) are cut until it fits.
                 let fitted = problems[0].fitted(|p| budget::json_len(&p.sentence()) + p.hints_text_len() <= BUDGET);
                 message.truncate(at);
                 fitted.write_sentence(&mut message);
-                cost = budget::json_len(&message[at..]) + fitted.hints_text_len();
+                sentence = budget::json_len(&message[at..]);
+                hint = fitted.hints_text_len();
                 problems[0] = fitted;
             }
-            if used + cost > BUDGET && kept > 0 {
+            if sentences + hints + sentence + hint > BUDGET && kept > 0 {
                 message.truncate(start);
                 break;
             }
-            used += cost;
+            (sentences, hints) = (sentences + sentence, hints + hint);
             kept += 1;
         }
         if kept < problems.len() {
@@ -726,5 +840,124 @@ mod tests {
         assert_eq!(typed, Hints::Recorded(Value::Object(reference)));
         assert_eq!(typed.retry_after_ms(), Some(1500));
         assert_eq!(typed.parameter(), Some(Value::from("hours_back")));
+    }
+
+    /// A refusal's envelope written straight (`to_json`) is byte for byte what its `Serialize`
+    /// writes through serde_json: every key, escape, prefix, delay, warning and provenance.
+    #[test]
+    fn a_refusal_is_written_straight_as_serde_json_writes_it() {
+        use crate::envelope::Envelope;
+        let all = problems();
+        let mut envelopes = Vec::new();
+        for n in 0..=all.len() {
+            let refusal = Refusal::from_problems(all[..n].to_vec());
+            envelopes.push(Envelope::from(refusal.clone()));
+            envelopes.push(Envelope::from(refusal.clone()).with_code_prefix(Some("AC\"ME_")));
+            envelopes.push(Envelope::from(refusal.clone().with_retry_after(std::time::Duration::from_millis(1500))));
+            envelopes.push(
+                Envelope::from(refusal.with_code(codes::RATE_LIMITED))
+                    .with_retry_after_ms(7)
+                    .with_warning("stale \"cache\"\n")
+                    .with_provenance(serde_json::json!({"call_id": "call_1", "tier": null})),
+            );
+        }
+        let mut bare = Envelope::from(Refusal::from_problems(Vec::new()));
+        bare.set_hints(Hints::Problems { problems: Vec::new(), retry_after_ms: Some(3) });
+        envelopes.push(bare);
+        let recorded = serde_json::json!({"status": "invalid", "error_code": "VALIDATION_ERROR",
+            "message": "q: is missing", "hints": {"parameter": "q", "z": [1, "\u{1}"]}});
+        envelopes.extend(Envelope::from_recorded(&recorded, &[codes::VALIDATION_ERROR]));
+        assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2);
+        for env in envelopes {
+            assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap(), "{env:?}");
+        }
+    }
+
+    /// `rendered` as it was before problems obviously within the budget went uncounted: every
+    /// problem's exact cost. The reference the bound is held to.
+    fn rendered_reference(refusal: Refusal) -> (String, Vec<Problem>) {
+        const BUDGET: usize = 1600;
+        let mut problems = refusal.problems;
+        let mut message = String::new();
+        let (mut used, mut kept) = (0, 0);
+        while kept < problems.len() {
+            let start = message.len();
+            if kept > 0 {
+                message.push('\n');
+            }
+            let at = message.len();
+            problems[kept].write_sentence(&mut message);
+            let mut cost = budget::json_len(&message[at..]) + problems[kept].hints_text_len();
+            if cost > BUDGET && kept == 0 {
+                let fitted = problems[0].fitted(|p| budget::json_len(&p.sentence()) + p.hints_text_len() <= BUDGET);
+                message.truncate(at);
+                fitted.write_sentence(&mut message);
+                cost = budget::json_len(&message[at..]) + fitted.hints_text_len();
+                problems[0] = fitted;
+            }
+            if used + cost > BUDGET && kept > 0 {
+                message.truncate(start);
+                break;
+            }
+            used += cost;
+            kept += 1;
+        }
+        if kept < problems.len() {
+            let summary = summary_of(&problems[kept..]);
+            problems.truncate(kept);
+            if kept > 0 {
+                message.push('\n');
+            }
+            summary.write_sentence(&mut message);
+            problems.push(summary);
+        }
+        (message, problems)
+    }
+
+    /// The bound of a problem's hints is never below their exact length, and the refusal keeps
+    /// the same problems and writes the same message as when every cost was counted: over
+    /// problems of every size (quotes, control characters, paths, suggestions), in sets that
+    /// cross the budget at every place.
+    #[test]
+    fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
+        let texts = ["x", "a \"b\" c", "line\nbreak", "\\\\", "é✓", "plain words of some length here", "\u{1}"];
+        let seed = std::cell::Cell::new(0x2545_F491_4F6C_DD1Du64);
+        let next = |n: usize| {
+            let mut x = seed.get();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            seed.set(x);
+            (x % n as u64) as usize
+        };
+        let text = |reps: usize| texts[next(texts.len())].repeat(1 + next(reps));
+        for round in 0..400 {
+            let mut all = Vec::new();
+            for _ in 0..1 + next(12) {
+                let rejected = match next(3) {
+                    0 => Rejected::Shown(text(4)),
+                    1 => Rejected::Hidden,
+                    _ => Rejected::Missing,
+                };
+                let mut p = Problem::new(&text(3), rejected, text(8)).with_accepted(text(30)).with_fix(text(20));
+                if next(2) == 0 {
+                    p = p.with_suggestion(Some(&text(3)));
+                }
+                if next(3) == 0 {
+                    let path = format!("{}[{}]", p.0.parameter, next(9));
+                    p = p.at(path);
+                }
+                let (q, c) = budget::quotes_and_controls(p.sentence().as_bytes());
+                if let Some(bound) = p.hints_text_len_bound(q, c) {
+                    assert!(bound >= p.hints_text_len(), "{p:?}");
+                }
+                all.push(p);
+            }
+            let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: all, retry_after: None };
+            let (message, hints) = refusal.clone().rendered();
+            let (reference, kept) = rendered_reference(refusal);
+            assert_eq!(message, reference, "round {round}");
+            assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "round {round}");
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! whatever the texts it is given: long names and interpolated fields are cut, long lists
 //! counted.
 
+pub(crate) use super::escape::quotes_and_controls;
+
 /// The most names a list of tool names shows; the rest are counted.
 const LISTED_NAMES: usize = 20;
 
@@ -71,14 +73,6 @@ impl EscapedLen {
             })
             .sum::<usize>();
     }
-}
-
-/// How many bytes of `bytes` are `"` or `\\`, and how many are control characters (below
-/// 0x20): what a JSON string's escapes (RFC 8259 §7) add to its length.
-pub(crate) fn quotes_and_controls(bytes: &[u8]) -> (usize, usize) {
-    bytes.iter().fold((0, 0), |(quotes, controls), &b| {
-        (quotes + usize::from(b == b'"' || b == b'\\'), controls + usize::from(b < 0x20))
-    })
 }
 
 impl std::io::Write for EscapedLen {

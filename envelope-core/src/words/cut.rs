@@ -33,7 +33,11 @@ pub(crate) fn cut_counted(text: &str, max: usize) -> String {
 /// `text` as a JSON string when it has at most `max` characters, else its first `keep` as a
 /// JSON string with `…` before the closing quote, and its length: `"abc…" (301 characters)`.
 pub(crate) fn quoted_cut(text: &str, max: usize, keep: usize) -> String {
-    let quote = |t: &str| serde_json::Value::String(t.to_owned()).to_string();
+    let quote = |t: &str| {
+        let mut quoted = String::with_capacity(t.len() + 8);
+        super::escape::push_str_to(&mut quoted, t);
+        quoted
+    };
     if text.len() <= max {
         return quote(text);
     }

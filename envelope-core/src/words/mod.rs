@@ -5,6 +5,8 @@
 pub(crate) mod cut;
 // The budgets of a reply's texts (2 KB an envelope): the cut of a long text, counted name lists.
 pub(crate) mod budget;
+// JSON strings written and measured a word (8 bytes) at a time, as serde_json writes them.
+pub(crate) mod escape;
 // Numbers in words: floats in their shortest form, delays.
 pub(crate) mod number;
 // How a value is shown in a sentence: quoted, cut, as sent; lists and plurals; JSON type words.

@@ -168,16 +168,37 @@ pub(crate) fn quoted_list<'s>(items: impl IntoIterator<Item = &'s str>) -> Strin
         if i > 0 {
             out.push_str(", ");
         }
-        if item.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-            out.push_str(&json_text(&Value::String(item.to_owned())));
-        } else {
-            // Nothing to escape: the JSON text is the item in quotes.
-            out.push('"');
-            out.push_str(item);
-            out.push('"');
-        }
+        push_quoted(&mut out, item);
     }
     out
+}
+
+/// Appends `item` quoted as JSON (`"database"`), escaped where it needs it.
+pub(crate) fn push_quoted(out: &mut String, item: &str) {
+    super::escape::push_str_to(out, item);
+}
+
+/// [`quoted_list`] written to `f`, each item straight (no list built first).
+pub(crate) fn write_quoted_list<'s>(
+    f: &mut impl std::fmt::Write,
+    items: impl IntoIterator<Item = &'s str>,
+) -> std::fmt::Result {
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        if super::escape::quotes_and_controls(item.as_bytes()) == (0, 0) {
+            // Nothing to escape: the JSON text is the item in quotes.
+            f.write_char('"')?;
+            f.write_str(item)?;
+            f.write_char('"')?;
+        } else {
+            let mut quoted = String::with_capacity(item.len() + 8);
+            push_quoted(&mut quoted, item);
+            f.write_str(&quoted)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,48 +1,84 @@
-//! Did you mean: the closest of a set of names to a name sent (strsim), within a bounded cost.
+//! Did you mean: the closest of a set of names to a name sent (the measures of strsim), within a
+//! bounded cost and, for ASCII names of up to [`STACK_BYTES`] bytes, without allocating.
+
+use std::borrow::Cow;
 
 /// How many characters longer than the longest candidate a name may be and still be compared
 /// with the candidates: past that it is close to none, and no edit distance is computed.
 pub(crate) const CLOSEST_MARGIN: usize = 16;
 
+/// The longest ASCII name, in bytes, that is lowered and measured in buffers on the stack; a
+/// longer or non-ASCII name is measured by strsim itself (which allocates), with the same result.
+const STACK_BYTES: usize = 64;
+
 /// The closest of `candidates` to `given`, if close enough to be worth offering: a case-only
 /// difference always is; otherwise one edit away by optimal string alignment (a letter added,
 /// dropped, changed, or two neighbours swapped: `tpo` for `top`), or a Jaro-Winkler similarity
-/// of at least 0.8 (both from strsim). Fewer edits win, then the higher similarity.
+/// of at least 0.8 (strsim's measures). Fewer edits win, then the higher similarity.
 ///
 /// `given` is the caller's text, of any length; the measures cost time in the product of the
 /// two lengths. A `given` longer than the longest candidate by more than [`CLOSEST_MARGIN`]
 /// characters is offered nothing, after a look at its length only: the cost is then bounded by
-/// the candidates, whatever was sent.
-pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    let candidates: Vec<&'c str> = candidates.into_iter().collect();
-    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+/// the candidates, whatever was sent. `candidates` are walked twice (their longest, then the
+/// measures), so their iterator is cloned rather than collected.
+pub(crate) fn closest<'c, I>(given: &str, candidates: I) -> Option<&'c str>
+where
+    I: IntoIterator<Item = &'c str>,
+    I::IntoIter: Clone,
+{
+    let candidates = candidates.into_iter();
+    let longest = candidates.clone().map(|c| c.chars().count()).max()?;
     // A character is at most 4 bytes: past this many bytes, `given` is past the bound in
     // characters too, and is not even counted.
     let bound = longest + CLOSEST_MARGIN;
     if given.len() > 4 * bound || given.chars().count() > bound {
         return None;
     }
-    let lower = lowercase(given);
-    let given_chars = lower.chars().count();
+    let mut given_buf = [0u8; STACK_BYTES];
+    let given_lowered;
+    let lower: &str = match lowered_ascii(given, &mut given_buf) {
+        Some(lower) => lower,
+        None => {
+            given_lowered = lowercase(given);
+            &given_lowered
+        }
+    };
+    let given_chars = if lower.is_ascii() { lower.len() } else { lower.chars().count() };
     let mut best: Option<(&str, usize, f64)> = None;
+    let mut c_buf = [0u8; STACK_BYTES];
     for c in candidates {
-        let c_lower = lowercase(c);
+        let c_lowered;
+        let c_lower: &str = match lowered_ascii(c, &mut c_buf) {
+            Some(lower) => lower,
+            None => {
+                c_lowered = lowercase(c);
+                &c_lowered
+            }
+        };
         if c_lower == lower {
             return Some(c);
         }
-        let score = if lower.is_ascii() && c_lower.is_ascii() {
-            // The same measure over bytes, which are the characters here: no decoding.
-            strsim::generic_jaro_winkler(&Ascii(&lower), &Ascii(&c_lower))
+        let bytes =
+            lower.len() <= STACK_BYTES && c_lower.len() <= STACK_BYTES && lower.is_ascii() && c_lower.is_ascii();
+        let score = if bytes {
+            // The same measure over bytes, which are the characters here: no decoding, no heap.
+            jaro_winkler(lower.as_bytes(), c_lower.as_bytes())
         } else {
-            strsim::jaro_winkler(&lower, &c_lower)
+            strsim::jaro_winkler(lower, c_lower)
         };
+        let c_chars = if bytes { c_lower.len() } else { c_lower.chars().count() };
         // Two names whose lengths differ by two or more are two or more edits apart: with a
         // low similarity too, the name is not offered, and the edits need no counting.
-        if score < 0.8 && given_chars.abs_diff(c_lower.chars().count()) > 1 {
+        if score < 0.8 && given_chars.abs_diff(c_chars) > 1 {
             continue;
         }
-        let edits = strsim::osa_distance(&lower, &c_lower);
-        if !(one_edit_apart(&lower, &c_lower, edits) || score >= 0.8) {
+        let edits = if bytes {
+            osa_distance(lower.as_bytes(), c_lower.as_bytes())
+        } else {
+            strsim::osa_distance(lower, c_lower)
+        };
+        let one_edit = edits == 1 && given_chars >= 3 && c_chars >= 3;
+        if !(one_edit || score >= 0.8) {
             continue;
         }
         if best.is_none_or(|(_, e, s)| edits < e || (edits == e && score > s)) {
@@ -52,31 +88,107 @@ pub(crate) fn closest<'c>(given: &str, candidates: impl IntoIterator<Item = &'c 
     best.map(|(c, _, _)| c)
 }
 
-/// An ASCII text as its bytes, for strsim's generic measures.
-struct Ascii<'a>(&'a str);
-
-impl<'s> IntoIterator for &Ascii<'s> {
-    type Item = u8;
-    type IntoIter = std::str::Bytes<'s>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.bytes()
+/// `s` in lower case when it is ASCII: `s` itself when it has no upper-case letter, else its
+/// lowered copy in `buf` (when it fits). `None` for any other `s`.
+fn lowered_ascii<'s>(s: &'s str, buf: &'s mut [u8; STACK_BYTES]) -> Option<&'s str> {
+    if !s.is_ascii() {
+        return None;
     }
+    if !s.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some(s);
+    }
+    let out = buf.get_mut(..s.len())?;
+    out.copy_from_slice(s.as_bytes());
+    out.make_ascii_lowercase();
+    std::str::from_utf8(out).ok()
 }
 
 /// `s` in lower case, borrowed when it has no upper-case letter.
-fn lowercase(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(char::is_uppercase) {
-        std::borrow::Cow::Owned(s.to_lowercase())
+fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.chars().any(char::is_uppercase) { Cow::Owned(s.to_lowercase()) } else { Cow::Borrowed(s) }
+}
+
+/// strsim's `jaro_winkler` over the bytes of two texts of at most [`STACK_BYTES`] bytes (their
+/// characters, for ASCII), step for step, so the same `f64`: the Jaro similarity (matches within
+/// half the longer length, half the transpositions), raised by a tenth of the distance to 1 per
+/// letter of a common prefix of up to four when above 0.7.
+fn jaro_winkler(a: &[u8], b: &[u8]) -> f64 {
+    let sim = jaro(a, b);
+    if sim > 0.7 {
+        let prefix_length = a.iter().take(4).zip(b).take_while(|(x, y)| x == y).count();
+        sim + 0.1 * prefix_length as f64 * (1.0 - sim)
     } else {
-        std::borrow::Cow::Borrowed(s)
+        sim
     }
 }
 
-/// One edit between names of three or more characters: below that, one edit is most of the name
-/// (`x` is one edit from every other one-letter name).
-fn one_edit_apart(a: &str, b: &str, edits: usize) -> bool {
-    edits == 1 && a.chars().count() >= 3 && b.chars().count() >= 3
+/// strsim's `generic_jaro` over bytes, its flags the bits of two words (a text of at most
+/// [`STACK_BYTES`] bytes: 64).
+fn jaro(a: &[u8], b: &[u8]) -> f64 {
+    let (a_len, b_len) = (a.len(), b.len());
+    if a_len == 0 && b_len == 0 {
+        return 1.0;
+    } else if a_len == 0 || b_len == 0 {
+        return 0.0;
+    }
+    let search_range = (a_len.max(b_len) / 2).saturating_sub(1);
+    let (mut a_flags, mut b_flags) = (0_u64, 0_u64);
+    let mut matches = 0_usize;
+    for (i, &x) in a.iter().enumerate() {
+        let lo = i.saturating_sub(search_range);
+        let hi = b_len.min(i + search_range + 1);
+        if let Some(j) = (lo..hi).find(|&j| b[j] == x && b_flags & (1 << j) == 0) {
+            a_flags |= 1 << i;
+            b_flags |= 1 << j;
+            matches += 1;
+        }
+    }
+    if matches == 0 {
+        return 0.0;
+    }
+    // The matched letters of `a` and of `b`, in order, paired: each pair that differs is half
+    // a transposition.
+    let mut transpositions = 0_usize;
+    let mut rest = b_flags;
+    for (i, &x) in a.iter().enumerate() {
+        if a_flags & (1 << i) != 0 {
+            let j = rest.trailing_zeros() as usize;
+            rest &= rest.wrapping_sub(1);
+            transpositions += usize::from(b.get(j).is_some_and(|&y| y != x));
+        }
+    }
+    transpositions /= 2;
+    ((matches as f64 / a_len as f64)
+        + (matches as f64 / b_len as f64)
+        + ((matches - transpositions) as f64 / matches as f64))
+        / 3.0
+}
+
+/// strsim's `osa_distance` (optimal string alignment: insertions, deletions, substitutions and
+/// swaps of neighbours, each part edited once) over bytes, its three rows on the stack (a
+/// distance between texts of at most 64 bytes fits a byte).
+fn osa_distance(a: &[u8], b: &[u8]) -> usize {
+    let b_len = b.len();
+    let mut rows = [[0_u8; STACK_BYTES + 1]; 3];
+    let [r0, r1, r2] = &mut rows;
+    let (mut prev_two, mut prev, mut curr) = (r0, r1, r2);
+    for (j, (t, p)) in prev_two.iter_mut().zip(prev.iter_mut()).enumerate().take(b_len + 1) {
+        // At most 64: the bound of `j`.
+        (*t, *p) = (j as u8, j as u8);
+    }
+    for (i, &x) in a.iter().enumerate() {
+        curr[0] = i as u8 + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let cost = u8::from(x != y);
+            curr[j + 1] = (curr[j] + 1).min((prev[j + 1] + 1).min(prev[j] + cost));
+            if i > 0 && j > 0 && x != y && x == b[j - 1] && y == a[i - 1] {
+                curr[j + 1] = curr[j + 1].min(prev_two[j - 1] + 1);
+            }
+        }
+        std::mem::swap(&mut prev_two, &mut prev);
+        std::mem::swap(&mut prev, &mut curr);
+    }
+    usize::from(prev[b_len])
 }
 
 #[cfg(test)]
@@ -87,10 +199,11 @@ mod tests {
     #[test]
     fn suggestions() {
         assert_eq!(closest("databse", ["query_hash", "database", "application"]), Some("database"));
-        // Over the bytes of ASCII names, the measure is the one over their characters.
+        // Over the bytes of ASCII names, the measures are strsim's over their characters.
         for (a, b) in [("databse", "database"), ("databse", "query_hash"), ("tpo", "top"), ("hoursback", "hours_back")]
         {
-            assert_eq!(strsim::generic_jaro_winkler(&Ascii(a), &Ascii(b)), strsim::jaro_winkler(a, b), "{a} {b}");
+            assert_eq!(jaro_winkler(a.as_bytes(), b.as_bytes()), strsim::jaro_winkler(a, b), "{a} {b}");
+            assert_eq!(osa_distance(a.as_bytes(), b.as_bytes()), strsim::osa_distance(a, b), "{a} {b}");
         }
         assert_eq!(closest("Country", ["query", "country"]), Some("country"));
         assert_eq!(closest("topN", ["hours_back", "group_by", "top"]), Some("top"));
@@ -133,5 +246,107 @@ mod tests {
         }
         assert_eq!(shown_str("databse"), r#""databse""#);
         assert_eq!(shown_str(&"ü".repeat(40)), format!("\"{}\"", "ü".repeat(40)));
+    }
+
+    /// A small deterministic generator (xorshift), so the pairs below are the same every run.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        /// A name of 0 to `max` characters over `alphabet`, or (half the time, given `near`) one
+        /// to three edits of `near`.
+        fn name(&mut self, alphabet: &[char], max: usize, near: Option<&str>) -> String {
+            if let Some(near) = near.filter(|_| self.next().is_multiple_of(2)) {
+                let mut chars: Vec<char> = near.chars().collect();
+                for _ in 0..=self.pick(3) {
+                    let at = self.pick(chars.len() + 1);
+                    let c = alphabet[self.pick(alphabet.len())];
+                    match self.pick(4) {
+                        0 => chars.insert(at, c),
+                        1 if at < chars.len() => {
+                            chars.remove(at);
+                        }
+                        2 if at < chars.len() => chars[at] = c,
+                        _ if at + 1 < chars.len() => chars.swap(at, at + 1),
+                        _ => chars.push(c),
+                    }
+                }
+                return chars.into_iter().collect();
+            }
+            let n = self.pick(max + 1);
+            (0..n).map(|_| alphabet[self.pick(alphabet.len())]).collect()
+        }
+    }
+
+    /// `closest` as it was before the measures moved onto the stack: strsim for both measures,
+    /// every name lowered into its own string. The reference the new one is held to.
+    fn closest_reference<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
+        let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+        let bound = longest + CLOSEST_MARGIN;
+        if given.len() > 4 * bound || given.chars().count() > bound {
+            return None;
+        }
+        let lower = lowercase(given);
+        let mut best: Option<(&str, usize, f64)> = None;
+        for &c in candidates {
+            let c_lower = lowercase(c);
+            if c_lower == lower {
+                return Some(c);
+            }
+            let score = strsim::jaro_winkler(&lower, &c_lower);
+            if score < 0.8 && lower.chars().count().abs_diff(c_lower.chars().count()) > 1 {
+                continue;
+            }
+            let edits = strsim::osa_distance(&lower, &c_lower);
+            let one = edits == 1 && lower.chars().count() >= 3 && c_lower.chars().count() >= 3;
+            if !(one || score >= 0.8) {
+                continue;
+            }
+            if best.is_none_or(|(_, e, s)| edits < e || (edits == e && score > s)) {
+                best = Some((c, edits, score));
+            }
+        }
+        best.map(|(c, _, _)| c)
+    }
+
+    /// The measures over bytes give strsim's figures exactly (the same `f64` bits, the same
+    /// count), and `closest` the reference's answer, over many pairs: short and long (past the
+    /// stack buffers), in both cases, near-misses and unrelated names, ASCII and not (`İ` and
+    /// the Kelvin sign lower to other lengths, the latter to ASCII `k`).
+    #[test]
+    fn the_measures_on_the_stack_are_strsims() {
+        let ascii: Vec<char> = "abcdeABCDE_xyz0".chars().collect();
+        let wide: Vec<char> = "abcAB_éÉßİK\u{212a}".chars().collect();
+        let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+        let mut offered = 0;
+        for round in 0..10_000 {
+            let alphabet = if round % 5 == 4 { &wide } else { &ascii };
+            let max = if round % 7 == 6 { STACK_BYTES + 24 } else { 12 };
+            let a = g.name(alphabet, max, None);
+            let b = g.name(alphabet, max, Some(&a));
+            if a.is_ascii() && b.is_ascii() && a.len() <= STACK_BYTES && b.len() <= STACK_BYTES {
+                let (x, y) = (a.as_bytes(), b.as_bytes());
+                assert_eq!(jaro_winkler(x, y).to_bits(), strsim::jaro_winkler(&a, &b).to_bits(), "{a:?} {b:?}");
+                assert_eq!(osa_distance(x, y), strsim::osa_distance(&a, &b), "{a:?} {b:?}");
+            }
+            let mut names: Vec<String> = (0..g.pick(5)).map(|_| g.name(alphabet, max, Some(&a))).collect();
+            names.push(g.name(alphabet, max, None));
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let answer = closest(&a, names.iter().copied());
+            assert_eq!(answer, closest_reference(&a, &names), "{a:?} {names:?}");
+            offered += usize::from(answer.is_some());
+        }
+        // The pairs are close often enough for the comparison to mean something.
+        assert!(offered > 2_500, "{offered}");
     }
 }

@@ -31,7 +31,13 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
             }
             let sugg = render::closest(s, c.iter().copied());
             let fix = match sugg {
-                Some(x) => format!("Send {}.", render::quoted_list([x])),
+                Some(x) => {
+                    let mut fix = String::with_capacity(x.len() + 12);
+                    fix.push_str("Send ");
+                    render::push_quoted(&mut fix, x);
+                    fix.push('.');
+                    fix
+                }
                 None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
             };
             let accepted = Accepted::Choices(Choices::Str(c)).words();
@@ -50,7 +56,7 @@ pub(crate) fn canonical(c: &'static [&'static str], s: &str) -> Option<&'static 
 pub(crate) fn accepted(f: &mut Formatter<'_>, c: &Choices) -> fmt::Result {
     f.write_str("one of ")?;
     match c {
-        Choices::Str(c) => f.write_str(&render::quoted_list(c.iter().copied())),
+        Choices::Str(c) => render::write_quoted_list(f, c.iter().copied()),
         Choices::Int(c) => {
             for (i, x) in c.iter().enumerate() {
                 if i > 0 {

@@ -1,0 +1,176 @@
+//! JSON strings (RFC 8259 §7) written and measured eight bytes at a time: a text is scanned a
+//! word (`u64`) at a time for the bytes that need an escape (`"`, `\` and the control characters
+//! below 0x20), runs without them are copied whole, and each escape is the one serde_json
+//! writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, else `\u00XX` in lower-case hex), so the
+//! text is byte for byte serde_json's.
+
+/// `0x01` in every byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// `0x80` in every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// `0x7f` in every byte of a word.
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// The bytes of `w` that are zero, as `0x80` in each: exact (no carry crosses a byte, since
+/// `0x7f + 0x7f` fits one).
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    !(((w & LOW7) + LOW7) | w) & HIGH
+}
+
+/// The bytes of `w` that are `"` or `\` (first) and those below 0x20 (second), as `0x80` in
+/// each: exact. A byte below 0x20 is one whose low seven bits plus 0x60 stay below 0x80 and
+/// whose high bit is clear.
+#[inline]
+fn specials(w: u64) -> (u64, u64) {
+    let quotes = zero_bytes(w ^ (ONES * u64::from(b'"'))) | zero_bytes(w ^ (ONES * u64::from(b'\\')));
+    let controls = !(((w & LOW7) + ONES * 0x60) | w) & HIGH;
+    (quotes, controls)
+}
+
+/// Whether `b` needs an escape in a JSON string.
+#[inline]
+fn is_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The eight bytes at `at` as a word, the first in its lowest byte.
+#[inline]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// How many bytes of `bytes` are `"` or `\\`, and how many are control characters (below
+/// 0x20): what a JSON string's escapes add to its length (each of the former one byte, each of
+/// the latter one or five).
+pub(crate) fn quotes_and_controls(bytes: &[u8]) -> (usize, usize) {
+    let (mut quotes, mut controls) = (0, 0);
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let (q, c) = specials(word(bytes, at));
+        quotes += q.count_ones() as usize;
+        controls += c.count_ones() as usize;
+        at += 8;
+    }
+    for &b in &bytes[at..] {
+        quotes += usize::from(b == b'"' || b == b'\\');
+        controls += usize::from(b < 0x20);
+    }
+    (quotes, controls)
+}
+
+/// The index of the first byte at or after `from` that needs an escape.
+#[inline]
+fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + 8 <= bytes.len() {
+        let (q, c) = specials(word(bytes, at));
+        let found = q | c;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes[at..].iter().position(|&b| is_special(b)).map(|p| at + p)
+}
+
+/// Appends `text` as a JSON string, quotes included.
+pub(crate) fn push_str(out: &mut Vec<u8>, text: &str) {
+    out.push(b'"');
+    push_contents(out, text);
+    out.push(b'"');
+}
+
+/// Appends `text` escaped as a JSON string's contents (no quotes).
+pub(crate) fn push_contents(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    let mut run = 0;
+    while let Some(at) = next_special(bytes, run) {
+        out.extend_from_slice(&bytes[run..at]);
+        push_escape(out, bytes[at]);
+        run = at + 1;
+    }
+    out.extend_from_slice(&bytes[run..]);
+}
+
+/// [`push_str`] into a `String`: the runs between escapes are whole characters (a run ends only
+/// at an ASCII byte).
+pub(crate) fn push_str_to(out: &mut String, text: &str) {
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut run = 0;
+    while let Some(at) = next_special(bytes, run) {
+        out.push_str(&text[run..at]);
+        let (escape, n) = escape_of(bytes[at]);
+        out.extend(escape[..n].iter().map(|&b| char::from(b)));
+        run = at + 1;
+    }
+    out.push_str(&text[run..]);
+    out.push('"');
+}
+
+/// The escape of one byte that needs one, as serde_json writes it.
+fn push_escape(out: &mut Vec<u8>, b: u8) {
+    let (escape, n) = escape_of(b);
+    out.extend_from_slice(&escape[..n]);
+}
+
+/// The escape of `b` (a byte that needs one) as serde_json writes it, and its length: `\"`,
+/// `\\`, `\n` and the other short escapes, else `\u00XX` in lower-case hex.
+fn escape_of(b: u8) -> ([u8; 6], usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        0x08 => b'b',
+        0x0c => b'f',
+        _ => 0,
+    };
+    if short != 0 {
+        ([b'\\', short, 0, 0, 0, 0], 2)
+    } else {
+        ([b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]], 6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte that can start or sit in a text, in every position of a word, and texts of
+    /// every length up to a few words: written as serde_json writes them, counted as a byte
+    /// by byte count does.
+    #[test]
+    fn strings_are_written_and_counted_as_serde_json_does() {
+        let mut texts: Vec<String> =
+            ["", "plain", "a \"quoted\" \\ word", "line\nbreak\ttab\r\u{8}\u{c}", "é ✓ 😀 \u{7f}"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+        for b in 0u8..0x80 {
+            for pad in 0..17 {
+                let mut t = "x".repeat(pad);
+                t.push(char::from(b));
+                t.push_str(&"é".repeat(pad % 5));
+                texts.push(t);
+            }
+        }
+        for t in &texts {
+            let mut out = b"[".to_vec();
+            push_str(&mut out, t);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("[{}", serde_json::to_string(t).unwrap()), "{t:?}");
+            let mut text = String::from("[");
+            push_str_to(&mut text, t);
+            assert_eq!(text, format!("[{}", serde_json::to_string(t).unwrap()), "{t:?}");
+            let naive = t
+                .bytes()
+                .fold((0, 0), |(q, c), b| (q + usize::from(b == b'"' || b == b'\\'), c + usize::from(b < 0x20)));
+            assert_eq!(quotes_and_controls(t.as_bytes()), naive, "{t:?}");
+        }
+    }
+}
