@@ -609,13 +609,14 @@ impl<T: Serialize> Serialize for Warned<T> {
 #[derive(Clone)]
 enum Data {
     Value(Value),
-    Json(Box<Json>),
+    Json(Json),
 }
 
 #[derive(Clone)]
 struct Json {
     text: Box<serde_json::value::RawValue>,
-    value: std::sync::OnceLock<Value>,
+    /// Boxed, so a `Json` is 32 bytes and an `ok` envelope stays as small as with a `Value`.
+    value: std::sync::OnceLock<Box<Value>>,
 }
 
 impl Data {
@@ -624,7 +625,9 @@ impl Data {
             Data::Value(v) => v,
             // The text is JSON serde_json wrote, so it reads back (a number past 64 bits as a
             // double, as `to_value` would not have taken it).
-            Data::Json(json) => json.value.get_or_init(|| serde_json::from_str(json.text.get()).unwrap_or(Value::Null)),
+            Data::Json(json) => {
+                json.value.get_or_init(|| Box::new(serde_json::from_str(json.text.get()).unwrap_or(Value::Null)))
+            }
         }
     }
 }
@@ -645,6 +648,11 @@ impl Envelope {
     /// `ok` with a tool's answer: its JSON text as serde_json writes it, unwrapping a
     /// [`Warned`] answer into `data` and `warning`; `Err` if it does not serialize.
     pub(crate) fn ok_serialized<T: Serialize>(answer: &T) -> Result<Self, serde_json::Error> {
+        // An answer of no size (`()`, a unit struct) holds no data to write: its `Value` (`null`
+        // for those) costs no allocation, where text would cost one.
+        if std::mem::size_of::<T>() == 0 {
+            return Ok(Envelope::ok_of(serde_json::to_value(answer)?));
+        }
         let text = serde_json::value::to_raw_value(answer)?;
         // A `Warned` answer (its first key is this one) is unwrapped from its `Value`.
         if text.get().starts_with(WARNED_TEXT) {
@@ -652,7 +660,7 @@ impl Envelope {
         }
         let json = Json { text, value: std::sync::OnceLock::new() };
         Ok(Envelope {
-            inner: Inner::Ok(Data::Json(Box::new(json))),
+            inner: Inner::Ok(Data::Json(json)),
             prefix: None,
             format: WireFormat::Envelope,
             extra: None,
