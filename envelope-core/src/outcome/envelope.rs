@@ -659,12 +659,7 @@ impl Envelope {
             return Ok(Envelope::ok_of(serde_json::from_str(text.get())?));
         }
         let json = Json { text, value: std::sync::OnceLock::new() };
-        Ok(Envelope {
-            inner: Inner::Ok(Data::Json(json)),
-            prefix: None,
-            format: WireFormat::Envelope,
-            extra: None,
-        })
+        Ok(Envelope { inner: Inner::Ok(Data::Json(json)), prefix: None, format: WireFormat::Envelope, extra: None })
     }
 
     /// `ok` with `data`, unwrapping a [`Warned`] answer into `data` and `warning`.
