@@ -186,8 +186,8 @@ impl Serve {
     /// from when it starts waiting for one: on a new connection, and on a kept-alive connection
     /// after its last response, so this is also how long an idle kept-alive connection stays
     /// open. Past it the connection is closed without an answer (a client trickling its head a
-    /// byte at a time does not extend it). Default 10 s; hyper's `header_read_timeout` with
-    /// tokio's timer.
+    /// byte at a time does not extend it). Default 10 s; one tokio timer per connection, moved
+    /// on for each head (hyper's own `header_read_timeout` is off).
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.limits.header_read_timeout = timeout;
         self
