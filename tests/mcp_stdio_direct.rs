@@ -409,6 +409,27 @@ async fn a_2026_07_28_call_answered_directly_is_the_bytes_rmcp_writes() {
         format!("{{{capabilities},{version}}}"),
         format!(r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":5}}"#),
         format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}},"sampling":{{}}}}}}"#),
+        // Text that rmcp's path cannot read: refused there, so never taken directly.
+        format!(
+            r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":{{"name":"x","version":"1","z":1e400}}}}"#
+        ),
+        format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":{{"zzz":-1e400}}}}"#),
+        format!(r#"{{{version},"io.modelcontextprotocol/clientCapabilities":{{"sampling":{{"zz":1e400}}}}}}"#),
+        format!(
+            r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":{}1{}}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        ),
+        format!(
+            r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":{}1{}}}"#,
+            "[".repeat(118),
+            "]".repeat(118)
+        ),
+        format!(
+            r#"{{{version},"io.modelcontextprotocol/clientCapabilities":{{"zzz":{}1{}}}}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        ),
         // Not taken directly: through rmcp on both servers.
         format!("{{{version}}}"),
         format!("{{{capabilities}}}"),
@@ -453,23 +474,56 @@ async fn a_2026_07_28_call_answered_directly_is_the_bytes_rmcp_writes() {
     }
 }
 
-/// A 2026-07-28 call answered directly before rmcp has answered anything (its session not
-/// started yet) is still cancelled by `notifications/cancelled`: no reply is ever written for
-/// it, and the session goes on.
+/// In a 2026-07-28 session, the request that starts rmcp's session goes through rmcp, so what
+/// comes after (an `initialize`, a call without `_meta`) is answered as in the session the client
+/// opened; the calls after it are answered directly, as rmcp answers them.
 #[tokio::test(flavor = "current_thread")]
-async fn a_2026_07_28_call_cancelled_before_any_other_request_gets_no_reply() {
-    let mut session = Session::stateless(server(), false).await;
-    session
-        .send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"nap","_meta":{META}}}}}"#))
-        .await;
-    session
-        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"no longer needed"}}"#)
-        .await;
-    let add = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}}}"#
+async fn a_2026_07_28_session_is_the_one_rmcp_opened() {
+    let whoami = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"whoami","arguments":{{}},"_meta":{META}}}}}"#
     );
-    let reply: Value = serde_json::from_str(&session.exchange(&add).await).unwrap();
-    assert_eq!(reply["id"], 2, "{reply}");
+    let add = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}}}"#
+    );
+    let lines = [
+        whoami.as_str(),
+        r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
+        add.as_str(),
+    ];
+    for discover in [false, true] {
+        let mut direct = Session::stateless(server(), discover).await;
+        let mut rmcp = Session::stateless(ViaRmcp(server()), discover).await;
+        for line in lines {
+            let (a, b) = (direct.exchange(line).await, rmcp.exchange(line).await);
+            assert_eq!(a, b, "discover {discover}: {line}");
+        }
+        direct.end().await;
+        rmcp.end().await;
+    }
+}
+
+/// A 2026-07-28 call answered directly is cancelled by `notifications/cancelled`: no reply is
+/// ever written for it, and the session goes on.
+#[tokio::test(flavor = "current_thread")]
+async fn a_2026_07_28_call_cancelled_gets_no_reply() {
+    let mut session = Session::stateless(server(), true).await;
+    let add = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}}}"#
+        )
+    };
+    // The request that starts rmcp's session, answered by rmcp.
+    let reply: Value = serde_json::from_str(&session.exchange(&add(1)).await).unwrap();
+    assert_eq!(reply["result"]["structuredContent"]["data"], 3, "{reply}");
+    session
+        .send(&format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"nap","_meta":{META}}}}}"#))
+        .await;
+    session
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"no longer needed"}}"#)
+        .await;
+    let reply: Value = serde_json::from_str(&session.exchange(&add(3)).await).unwrap();
+    assert_eq!(reply["id"], 3, "{reply}");
     assert_eq!(reply["result"]["structuredContent"]["data"], 3, "{reply}");
     // Past the nap's 300 ms: nothing more is written.
     let late = tokio::time::timeout(Duration::from_millis(800), session.output.next_line()).await;

@@ -240,60 +240,37 @@ impl<'de> Deserialize<'de> for PlainParams<'de> {
                         "arguments" if arguments.is_none() => {
                             arguments = Some(map.next_value::<Option<&'de RawValue>>()?);
                         }
-                        "_meta" if meta.is_none() => meta = Some(map.next_value::<SelfContained>()?),
+                        "_meta" if meta.is_none() => meta = Some(map.next_value::<&'de RawValue>()?),
                         _ => return Err(serde::de::Error::custom("not the params of a plain tools/call")),
                     }
                 }
                 let name = name.ok_or_else(|| serde::de::Error::custom("no name"))?;
-                Ok(PlainParams { name, arguments: arguments.flatten(), self_contained: meta.is_some() })
+                let self_contained = match meta {
+                    None => false,
+                    Some(meta) if self_contained(meta) => true,
+                    Some(_) => return Err(serde::de::Error::custom("not a 2026-07-28 request's own _meta")),
+                };
+                Ok(PlainParams { name, arguments: arguments.flatten(), self_contained })
             }
         }
         deserializer.deserialize_map(Params)
     }
 }
 
-/// A 2026-07-28 request's own `_meta`, as [`PlainCall::self_contained`] describes it; any other
-/// `_meta` (a `progressToken`, a `logLevel`, a key of its own, an escaped key, another version,
-/// capabilities rmcp does not read) fails to read, and the call goes through rmcp.
-struct SelfContained;
-
-impl<'de> Deserialize<'de> for SelfContained {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Meta;
-        impl<'de> Visitor<'de> for Meta {
-            type Value = SelfContained;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a 2026-07-28 request's _meta")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let (mut version, mut capabilities, mut info) = (false, false, false);
-                while let Some(key) = map.next_key::<&'de str>()? {
-                    let seen = match key {
-                        "io.modelcontextprotocol/protocolVersion" if !version => {
-                            let raw = map.next_value::<&'de RawValue>()?;
-                            if raw.get() != r#""2026-07-28""# {
-                                return Err(serde::de::Error::custom("another version"));
-                            }
-                            &mut version
-                        }
-                        "io.modelcontextprotocol/clientCapabilities" if !capabilities => {
-                            map.next_value::<rmcp::model::ClientCapabilities>()?;
-                            &mut capabilities
-                        }
-                        // Carried, never read for a call.
-                        "io.modelcontextprotocol/clientInfo" if !info => {
-                            map.next_value::<IgnoredAny>()?;
-                            &mut info
-                        }
-                        _ => return Err(serde::de::Error::custom("not a plain 2026-07-28 _meta")),
-                    };
-                    *seen = true;
-                }
-                if version && capabilities { Ok(SelfContained) } else { Err(serde::de::Error::custom("a key missing")) }
-            }
-        }
-        deserializer.deserialize_map(Meta)
-    }
+/// Whether `meta` is a 2026-07-28 request's own `_meta`, as [`PlainCall::self_contained`]
+/// describes it, read as rmcp's path reads it ([`read_tools_call`]: into a `Value`, so a value
+/// nested 128 levels deep or a number past a double declines it, as that path refuses it; then
+/// the keys, and the capabilities as rmcp decodes them). Any other `_meta` (a `progressToken`,
+/// a `logLevel`, a key of its own, another version, capabilities rmcp does not read) declines
+/// it, and the call goes through rmcp.
+fn self_contained(meta: &RawValue) -> bool {
+    const VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    const CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    const INFO: &str = "io.modelcontextprotocol/clientInfo";
+    let Ok(Value::Object(meta)) = serde_json::from_str::<Value>(meta.get()) else { return false };
+    meta.keys().all(|key| matches!(key.as_str(), VERSION | CAPABILITIES | INFO))
+        && meta.get(VERSION).and_then(Value::as_str) == Some("2026-07-28")
+        && meta.get(CAPABILITIES).is_some_and(|c| rmcp::model::ClientCapabilities::deserialize(c).is_ok())
 }
 
 /// Text that is not one well-formed JSON object.

@@ -89,7 +89,8 @@ pub async fn serve_handler_stdio<H: ServerHandler>(handler: H) -> io::Result<()>
 /// for byte the reply rmcp would write, the envelope serialized once for the text content and
 /// `structuredContent`. That holds in a session opened with `initialize` on a version before
 /// 2026-07-28, and in a 2026-07-28 session (no `initialize`, as the official Python SDK runs by
-/// default) for a call whose `params._meta` holds just that version's own keys:
+/// default), once rmcp has answered the request that started it, for a call whose
+/// `params._meta` holds just that version's own keys:
 /// `io.modelcontextprotocol/protocolVersion` `"2026-07-28"`,
 /// `io.modelcontextprotocol/clientCapabilities`, and optionally
 /// `io.modelcontextprotocol/clientInfo` (no `progressToken`, no `logLevel`).
@@ -201,7 +202,7 @@ struct InFlight {
     /// 2026-07-28 any request but `ping` and `server/discover`.
     openers: Arc<Mutex<HashSet<RequestId>>>,
     started: Arc<AtomicBool>,
-    /// The version of rmcp's `initialize` result, once sent.
+    /// The version of the `initialize` result that started the session, once queued.
     version: Arc<OnceLock<String>>,
 }
 
@@ -239,11 +240,13 @@ impl InFlight {
         }
     }
 
-    /// Request `id` was answered with a result.
-    fn succeeded(&self, id: &RequestId) {
+    /// Request `id` was answered with a result; whether that started the session.
+    fn succeeded(&self, id: &RequestId) -> bool {
         if !self.started() && lock(&self.openers).remove(id) {
             self.started.store(true, Ordering::Release);
+            return true;
         }
+        false
     }
 
     /// The version a session opened with `initialize` negotiated, when it is one before
@@ -272,19 +275,6 @@ impl InFlight {
         let held = lock(&self.held).remove(id);
         if let Some((_, cx)) = held.and_then(|held| held.direct) {
             cx.cancel();
-        }
-    }
-
-    /// A call answered without rmcp, `id`, was cancelled before rmcp's session started (whose
-    /// requests rmcp answers, not knowing of the cancellation): as [`InFlight::leave`], for
-    /// that call only.
-    fn leave_direct(&self, id: &RequestId) {
-        let mut held = lock(&self.held);
-        if held.get(id).is_some_and(|h| h.direct.is_some()) {
-            let held = held.remove(id);
-            if let Some((_, cx)) = held.and_then(|held| held.direct) {
-                cx.cancel();
-            }
         }
     }
 
@@ -397,25 +387,14 @@ async fn read_lines(
                         in_flight.may_open(&request.request, &request.id);
                         in_flight.enter(request.id.clone(), None).await;
                     }
+                    _ if !in_flight.started() => continue,
                     JsonRpcMessage::Notification(n) => {
-                        let cancelled = match &n.notification {
-                            ClientNotification::CancelledNotification(c) => c.params.request_id.as_ref(),
-                            _ => None,
-                        };
-                        if !in_flight.started() {
-                            // rmcp would end the session on it; a call answered without rmcp
-                            // (a 2026-07-28 one can come before any request rmcp answers) is
-                            // cancelled all the same.
-                            if let Some(id) = cancelled {
-                                in_flight.leave_direct(id);
-                            }
-                            continue;
-                        }
-                        if let Some(id) = cancelled {
+                        if let ClientNotification::CancelledNotification(c) = &n.notification
+                            && let Some(id) = &c.params.request_id
+                        {
                             in_flight.leave(id);
                         }
                     }
-                    _ if !in_flight.started() => continue,
                     _ => {}
                 }
                 messages.send(*message).await.map_err(|_| closed())?;
@@ -430,11 +409,14 @@ async fn read_lines(
 
 /// The protocol version under which a plain `tools/call` is answered without rmcp, if it is:
 /// the version `initialize` negotiated when it is one before 2026-07-28 and the call carries no
-/// `_meta`; 2026-07-28 when the call carries that version's own `_meta` and no `initialize`
-/// was sent in this session (rmcp then reads the version and capabilities from each request).
+/// `_meta`; 2026-07-28 when the call carries that version's own `_meta` in a session that rmcp
+/// started on a 2026-07-28 request, with no `initialize` sent (rmcp then reads the version and
+/// capabilities from each request). Until rmcp has answered the request that starts its
+/// session, every call goes through rmcp, so the session rmcp keeps is the one its client
+/// opened (a later `initialize`, a call without `_meta`, are answered as in that session).
 fn direct_version<'v>(call: &PlainCall, initialized: bool, in_flight: &'v InFlight) -> Option<&'v str> {
     if call.self_contained {
-        (!initialized).then_some(ProtocolVersion::V_2026_07_28.as_str())
+        (!initialized && in_flight.started()).then_some(ProtocolVersion::V_2026_07_28.as_str())
     } else {
         in_flight.legacy_version()
     }
@@ -547,11 +529,13 @@ impl Transport<RoleServer> for LineTransport {
             // the notification the client sends on reading it (`notifications/initialized`) is
             // passed on.
             let mut version = None;
-            if let JsonRpcMessage::Response(response) = &item {
-                if let ServerResult::InitializeResult(result) = &response.result {
-                    version = Some(result.protocol_version.as_str().to_owned());
-                }
-                in_flight.succeeded(&response.id);
+            if let JsonRpcMessage::Response(response) = &item
+                && in_flight.succeeded(&response.id)
+                && let ServerResult::InitializeResult(result) = &response.result
+            {
+                // Only the `initialize` that starts the session gives it its version: one sent
+                // in a session a 2026-07-28 request started leaves each request its own.
+                version = Some(result.protocol_version.as_str().to_owned());
             }
             // The id is free again before its reply can reach the client, so a client that
             // reads the reply and sends the same id at once is served, not refused; the place
