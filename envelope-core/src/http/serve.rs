@@ -59,7 +59,8 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 /// What stays without a JSON body, because hyper writes or closes before any service runs: a
 /// connection whose request head does not arrive within
 /// [`header_read_timeout`](Serve::header_read_timeout) is closed with no answer (hyper writes
-/// none; RFC 9110 §15.5.9 lets a server close it), an HTTP/2 connection preface is closed
+/// none; RFC 9110 §15.5.9 lets a server close it), a connection whose client reads none of a
+/// response for [`write_stall_timeout`](Serve::write_stall_timeout) is closed, an HTTP/2 connection preface is closed
 /// unanswered, and a malformed head that arrives while an earlier response on the same
 /// connection is still unsent gets hyper's own empty 400/431. A
 /// response of the router that is an empty 400, 414 or 431 with no other header than
@@ -68,7 +69,7 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 ///
 /// One `tracing` event per refusal (target `envelope_core::http::serve`, with the peer
 /// address): `warn` for a bound reached, `info` for a foreign `Host`, a header timeout, a
-/// malformed head, a body timeout; nothing about a request that is served (the routers log
+/// malformed head, a body timeout, a write stall; nothing about a request that is served (the routers log
 /// their calls).
 ///
 /// ```no_run
@@ -114,6 +115,7 @@ pub struct Serve {
 struct Limits {
     header_read_timeout: Duration,
     body_read_timeout: Duration,
+    write_stall_timeout: Duration,
     max_connections: usize,
     max_in_flight: usize,
     body_budget_bytes: usize,
@@ -127,6 +129,7 @@ impl Default for Limits {
         Limits {
             header_read_timeout: Serve::DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: Serve::DEFAULT_BODY_READ_TIMEOUT,
+            write_stall_timeout: Serve::DEFAULT_WRITE_STALL_TIMEOUT,
             max_connections: Serve::DEFAULT_MAX_CONNECTIONS,
             max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
             body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
@@ -170,6 +173,8 @@ impl Serve {
     /// The default [`body_read_timeout`](Self::body_read_timeout): 30 s (a 4 MiB body at
     /// 140 KB/s).
     pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default [`write_stall_timeout`](Self::write_stall_timeout): 30 s.
+    pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(30);
     /// The default [`max_connections`](Self::max_connections): 512, half the common limit of
     /// 1,024 open files.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
@@ -198,6 +203,16 @@ impl Serve {
     /// `Connection: close`). Default 30 s.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.limits.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a response may wait to be written while the client reads none of it (the
+    /// socket's send buffer full: a client that sends requests and never reads the answers).
+    /// Past it the connection is closed, so such a client holds no connection for longer. The
+    /// clock runs only while a write waits, from its first wait, and any byte written stops it:
+    /// a slow reader that keeps reading is never cut. Default 30 s.
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.write_stall_timeout = timeout;
         self
     }
 
@@ -468,7 +483,7 @@ async fn connection(
     let limits = &shared.limits;
     let phase = Arc::new(AtomicU8::new(REARM));
     let head = HeadClock::new(limits.header_read_timeout, Arc::clone(&phase), peer);
-    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head));
+    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head, limits.write_stall_timeout, peer));
     let mut http = hyper::server::conn::http1::Builder::new();
     // The header read timeout is `HeadClock`'s: hyper's own makes a timer for each request.
     http.header_read_timeout(None)
@@ -745,11 +760,58 @@ struct Shaped {
     ended: bool,
     /// The deadline of the draining after the sending side is shut.
     linger: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// [`Serve::write_stall_timeout`], and the deadline of a write that is waiting (made on
+    /// the first write that waits, and kept for the connection's later ones).
+    stall_timeout: Duration,
+    stall: Option<Pin<Box<tokio::time::Sleep>>>,
+    stalled: bool,
+    peer: SocketAddr,
 }
 
 impl Shaped {
-    fn new(stream: TcpStream, max_header_bytes: usize, head: HeadClock) -> Self {
-        Shaped { stream, head, max_header_bytes, replacement: None, ended: false, linger: None }
+    fn new(
+        stream: TcpStream,
+        max_header_bytes: usize,
+        head: HeadClock,
+        stall_timeout: Duration,
+        peer: SocketAddr,
+    ) -> Self {
+        Shaped {
+            stream,
+            head,
+            max_header_bytes,
+            replacement: None,
+            ended: false,
+            linger: None,
+            stall_timeout,
+            stall: None,
+            stalled: false,
+            peer,
+        }
+    }
+
+    /// A write to the socket that waits: its deadline set on its first wait (the task woken
+    /// then); past it, the error the write ends with. Any progress clears the wait.
+    fn waited<T>(&mut self, cx: &mut Context<'_>, polled: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if polled.is_ready() {
+            self.stalled = false;
+            return polled;
+        }
+        let deadline = tokio::time::Instant::now() + self.stall_timeout;
+        let stall = self.stall.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if !self.stalled {
+            stall.as_mut().reset(deadline);
+            self.stalled = true;
+        }
+        if stall.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        tracing::info!(
+            peer = %self.peer,
+            "connection closed: the client read none of a response for {} ms",
+            self.stall_timeout.as_millis()
+        );
+        Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "the client reads no response")))
     }
 
     fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -939,7 +1001,8 @@ impl AsyncWrite for Shaped {
             }
             return Poll::Ready(Ok(buf.len()));
         }
-        Pin::new(&mut this.stream).poll_write(cx, buf)
+        let polled = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.waited(cx, polled)
     }
 
     /// hyper flushes once its write buffer is empty (one buffer per write, `writev(false)`):
@@ -1183,6 +1246,38 @@ mod tests {
         assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
         let waited = started.elapsed();
         assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
+    }
+
+    /// A client that sends requests and reads none of the answers holds its connection no
+    /// longer than the write stall timeout: once the socket's buffers are full, the server
+    /// closes it, with most of the answers never written.
+    #[tokio::test]
+    async fn a_client_that_reads_nothing_is_closed_after_the_write_stall_timeout() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        const BODY: usize = 256 << 10;
+        const REQUESTS: usize = 64;
+        let router = Router::new().route("/big", axum::routing::get(|| async { "x".repeat(BODY) }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).write_stall_timeout(Duration::from_millis(300)).into_future());
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = b"GET /big HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".repeat(REQUESTS);
+        stream.write_all(&request).await.unwrap();
+        // Read nothing while the server fills the socket's buffers and waits.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut received = 0;
+        let drained = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => received += n,
+                }
+            }
+        })
+        .await;
+        assert!(drained.is_ok(), "the connection stayed open; {received} bytes read");
+        assert!(received < REQUESTS * BODY, "every answer was written: {received} bytes");
     }
 
     #[test]
