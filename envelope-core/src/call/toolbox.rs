@@ -528,15 +528,8 @@ impl Tool {
     /// The walk of a sync tool's arguments (see `crate::input`), its body run or left, without
     /// awaiting anything: the walked values stay on this stack.
     fn walked_now(&self, arguments: &str, at: At<'_>, defer: bool) -> Walked {
-        let n = self.spec.params.len();
-        let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
-        let mut heap = Vec::new();
-        let slots: &mut [Option<Sent<'_>>] = if n <= WALKED_INLINE {
-            &mut inline[..n]
-        } else {
-            heap.resize(n, None);
-            &mut heap
-        };
+        let mut room = WalkSlots::default();
+        let slots = room.for_params(self.spec.params.len());
         if !input::walk(arguments, &self.spec.params, slots) {
             return Walked::Declined;
         }
@@ -555,15 +548,8 @@ impl Tool {
         if walk {
             // The usual call: an object of parameters (scalars, arrays, objects), read in one pass
             // (see `crate::input`).
-            let n = self.spec.params.len();
-            let mut inline: [Option<Sent<'_>>; WALKED_INLINE] = Default::default();
-            let mut heap = Vec::new();
-            let slots: &mut [Option<Sent<'_>>] = if n <= WALKED_INLINE {
-                &mut inline[..n]
-            } else {
-                heap.resize(n, None);
-                &mut heap
-            };
+            let mut room = WalkSlots::default();
+            let slots = room.for_params(self.spec.params.len());
             if input::walk(arguments, &self.spec.params, slots) {
                 let outcome = self.start(Input::text(slots).deferring(defer).in_context(at.cx));
                 let rest = match self.started(outcome, None, at) {
@@ -688,6 +674,26 @@ impl Deferred {
 
 /// How many parameters' walked values `call_json` keeps inline (more take one allocation).
 const WALKED_INLINE: usize = 12;
+
+/// Room for the walked values of a tool's parameters: [`WALKED_INLINE`] slots in place, more on
+/// the heap.
+#[derive(Default)]
+struct WalkSlots<'t> {
+    inline: [Option<Sent<'t>>; WALKED_INLINE],
+    heap: Vec<Option<Sent<'t>>>,
+}
+
+impl<'t> WalkSlots<'t> {
+    /// `n` empty slots, one per parameter.
+    fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
+        if n <= WALKED_INLINE {
+            &mut self.inline[..n]
+        } else {
+            self.heap.resize(n, None);
+            &mut self.heap
+        }
+    }
+}
 
 /// What is left of a started call to await ([`Tool::started`]).
 enum Rest<'a> {

@@ -35,26 +35,14 @@ where
         return None;
     }
     let mut given_buf = [0u8; STACK_BYTES];
-    let given_lowered;
-    let lower: &str = match lowered_ascii(given, &mut given_buf) {
-        Some(lower) => lower,
-        None => {
-            given_lowered = lowercase(given);
-            &given_lowered
-        }
-    };
+    let lower = lowercase(given, &mut given_buf);
+    let lower: &str = &lower;
     let given_chars = if lower.is_ascii() { lower.len() } else { lower.chars().count() };
     let mut best: Option<(&str, usize, f64)> = None;
     let mut c_buf = [0u8; STACK_BYTES];
     for c in candidates {
-        let c_lowered;
-        let c_lower: &str = match lowered_ascii(c, &mut c_buf) {
-            Some(lower) => lower,
-            None => {
-                c_lowered = lowercase(c);
-                &c_lowered
-            }
-        };
+        let c_lower = lowercase(c, &mut c_buf);
+        let c_lower: &str = &c_lower;
         if c_lower == lower {
             return Some(c);
         }
@@ -103,8 +91,12 @@ fn lowered_ascii<'s>(s: &'s str, buf: &'s mut [u8; STACK_BYTES]) -> Option<&'s s
     std::str::from_utf8(out).ok()
 }
 
-/// `s` in lower case, borrowed when it has no upper-case letter.
-fn lowercase(s: &str) -> Cow<'_, str> {
+/// `s` in lower case: borrowed when it has no upper-case letter, in `buf` when it is ASCII and
+/// fits ([`lowered_ascii`]), else a lowered copy.
+fn lowercase<'s>(s: &'s str, buf: &'s mut [u8; STACK_BYTES]) -> Cow<'s, str> {
+    if let Some(lower) = lowered_ascii(s, buf) {
+        return Cow::Borrowed(lower);
+    }
     if s.chars().any(char::is_uppercase) { Cow::Owned(s.to_lowercase()) } else { Cow::Borrowed(s) }
 }
 
@@ -296,10 +288,10 @@ mod tests {
         if given.len() > 4 * bound || given.chars().count() > bound {
             return None;
         }
-        let lower = lowercase(given);
+        let lower = given.to_lowercase();
         let mut best: Option<(&str, usize, f64)> = None;
         for &c in candidates {
-            let c_lower = lowercase(c);
+            let c_lower = c.to_lowercase();
             if c_lower == lower {
                 return Some(c);
             }
