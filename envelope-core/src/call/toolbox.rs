@@ -627,7 +627,18 @@ impl Deferred {
     /// Then the call is finished as the toolbox does (its outcome record, `warning`,
     /// `provenance`), a timed-out or panicked body too.
     #[cfg(any(feature = "rmcp", feature = "http"))]
-    pub(crate) async fn run_off_the_runtime(mut self, cx: &Context) -> Envelope {
+    ///
+    /// An inline body of a call with nothing to finish runs without a future; otherwise the
+    /// wait is boxed (a timer, an audit write), so the future awaiting this one stays small.
+    pub(crate) async fn run_off_the_runtime(self, cx: &Context) -> Envelope {
+        if self.inline && self.call.is_none() {
+            return self.run();
+        }
+        Box::pin(self.run_governed(cx)).await
+    }
+
+    #[cfg(any(feature = "rmcp", feature = "http"))]
+    async fn run_governed(mut self, cx: &Context) -> Envelope {
         let call = self.call.take();
         let envelope = self.run_in_time(cx).await;
         match call {
@@ -997,7 +1008,9 @@ impl Toolbox {
     pub(crate) async fn find(&self, cx: &Context, name: &str) -> Result<&Tool, UnknownTool> {
         match self.get(name) {
             Some(tool) => Ok(tool),
-            None => Err(self.not_found(cx, name).await),
+            // Boxed: the record of a hidden tool (and its audit write) is rare, and would
+            // otherwise size every caller's future.
+            None => Err(Box::pin(self.not_found(cx, name)).await),
         }
     }
 
@@ -1860,5 +1873,9 @@ mod tests {
         for (name, size) in sizes {
             assert!(size <= 512, "{name}'s future is {size} bytes");
         }
+        // Finding a tool awaits only for a name it does not show (the hidden tool's record,
+        // boxed): every caller's future holds this one.
+        let find = std::mem::size_of_val(&toolbox.find(&cx, "t"));
+        assert!(find <= 128, "find's future is {find} bytes");
     }
 }

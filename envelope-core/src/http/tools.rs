@@ -8,10 +8,10 @@ use std::time::Instant;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, post_service};
 use serde_json::{Value, json};
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -158,10 +158,13 @@ impl HttpTools {
             let name = tool.name();
             if plain_segment(name) {
                 let named: Arc<str> = Arc::from(name);
-                let route = post(move |State(app): State<Arc<HttpTools>>, caller, request| {
-                    let named = Arc::clone(&named);
-                    async move { call_named(&app, &named, caller, request).await }
-                });
+                let app = Arc::clone(&app);
+                // A service, not a handler: the request is taken whole, with no extractor's
+                // future around the call.
+                let route = post_service(tower::service_fn(move |request: axum::extract::Request| {
+                    let (app, named) = (Arc::clone(&app), Arc::clone(&named));
+                    async move { Ok::<_, std::convert::Infallible>(call_named(&app, &named, request).await) }
+                }));
                 router = router.route(&format!("/tools/{name}"), only(route, "POST"));
             }
         }
@@ -187,7 +190,7 @@ impl HttpTools {
     /// The [`Context`] of a call by `caller` on this router's surface (its toolbox's
     /// surface, else `"http"`).
     fn context(&self, caller: Caller) -> Context {
-        Context::new(caller).with_surface(self.toolbox.surface().map_or("http", Surface::name))
+        Context::on_surface(caller, self.toolbox.surface().map_or("http", Surface::name))
     }
 
     /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
@@ -264,16 +267,8 @@ impl HttpTools {
             // No body reads as no arguments, `{}`.
             return self.call_off_the_runtime(cx, name, "{}").await;
         }
-        // `IgnoredAny` checks the syntax at any depth without building a value.
-        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-            let secret = tool.spec().params.iter().any(|p| crate::args::holds_secret(&p.rules, Some(&p.ty)));
-            // The accepted set and the fix of a non-object, as over MCP.
-            let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
-            let refusal = Refusal::parameter("arguments");
-            let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
-            let refusal = refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build();
-            return self.toolbox.on_the_wire(Envelope::from(refusal));
-        }
+        // Text that is not JSON is refused by the call's reading, with the object the tool
+        // takes (`arguments: "hours_back=24" is not JSON; accepted: ...`).
         self.call_off_the_runtime(cx, name, text).await
     }
 
@@ -285,17 +280,22 @@ impl HttpTools {
     /// A dropped connection drops this future: the call's context is cancelled first, so an
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
-        let started = self.toolbox.call_json_started(cx, name, text);
-        tokio::pin!(started);
-        // Declared after the call, so dropped before it.
-        let guard = cx.cancel_on_drop();
-        let envelope = match started.as_mut().await {
+        // In a block of its own: the call's future is not kept while a body runs.
+        let started = {
+            let started = self.toolbox.call_json_started(cx, name, text);
+            tokio::pin!(started);
+            // Declared after the call, so dropped before it.
+            let guard = cx.cancel_on_drop();
+            let started = started.as_mut().await;
+            guard.disarm();
+            started
+        };
+        match started {
             Ok(Started::Done(envelope)) => envelope,
+            // Cancelled on drop by its own guard.
             Ok(Started::Body(body)) => body.run_off_the_runtime(cx).await,
             Err(_) => self.unknown_tool(name),
-        };
-        guard.disarm();
-        envelope
+        }
     }
 
     /// `VALIDATION_ERROR` (400) for a body that is not UTF-8: where the first byte that is not
@@ -371,24 +371,18 @@ fn only(route: MethodRouter<Arc<HttpTools>>, allow: &'static str) -> MethodRoute
 async fn call(
     State(app): State<Arc<HttpTools>>,
     name: Result<Path<String>, PathRejection>,
-    caller: Option<Extension<Caller>>,
     request: axum::extract::Request,
 ) -> Response {
     // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
     let name = name.map(|Path(n)| n).unwrap_or_default();
-    call_named(&app, &name, caller, request).await
+    call_named(&app, &name, request).await
 }
 
-async fn call_named(
-    app: &HttpTools,
-    name: &str,
-    caller: Option<Extension<Caller>>,
-    request: axum::extract::Request,
-) -> Response {
-    // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
-    let caller = caller.map_or_else(Caller::anonymous, |Extension(c)| c);
+async fn call_named(app: &HttpTools, name: &str, request: axum::extract::Request) -> Response {
     // The request whole: its headers are read in place, not copied.
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
+    // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
+    let caller = parts.extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
     app.respond_in(&app.context(caller), name, &parts.headers, body).await
 }
 

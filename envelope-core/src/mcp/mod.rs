@@ -132,7 +132,7 @@ impl McpServer {
     fn context(&self, context: &RequestContext<RoleServer>) -> Context {
         let verified = verified_caller(&context.extensions);
         let caller = verified.unwrap_or_else(|| Caller::clone(&self.caller));
-        let cx = Context::new(caller).with_surface(&*self.surface);
+        let cx = Context::on_surface(caller, &self.surface);
         match context.protocol_version() {
             Some(v) => cx.with_protocol_version(v.as_str()),
             None => cx,
@@ -145,7 +145,7 @@ impl McpServer {
     #[cfg(feature = "http")]
     fn http_context(&self, extensions: &axum::http::Extensions, version: &str) -> Context {
         let caller = extensions.get::<Caller>().cloned().unwrap_or_else(|| Caller::clone(&self.caller));
-        Context::new(caller).with_surface(&*self.surface).with_protocol_version(version)
+        Context::on_surface(caller, &self.surface).with_protocol_version(version)
     }
 
     /// The level a request's log messages are sent at: on 2026-07-28 its `_meta`

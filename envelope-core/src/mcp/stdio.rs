@@ -426,8 +426,7 @@ fn direct_version<'v>(call: &PlainCall, initialized: bool, in_flight: &'v InFlig
 /// it over stdio: the server's configured caller, its surface, the session's version, and a
 /// sink that sends nothing (no `progressToken`, no log level).
 fn direct_context(server: &McpServer, version: &str) -> Context {
-    Context::new(Caller::clone(&server.caller))
-        .with_surface(&*server.surface)
+    Context::on_surface(Caller::clone(&server.caller), &server.surface)
         .with_protocol_version(version)
         .with_sink(super::notify::silent())
 }

@@ -198,17 +198,14 @@ async fn run(toolbox: &Toolbox, cx: &Context, call: &Call<'_>) -> Envelope {
             return refusal.fix("Send the tool's name as a string.").build().into();
         }
     };
-    let Some(tool) = toolbox.get(name) else { return unknown_tool(toolbox, name) };
+    if toolbox.get(name).is_none() {
+        return unknown_tool(toolbox, name);
+    }
     let answered = match call.args {
         Args::Absent => toolbox.call_in(cx, name, None).await,
         Args::Text(text) if text.trim().is_empty() => toolbox.call_in(cx, name, None).await,
-        Args::Text(text) => {
-            // `IgnoredAny` checks the syntax at any depth without building a value.
-            if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-                return not_json(tool, text);
-            }
-            toolbox.call_json_in(cx, name, text).await
-        }
+        // Text that is not JSON is refused by the call's reading (`args::not_json`).
+        Args::Text(text) => toolbox.call_json_in(cx, name, text).await,
         Args::Value(v) => toolbox.call_in(cx, name, Some(v)).await,
     };
     answered.unwrap_or_else(|_| unknown_tool(toolbox, name))
@@ -237,17 +234,6 @@ fn unknown_tool(toolbox: &Toolbox, name: &str) -> Envelope {
         },
     };
     toolbox.unknown(name).refusal(name, &WORDS).into()
-}
-
-/// `arguments` text that is not JSON (a reply cut at its token limit, a stray quote): refused
-/// with the object the tool takes, the text hidden when the tool has a secret parameter.
-fn not_json(tool: &crate::toolbox::Tool, text: &str) -> Envelope {
-    let spec = tool.spec();
-    let secret = spec.params.iter().any(|p| crate::args::holds_secret(&p.rules, Some(&p.ty)));
-    let shape = crate::args::not_an_object(spec, &Value::Null, &[]);
-    let refusal = Refusal::parameter("arguments");
-    let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
-    refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build().into()
 }
 
 /// The tool calls of a whole model reply, in order:

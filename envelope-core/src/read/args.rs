@@ -559,6 +559,19 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
         .with_fix(format!("Send the arguments as a JSON object, like {like}."))
 }
 
+/// Arguments text that is not JSON at all (a body cut short, a form encoding, a stray quote),
+/// refused with the object the tool takes: `arguments: "hours_back=24" is not JSON; accepted:
+/// an object with the keys "hours_back", "group_by", "top". Send the arguments as a JSON
+/// object, like {"hours_back": 1, "group_by": "query_hash"}.` The text is quoted cut, and not
+/// at all when the tool has a secret parameter (`the value sent (secret, not shown)`).
+pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::refusal::Refusal {
+    let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
+    let shape = not_an_object(spec, &Value::Null, &[]);
+    let refusal = crate::refusal::Refusal::parameter("arguments");
+    let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
+    refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build()
+}
+
 /// Refusal of a parameter (or of the whole `arguments`) whose JSON text cannot be read: nested
 /// past the 128 levels JSON parsing allows (`deep`), or holding a number no double holds
 /// (`1e400`), or an invalid escape (a lone surrogate).

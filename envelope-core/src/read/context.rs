@@ -248,6 +248,17 @@ impl Context {
         Context { inner: Arc::new(Inner::local(caller)) }
     }
 
+    /// [`new`](Self::new) on `surface`, as [`with_surface`](Self::with_surface) gives it, in
+    /// one allocation: the default surfaces' names (`"http"`, `"mcp"`) are not copied.
+    pub(crate) fn on_surface(caller: Caller, surface: &str) -> Self {
+        let surface = match surface {
+            "http" => std::borrow::Cow::Borrowed("http"),
+            "mcp" => std::borrow::Cow::Borrowed("mcp"),
+            other => std::borrow::Cow::Owned(other.to_owned()),
+        };
+        Context { inner: Arc::new(Inner { surface, ..Inner::local(caller) }) }
+    }
+
     /// A new anonymous call on the surface `"local"`, as [`anonymous`](Self::anonymous) makes
     /// it (its own number and call id, not cancelled, no deadline), written into the memory of
     /// the last one this thread gave back ([`recycle`](Self::recycle)) when there is one.
@@ -297,7 +308,12 @@ impl Context {
 
     /// This context changed by `f`: in place when no clone is held (one allocation per call,
     /// the context's own), else a copy whose live part stays the clones' (`parent`).
-    fn map(self, f: impl FnOnce(&mut Inner)) -> Self {
+    fn map(mut self, f: impl FnOnce(&mut Inner)) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            // Changed where it is: no copy of the context, no second allocation.
+            f(inner);
+            return self;
+        }
         let inner = match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => {
                 f(&mut inner);

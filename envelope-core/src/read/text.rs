@@ -92,8 +92,11 @@ fn numbers_by_field<'t>(parsed: &Value, raws: &'t [(String, String)]) -> Numbers
 fn read_fields(spec: &ToolSpec, arguments: &str, into: &mut Read) -> Result<(), Refusal> {
     // Skipping a value with RawValue is iterative in serde_json: no depth limit.
     let Ok(fields) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(arguments) else {
-        let deep = serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
-        let p = args::unreadable(spec, "arguments", arguments, deep);
+        // Text that does not parse even skipped (no depth limit) is not JSON at all.
+        if serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err() {
+            return Err(args::not_json(spec, arguments));
+        }
+        let p = args::unreadable(spec, "arguments", arguments, true);
         return Err(Refusal::from_problems(vec![p]));
     };
     let mut problems = Vec::new();
