@@ -310,9 +310,12 @@ impl Envelope {
         escape::push_contents(out, self.prefix.unwrap_or(""));
         escape::push_contents(out, i.code.name());
         out.extend_from_slice(b"\",\"message\":");
-        escape::push_str(out, &i.message);
-        out.extend_from_slice(b",\"hints\":");
-        i.hints.write_json(out)?;
+        // One problem: its parts escaped once, for the message and the hints.
+        if !i.hints.write_message_and_hints(&i.message, out)? {
+            escape::push_str(out, &i.message);
+            out.extend_from_slice(b",\"hints\":");
+            i.hints.write_json(out)?;
+        }
         out.extend_from_slice(if i.code.retryable() { b",\"retryable\":true" } else { b",\"retryable\":false" });
         if let Some(extra) = &self.extra {
             if let Some(w) = &extra.warning {

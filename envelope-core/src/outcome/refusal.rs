@@ -448,6 +448,113 @@ impl Hints {
     }
 }
 
+/// Where a one-problem message's parts are (see [`Problem::sentence_parts`]).
+struct SentenceParts<'m> {
+    /// The suggestion as the sentence quotes it (`"database"`), when there is one.
+    quoted_suggestion: Option<&'m str>,
+}
+
+impl Problem {
+    /// Whether `message` is exactly this problem's sentence ([`write_sentence`](Self::write_sentence)),
+    /// checked part by part, and the suggestion as it quotes it.
+    fn sentence_parts<'m>(&self, message: &'m str) -> Option<SentenceParts<'m>> {
+        let d = &self.0;
+        let mut rest = message.strip_prefix(d.path.as_deref().unwrap_or(&d.parameter))?.strip_prefix(": ")?;
+        match &d.rejected {
+            Rejected::Shown(v) => rest = rest.strip_prefix(v.as_str())?.strip_prefix(' ')?,
+            Rejected::Hidden => rest = rest.strip_prefix("the value sent (secret, not shown) ")?,
+            Rejected::Missing => {}
+        }
+        rest = rest.strip_prefix(d.issue.as_str())?.strip_prefix("; accepted: ")?;
+        rest = rest.strip_prefix(d.accepted.as_str())?.strip_prefix(". ")?;
+        let rest = rest.strip_suffix(d.fix.as_str())?;
+        let quoted_suggestion = match &d.suggestion {
+            Some(_) => Some(rest.strip_prefix("Did you mean ")?.strip_suffix("? ")?),
+            None if rest.is_empty() => None,
+            None => return None,
+        };
+        Some(SentenceParts { quoted_suggestion })
+    }
+}
+
+impl Hints {
+    /// Appends `"<message>","hints":{...}` to `out` when `message` is the sentence of the one
+    /// problem these hints hold (a refusal of one argument, the usual one): each part of the
+    /// sentence escaped once, and the hints copying the escaped bytes of the parts they repeat
+    /// (parameter or path, rejected value, accepted set, fix). The bytes are those of
+    /// [`write_json`](Self::write_json) after the escaped message. Otherwise writes nothing and
+    /// answers `false`.
+    pub(crate) fn write_message_and_hints(&self, message: &str, out: &mut Vec<u8>) -> serde_json::Result<bool> {
+        let Hints::Problems { problems, retry_after_ms } = self else { return Ok(false) };
+        let [p] = problems.as_slice() else { return Ok(false) };
+        let Some(parts) = p.sentence_parts(message) else { return Ok(false) };
+        let d = &p.0;
+        // Each part escaped into `out`, its escaped bytes' place kept.
+        let mut escaped = |out: &mut Vec<u8>, text: &str| {
+            let start = out.len();
+            escape::push_contents(out, text);
+            start..out.len()
+        };
+        out.push(b'"');
+        let head = escaped(out, d.path.as_deref().unwrap_or(&d.parameter));
+        out.extend_from_slice(b": ");
+        let rejected = match &d.rejected {
+            Rejected::Shown(v) => {
+                let at = escaped(out, v);
+                out.push(b' ');
+                Some(at)
+            }
+            Rejected::Hidden => {
+                out.extend_from_slice(b"the value sent (secret, not shown) ");
+                None
+            }
+            Rejected::Missing => None,
+        };
+        escape::push_contents(out, &d.issue);
+        out.extend_from_slice(b"; accepted: ");
+        let accepted = escaped(out, &d.accepted);
+        out.extend_from_slice(b". ");
+        if let Some(quoted) = parts.quoted_suggestion {
+            out.extend_from_slice(b"Did you mean ");
+            escape::push_contents(out, quoted);
+            out.extend_from_slice(b"? ");
+        }
+        let fix = escaped(out, &d.fix);
+        out.extend_from_slice(b"\",\"hints\":{\"parameter\":\"");
+        let copy = |out: &mut Vec<u8>, key: &[u8], at: std::ops::Range<usize>| {
+            out.extend_from_slice(key);
+            out.extend_from_within(at);
+            out.push(b'"');
+        };
+        match &d.path {
+            Some(_) => {
+                escape::push_contents(out, &d.parameter);
+                out.push(b'"');
+                copy(out, b",\"path\":\"", head);
+            }
+            None => {
+                out.extend_from_within(head);
+                out.push(b'"');
+            }
+        }
+        if let Some(at) = rejected {
+            copy(out, b",\"rejected\":\"", at);
+        }
+        copy(out, b",\"accepted\":\"", accepted);
+        copy(out, b",\"fix\":\"", fix);
+        if let Some(s) = &d.suggestion {
+            out.extend_from_slice(b",\"suggestion\":");
+            escape::push_str(out, s);
+        }
+        if let Some(ms) = retry_after_ms {
+            out.extend_from_slice(b",\"retry_after_ms\":");
+            serde_json::to_writer(&mut *out, ms)?;
+        }
+        out.push(b'}');
+        Ok(true)
+    }
+}
+
 impl Hints {
     /// Appends `hints` as JSON to `out`: the bytes its `Serialize` writes through serde_json,
     /// each text escaped straight from its problem (no serializer in between).
@@ -861,13 +968,21 @@ mod tests {
                     .with_provenance(serde_json::json!({"call_id": "call_1", "tier": null})),
             );
         }
+        // Each problem alone (its parts escaped once for the message and the hints), and
+        // with the hints of another (the message then escaped whole).
+        for (i, p) in all.iter().enumerate() {
+            let alone = Envelope::from(Refusal::from_problems(vec![p.clone()]));
+            let mut other = alone.clone();
+            other.set_hints(Hints::Problems { problems: vec![all[(i + 1) % all.len()].clone()], retry_after_ms: None });
+            envelopes.extend([alone, other]);
+        }
         let mut bare = Envelope::from(Refusal::from_problems(Vec::new()));
         bare.set_hints(Hints::Problems { problems: Vec::new(), retry_after_ms: Some(3) });
         envelopes.push(bare);
         let recorded = serde_json::json!({"status": "invalid", "error_code": "VALIDATION_ERROR",
             "message": "q: is missing", "hints": {"parameter": "q", "z": [1, "\u{1}"]}});
         envelopes.extend(Envelope::from_recorded(&recorded, &[codes::VALIDATION_ERROR]));
-        assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2);
+        assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2 * all.len() + 2);
         for env in envelopes {
             assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap(), "{env:?}");
         }
