@@ -529,7 +529,42 @@ struct PerRequest {
     phase: Arc<AtomicU8>,
 }
 
-type Answer = Pin<Box<dyn Future<Output = Result<Response<Ended>, Infallible>> + Send>>;
+/// The answer to one request: refused at once, or the router's answer on its way (no future
+/// boxed per request: the router's own is held as it is).
+#[allow(clippy::large_enum_variant)] // the routed answer is the usual one; a box would cost each request an allocation
+enum Answer {
+    Ready(Option<Response<Ended>>),
+    Routed(Routed),
+}
+
+/// A request handed to the router, with what its answer needs once it comes.
+struct Routed {
+    future: axum::routing::future::RouteFuture<Infallible>,
+    /// Released when the answer comes (the bound on requests in flight).
+    permit: Option<OwnedSemaphorePermit>,
+    request: PerRequest,
+    method: Method,
+    uri: Uri,
+}
+
+impl Future for Answer {
+    type Output = Result<Response<Ended>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Answer::Ready(response) => Poll::Ready(Ok(response.take().expect("an answer polled after it was given"))),
+            Answer::Routed(routed) => {
+                let response = match ready!(Pin::new(&mut routed.future).poll(cx)) {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                };
+                drop(routed.permit.take());
+                let shaped = routed.request.shared.json_only(response, &routed.method, &routed.uri);
+                Poll::Ready(Ok(routed.request.ended(shaped)))
+            }
+        }
+    }
+}
 
 impl PerRequest {
     /// A response whose body, once written whole (dropped by hyper), starts the wait for the
@@ -582,29 +617,21 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
         if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
             tracing::info!(%peer, "request refused: {}", error.message());
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Box::pin(std::future::ready(Ok(self.ended(response))));
+            return Answer::Ready(Some(self.ended(response)));
         }
         let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
             let bound = format!("this server is at its bound of {} requests in flight", shared.limits.max_in_flight);
             tracing::warn!(%peer, "request refused: {bound}");
             let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Box::pin(std::future::ready(Ok(self.ended(response))));
+            return Answer::Ready(Some(self.ended(response)));
         };
-        let this = self.clone();
         let method = request.method().clone();
         let uri = request.uri().clone();
         let (parts, body) = request.into_parts();
         let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer));
-        let mut router = shared.router.clone();
-        Box::pin(async move {
-            let response = match router.call(Request::from_parts(parts, body)).await {
-                Ok(response) => response,
-                Err(never) => match never {},
-            };
-            drop(permit);
-            Ok(this.ended(shared.json_only(response, &method, &uri)))
-        })
+        let future = shared.router.clone().call(Request::from_parts(parts, body));
+        Answer::Routed(Routed { future, permit: Some(permit), request: self.clone(), method, uri })
     }
 }
 

@@ -490,7 +490,7 @@ impl Hints {
         let Some(parts) = p.sentence_parts(message) else { return Ok(false) };
         let d = &p.0;
         // Each part escaped into `out`, its escaped bytes' place kept.
-        let mut escaped = |out: &mut Vec<u8>, text: &str| {
+        let escaped = |out: &mut Vec<u8>, text: &str| {
             let start = out.len();
             escape::push_contents(out, text);
             start..out.len()
