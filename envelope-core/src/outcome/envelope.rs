@@ -293,6 +293,14 @@ impl Envelope {
             // A refusal in the wire contract, the path every refused call takes: written
             // straight, the same bytes as through serde_json.
             (Inner::Invalid(i), WireFormat::Envelope) => self.write_invalid(i, &mut out),
+            // An answer as serialized, the path every answered call takes: its text written
+            // as it is between the envelope's keys (the bytes `Serialize` writes).
+            (Inner::Ok(Data::Json(json)), WireFormat::Envelope) if self.extra.is_none() => {
+                out.extend_from_slice(b"{\"status\":\"ok\",\"success\":true,\"data\":");
+                out.extend_from_slice(json.text.get().as_bytes());
+                out.push(b'}');
+                Ok(())
+            }
             _ => serde_json::to_writer(&mut out, self),
         };
         match written {
@@ -692,6 +700,11 @@ mod tests {
         let expect = serde_json::json!([["orders", 1290, 0.5], ["\"q\"", 1, null]]);
         assert_eq!(env.to_json(), r#"{"status":"ok","success":true,"data":[["orders",1290,0.5],["\"q\"",1,null]]}"#);
         assert_eq!(env.to_json(), Envelope::ok(expect.clone()).to_json());
+        // Written straight, the bytes its `Serialize` writes; with a warning too.
+        assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap());
+        let warned = env.clone().with_warning("stale \"cache\"");
+        assert_eq!(warned.to_json(), serde_json::to_string(&warned).unwrap());
+        assert!(warned.to_json().ends_with(r#","warning":"stale \"cache\""}"#), "{}", warned.to_json());
         assert_eq!(env.data(), Some(&expect));
         assert_eq!(env.to_value(), Envelope::ok(expect.clone()).to_value());
         assert_eq!(env, Envelope::ok(expect));
