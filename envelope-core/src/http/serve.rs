@@ -868,12 +868,16 @@ const WAITING: u8 = 3;
 
 /// The header read timeout of one connection ([`Serve::header_read_timeout`]): from when the
 /// connection opens, and from a response's last byte written, the next head must arrive whole
-/// within the timeout, or the connection is closed unanswered. One timer per connection, moved
-/// on for each head (moving a tokio timer later takes no lock; hyper's own timeout makes and
-/// drops one per request).
+/// within the timeout, or the connection is closed unanswered. One timer per connection (hyper's
+/// own timeout makes and drops one per request), moved on lazily: each wait for a head only
+/// notes when it began, and a timer that fires before that wait's deadline is moved to it then,
+/// so a connection answering many requests a second resets its timer about once a timeout.
 struct HeadClock {
     timeout: Duration,
+    /// Fires at or before the deadline of the wait in progress.
     sleep: Pin<Box<tokio::time::Sleep>>,
+    /// When the wait in progress began: its deadline is this plus `timeout`.
+    since: tokio::time::Instant,
     /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
     /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
     phase: Arc<AtomicU8>,
@@ -894,8 +898,22 @@ impl StdError for HeadTimedOut {}
 
 impl HeadClock {
     fn new(timeout: Duration, phase: Arc<AtomicU8>, peer: SocketAddr) -> Self {
-        let sleep = Box::pin(tokio::time::sleep(timeout));
-        HeadClock { timeout, sleep, phase, peer }
+        let since = tokio::time::Instant::now();
+        let sleep = Box::pin(tokio::time::sleep_until(since + timeout));
+        HeadClock { timeout, sleep, since, phase, peer }
+    }
+
+    /// The timer fired while a head is awaited: whether the wait's deadline has passed; if not
+    /// (the timer was set for an earlier wait), the timer is moved to it.
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        let due = self.since + self.timeout;
+        if tokio::time::Instant::now() >= due {
+            return true;
+        }
+        self.sleep.as_mut().reset(due);
+        // Registered with this task at its new deadline (not yet due, so pending).
+        let _ = self.sleep.as_mut().poll(cx);
+        false
     }
 
     /// Whether a head is awaited; its deadline set from now if it is to be.
@@ -904,7 +922,8 @@ impl HeadClock {
             BUSY | DONE => false,
             WAITING => true,
             _ => {
-                self.sleep.as_mut().reset(tokio::time::Instant::now() + self.timeout);
+                self.since = tokio::time::Instant::now();
+                self.sleep.as_mut().reset(self.since + self.timeout);
                 // Unless a head arrived meanwhile (on this same task, so it cannot have).
                 let _ = self.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
                 true
@@ -916,8 +935,13 @@ impl HeadClock {
     /// awaited from now, and the task woken at its deadline (hyper may not read again before).
     fn flushed(&mut self, cx: &mut Context<'_>) {
         if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-            self.sleep.as_mut().reset(tokio::time::Instant::now() + self.timeout);
-            let _ = self.sleep.as_mut().poll(cx);
+            self.since = tokio::time::Instant::now();
+            // A timer still to fire fires before this wait's deadline, registered with this
+            // task (`expired` moves it on then); one that fired is set to this deadline.
+            if self.sleep.is_elapsed() {
+                self.sleep.as_mut().reset(self.since + self.timeout);
+                let _ = self.sleep.as_mut().poll(cx);
+            }
         }
     }
 
@@ -993,12 +1017,12 @@ impl AsyncRead for Shaped {
             return Poll::Ready(Ok(()));
         }
         let waiting = this.head.waiting();
-        if waiting && this.head.sleep.is_elapsed() {
+        if waiting && this.head.sleep.is_elapsed() && this.head.expired(cx) {
             return Poll::Ready(Err(this.head.end()));
         }
         let read = Pin::new(&mut this.stream).poll_read(cx, buf);
         // Waiting for a head, and none here yet: woken at its deadline.
-        if read.is_pending() && waiting && this.head.sleep.as_mut().poll(cx).is_ready() {
+        if read.is_pending() && waiting && this.head.sleep.as_mut().poll(cx).is_ready() && this.head.expired(cx) {
             return Poll::Ready(Err(this.head.end()));
         }
         read
@@ -1273,6 +1297,33 @@ mod tests {
         assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
         let waited = started.elapsed();
         assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
+    }
+
+    /// Quick requests sent every 200 ms for 1.2 s, under a 300 ms header timeout: the timer
+    /// set for an earlier wait fires while a later one is in progress, and is moved to that
+    /// wait's deadline instead of closing the connection; once idle, it is closed.
+    #[tokio::test]
+    async fn the_header_timeout_is_moved_on_by_each_quick_request() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let router = Router::new().route("/quick", axum::routing::get(|| async { "{}" }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(300)).into_future());
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+        let mut buf = vec![0u8; 4096];
+        for i in 0..6 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            stream.write_all(request).await.unwrap();
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
+            let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+            assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
+        }
+        let started = std::time::Instant::now();
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap_or(0);
+        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
     }
 
     /// A client that sends requests and reads none of the answers holds its connection no
