@@ -250,6 +250,7 @@ impl Context {
 
     /// [`new`](Self::new) on `surface`, as [`with_surface`](Self::with_surface) gives it, in
     /// one allocation: the default surfaces' names (`"http"`, `"mcp"`) are not copied.
+    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // the servers' contexts
     pub(crate) fn on_surface(caller: Caller, surface: &str) -> Self {
         let surface = match surface {
             "http" => std::borrow::Cow::Borrowed("http"),
