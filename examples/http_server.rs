@@ -63,7 +63,8 @@ pub enum Auth {
     /// Anonymous callers (loopback use).
     #[default]
     None,
-    /// One static bearer token (`--token`); the caller stays anonymous.
+    /// One static bearer token (`--token`); the caller is the token's subject
+    /// (`bearer-token-1`), with no scopes.
     Token(String),
     /// Bearer JWTs from `issuer`, verified with a JWKS (a file path or URL) and/or an HS256
     /// secret.

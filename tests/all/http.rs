@@ -237,6 +237,34 @@ async fn unknown_tool_and_bodies_that_are_not_objects() {
         "arguments: \"hours_back=24&group_by=database\" is not JSON; accepted: an object with the keys \
          \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
     );
+    // JSON's whitespace around the object is read past; Unicode's is not JSON (RFC 8259 §2).
+    let spaced =
+        send(addr, "POST", "/tools/get_top_queries", &[], " \t\r\n{\"hours_back\": 1, \"group_by\": \"database\"}\n ")
+            .await;
+    assert_eq!(spaced.status, 200, "{}", spaced.text);
+    let nbsp =
+        send(addr, "POST", "/tools/get_top_queries", &[], "{\"hours_back\": 1, \"group_by\": \"database\"}\u{a0}")
+            .await;
+    assert_eq!(nbsp.status, 400, "{}", nbsp.text);
+    assert!(
+        nbsp.json()["message"].as_str().unwrap().contains(" is not JSON; accepted: an object with the keys"),
+        "{}",
+        nbsp.text
+    );
+    // JSON text that is no object and cannot be read is named for what it is, not nesting.
+    let huge = send(addr, "POST", "/tools/get_top_queries", &[], "1e400").await;
+    assert_eq!(huge.status, 400, "{}", huge.text);
+    assert_eq!(
+        huge.json()["message"].as_str().unwrap().split(';').next(),
+        Some("arguments: 1e400 is too large to read as a number")
+    );
+    let lone = send(addr, "POST", "/tools/get_top_queries", &[], "\"\\ud800\"").await;
+    assert_eq!(lone.status, 400, "{}", lone.text);
+    let said = lone.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        said.contains("is not valid JSON text (an invalid escape or number)") && !said.contains("nested"),
+        "{said}"
+    );
     let long = "x".repeat(5000);
     let cut = send(addr, "POST", "/tools/get_top_queries", &[], &long).await;
     assert_eq!(cut.status, 400);

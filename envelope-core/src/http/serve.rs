@@ -878,6 +878,8 @@ struct HeadClock {
     sleep: Pin<Box<tokio::time::Sleep>>,
     /// When the wait in progress began: its deadline is this plus `timeout`.
     since: tokio::time::Instant,
+    /// The timer was polled since it was last set: it wakes this task when it fires.
+    registered: bool,
     /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
     /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
     phase: Arc<AtomicU8>,
@@ -900,7 +902,13 @@ impl HeadClock {
     fn new(timeout: Duration, phase: Arc<AtomicU8>, peer: SocketAddr) -> Self {
         let since = tokio::time::Instant::now();
         let sleep = Box::pin(tokio::time::sleep_until(since + timeout));
-        HeadClock { timeout, sleep, since, phase, peer }
+        HeadClock { timeout, sleep, since, registered: false, phase, peer }
+    }
+
+    /// Polls the timer (registering it with this task): whether it fired.
+    fn poll_fired(&mut self, cx: &mut Context<'_>) -> bool {
+        self.registered = true;
+        self.sleep.as_mut().poll(cx).is_ready()
     }
 
     /// The timer fired while a head is awaited: whether the wait's deadline has passed; if not
@@ -912,7 +920,7 @@ impl HeadClock {
         }
         self.sleep.as_mut().reset(due);
         // Registered with this task at its new deadline (not yet due, so pending).
-        let _ = self.sleep.as_mut().poll(cx);
+        let _ = self.poll_fired(cx);
         false
     }
 
@@ -924,6 +932,7 @@ impl HeadClock {
             _ => {
                 self.since = tokio::time::Instant::now();
                 self.sleep.as_mut().reset(self.since + self.timeout);
+                self.registered = false;
                 // Unless a head arrived meanwhile (on this same task, so it cannot have).
                 let _ = self.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
                 true
@@ -936,11 +945,15 @@ impl HeadClock {
     fn flushed(&mut self, cx: &mut Context<'_>) {
         if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
             self.since = tokio::time::Instant::now();
-            // A timer still to fire fires before this wait's deadline, registered with this
-            // task (`expired` moves it on then); one that fired is set to this deadline.
+            // A timer still to fire fires before this wait's deadline (`expired` moves it on
+            // then); one that fired is set to this deadline. Either is registered with this
+            // task now: hyper may not read again before the deadline, and a timer never polled
+            // (the connection's first head was there at its first read) would wake nothing.
             if self.sleep.is_elapsed() {
                 self.sleep.as_mut().reset(self.since + self.timeout);
-                let _ = self.sleep.as_mut().poll(cx);
+                let _ = self.poll_fired(cx);
+            } else if !self.registered {
+                let _ = self.poll_fired(cx);
             }
         }
     }
@@ -1022,7 +1035,7 @@ impl AsyncRead for Shaped {
         }
         let read = Pin::new(&mut this.stream).poll_read(cx, buf);
         // Waiting for a head, and none here yet: woken at its deadline.
-        if read.is_pending() && waiting && this.head.sleep.as_mut().poll(cx).is_ready() && this.head.expired(cx) {
+        if read.is_pending() && waiting && this.head.poll_fired(cx) && this.head.expired(cx) {
             return Poll::Ready(Err(this.head.end()));
         }
         read
@@ -1324,6 +1337,34 @@ mod tests {
         assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
         let waited = started.elapsed();
         assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
+    }
+
+    /// A request sent with the connection (its head already there at the first read), then
+    /// nothing: the connection is closed once idle past the timeout since its response.
+    #[tokio::test]
+    async fn a_connection_idle_after_its_first_request_is_closed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let router = Router::new().route("/quick", axum::routing::get(|| async { "{}" }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(300)).into_future());
+        let mut buf = vec![0u8; 4096];
+        for requests in [1, 3] {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            for i in 0..requests {
+                // Sent at once, with the connection and then after each answer.
+                stream.write_all(b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n").await.unwrap();
+                let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
+                let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+                assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
+            }
+            let started = std::time::Instant::now();
+            let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await;
+            let n = read.expect("the idle connection is closed").unwrap_or(0);
+            assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+            let waited = started.elapsed();
+            assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
+        }
     }
 
     /// A client that sends requests and reads none of the answers holds its connection no

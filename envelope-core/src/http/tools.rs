@@ -260,7 +260,9 @@ impl HttpTools {
         // Strict UTF-8 (RFC 8259 §8.1), as over `/mcp`: a byte that is no character is refused,
         // never replaced with U+FFFD and served.
         let text = match std::str::from_utf8(body) {
-            Ok(text) => text.trim(),
+            // JSON's own whitespace (RFC 8259 §2: space, tab, line feed, carriage return), not
+            // Unicode's: a body ending in U+00A0 is not JSON.
+            Ok(text) => text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
             Err(e) => return self.not_utf8(tool, e.valid_up_to()),
         };
         if text.is_empty() {

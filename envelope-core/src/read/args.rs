@@ -562,8 +562,8 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
 /// Arguments text that is not JSON at all (a body cut short, a form encoding, a stray quote),
 /// refused with the object the tool takes: `arguments: "hours_back=24" is not JSON; accepted:
 /// an object with the keys "hours_back", "group_by", "top". Send the arguments as a JSON
-/// object, like {"hours_back": 1, "group_by": "query_hash"}.` The text is quoted cut, and not
-/// at all when the tool has a secret parameter (`the value sent (secret, not shown)`).
+/// object, like {"hours_back": 10}.` The text is quoted cut, and not at all when the tool has a
+/// secret parameter (`the value sent (secret, not shown)`).
 pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::refusal::Refusal {
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
     let shape = not_an_object(spec, &Value::Null, &[]);

@@ -96,7 +96,11 @@ fn read_fields(spec: &ToolSpec, arguments: &str, into: &mut Read) -> Result<(), 
         if serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err() {
             return Err(args::not_json(spec, arguments));
         }
-        let p = args::unreadable(spec, "arguments", arguments, true);
+        // JSON text that is not an object and cannot be read: nested too deep, or a number no
+        // double holds or an escape no character is (`1e400`, `"\ud800"`).
+        let deep = serde_json::from_str::<Value>(arguments)
+            .is_err_and(|e| e.to_string().starts_with("recursion limit exceeded"));
+        let p = args::unreadable(spec, "arguments", arguments, deep);
         return Err(Refusal::from_problems(vec![p]));
     };
     let mut problems = Vec::new();
