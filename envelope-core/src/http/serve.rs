@@ -949,10 +949,9 @@ impl HeadClock {
             // then); one that fired is set to this deadline. Either is registered with this
             // task now: hyper may not read again before the deadline, and a timer never polled
             // (the connection's first head was there at its first read) would wake nothing.
-            if self.sleep.is_elapsed() {
+            // (A timer that fires as it is polled here is set to this deadline too.)
+            if self.sleep.is_elapsed() || (!self.registered && self.poll_fired(cx)) {
                 self.sleep.as_mut().reset(self.since + self.timeout);
-                let _ = self.poll_fired(cx);
-            } else if !self.registered {
                 let _ = self.poll_fired(cx);
             }
         }
