@@ -162,8 +162,11 @@ impl HttpTools {
                 // A service, not a handler: the request is taken whole, with no extractor's
                 // future around the call.
                 let route = post_service(tower::service_fn(move |request: axum::extract::Request| {
+                    // Taken apart here: the call's future holds the headers, the body and the
+                    // context, not the request.
+                    let (headers, body, cx) = app.parts(request);
                     let (app, named) = (Arc::clone(&app), Arc::clone(&named));
-                    async move { Ok::<_, std::convert::Infallible>(call_named(&app, &named, request).await) }
+                    async move { Ok::<_, std::convert::Infallible>(app.respond_in(&cx, &named, &headers, body).await) }
                 }));
                 router = router.route(&format!("/tools/{name}"), only(route, "POST"));
             }
@@ -381,11 +384,20 @@ async fn call(
 }
 
 async fn call_named(app: &HttpTools, name: &str, request: axum::extract::Request) -> Response {
-    // The request whole: its headers are read in place, not copied.
-    let (mut parts, body) = request.into_parts();
-    // The caller the auth hook verified (it puts one in the request's extensions), else anonymous.
-    let caller = parts.extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
-    app.respond_in(&app.context(caller), name, &parts.headers, body).await
+    let (headers, body, cx) = app.parts(request);
+    app.respond_in(&cx, name, &headers, body).await
+}
+
+impl HttpTools {
+    /// A call's request taken apart: its headers (moved, not copied), its body, and the
+    /// context of its caller (the one the auth hook verified and put in the request's
+    /// extensions, else anonymous).
+    fn parts(&self, request: axum::extract::Request) -> (HeaderMap, Body, Context) {
+        let (parts, body) = request.into_parts();
+        let axum::http::request::Parts { headers, mut extensions, .. } = parts;
+        let caller = extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
+        (headers, body, self.context(caller))
+    }
 }
 
 /// Whether a tool's name is a path segment as it is (letters, digits, `_`, `-`, `.` not first),
