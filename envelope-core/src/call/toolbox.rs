@@ -528,7 +528,7 @@ impl Tool {
     /// The walk of a sync tool's arguments (see `crate::input`), its body run or left, without
     /// awaiting anything: the walked values stay on this stack.
     fn walked_now(&self, arguments: &str, at: At<'_>, defer: bool) -> Walked {
-        let mut room = WalkSlots::default();
+        let mut room = WalkSlots::<WALKED_INLINE>::default();
         let slots = room.for_params(self.spec.params.len());
         if !input::walk(arguments, &self.spec.params, slots) {
             return Walked::Declined;
@@ -548,7 +548,7 @@ impl Tool {
         if walk {
             // The usual call: an object of parameters (scalars, arrays, objects), read in one pass
             // (see `crate::input`).
-            let mut room = WalkSlots::default();
+            let mut room = WalkSlots::<WALKED_IN_FUTURE>::default();
             let slots = room.for_params(self.spec.params.len());
             if input::walk(arguments, &self.spec.params, slots) {
                 let outcome = self.start(Input::text(slots).deferring(defer).in_context(at.cx));
@@ -683,21 +683,31 @@ impl Deferred {
     }
 }
 
-/// How many parameters' walked values `call_json` keeps inline (more take one allocation).
+/// How many parameters' walked values `call_json` keeps inline, on the stack (more take one
+/// allocation).
 const WALKED_INLINE: usize = 12;
 
-/// Room for the walked values of a tool's parameters: [`WALKED_INLINE`] slots in place, more on
-/// the heap.
-#[derive(Default)]
-struct WalkSlots<'t> {
-    inline: [Option<Sent<'t>>; WALKED_INLINE],
+/// How many an async tool's reading keeps inline, in its boxed future: fewer, so that future
+/// stays within the allocator's small sizes (glibc's tcache: 1,032 bytes), as one of
+/// `WALKED_INLINE` would not.
+const WALKED_IN_FUTURE: usize = 8;
+
+/// Room for the walked values of a tool's parameters: `N` slots in place, more on the heap.
+struct WalkSlots<'t, const N: usize = WALKED_INLINE> {
+    inline: [Option<Sent<'t>>; N],
     heap: Vec<Option<Sent<'t>>>,
 }
 
-impl<'t> WalkSlots<'t> {
+impl<const N: usize> Default for WalkSlots<'_, N> {
+    fn default() -> Self {
+        WalkSlots { inline: std::array::from_fn(|_| None), heap: Vec::new() }
+    }
+}
+
+impl<'t, const N: usize> WalkSlots<'t, N> {
     /// `n` empty slots, one per parameter.
     fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
-        if n <= WALKED_INLINE {
+        if n <= N {
             &mut self.inline[..n]
         } else {
             self.heap.resize(n, None);
