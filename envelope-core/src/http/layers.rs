@@ -503,8 +503,20 @@ where
 /// stream fails otherwise (the client went away) is answered `payload_too_large`, since nothing
 /// can be served from it.
 pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TransportError> {
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    read_body_declared(content_length(headers), body, limit).await
+}
+
+/// A request's `Content-Length`, when it sends one that reads as a number of bytes.
+pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+}
+
+/// [`read_body`] of a request whose `Content-Length` was read already (`declared`).
+pub(crate) async fn read_body_declared(
+    declared: Option<u64>,
+    body: Body,
+    limit: usize,
+) -> Result<Bytes, TransportError> {
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(TransportError::payload_too_large(limit));
     }

@@ -164,9 +164,9 @@ impl HttpTools {
                 let route = post_service(tower::service_fn(move |request: axum::extract::Request| {
                     // Taken apart here: the call's future holds the headers, the body and the
                     // context, not the request.
-                    let (headers, body, cx) = app.parts(request);
+                    let (declared, body, cx) = app.parts(request);
                     let (app, named) = (Arc::clone(&app), Arc::clone(&named));
-                    async move { Ok::<_, std::convert::Infallible>(app.respond_in(&cx, &named, &headers, body).await) }
+                    async move { Ok::<_, std::convert::Infallible>(app.respond_declared(&cx, &named, declared, body).await) }
                 }));
                 router = router.route(&format!("/tools/{name}"), only(route, "POST"));
             }
@@ -198,6 +198,12 @@ impl HttpTools {
 
     /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
     pub async fn respond_in(&self, cx: &Context, name: &str, headers: &HeaderMap, body: Body) -> Response {
+        self.respond_declared(cx, name, super::layers::content_length(headers), body).await
+    }
+
+    /// [`respond_in`](Self::respond_in) for a request whose `Content-Length` was read already
+    /// (`declared`): what a tool's own route calls, its future holding no headers.
+    async fn respond_declared(&self, cx: &Context, name: &str, declared: Option<u64>, body: Body) -> Response {
         let span = tracing::info_span!(
             "tool_call",
             call_id = %cx.call_id(),
@@ -212,7 +218,7 @@ impl HttpTools {
         let started = (!span.is_disabled()).then(Instant::now);
         async move {
             let span = tracing::Span::current();
-            let bytes = match super::read_body(headers, body, self.body_limit).await {
+            let bytes = match super::layers::read_body_declared(declared, body, self.body_limit).await {
                 Ok(bytes) => bytes,
                 Err(error) => {
                     span.record("status", error.word());
@@ -286,18 +292,11 @@ impl HttpTools {
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
         // In a block of its own: the call's future is not kept while a body runs.
-        let started = {
-            let started = self.toolbox.call_json_started(cx, name, text);
-            tokio::pin!(started);
-            // Declared after the call, so dropped before it.
-            let guard = cx.cancel_on_drop();
-            let started = started.as_mut().await;
-            guard.disarm();
-            started
-        };
+        // Dropped unfinished (a dropped connection), the call's context is cancelled first.
+        let started = cx.cancel_first(self.toolbox.call_json_started(cx, name, text)).await;
         match started {
             Ok(Started::Done(envelope)) => envelope,
-            // Cancelled on drop by its own guard.
+            // Cancelled on drop by a guard of its own.
             Ok(Started::Body(body)) => body.run_off_the_runtime(cx).await,
             Err(_) => self.unknown_tool(name),
         }
@@ -384,19 +383,18 @@ async fn call(
 }
 
 async fn call_named(app: &HttpTools, name: &str, request: axum::extract::Request) -> Response {
-    let (headers, body, cx) = app.parts(request);
-    app.respond_in(&cx, name, &headers, body).await
+    let (declared, body, cx) = app.parts(request);
+    app.respond_declared(&cx, name, declared, body).await
 }
 
 impl HttpTools {
-    /// A call's request taken apart: its headers (moved, not copied), its body, and the
-    /// context of its caller (the one the auth hook verified and put in the request's
-    /// extensions, else anonymous).
-    fn parts(&self, request: axum::extract::Request) -> (HeaderMap, Body, Context) {
-        let (parts, body) = request.into_parts();
-        let axum::http::request::Parts { headers, mut extensions, .. } = parts;
-        let caller = extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
-        (headers, body, self.context(caller))
+    /// A call's request taken apart: its `Content-Length` (all of its headers the call reads),
+    /// its body, and the context of its caller (the one the auth hook verified and put in the
+    /// request's extensions, else anonymous).
+    fn parts(&self, request: axum::extract::Request) -> (Option<u64>, Body, Context) {
+        let (mut parts, body) = request.into_parts();
+        let caller = parts.extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
+        (super::layers::content_length(&parts.headers), body, self.context(caller))
     }
 }
 

@@ -516,6 +516,41 @@ impl CancelOnDrop {
     }
 }
 
+#[cfg(feature = "http")]
+pin_project_lite::pin_project! {
+    /// `future`, its call's context cancelled before it is dropped unfinished (a dropped
+    /// connection): an async body dropped with it sees `cx.is_cancelled()`. The future is held
+    /// in place, where a future named and pinned in its caller's would keep its room there
+    /// past its await.
+    pub(crate) struct CancelFirst<F> {
+        // Dropped first (fields drop in order): the context is cancelled, then the future dropped.
+        guard: CancelOnDrop,
+        #[pin]
+        future: F,
+    }
+}
+
+#[cfg(feature = "http")]
+impl<F: std::future::Future> std::future::Future for CancelFirst<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.future.poll(cx));
+        // Finished: nothing to cancel.
+        this.guard.0 = None;
+        std::task::Poll::Ready(output)
+    }
+}
+
+#[cfg(feature = "http")]
+impl Context {
+    /// `future`, this call cancelled first if it is dropped unfinished.
+    pub(crate) fn cancel_first<F: std::future::Future>(&self, future: F) -> CancelFirst<F> {
+        CancelFirst { guard: self.cancel_on_drop(), future }
+    }
+}
+
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if let Some(cx) = self.0.take() {
@@ -860,6 +895,35 @@ fn call_id_of(seq: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A future dropped unfinished under `cancel_first` finds its call cancelled as it drops;
+    /// one that finished leaves its call as it was.
+    #[cfg(feature = "http")]
+    #[test]
+    fn cancel_first_cancels_before_the_future_drops() {
+        struct SeesOnDrop(super::Context, std::sync::Arc<std::sync::atomic::AtomicBool>);
+        impl Drop for SeesOnDrop {
+            fn drop(&mut self) {
+                self.1.store(self.0.is_cancelled(), std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cx = super::Context::anonymous();
+        let held = SeesOnDrop(cx.clone(), std::sync::Arc::clone(&seen));
+        let pending = cx.cancel_first(async move {
+            let _held = held;
+            std::future::pending::<()>().await;
+        });
+        drop(pending);
+        assert!(seen.load(std::sync::atomic::Ordering::SeqCst), "the body's drop saw its call not cancelled");
+
+        let cx = super::Context::anonymous();
+        let mut finished = Box::pin(cx.cancel_first(std::future::ready(7)));
+        let polled = finished.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+        assert_eq!(polled, std::task::Poll::Ready(7));
+        drop(finished);
+        assert!(!cx.is_cancelled());
+    }
+
     use super::*;
 
     #[test]
