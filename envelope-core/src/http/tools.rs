@@ -162,8 +162,8 @@ impl HttpTools {
                 // A service, not a handler: the request is taken whole, with no extractor's
                 // future around the call.
                 let route = post_service(tower::service_fn(move |request: axum::extract::Request| {
-                    // Taken apart here: the call's future holds the headers, the body and the
-                    // context, not the request.
+                    // Taken apart here: the call's future holds the `Content-Length`, the body
+                    // and the context, not the request.
                     let (declared, body, cx) = app.parts(request);
                     let (app, named) = (Arc::clone(&app), Arc::clone(&named));
                     async move { Ok::<_, std::convert::Infallible>(app.respond_declared(&cx, &named, declared, body).await) }
@@ -291,7 +291,6 @@ impl HttpTools {
     /// A dropped connection drops this future: the call's context is cancelled first, so an
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
-        // In a block of its own: the call's future is not kept while a body runs.
         // Dropped unfinished (a dropped connection), the call's context is cancelled first.
         let started = cx.cancel_first(self.toolbox.call_json_started(cx, name, text)).await;
         match started {
