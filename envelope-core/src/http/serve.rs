@@ -1276,12 +1276,43 @@ mod tests {
         }
     }
 
+    /// `router` served on a loopback port with a header read timeout of `ms` milliseconds.
+    async fn served_with_header_timeout(router: Router, ms: u64) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(ms)).into_future());
+        addr
+    }
+
+    /// Sends `request` on `stream` and reads its answer (within 5 s), as text.
+    async fn exchanged(stream: &mut TcpStream, request: &[u8], buf: &mut [u8]) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        stream.write_all(request).await.unwrap();
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(buf)).await.unwrap().unwrap();
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+
+    /// Sends nothing more and reads until the server closes `stream` (within 5 s): the bytes
+    /// read then (0 when closed unanswered) and how long the close took.
+    async fn idle_until_closed(stream: &mut TcpStream, buf: &mut [u8]) -> (usize, Duration) {
+        use tokio::io::AsyncReadExt;
+        let started = std::time::Instant::now();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read(buf)).await;
+        let n = read.expect("the idle connection is closed").unwrap_or(0);
+        (n, started.elapsed())
+    }
+
+    const GET_QUICK: &[u8] = b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+
+    fn quick() -> Router {
+        Router::new().route("/quick", axum::routing::get(|| async { "{}" }))
+    }
+
     /// The header read timeout runs from a connection's start and from each response's last
     /// byte: a kept-alive connection serves requests sent within it (however long each took
     /// to answer), and is closed unanswered once idle past it.
     #[tokio::test]
     async fn the_header_timeout_runs_from_each_response() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let router = Router::new().route(
             "/slow",
             axum::routing::get(|| async {
@@ -1289,25 +1320,19 @@ mod tests {
                 "{}"
             }),
         );
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(250)).into_future());
+        let addr = served_with_header_timeout(router, 250).await;
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let request = b"GET /slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
         let mut buf = vec![0u8; 4096];
         for _ in 0..3 {
             // Each answer takes longer than the timeout; the next head follows it at once.
-            stream.write_all(request).await.unwrap();
-            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
-            let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+            let reply = exchanged(&mut stream, request, &mut buf).await;
             assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
             assert!(reply.ends_with("{}"), "{reply}");
         }
         // Idle: closed with no answer once the timeout has passed since the last response.
-        let started = std::time::Instant::now();
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap_or(0);
+        let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
         assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-        let waited = started.elapsed();
         assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
     }
 
@@ -1316,25 +1341,16 @@ mod tests {
     /// wait's deadline instead of closing the connection; once idle, it is closed.
     #[tokio::test]
     async fn the_header_timeout_is_moved_on_by_each_quick_request() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let router = Router::new().route("/quick", axum::routing::get(|| async { "{}" }));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(300)).into_future());
+        let addr = served_with_header_timeout(quick(), 300).await;
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        let request = b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
         let mut buf = vec![0u8; 4096];
         for i in 0..6 {
             tokio::time::sleep(Duration::from_millis(200)).await;
-            stream.write_all(request).await.unwrap();
-            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
-            let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+            let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
             assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
         }
-        let started = std::time::Instant::now();
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap_or(0);
+        let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
         assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-        let waited = started.elapsed();
         assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
     }
 
@@ -1342,26 +1358,17 @@ mod tests {
     /// nothing: the connection is closed once idle past the timeout since its response.
     #[tokio::test]
     async fn a_connection_idle_after_its_first_request_is_closed() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let router = Router::new().route("/quick", axum::routing::get(|| async { "{}" }));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(300)).into_future());
+        let addr = served_with_header_timeout(quick(), 300).await;
         let mut buf = vec![0u8; 4096];
         for requests in [1, 3] {
             let mut stream = TcpStream::connect(addr).await.unwrap();
             for i in 0..requests {
                 // Sent at once, with the connection and then after each answer.
-                stream.write_all(b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n").await.unwrap();
-                let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
-                let reply = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
                 assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
             }
-            let started = std::time::Instant::now();
-            let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await;
-            let n = read.expect("the idle connection is closed").unwrap_or(0);
+            let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
             assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-            let waited = started.elapsed();
             assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
         }
     }
