@@ -40,6 +40,9 @@ where
     let given_chars = if lower.is_ascii() { lower.len() } else { lower.chars().count() };
     let mut best: Option<(&str, usize, f64)> = None;
     let mut c_buf = [0u8; STACK_BYTES];
+    // Where each byte of the candidate measured over bytes occurs: filled and cleared per
+    // candidate, for both measures.
+    let mut c_at = Positions([0; 128]);
     for c in candidates {
         let c_lower = lowercase(c, &mut c_buf);
         let c_lower: &str = &c_lower;
@@ -48,23 +51,28 @@ where
         }
         let bytes =
             lower.len() <= STACK_BYTES && c_lower.len() <= STACK_BYTES && lower.is_ascii() && c_lower.is_ascii();
+        if bytes {
+            c_at.fill(c_lower.as_bytes());
+        }
         let score = if bytes {
             // The same measure over bytes, which are the characters here: no decoding, no heap.
-            jaro_winkler(lower.as_bytes(), c_lower.as_bytes())
+            jaro_winkler_in(lower.as_bytes(), c_lower.as_bytes(), &c_at)
         } else {
             strsim::jaro_winkler(lower, c_lower)
         };
         let c_chars = if bytes { c_lower.len() } else { c_lower.chars().count() };
         // Two names whose lengths differ by two or more are two or more edits apart: with a
         // low similarity too, the name is not offered, and the edits need no counting.
-        if score < 0.8 && given_chars.abs_diff(c_chars) > 1 {
-            continue;
-        }
-        let edits = if bytes {
-            osa_distance(lower.as_bytes(), c_lower.as_bytes())
-        } else {
-            strsim::osa_distance(lower, c_lower)
+        let far = score < 0.8 && given_chars.abs_diff(c_chars) > 1;
+        let edits = match (far, bytes) {
+            (true, _) => None,
+            (false, true) => Some(osa_distance_in(lower.as_bytes(), c_lower.as_bytes(), &c_at)),
+            (false, false) => Some(strsim::osa_distance(lower, c_lower)),
         };
+        if bytes {
+            c_at.clear(c_lower.as_bytes());
+        }
+        let Some(edits) = edits else { continue };
         let one_edit = edits == 1 && given_chars >= 3 && c_chars >= 3;
         if !(one_edit || score >= 0.8) {
             continue;
@@ -104,8 +112,14 @@ fn lowercase<'s>(s: &'s str, buf: &'s mut [u8; STACK_BYTES]) -> Cow<'s, str> {
 /// characters, for ASCII), step for step, so the same `f64`: the Jaro similarity (matches within
 /// half the longer length, half the transpositions), raised by a tenth of the distance to 1 per
 /// letter of a common prefix of up to four when above 0.7.
+#[cfg(test)]
 fn jaro_winkler(a: &[u8], b: &[u8]) -> f64 {
-    let sim = jaro(a, b);
+    jaro_winkler_in(a, b, &Positions::of(b))
+}
+
+/// [`jaro_winkler`] with `b`'s positions already at hand.
+fn jaro_winkler_in(a: &[u8], b: &[u8], b_at: &Positions) -> f64 {
+    let sim = jaro(a, b, b_at);
     if sim > 0.7 {
         let prefix_length = a.iter().take(4).zip(b).take_while(|(x, y)| x == y).count();
         sim + 0.1 * prefix_length as f64 * (1.0 - sim)
@@ -115,8 +129,10 @@ fn jaro_winkler(a: &[u8], b: &[u8]) -> f64 {
 }
 
 /// strsim's `generic_jaro` over bytes, its flags the bits of two words (a text of at most
-/// [`STACK_BYTES`] bytes: 64).
-fn jaro(a: &[u8], b: &[u8]) -> f64 {
+/// [`STACK_BYTES`] bytes: 64). Each byte of `a` matches the first unmatched occurrence in `b`
+/// within the search range: the lowest bit of `b`'s positions of that byte, the matched ones
+/// and those outside the range masked off.
+fn jaro(a: &[u8], b: &[u8], b_at: &Positions) -> f64 {
     let (a_len, b_len) = (a.len(), b.len());
     if a_len == 0 && b_len == 0 {
         return 1.0;
@@ -129,9 +145,10 @@ fn jaro(a: &[u8], b: &[u8]) -> f64 {
     for (i, &x) in a.iter().enumerate() {
         let lo = i.saturating_sub(search_range);
         let hi = b_len.min(i + search_range + 1);
-        if let Some(j) = (lo..hi).find(|&j| b[j] == x && b_flags & (1 << j) == 0) {
+        let free = b_at.of_byte(x) & !b_flags & below(hi) & !below(lo);
+        if free != 0 {
             a_flags |= 1 << i;
-            b_flags |= 1 << j;
+            b_flags |= free & free.wrapping_neg();
             matches += 1;
         }
     }
@@ -156,31 +173,75 @@ fn jaro(a: &[u8], b: &[u8]) -> f64 {
         / 3.0
 }
 
-/// strsim's `osa_distance` (optimal string alignment: insertions, deletions, substitutions and
-/// swaps of neighbours, each part edited once) over bytes, its three rows on the stack (a
-/// distance between texts of at most 64 bytes fits a byte).
-fn osa_distance(a: &[u8], b: &[u8]) -> usize {
-    let b_len = b.len();
-    let mut rows = [[0_u8; STACK_BYTES + 1]; 3];
-    let [r0, r1, r2] = &mut rows;
-    let (mut prev_two, mut prev, mut curr) = (r0, r1, r2);
-    for (j, (t, p)) in prev_two.iter_mut().zip(prev.iter_mut()).enumerate().take(b_len + 1) {
-        // At most 64: the bound of `j`.
-        (*t, *p) = (j as u8, j as u8);
+/// Where each byte of an ASCII text of at most [`STACK_BYTES`] bytes occurs: a bit per
+/// position, one word per byte value.
+struct Positions([u64; 128]);
+
+impl Positions {
+    #[cfg(test)]
+    fn of(text: &[u8]) -> Self {
+        let mut at = Positions([0; 128]);
+        at.fill(text);
+        at
     }
-    for (i, &x) in a.iter().enumerate() {
-        curr[0] = i as u8 + 1;
-        for (j, &y) in b.iter().enumerate() {
-            let cost = u8::from(x != y);
-            curr[j + 1] = (curr[j] + 1).min((prev[j + 1] + 1).min(prev[j] + cost));
-            if i > 0 && j > 0 && x != y && x == b[j - 1] && y == a[i - 1] {
-                curr[j + 1] = curr[j + 1].min(prev_two[j - 1] + 1);
-            }
+
+    fn fill(&mut self, text: &[u8]) {
+        for (i, &x) in text.iter().enumerate() {
+            self.0[usize::from(x & 0x7f)] |= 1 << i;
         }
-        std::mem::swap(&mut prev_two, &mut prev);
-        std::mem::swap(&mut prev, &mut curr);
     }
-    usize::from(prev[b_len])
+
+    /// Empty again, for the next text (only the entries `text` set are touched).
+    fn clear(&mut self, text: &[u8]) {
+        for &x in text {
+            self.0[usize::from(x & 0x7f)] = 0;
+        }
+    }
+
+    fn of_byte(&self, x: u8) -> u64 {
+        self.0[usize::from(x & 0x7f)]
+    }
+}
+
+/// The bits below position `n` (all 64 from 64 on).
+fn below(n: usize) -> u64 {
+    if n >= 64 { !0 } else { (1 << n) - 1 }
+}
+
+/// strsim's `osa_distance` (optimal string alignment: insertions, deletions, substitutions and
+/// swaps of neighbours, each part edited once) over the bytes of two ASCII texts of at most
+/// [`STACK_BYTES`] bytes.
+#[cfg(test)]
+fn osa_distance(a: &[u8], b: &[u8]) -> usize {
+    osa_distance_in(a, b, &Positions::of(b))
+}
+
+/// [`osa_distance`] with `b`'s positions at hand: the same count, by Hyyrö's bit-parallel
+/// recurrence ("A bit-vector algorithm for computing Levenshtein and Damerau edit distances",
+/// 2003) with `b`'s positions the bits of a word, one step per byte of `a` rather than one per
+/// pair of bytes. (The count is symmetric: which text gives the bits does not matter.)
+fn osa_distance_in(a: &[u8], b: &[u8], b_at: &Positions) -> usize {
+    if b.is_empty() {
+        return a.len();
+    }
+    let last = 1_u64 << (b.len() - 1);
+    let (mut vp, mut vn, mut d0, mut pm_before) = (!0_u64, 0_u64, 0_u64, 0_u64);
+    let mut distance = b.len();
+    for &y in a {
+        let pm = b_at.of_byte(y);
+        // A swap: `y` matches where the byte before it did not, one position on.
+        let swapped = ((!d0 & pm) << 1) & pm_before;
+        d0 = ((((pm & vp).wrapping_add(vp)) ^ vp) | pm | vn) | swapped;
+        let hp = vn | !(d0 | vp);
+        let hn = d0 & vp;
+        distance += usize::from(hp & last != 0);
+        distance -= usize::from(hn & last != 0);
+        let hp = (hp << 1) | 1;
+        vp = (hn << 1) | !(d0 | hp);
+        vn = hp & d0;
+        pm_before = pm;
+    }
+    distance
 }
 
 #[cfg(test)]
@@ -340,5 +401,27 @@ mod tests {
         }
         // The pairs are close often enough for the comparison to mean something.
         assert!(offered > 2_500, "{offered}");
+    }
+
+    /// The bit-parallel edit count is strsim's over two- and three-letter alphabets (where
+    /// swaps, repeats and ties are everywhere), every length up to the 64 bits of a word.
+    #[test]
+    fn the_bit_parallel_edit_count_is_strsims() {
+        let mut g = Gen(0x2545_F491_4F6C_DD1D);
+        for round in 0..6_000 {
+            let alphabet: &[char] = if round % 2 == 0 { &['a', 'b'] } else { &['a', 'b', 'c'] };
+            let max = if round % 3 == 0 { STACK_BYTES } else { 10 };
+            let a = g.name(alphabet, max, None);
+            let mut b = g.name(alphabet, max, Some(&a));
+            b.truncate(STACK_BYTES);
+            assert_eq!(osa_distance(a.as_bytes(), b.as_bytes()), strsim::osa_distance(&a, &b), "{a:?} {b:?}");
+            assert_eq!(osa_distance(b.as_bytes(), a.as_bytes()), strsim::osa_distance(&b, &a), "{b:?} {a:?}");
+        }
+        let full = "ab".repeat(32);
+        assert_eq!(osa_distance(full.as_bytes(), b""), 64);
+        assert_eq!(
+            osa_distance(full.as_bytes(), "ba".repeat(32).as_bytes()),
+            strsim::osa_distance(&full, &"ba".repeat(32))
+        );
     }
 }
