@@ -47,9 +47,36 @@ impl<'a> Accepted<'a> {
         Accepted::Items { length: rules.length, item, each: rules.items.as_deref() }
     }
 
-    /// The set in words, as [`Display`] gives them, in one allocation for most sets.
+    /// The set in words, as [`Display`] gives them, in one allocation for most sets. The sets
+    /// of most refusals (whole numbers from one end to another, a list of choices) are written
+    /// straight, without `core::fmt`.
     pub(crate) fn words(&self) -> String {
-        rendered(self)
+        match *self {
+            Accepted::Number { ends: Ends::Whole(min, max), step: None } => {
+                let mut out = String::with_capacity(64);
+                out.push_str("a whole number");
+                push_whole_ends(&mut out, min, max);
+                out
+            }
+            Accepted::Choices(c) => {
+                let mut out = String::with_capacity(64);
+                out.push_str("one of ");
+                match c {
+                    Choices::Str(c) => render::push_quoted_list(&mut out, c.iter().copied()),
+                    Choices::Int(c) => {
+                        let mut digits = itoa::Buffer::new();
+                        for (i, &x) in c.iter().enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            out.push_str(digits.format(x));
+                        }
+                    }
+                }
+                out
+            }
+            _ => rendered(self),
+        }
     }
 
     /// The fix of a number out of range: `Send a value from 1 to 720.`, `Send a value of at
@@ -59,6 +86,13 @@ impl<'a> Accepted<'a> {
             // The step is stated for a float only: `Send a value from 0 to 100.` for integers.
             Accepted::Number { ends: ends @ Ends::Real(_), step: Some(m) } => {
                 rendered(format_args!("Send {}.", Number { ends, step: Some(m), noun: "" }))
+            }
+            Accepted::Number { ends: Ends::Whole(min, max), .. } => {
+                let mut out = String::with_capacity(48);
+                out.push_str("Send a value");
+                push_whole_ends(&mut out, min, max);
+                out.push('.');
+                out
             }
             Accepted::Number { ends, .. } => {
                 rendered(format_args!("Send {}.", Number { ends, step: None, noun: "a value" }))
@@ -150,6 +184,15 @@ impl Display for Accepted<'_> {
     }
 }
 
+/// ` from 1 to 720`: the ends of whole numbers as [`range::accepted`] words them.
+fn push_whole_ends(out: &mut String, min: i128, max: i128) {
+    let mut digits = itoa::Buffer::new();
+    out.push_str(" from ");
+    out.push_str(digits.format(min));
+    out.push_str(" to ");
+    out.push_str(digits.format(max));
+}
+
 /// A number in words: its noun (`a whole number`, `a number`, `a value` in a fix), or with a
 /// step `a multiple of 0.25`; then its ends.
 struct Number {
@@ -165,5 +208,41 @@ impl Display for Number {
             None => f.write_str(self.noun)?,
         }
         range::accepted(f, self.ends)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Num;
+
+    /// The sets and fixes written straight are the words `Display` gives them, byte for byte:
+    /// whole numbers at every end (`i128`'s too), choices that need escapes, none at all.
+    #[test]
+    fn the_sets_written_straight_are_their_display() {
+        let whole = |min, max, step| Accepted::Number { ends: Ends::Whole(min, max), step };
+        let sets = [
+            whole(1, 720, None),
+            whole(-5, 0, None),
+            whole(i128::MIN, i128::MAX, None),
+            whole(0, u64::MAX.into(), None),
+            Accepted::Choices(Choices::Str(&["query_hash", "database", "application"])),
+            Accepted::Choices(Choices::Str(&["a \"b\"", "tab\there", "é✓", ""])),
+            Accepted::Choices(Choices::Str(&[])),
+            Accepted::Choices(Choices::Int(&[10, -25, i64::MIN, i64::MAX])),
+            Accepted::Choices(Choices::Int(&[])),
+        ];
+        for set in &sets {
+            assert_eq!(set.words(), rendered(set), "{set:?}");
+        }
+        assert_eq!(sets[0].words(), "a whole number from 1 to 720");
+        assert_eq!(sets[5].words(), r#"one of "a \"b\"", "tab\there", "é✓", """#);
+        assert_eq!(sets[7].words(), "one of 10, -25, -9223372036854775808, 9223372036854775807");
+        for (min, max, step) in [(1, 720, None), (-5, 5, Some(Num::Int(5))), (i128::MIN, i128::MAX, None)] {
+            let ends = Ends::Whole(min, max);
+            let display = rendered(format_args!("Send {}.", Number { ends, step: None, noun: "a value" }));
+            assert_eq!(whole(min, max, step).out_of_range_fix(), display);
+        }
+        assert_eq!(whole(1, 720, None).out_of_range_fix(), "Send a value from 1 to 720.");
     }
 }
