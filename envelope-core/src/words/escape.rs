@@ -84,15 +84,41 @@ pub(crate) fn push_str(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Appends `text` escaped as a JSON string's contents (no quotes).
+///
+/// A word at a time: a word with nothing to escape is appended whole (an eight-byte store, not
+/// a copy of a run's length); one with an escape is appended whole too and cut back to the
+/// bytes before it, then the escape is written and the scan goes on after that byte. The last
+/// few bytes are padded with spaces into a word of their own.
 pub(crate) fn push_contents(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    let mut run = 0;
-    while let Some(at) = next_special(bytes, run) {
-        out.extend_from_slice(&bytes[run..at]);
-        push_escape(out, bytes[at]);
-        run = at + 1;
+    out.reserve(bytes.len() + 2);
+    let mut at = 0;
+    loop {
+        let (w, n) = if at + 8 <= bytes.len() {
+            (word(bytes, at), 8)
+        } else if at < bytes.len() {
+            let mut padded = [b' '; 8];
+            let rest = &bytes[at..];
+            for (p, &b) in padded.iter_mut().zip(rest) {
+                *p = b;
+            }
+            (u64::from_le_bytes(padded), rest.len())
+        } else {
+            return;
+        };
+        let (q, c) = specials(w);
+        let found = q | c;
+        out.extend_from_slice(&w.to_le_bytes());
+        if found == 0 {
+            out.truncate(out.len() - (8 - n));
+            at += n;
+            continue;
+        }
+        let k = (found.trailing_zeros() / 8) as usize;
+        out.truncate(out.len() - (8 - k));
+        push_escape(out, bytes[at + k]);
+        at += k + 1;
     }
-    out.extend_from_slice(&bytes[run..]);
 }
 
 /// [`push_str`] into a `String`: the runs between escapes are whole characters (a run ends only
@@ -112,7 +138,13 @@ pub(crate) fn push_str_to(out: &mut String, text: &str) {
 }
 
 /// The escape of one byte that needs one, as serde_json writes it.
+#[inline]
 fn push_escape(out: &mut Vec<u8>, b: u8) {
+    if b == b'"' || b == b'\\' {
+        out.push(b'\\');
+        out.push(b);
+        return;
+    }
     let (escape, n) = escape_of(b);
     out.extend_from_slice(&escape[..n]);
 }
