@@ -728,6 +728,14 @@ impl Refusal {
             }
             let at = message.len();
             problems[kept].write_sentence(&mut message);
+            if problems.len() == 1
+                && 2 + 6 * message.len() + problems[0].hints_text_len_with(|t| 4 + 7 * t.len()) <= BUDGET
+            {
+                // The one problem within the budget even if every byte were a control character
+                // (six bytes escaped, seven in the hints' text escaped again): nothing to count.
+                kept = 1;
+                break;
+            }
             let (quotes, controls) = budget::quotes_and_controls(&message.as_bytes()[at..]);
             let mut sentence =
                 if controls == 0 { 2 + (message.len() - at) + quotes } else { budget::json_len(&message[at..]) };
@@ -1066,6 +1074,9 @@ mod tests {
                 if let Some(bound) = p.hints_text_len_bound(q, c) {
                     assert!(bound >= p.hints_text_len(), "{p:?}");
                 }
+                // The worst case a lone problem is kept by, uncounted, is never below the count.
+                let worst = 2 + 6 * p.sentence().len() + p.hints_text_len_with(|t| 4 + 7 * t.len());
+                assert!(worst >= budget::json_len(&p.sentence()) + p.hints_text_len(), "{p:?}");
                 all.push(p);
             }
             let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: all, retry_after: None };
@@ -1073,6 +1084,20 @@ mod tests {
             let (reference, kept) = rendered_reference(refusal);
             assert_eq!(message, reference, "round {round}");
             assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "round {round}");
+        }
+        // A lone problem whose texts grow, in bytes that escape to one, two, six and seven:
+        // through the budget's edge, kept whole or cut as when counted exactly.
+        for unit in ["a", "\"", "\n", "\u{1}"] {
+            for n in (0..700).step_by(3) {
+                let p = Problem::new("p", Rejected::Shown(unit.repeat(n / 4)), "is wrong")
+                    .with_accepted(unit.repeat(n))
+                    .with_fix(unit.repeat(n / 2));
+                let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: vec![p], retry_after: None };
+                let (message, hints) = refusal.clone().rendered();
+                let (reference, kept) = rendered_reference(refusal);
+                assert_eq!(message, reference, "{unit:?} x {n}");
+                assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "{unit:?} x {n}");
+            }
         }
     }
 }
