@@ -1,5 +1,7 @@
 //! The wire contract: every outcome is one JSON object of one shape.
 
+use std::sync::OnceLock;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
@@ -49,11 +51,44 @@ enum Inner {
     NeedsConfirmation(Box<Confirmation>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 struct Invalid {
     code: Code,
-    message: String,
+    /// Unset while the message is the sentence of the one problem `hints` holds: written when
+    /// asked for ([`Invalid::message`]); the wire writes it from the problem's parts.
+    message: OnceLock<String>,
     hints: Hints,
+}
+
+impl Invalid {
+    fn new(code: Code, message: Option<String>, hints: Hints) -> Self {
+        let cell = OnceLock::new();
+        if let Some(message) = message {
+            let _ = cell.set(message);
+        }
+        Invalid { code, message: cell, hints }
+    }
+
+    /// The message, its lone problem's sentence written now if it was left unwritten.
+    fn message(&self) -> &str {
+        self.message.get_or_init(|| self.hints.lone_sentence())
+    }
+}
+
+impl PartialEq for Invalid {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.message() == other.message() && self.hints == other.hints
+    }
+}
+
+impl std::fmt::Debug for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invalid")
+            .field("code", &self.code)
+            .field("message", &self.message())
+            .field("hints", &self.hints)
+            .finish()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -154,13 +189,11 @@ impl Envelope {
             "invalid" => {
                 let name = v.get("error_code")?.as_str()?;
                 let code = *codes.iter().find(|c| c.name() == name && c.status() == Status::Invalid)?;
-                let invalid = Invalid {
+                let invalid = Invalid::new(
                     code,
-                    message: v.get("message")?.as_str()?.to_owned(),
-                    hints: Hints::Recorded(
-                        v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new())),
-                    ),
-                };
+                    Some(v.get("message")?.as_str()?.to_owned()),
+                    Hints::Recorded(v.get("hints").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new()))),
+                );
                 Some(Envelope {
                     inner: Inner::Invalid(Box::new(invalid)),
                     prefix: None,
@@ -193,10 +226,19 @@ impl Envelope {
         self.format
     }
 
+    /// Whether a refusal's message is still unwritten (its lone problem's sentence, written
+    /// when asked for).
+    #[cfg(test)]
+    pub(crate) fn message_unwritten(&self) -> bool {
+        matches!(&self.inner, Inner::Invalid(i) if i.message.get().is_none())
+    }
+
     /// Sets a refusal's hints by hand (for tests of shapes the crate does not build).
     #[cfg(test)]
     pub(crate) fn set_hints(&mut self, hints: Hints) {
         if let Inner::Invalid(i) = &mut self.inner {
+            // The message stays the one the old hints gave.
+            i.message();
             i.hints = hints;
         }
     }
@@ -205,7 +247,7 @@ impl Envelope {
     pub(crate) fn parts(&self) -> Parts<'_> {
         match &self.inner {
             Inner::Ok(data) => Parts::Ok(data.value()),
-            Inner::Invalid(i) => Parts::Invalid { message: &i.message, hints: &i.hints },
+            Inner::Invalid(i) => Parts::Invalid { message: i.message(), hints: &i.hints },
             Inner::Error(f) => Parts::Error { message: &f.message, operation: f.operation.as_deref() },
             Inner::NeedsConfirmation(c) => Parts::Confirm {
                 message: &c.message,
@@ -258,7 +300,7 @@ impl Envelope {
     pub fn message(&self) -> Option<&str> {
         match &self.inner {
             Inner::Ok(_) => None,
-            Inner::Invalid(i) => Some(&i.message),
+            Inner::Invalid(i) => Some(i.message()),
             Inner::Error(f) => Some(&f.message),
             Inner::NeedsConfirmation(c) => Some(&c.message),
         }
@@ -284,7 +326,7 @@ impl Envelope {
         // One buffer, sized for the whole envelope: a refusal's message and hints are written
         // straight into it.
         let size = match &self.inner {
-            Inner::Invalid(i) => 160 + i.message.len() + i.hints.size_hint(),
+            Inner::Invalid(i) => 160 + i.message.get().map_or(i.hints.size_hint(), String::len) + i.hints.size_hint(),
             Inner::Ok(Data::Json(json)) => 48 + json.text.get().len(),
             _ => 128,
         };
@@ -319,8 +361,8 @@ impl Envelope {
         escape::push_contents(out, i.code.name());
         out.extend_from_slice(b"\",\"message\":");
         // One problem: its parts escaped once, for the message and the hints.
-        if !i.hints.write_message_and_hints(&i.message, out)? {
-            escape::push_str(out, &i.message);
+        if !i.hints.write_message_and_hints(i.message.get().map(String::as_str), out)? {
+            escape::push_str(out, i.message());
             out.extend_from_slice(b",\"hints\":");
             i.hints.write_json(out)?;
         }
@@ -393,9 +435,10 @@ impl Envelope {
     #[must_use]
     pub fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
         if let Inner::Invalid(i) = &mut self.inner
-            && !i.message.contains("ry again in ")
+            && !i.message().contains("ry again in ")
         {
-            i.message = format!("{} Try again in {}.", i.message.trim_end(), crate::render::in_words(wait));
+            let message = format!("{} Try again in {}.", i.message().trim_end(), crate::render::in_words(wait));
+            i.message = OnceLock::from(message);
         }
         let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
         self.with_retry_after_ms(ms)
@@ -465,7 +508,7 @@ impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
         let (code, retry_after) = (r.error_code(), r.retry_after());
         let (message, hints) = r.rendered();
-        let invalid = Invalid { code, message, hints };
+        let invalid = Invalid::new(code, message, hints);
         let envelope = Envelope {
             inner: Inner::Invalid(Box::new(invalid)),
             prefix: None,
@@ -523,7 +566,7 @@ impl Serialize for Envelope {
             Inner::Ok(Data::Json(json)) => m.serialize_entry("data", &*json.text)?,
             Inner::Invalid(i) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, i.code))?;
-                m.serialize_entry("message", &i.message)?;
+                m.serialize_entry("message", i.message())?;
                 m.serialize_entry("hints", &i.hints)?;
                 m.serialize_entry("retryable", &i.code.retryable())?;
             }

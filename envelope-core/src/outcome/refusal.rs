@@ -176,6 +176,36 @@ impl Problem {
         name + rejected + d.issue.len() + d.accepted.len() + d.fix.len() + suggestion + 24
     }
 
+    /// The length in bytes of [`sentence`](Self::sentence), exact but for a quoted suggestion,
+    /// counted at its longest (every byte escaped to six): never below the sentence's.
+    fn sentence_len_bound(&self) -> usize {
+        let d = &self.0;
+        let rejected = match &d.rejected {
+            Rejected::Shown(v) => v.len() + 1,
+            Rejected::Hidden => "the value sent (secret, not shown) ".len(),
+            Rejected::Missing => 0,
+        };
+        let suggestion = d.suggestion.as_ref().map_or(0, |s| "Did you mean ".len() + 2 + 6 * s.len() + "? ".len());
+        let name = d.path.as_ref().unwrap_or(&d.parameter).len();
+        name + ": ".len() + rejected + d.issue.len() + "; accepted: ".len() + d.accepted.len() + ". ".len()
+            + suggestion
+            + d.fix.len()
+    }
+
+    /// Whether any of this problem's texts holds a control character.
+    fn has_control(&self) -> bool {
+        let d = &self.0;
+        let rejected = match &d.rejected {
+            Rejected::Shown(v) => v.as_str(),
+            _ => "",
+        };
+        [&d.parameter, rejected, &d.issue, &d.accepted, &d.fix]
+            .into_iter()
+            .chain(d.path.as_deref())
+            .chain(d.suggestion.as_deref())
+            .any(|t| escape::has_control(t.as_bytes()))
+    }
+
     /// Appends [`sentence`](Self::sentence) to `s`.
     pub(crate) fn write_sentence(&self, s: &mut String) {
         s.push_str(self.0.path.as_deref().unwrap_or(&self.0.parameter));
@@ -448,6 +478,17 @@ impl Hints {
     }
 }
 
+impl Hints {
+    /// The sentence of the one problem these hints hold: the message [`Refusal::rendered`]
+    /// leaves unwritten. Empty for any other hints (never the case for such a message).
+    pub(crate) fn lone_sentence(&self) -> String {
+        match self {
+            Hints::Problems { problems, .. } if problems.len() == 1 => problems[0].sentence(),
+            _ => String::new(),
+        }
+    }
+}
+
 /// Where a one-problem message's parts are (see [`Problem::sentence_parts`]).
 struct SentenceParts<'m> {
     /// The suggestion as the sentence quotes it (`"database"`), when there is one.
@@ -484,11 +525,26 @@ impl Hints {
     /// (parameter or path, rejected value, accepted set, fix). The bytes are those of
     /// [`write_json`](Self::write_json) after the escaped message. Otherwise writes nothing and
     /// answers `false`.
-    pub(crate) fn write_message_and_hints(&self, message: &str, out: &mut Vec<u8>) -> serde_json::Result<bool> {
+    ///
+    /// `message` `None` is the lone problem's sentence not yet written: it is written from the
+    /// parts with nothing to check.
+    pub(crate) fn write_message_and_hints(
+        &self,
+        message: Option<&str>,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<bool> {
         let Hints::Problems { problems, retry_after_ms } = self else { return Ok(false) };
         let [p] = problems.as_slice() else { return Ok(false) };
-        let Some(parts) = p.sentence_parts(message) else { return Ok(false) };
         let d = &p.0;
+        // The suggestion as the sentence quotes it: found in the message, or (the sentence
+        // unwritten) quoted here.
+        let quoted_suggestion = match message {
+            Some(message) => match p.sentence_parts(message) {
+                Some(parts) => parts.quoted_suggestion,
+                None => return Ok(false),
+            },
+            None => None,
+        };
         // Each part escaped into `out`, its escaped bytes' place kept.
         let escaped = |out: &mut Vec<u8>, text: &str| {
             let start = out.len();
@@ -514,9 +570,22 @@ impl Hints {
         out.extend_from_slice(b"; accepted: ");
         let accepted = escaped(out, &d.accepted);
         out.extend_from_slice(b". ");
-        if let Some(quoted) = parts.quoted_suggestion {
+        if let Some(suggestion) = &d.suggestion {
             out.extend_from_slice(b"Did you mean ");
-            escape::push_contents(out, quoted);
+            match quoted_suggestion {
+                Some(quoted) => escape::push_contents(out, quoted),
+                // Its JSON string escaped again: `\"database\"` when nothing in it needs an escape.
+                None if budget::quotes_and_controls(suggestion.as_bytes()) == (0, 0) => {
+                    out.extend_from_slice(b"\\\"");
+                    out.extend_from_slice(suggestion.as_bytes());
+                    out.extend_from_slice(b"\\\"");
+                }
+                None => {
+                    let mut quoted = String::with_capacity(suggestion.len() + 8);
+                    render::push_quoted(&mut quoted, suggestion);
+                    escape::push_contents(out, &quoted);
+                }
+            }
             out.extend_from_slice(b"? ");
         }
         let fix = escaped(out, &d.fix);
@@ -708,14 +777,29 @@ impl Refusal {
     /// that names their places. What a caller sends cannot make a reply grow past the budget,
     /// since each problem's size is bounded by the cut of rejected values and names. Each
     /// sentence is written once, into the message; the hints are measured from their texts and
-    /// written later, straight from the problems (no map is built).
+    /// written later, straight from the problems (no map is built). The message is `None` for
+    /// a lone problem within the budget: it is that problem's sentence, written when asked for
+    /// ([`Hints::lone_sentence`]).
     ///
     /// `hints` is the first problem's `parameter`, `path` (when deeper), `rejected` (JSON text;
     /// absent when missing or secret), `accepted`, `fix`, `suggestion`; and, when more than one
     /// parameter was refused, `others`: the same object for each of the rest.
-    pub(crate) fn rendered(self) -> (String, Hints) {
+    pub(crate) fn rendered(self) -> (Option<String>, Hints) {
         const BUDGET: usize = 1600;
         let mut problems = self.problems;
+        if let [lone] = problems.as_slice() {
+            // Within the budget if each byte of the sentence took `escaped` bytes in JSON, and
+            // each of a hint `twice` once its JSON is escaped again: six and seven for a control
+            // character, else two and four (a quote: `\"`, then `\\\"`).
+            let fits = |escaped: usize, twice: usize| {
+                2 + escaped * lone.sentence_len_bound() + lone.hints_text_len_with(|t| 4 + twice * t.len()) <= BUDGET
+            };
+            if fits(6, 7) || (!lone.has_control() && fits(2, 4)) {
+                // Nothing to count, and the sentence is written only when asked for (the wire
+                // writes it from its parts).
+                return (None, Hints::Problems { problems, retry_after_ms: None });
+            }
+        }
         let mut message = String::with_capacity(problems.iter().map(Problem::sentence_size_hint).sum());
         // The JSON lengths of the sentences kept (exact), and of their hints: exact, or an
         // upper bound while `bounded` (a problem obviously within the budget is not counted).
@@ -728,14 +812,6 @@ impl Refusal {
             }
             let at = message.len();
             problems[kept].write_sentence(&mut message);
-            if problems.len() == 1
-                && 2 + 6 * message.len() + problems[0].hints_text_len_with(|t| 4 + 7 * t.len()) <= BUDGET
-            {
-                // The one problem within the budget even if every byte were a control character
-                // (six bytes escaped, seven in the hints' text escaped again): nothing to count.
-                kept = 1;
-                break;
-            }
             let (quotes, controls) = budget::quotes_and_controls(&message.as_bytes()[at..]);
             let mut sentence =
                 if controls == 0 { 2 + (message.len() - at) + quotes } else { budget::json_len(&message[at..]) };
@@ -778,7 +854,7 @@ impl Refusal {
             summary.write_sentence(&mut message);
             problems.push(summary);
         }
-        (message, Hints::Problems { problems, retry_after_ms: None })
+        (Some(message), Hints::Problems { problems, retry_after_ms: None })
     }
 }
 
@@ -991,9 +1067,22 @@ mod tests {
             "message": "q: is missing", "hints": {"parameter": "q", "z": [1, "\u{1}"]}});
         envelopes.extend(Envelope::from_recorded(&recorded, &[codes::VALIDATION_ERROR]));
         assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2 * all.len() + 2);
+        let mut unwritten = 0;
         for env in envelopes {
-            assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap(), "{env:?}");
+            // First with a lone problem's message unwritten (written from its parts), then
+            // written (`Serialize` asks for it) and checked part by part.
+            let straight = env.to_json();
+            unwritten += usize::from(env.message_unwritten());
+            let serialized = serde_json::to_string(&env).unwrap();
+            assert!(!env.message_unwritten());
+            assert_eq!(straight, serialized, "{env:?}");
+            assert_eq!(env.to_json(), serialized, "{env:?}");
         }
+        // Unwritten: a refusal with no problem (one of its own: the arguments could not be
+        // read) and the first problem alone, each plain, prefixed, and with a code and a delay
+        // in the hints (not with the retry's words); and alone, the three problems whose texts
+        // hold no control character (the other two are counted).
+        assert_eq!(unwritten, 3 + 3 + 3, "{unwritten}");
     }
 
     /// `rendered` as it was before problems obviously within the budget went uncounted: every
@@ -1075,12 +1164,19 @@ mod tests {
                     assert!(bound >= p.hints_text_len(), "{p:?}");
                 }
                 // The worst case a lone problem is kept by, uncounted, is never below the count.
-                let worst = 2 + 6 * p.sentence().len() + p.hints_text_len_with(|t| 4 + 7 * t.len());
-                assert!(worst >= budget::json_len(&p.sentence()) + p.hints_text_len(), "{p:?}");
+                assert!(p.sentence_len_bound() >= p.sentence().len(), "{p:?}");
+                let exact = budget::json_len(&p.sentence()) + p.hints_text_len();
+                let worst = 2 + 6 * p.sentence_len_bound() + p.hints_text_len_with(|t| 4 + 7 * t.len());
+                assert!(worst >= exact, "{p:?}");
+                if !p.has_control() {
+                    let worst = 2 + 2 * p.sentence_len_bound() + p.hints_text_len_with(|t| 4 + 4 * t.len());
+                    assert!(worst >= exact, "{p:?}");
+                }
                 all.push(p);
             }
             let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: all, retry_after: None };
             let (message, hints) = refusal.clone().rendered();
+            let message = message.unwrap_or_else(|| hints.lone_sentence());
             let (reference, kept) = rendered_reference(refusal);
             assert_eq!(message, reference, "round {round}");
             assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "round {round}");
@@ -1094,6 +1190,7 @@ mod tests {
                     .with_fix(unit.repeat(n / 2));
                 let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: vec![p], retry_after: None };
                 let (message, hints) = refusal.clone().rendered();
+                let message = message.unwrap_or_else(|| hints.lone_sentence());
                 let (reference, kept) = rendered_reference(refusal);
                 assert_eq!(message, reference, "{unit:?} x {n}");
                 assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "{unit:?} x {n}");
