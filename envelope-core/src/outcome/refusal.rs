@@ -1,5 +1,6 @@
 //! Refusals: the `invalid` outcome, one problem per refused parameter, each with its three parts.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -59,7 +60,7 @@ pub(crate) struct ProblemData {
     pub(crate) parameter: String,
     pub(crate) path: Option<String>,
     pub(crate) rejected: Rejected,
-    pub(crate) issue: String,
+    pub(crate) issue: Cow<'static, str>,
     pub(crate) accepted: String,
     pub(crate) fix: String,
     pub(crate) suggestion: Option<String>,
@@ -79,7 +80,7 @@ pub(crate) enum Rejected {
 }
 
 impl Problem {
-    pub(crate) fn new(parameter: &str, rejected: Rejected, issue: impl Into<String>) -> Self {
+    pub(crate) fn new(parameter: &str, rejected: Rejected, issue: impl Into<Cow<'static, str>>) -> Self {
         Problem(Box::new(ProblemData {
             parameter: parameter.to_owned(),
             path: None,
@@ -187,7 +188,12 @@ impl Problem {
         };
         let suggestion = d.suggestion.as_ref().map_or(0, |s| "Did you mean ".len() + 2 + 6 * s.len() + "? ".len());
         let name = d.path.as_ref().unwrap_or(&d.parameter).len();
-        name + ": ".len() + rejected + d.issue.len() + "; accepted: ".len() + d.accepted.len() + ". ".len()
+        name + ": ".len()
+            + rejected
+            + d.issue.len()
+            + "; accepted: ".len()
+            + d.accepted.len()
+            + ". ".len()
             + suggestion
             + d.fix.len()
     }
@@ -239,9 +245,10 @@ impl Problem {
             let mut p = self.clone();
             p.0.also.clear();
             let cut = |text: &mut String| *text = crate::budget::cut_text(text, chars, chars * 2);
-            for text in [&mut p.0.parameter, &mut p.0.issue, &mut p.0.accepted, &mut p.0.fix] {
+            for text in [&mut p.0.parameter, &mut p.0.accepted, &mut p.0.fix] {
                 cut(text);
             }
+            p.0.issue = Cow::Owned(crate::budget::cut_text(&p.0.issue, chars, chars * 2));
             for text in [p.0.path.as_mut(), p.0.suggestion.as_mut()].into_iter().flatten() {
                 cut(text);
             }
@@ -506,7 +513,7 @@ impl Problem {
             Rejected::Hidden => rest = rest.strip_prefix("the value sent (secret, not shown) ")?,
             Rejected::Missing => {}
         }
-        rest = rest.strip_prefix(d.issue.as_str())?.strip_prefix("; accepted: ")?;
+        rest = rest.strip_prefix(&*d.issue)?.strip_prefix("; accepted: ")?;
         rest = rest.strip_prefix(d.accepted.as_str())?.strip_prefix(". ")?;
         let rest = rest.strip_suffix(d.fix.as_str())?;
         let quoted_suggestion = match &d.suggestion {
@@ -528,11 +535,7 @@ impl Hints {
     ///
     /// `message` `None` is the lone problem's sentence not yet written: it is written from the
     /// parts with nothing to check.
-    pub(crate) fn write_message_and_hints(
-        &self,
-        message: Option<&str>,
-        out: &mut Vec<u8>,
-    ) -> serde_json::Result<bool> {
+    pub(crate) fn write_message_and_hints(&self, message: Option<&str>, out: &mut Vec<u8>) -> serde_json::Result<bool> {
         let Hints::Problems { problems, retry_after_ms } = self else { return Ok(false) };
         let [p] = problems.as_slice() else { return Ok(false) };
         let d = &p.0;
@@ -956,7 +959,7 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
     /// What is wrong with the value, as a clause after it (`is 130 characters long`); default
     /// `is not accepted`.
     pub fn reason(mut self, reason: impl Into<String>) -> Self {
-        self.problem.0.issue = reason.into();
+        self.problem.0.issue = Cow::Owned(reason.into());
         self
     }
 

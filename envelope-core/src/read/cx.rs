@@ -2,6 +2,7 @@
 //! what reading it needs ([`Cx`]), whether it may be quoted (the secret check), and the
 //! constants every reader shares. It depends on no reader and no rule.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
@@ -86,6 +87,18 @@ impl<'a> Cx<'a> {
     /// secret rule `v` is not shown, and `fix` must not quote it back either (the readers leave
     /// their example out then).
     pub fn problem(&self, v: &Value, issue: impl Into<String>, accepted: String, fix: String) -> Problem {
+        self.problem_of(v, issue.into(), accepted, fix)
+    }
+
+    /// [`problem`](Self::problem) with an issue that may be borrowed for good (the readers'
+    /// own words, `is out of range`): not copied.
+    pub(crate) fn problem_of(
+        &self,
+        v: &Value,
+        issue: impl Into<Cow<'static, str>>,
+        accepted: String,
+        fix: String,
+    ) -> Problem {
         let rejected = if holds_secret(self.rules, None) {
             Rejected::Hidden
         } else {
@@ -95,8 +108,8 @@ impl<'a> Cx<'a> {
             Some(f) => f.to_owned(),
             None => fix,
         };
-        let issue = match self.rules.reason {
-            Some(r) => format!("{} ({r})", issue.into()),
+        let issue: Cow<'static, str> = match self.rules.reason {
+            Some(r) => format!("{} ({r})", issue.into()).into(),
             None => issue.into(),
         };
         let problem = Problem::new(self.path.parameter(), rejected, issue).with_accepted(accepted).with_fix(fix);

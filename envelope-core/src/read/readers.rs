@@ -164,7 +164,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
                     let fix = fix_like(cx, "Send a whole number", set.example_whole(), "");
-                    return Err(cx.problem(v, "is not a whole number", set.words(), fix));
+                    return Err(cx.problem_of(v, "is not a whole number", set.words(), fix));
                 }
                 // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
@@ -181,19 +181,19 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             Some(n) if !cx.strict => n,
             Some(n) => {
                 let fix = fix_like(cx, "Send it as a JSON number", n, "");
-                return Err(cx.problem(v, "is a string", set.words(), fix));
+                return Err(cx.problem_of(v, "is a string", set.words(), fix));
             }
             None if names_non_finite(s) => {
                 return Err(not_finite(cx, v, &set, set.example_whole()));
             }
             None => {
                 let fix = fix_like(cx, "Send it as a JSON number", set.example_whole(), "");
-                return Err(cx.problem(v, "is a string", set.words(), fix));
+                return Err(cx.problem_of(v, "is a string", set.words(), fix));
             }
         },
         _ => {
             let fix = fix_like(cx, "Send a JSON number", set.example_whole(), "");
-            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
+            return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
         }
     };
     rules::check(cx, v, Subject::Whole { n, lo, hi })?;
@@ -229,7 +229,7 @@ fn names_non_finite(s: &str) -> bool {
 
 /// The refusal of a value that is, or names, a number that is not finite.
 fn not_finite(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>, example: impl std::fmt::Display) -> Problem {
-    cx.problem(v, "is not a finite number", set.words(), fix_like(cx, "Send a finite JSON number", example, ""))
+    cx.problem_of(v, "is not a finite number", set.words(), fix_like(cx, "Send a finite JSON number", example, ""))
 }
 
 /// Reads a finite number within the value's `range`.
@@ -253,17 +253,17 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
             Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
                 let fix = fix_like(cx, "Send it as a JSON number", render::number(f), "");
-                return Err(cx.problem(v, "is a string", set.words(), fix));
+                return Err(cx.problem_of(v, "is a string", set.words(), fix));
             }
             Ok(_) => return Err(not_finite(cx, v, &set, example())),
             _ => {
                 let fix = fix_like(cx, "Send a JSON number", example(), "");
-                return Err(cx.problem(v, "is a string", set.words(), fix));
+                return Err(cx.problem_of(v, "is a string", set.words(), fix));
             }
         },
         _ => {
             let fix = fix_like(cx, "Send a JSON number", example(), "");
-            return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
+            return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
         }
     };
     if !f.is_finite() {
@@ -295,7 +295,7 @@ pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
             }
             (None, _) => (Accepted::text(cx.rules), "Send a JSON string.".to_owned()),
         };
-        return Err(cx.problem(v, render::type_issue(v), set.words(), fix));
+        return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
     };
     rules::check(cx, v, Subject::Text(s))?;
     // Under `ignore_case`, the canonical spelling of the choice sent.
@@ -335,13 +335,13 @@ pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
     match v {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if !cx.strict && (s == "true" || s == "false") => Ok(s == "true"),
-        Value::String(s) if s == "true" || s == "false" => Err(cx.problem(
+        Value::String(s) if s == "true" || s == "false" => Err(cx.problem_of(
             v,
             "is a string",
             "true or false".into(),
             format!("Send it as a JSON boolean, {s}, without quotes."),
         )),
-        _ => Err(cx.problem(
+        _ => Err(cx.problem_of(
             v,
             render::type_issue(v),
             "true or false".into(),
@@ -409,7 +409,7 @@ impl FromArg for f32 {
             Some(range) => Accepted::Number { ends: Ends::Real(Some(range)), step: None },
             None => Accepted::Single,
         };
-        Err(cx.problem(
+        Err(cx.problem_of(
             v,
             "is out of range once rounded to single precision",
             set.words(),
@@ -489,14 +489,14 @@ impl<T: FromArg> FromArg for Vec<T> {
                     return Self::from_arg(&decoded, cx);
                 }
                 let fix = fix_like(cx, "Send the array itself", "[...]", ", not a string holding it");
-                return Err(cx.problem(v, "is a string holding an array", words, fix));
+                return Err(cx.problem_of(v, "is a string holding an array", words, fix));
             }
             let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
                 "Send a JSON array.".to_owned()
             } else {
                 fix_like(cx, "Send a JSON array", "[]", "")
             };
-            return Err(cx.problem(v, render::type_issue(v), words, fix));
+            return Err(cx.problem_of(v, render::type_issue(v), words, fix));
         };
         rules::check(cx, v, Subject::Items { n: items.len(), item: T::ty })?;
         let mut out = Vec::with_capacity(items.len().min(1024));
@@ -591,22 +591,25 @@ pub fn object_of<'v>(
         Value::Object(o) => Ok(std::borrow::Cow::Borrowed(o)),
         Value::String(s) => match container_in_string(s) {
             Some(Value::Object(o)) if !cx.strict => Ok(std::borrow::Cow::Owned(o)),
-            Some(Value::Object(_)) => Err(hide(cx.problem(
+            Some(Value::Object(_)) => Err(hide(cx.problem_of(
                 v,
                 "is a string holding an object",
                 accepted(),
                 fix_like(cx, "Send the object itself", like(), ", not a string holding it"),
             ))),
-            _ => Err(hide(cx.problem(
+            _ => Err(hide(cx.problem_of(
                 v,
                 render::type_issue(v),
                 accepted(),
                 fix_like(cx, "Send a JSON object", like(), ""),
             ))),
         },
-        _ => {
-            Err(hide(cx.problem(v, render::type_issue(v), accepted(), fix_like(cx, "Send a JSON object", like(), ""))))
-        }
+        _ => Err(hide(cx.problem_of(
+            v,
+            render::type_issue(v),
+            accepted(),
+            fix_like(cx, "Send a JSON object", like(), ""),
+        ))),
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
             }
             let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
             let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
-            Err(cx.problem(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
+            Err(cx.problem_of(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
         }
         (Subject::Text(s), Some(Choices::Str(c))) => {
             if c.contains(&s) || (cx.rules.ignore_case && canonical(c, s).is_some()) {
@@ -41,7 +41,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
                 None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
             };
             let accepted = Accepted::Choices(Choices::Str(c)).words();
-            Err(cx.problem(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
+            Err(cx.problem_of(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
         }
         _ => Ok(()),
     }

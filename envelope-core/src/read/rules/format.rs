@@ -19,7 +19,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
         return Ok(());
     }
     let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.words();
-    Err(cx.problem(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
+    Err(cx.problem_of(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
 }
 
 /// `a valid email address`, `a valid date-time`.

@@ -43,7 +43,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
     } else {
         format!("Send at least {}.", count(len.min, unit))
     };
-    Err(cx.problem(v, issue, accepted, fix))
+    Err(cx.problem_of(v, issue, accepted, fix))
 }
 
 /// `what` with its length: `a string of 1 to 120 characters`, `an array of at most 10 items`;

@@ -67,7 +67,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
         [a] => format!("Send {a}."),
         _ => format!("Send a multiple of {step}."),
     };
-    Err(cx.problem(v, format!("is not a multiple of {step}"), set.words(), fix))
+    Err(cx.problem_of(v, format!("is not a multiple of {step}"), set.words(), fix))
 }
 
 /// The rule in words, as the noun of its accepted set: `a multiple of 5`, `a multiple of 0.25`.

@@ -28,7 +28,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
         Anchoring::Search => "does not contain a match for the pattern",
         _ => "does not match the pattern",
     };
-    Err(cx.problem(v, issue, Accepted::text(cx.rules).words(), fix))
+    Err(cx.problem_of(v, issue, Accepted::text(cx.rules).words(), fix))
 }
 
 /// How a string relates to its pattern, after the rest of its accepted set, by where the
