@@ -357,8 +357,11 @@ impl Envelope {
         out.extend_from_slice(b"{\"status\":\"");
         out.extend_from_slice(self.status().as_str().as_bytes());
         out.extend_from_slice(b"\",\"success\":false,\"error_code\":\"");
-        escape::push_contents(out, self.prefix.unwrap_or(""));
-        escape::push_contents(out, i.code.name());
+        if let Some(prefix) = self.prefix {
+            escape::push_contents(out, prefix);
+        }
+        // UPPER_SNAKE (`Code::new` holds it to that): nothing to escape.
+        out.extend_from_slice(i.code.name().as_bytes());
         out.extend_from_slice(b"\",\"message\":");
         // One problem: its parts escaped once, for the message and the hints.
         if !i.hints.write_message_and_hints(i.message.get().map(String::as_str), out)? {

@@ -100,26 +100,33 @@ pub(crate) fn push_str(out: &mut Vec<u8>, text: &str) {
 /// A word at a time: a word with nothing to escape is appended whole (an eight-byte store, not
 /// a copy of a run's length); one with an escape is appended whole too and cut back to the
 /// bytes before it, then the escape is written and the scan goes on after that byte. The last
-/// few bytes are padded with spaces into a word of their own.
+/// few bytes are the top of the text's last word (shifted down, the bytes above them masked
+/// off); a text shorter than a word is written byte by byte.
 pub(crate) fn push_contents(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
-    let mut at = 0;
-    loop {
-        let (w, n) = if at + 8 <= bytes.len() {
-            (word(bytes, at), 8)
-        } else if at < bytes.len() {
-            let mut padded = [b' '; 8];
-            let rest = &bytes[at..];
-            for (p, &b) in padded.iter_mut().zip(rest) {
-                *p = b;
+    let len = bytes.len();
+    out.reserve(len + 2);
+    if len < 8 {
+        for &b in bytes {
+            if is_special(b) {
+                push_escape(out, b);
+            } else {
+                out.push(b);
             }
-            (u64::from_le_bytes(padded), rest.len())
+        }
+        return;
+    }
+    let mut at = 0;
+    while at < len {
+        let rest = len - at;
+        let (w, n, mask) = if rest >= 8 {
+            (word(bytes, at), 8, !0)
         } else {
-            return;
+            // The last word holds the `rest` bytes left at its top.
+            (word(bytes, len - 8) >> (8 * (8 - rest)), rest, (1_u64 << (8 * rest)) - 1)
         };
         let (q, c) = specials(w);
-        let found = q | c;
+        let found = (q | c) & mask;
         out.extend_from_slice(&w.to_le_bytes());
         if found == 0 {
             out.truncate(out.len() - (8 - n));

@@ -187,10 +187,15 @@ impl Display for Accepted<'_> {
 /// ` from 1 to 720`: the ends of whole numbers as [`range::accepted`] words them.
 fn push_whole_ends(out: &mut String, min: i128, max: i128) {
     let mut digits = itoa::Buffer::new();
+    // As `i64` when they fit: its digits are several times quicker than `i128`'s.
+    let mut push = |out: &mut String, n: i128| match i64::try_from(n) {
+        Ok(n) => out.push_str(digits.format(n)),
+        Err(_) => out.push_str(digits.format(n)),
+    };
     out.push_str(" from ");
-    out.push_str(digits.format(min));
+    push(out, min);
     out.push_str(" to ");
-    out.push_str(digits.format(max));
+    push(out, max);
 }
 
 /// A number in words: its noun (`a whole number`, `a number`, `a value` in a fix), or with a
