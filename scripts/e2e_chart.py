@@ -55,12 +55,19 @@ SERVERS = {
     "mcp_http": ["envelope", "envelope-async"],
     "plain_http": ["envelope", "envelope-async"],  # envelope-inline: after only
 }
-BODY = {"envelope": "sync", "envelope-async": "async", "envelope-inline": "sync, inline"}
+BODY = {
+    "envelope": "sync",
+    "envelope-async": "async",
+    "envelope-inline": "sync, inline",
+    "envelope vs axum-blocking": "sync vs axum-blocking",
+}
+# The reference of each bench's main cells; a ratio to another is a cell of its own.
+MAIN_REFERENCE = {"rmcp", "rmcp-pipes", "axum"}
 LABEL_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 0.4}
-BODY_COLORS = {"sync": "#4c72b0", "async": "#55a868", "sync, inline": "#dd8452"}
+BODY_COLORS = {"sync": "#4c72b0", "async": "#55a868", "sync, inline": "#dd8452", "sync vs axum-blocking": "#8172b3"}
 
 NUM = r"([0-9]+(?:\.[0-9]+)?)"
-RE_HEADER = re.compile(r"^(MCP stdio|MCP Streamable HTTP|Plain HTTP)\b.*?, (current-thread|multi-thread) runtime: (.*?(\d+) round\(s\).*)$")
+RE_HEADER = re.compile(r"^(MCP stdio|MCP Streamable HTTP|Plain HTTP)\b.*?, (current-thread|multi-thread) runtime(?:, protocol [0-9-]+)?: (.*?(\d+) round\(s\).*)$")
 RE_SECTION = re.compile(r"^## (valid|refused) calls(?:, (\d+) connection(?:s|\(s\)))?\s*$")
 RE_RATIO = re.compile(
     rf"^(\S+) / (\S+): calls/s {NUM}x \(rounds {NUM}x to {NUM}x\), server CPU per call {NUM}x, p50 latency {NUM}x"
@@ -140,6 +147,11 @@ def parse(path, bench, flavour):
             if not m:
                 fail(rel, n, f"ratio line does not parse: {line[:100]!r}")
             server, reference = m.group(1), m.group(2)
+            # A second reference for the same server (plain HTTP's sync tool against
+            # `axum-blocking`, the axum handler that also keeps its work off the runtime) is a
+            # cell of its own.
+            if reference not in MAIN_REFERENCE:
+                server = f"{server} vs {reference}"
             ratios[section][server] = {
                 "reference": reference,
                 "calls_ratio": float(m.group(3)),
@@ -163,7 +175,7 @@ def parse(path, bench, flavour):
                      + (f", {conns} connection(s)" if conns else ""))
         for server, r in ratios[section].items():
             reference = r["reference"]
-            for s in (server, reference):
+            for s in (server.split(" vs ")[0], reference):
                 if s not in servers[section]:
                     fail(rel, r["line"], f"ratio names {s!r}, which has no row in the table above it")
             base = server.removesuffix("-pipes")
@@ -178,7 +190,7 @@ def parse(path, bench, flavour):
                 "server": server,
                 "reference": reference,
                 **{k: v for k, v in r.items() if k not in ("reference", "line")},
-                "cpu_us_per_call": servers[section][server]["cpu_us_per_call"],
+                "cpu_us_per_call": servers[section][server.split(" vs ")[0]]["cpu_us_per_call"],
                 "reference_cpu_us_per_call": servers[section][reference]["cpu_us_per_call"],
                 "source": f"{rel}:{r['line']}",
             }
@@ -243,7 +255,7 @@ def check_doc(doc, cells):
             context = ("mcp_http", None, "after")
         elif line.startswith("**Plain HTTP**"):
             context = ("plain_http", None, "before")
-        elif line.startswith("After (branch `plainhttp`"):
+        elif line.startswith("After: main now"):
             context = ("plain_http", None, "after")
         if context is None or not line.startswith("| "):
             continue
@@ -298,12 +310,13 @@ def draw(cells, out):
     for row, bench in enumerate(benches):
         group = [c for c in cells if c["bench"] == bench]
         order = {"current-thread": 0, "multi-thread": 1, "stdin/stdout": 0, "pipes": 1, None: 0,
-                 "valid": 0, "refused": 1, "sync": 0, "async": 1, "sync, inline": 2}
+                 "valid": 0, "refused": 1, "sync": 0, "async": 1, "sync, inline": 2, "sync vs axum-blocking": 3}
         group.sort(key=lambda c: (order[c["runtime"]], order.get(c.get("io")), order[c["workload"]],
                                   c["connections"] or 0, order[c["body"]]))
         labels = []
         for c in group:
-            parts = [c["body"].replace("sync, inline", "inline"), c["workload"]]
+            parts = [c["body"].replace("sync, inline", "inline").replace("sync vs axum-blocking", "sync /\naxum-\nblocking"),
+                     c["workload"]]
             if c["connections"] and bench == "mcp_http":
                 parts.append(f"{c['connections']} conn")
             if bench == "mcp_stdio":
