@@ -5,7 +5,7 @@
 //! names only on a loopback address).
 //!
 //! `cargo run --example http_server` listens on `127.0.0.1:8080` and prints its URL (the last
-//! line on stdout). Choose the address with `--host` / `--port` (or the `HOST` / `PORT`
+//! line on stdout; `--help` lists the options). Choose the address with `--host` / `--port` (or the `HOST` / `PORT`
 //! environment variables; port `0` picks a free one). Each call logs one line to stderr, and so
 //! does each request or connection the server refuses. Attach a client, e.g. the MCP Inspector:
 //! `npx -y @modelcontextprotocol/inspector --cli http://127.0.0.1:8080/mcp --transport http --method tools/list`.
@@ -91,6 +91,32 @@ pub struct Config {
 /// The environment variable `name`, when set to something.
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// What `--help` prints.
+pub const USAGE: &str = "usage: http_server [--host ADDRESS] [--port PORT] [--token TOKEN]
+
+Serves the example tools over MCP Streamable HTTP at /mcp and as plain HTTP at /tools/{name}.
+  --host ADDRESS  the address to listen on (HOST; default 127.0.0.1)
+  --port PORT     the port (PORT; default 8080; 0 picks a free one)
+  --token TOKEN   one static bearer token every request must present (TOKEN)
+Authentication by JWTs, the audit trail, rate limits and Redis are set from the environment:
+see the documentation at the top of examples/http_server.rs.";
+
+/// The first argument that is none of the options (`--host`, `--port`, `--token`, each with its
+/// value after it or after `=`).
+pub fn unknown_argument(args: &[String]) -> Option<&str> {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--host" | "--port" | "--token" => {
+                args.next();
+            }
+            a if ["--host=", "--port=", "--token="].iter().any(|p| a.starts_with(p)) => {}
+            a => return Some(a),
+        }
+    }
+    None
 }
 
 /// `--name value`, `--name=value`, else the environment variable `env`, else `default`.
@@ -334,6 +360,16 @@ async fn main() -> io::Result<()> {
         eprintln!("{sentence}");
         std::process::exit(2);
     };
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        // A closed stdout (`| head`) is no error of the server's.
+        let _ = io::Write::write_all(&mut io::stdout(), format!("{USAGE}\n").as_bytes());
+        return Ok(());
+    }
+    if let Some(other) = unknown_argument(&args) {
+        stop(format!(
+            "{other:?} is not an option of http_server; its options are --host, --port and --token (see --help)"
+        ));
+    }
     let host = setting(&args, "host", "HOST", "127.0.0.1");
     let port = setting(&args, "port", "PORT", "8080");
     let Ok(port) = port.parse::<u16>() else {

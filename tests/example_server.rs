@@ -363,3 +363,17 @@ fn without_authentication_it_serves_anonymous_callers_as_before() {
         assert_eq!(doc.status, 404);
     });
 }
+
+/// The example's options: `--host`, `--port`, `--token`, each with its value after it or after
+/// `=`; anything else is named back (and stops the server with `--help`'s pointer).
+#[test]
+fn an_argument_that_is_no_option_is_named() {
+    let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+    assert_eq!(http_server::unknown_argument(&args(&["--port", "0", "--host=::1", "--token", "t"])), None);
+    assert_eq!(http_server::unknown_argument(&args(&["--token=x", "--port=8080"])), None);
+    assert_eq!(http_server::unknown_argument(&args(&["--port", "0", "--verbose"])), Some("--verbose"));
+    assert_eq!(http_server::unknown_argument(&args(&["8080"])), Some("8080"));
+    // An option's value is not taken for an option, whatever it looks like.
+    assert_eq!(http_server::unknown_argument(&args(&["--token", "--port"])), None);
+    assert!(http_server::USAGE.contains("--host ADDRESS") && http_server::USAGE.contains("--token TOKEN"));
+}
