@@ -5,8 +5,9 @@
 //! names only on a loopback address).
 //!
 //! `cargo run --example http_server` listens on `127.0.0.1:8080` and prints its URL (the last
-//! line on stdout; `--help` lists the options). Choose the address with `--host` / `--port` (or the `HOST` / `PORT`
-//! environment variables; port `0` picks a free one). Each call logs one line to stderr, and so
+//! line on stdout; `--help` lists the options). Choose the address with `--host` / `--port`
+//! (or the `HOST` / `PORT` environment variables; port `0` picks a free one). An argument that
+//! is none of the options stops it at start. Each call logs one line to stderr, and so
 //! does each request or connection the server refuses. Attach a client, e.g. the MCP Inspector:
 //! `npx -y @modelcontextprotocol/inspector --cli http://127.0.0.1:8080/mcp --transport http --method tools/list`.
 //!
