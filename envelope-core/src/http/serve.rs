@@ -1292,14 +1292,21 @@ mod tests {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
-    /// Sends nothing more and reads until the server closes `stream` (within 5 s): the bytes
-    /// read then (0 when closed unanswered) and how long the close took.
-    async fn idle_until_closed(stream: &mut TcpStream, buf: &mut [u8]) -> (usize, Duration) {
+    /// Sends nothing more and reads until the server closes `stream` (within 5 s): asserts it
+    /// was closed unanswered, no sooner than `at_least` and within 3 s.
+    async fn closed_unanswered_once_idle(stream: &mut TcpStream, buf: &mut [u8], at_least: Duration) {
         use tokio::io::AsyncReadExt;
         let started = std::time::Instant::now();
         let read = tokio::time::timeout(Duration::from_secs(5), stream.read(buf)).await;
         let n = read.expect("the idle connection is closed").unwrap_or(0);
-        (n, started.elapsed())
+        let waited = started.elapsed();
+        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+        assert!(waited >= at_least && waited < Duration::from_secs(3), "{waited:?}");
+    }
+
+    /// Asserts `reply` is the quick route's answer.
+    fn assert_quick(reply: &str, i: usize) {
+        assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
     }
 
     const GET_QUICK: &[u8] = b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
@@ -1331,9 +1338,7 @@ mod tests {
             assert!(reply.ends_with("{}"), "{reply}");
         }
         // Idle: closed with no answer once the timeout has passed since the last response.
-        let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
-        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-        assert!(waited >= Duration::from_millis(200) && waited < Duration::from_secs(3), "{waited:?}");
+        closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(200)).await;
     }
 
     /// Quick requests sent every 200 ms for 1.2 s, under a 300 ms header timeout: the timer
@@ -1347,11 +1352,9 @@ mod tests {
         for i in 0..6 {
             tokio::time::sleep(Duration::from_millis(200)).await;
             let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
-            assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
+            assert_quick(&reply, i);
         }
-        let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
-        assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-        assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
+        closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(250)).await;
     }
 
     /// A request sent with the connection (its head already there at the first read), then
@@ -1365,11 +1368,9 @@ mod tests {
             for i in 0..requests {
                 // Sent at once, with the connection and then after each answer.
                 let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
-                assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
+                assert_quick(&reply, i);
             }
-            let (n, waited) = idle_until_closed(&mut stream, &mut buf).await;
-            assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
-            assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(3), "{waited:?}");
+            closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(250)).await;
         }
     }
 

@@ -326,7 +326,11 @@ impl Envelope {
         // One buffer, sized for the whole envelope: a refusal's message and hints are written
         // straight into it.
         let size = match &self.inner {
-            Inner::Invalid(i) => 160 + i.message.get().map_or(i.hints.size_hint(), String::len) + i.hints.size_hint(),
+            Inner::Invalid(i) => {
+                // An unwritten message is about as long as its hints.
+                let hints = i.hints.size_hint();
+                160 + i.message.get().map_or(hints, String::len) + hints
+            }
             Inner::Ok(Data::Json(json)) => 48 + json.text.get().len(),
             _ => 128,
         };

@@ -163,20 +163,6 @@ impl Problem {
         s
     }
 
-    /// About how many bytes [`sentence`](Self::sentence) takes (a little more when its
-    /// suggestion needs no escape), and a line break: room for it in the message.
-    fn sentence_size_hint(&self) -> usize {
-        let d = &self.0;
-        let rejected = match &d.rejected {
-            Rejected::Shown(v) => v.len() + 1,
-            Rejected::Hidden => 36,
-            Rejected::Missing => 0,
-        };
-        let suggestion = d.suggestion.as_ref().map_or(0, |s| s.len() + 24);
-        let name = d.path.as_ref().unwrap_or(&d.parameter).len();
-        name + rejected + d.issue.len() + d.accepted.len() + d.fix.len() + suggestion + 24
-    }
-
     /// The length in bytes of [`sentence`](Self::sentence), exact but for a quoted suggestion,
     /// counted at its longest (every byte escaped to six): never below the sentence's.
     fn sentence_len_bound(&self) -> usize {
@@ -209,7 +195,7 @@ impl Problem {
             .into_iter()
             .chain(d.path.as_deref())
             .chain(d.suggestion.as_deref())
-            .any(|t| escape::has_control(t.as_bytes()))
+            .any(|t| budget::quotes_and_controls(t.as_bytes()).1 > 0)
     }
 
     /// Appends [`sentence`](Self::sentence) to `s`.
@@ -803,7 +789,8 @@ impl Refusal {
                 return (None, Hints::Problems { problems, retry_after_ms: None });
             }
         }
-        let mut message = String::with_capacity(problems.iter().map(Problem::sentence_size_hint).sum());
+        // Room for every sentence and its line break (a bound: exact but for a suggestion).
+        let mut message = String::with_capacity(problems.iter().map(|p| p.sentence_len_bound() + 1).sum());
         // The JSON lengths of the sentences kept (exact), and of their hints: exact, or an
         // upper bound while `bounded` (a problem obviously within the budget is not counted).
         let (mut sentences, mut hints, mut bounded) = (0, 0, false);

@@ -61,18 +61,6 @@ pub(crate) fn quotes_and_controls(bytes: &[u8]) -> (usize, usize) {
     (quotes, controls)
 }
 
-/// Whether `bytes` holds a control character (below 0x20), whose escape may take six bytes.
-pub(crate) fn has_control(bytes: &[u8]) -> bool {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        if specials(word(bytes, at)).1 != 0 {
-            return true;
-        }
-        at += 8;
-    }
-    bytes[at..].iter().any(|&b| b < 0x20)
-}
-
 /// The index of the first byte at or after `from` that needs an escape.
 #[inline]
 fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
@@ -222,7 +210,6 @@ mod tests {
                 .bytes()
                 .fold((0, 0), |(q, c), b| (q + usize::from(b == b'"' || b == b'\\'), c + usize::from(b < 0x20)));
             assert_eq!(quotes_and_controls(t.as_bytes()), naive, "{t:?}");
-            assert_eq!(has_control(t.as_bytes()), naive.1 > 0, "{t:?}");
         }
     }
 }

@@ -164,18 +164,9 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 /// `"a", "b", "c"` — each quoted as JSON.
 pub(crate) fn quoted_list<'s>(items: impl IntoIterator<Item = &'s str>) -> String {
     let mut out = String::new();
-    push_quoted_list(&mut out, items);
+    // Writing to a `String` cannot fail.
+    let _ = write_quoted_list(&mut out, items);
     out
-}
-
-/// [`quoted_list`] appended to `out`.
-pub(crate) fn push_quoted_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        push_quoted(out, item);
-    }
 }
 
 /// Appends `item` quoted as JSON (`"database"`), escaped where it needs it.

@@ -62,7 +62,10 @@ impl<'a> Accepted<'a> {
                 let mut out = String::with_capacity(64);
                 out.push_str("one of ");
                 match c {
-                    Choices::Str(c) => render::push_quoted_list(&mut out, c.iter().copied()),
+                    Choices::Str(c) => {
+                        // A `String`'s `fmt::Write`: its text pushed, no formatting.
+                        let _ = render::write_quoted_list(&mut out, c.iter().copied());
+                    }
                     Choices::Int(c) => {
                         let mut digits = itoa::Buffer::new();
                         for (i, &x) in c.iter().enumerate() {
