@@ -31,7 +31,7 @@ fn whoami() -> String {
     unreachable!("the test's own call function answers")
 }
 
-fn whoami_call<'a>(_: &'a envelope_core::spec::ToolSpec, input: Input<'a>) -> Outcome<'a> {
+fn whoami_call<'a>(_: &'a envelope_core::spec::ToolSpec, input: Input<'_>) -> Outcome<'a> {
     Outcome::Ready(Envelope::ok(json!(input.context().caller().subject())))
 }
 

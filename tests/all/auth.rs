@@ -129,7 +129,7 @@ fn whoami() -> String {
     unreachable!("the test's own call function answers")
 }
 
-fn whoami_call<'a>(_: &'a envelope_core::spec::ToolSpec, input: Input<'a>) -> Outcome<'a> {
+fn whoami_call<'a>(_: &'a envelope_core::spec::ToolSpec, input: Input<'_>) -> Outcome<'a> {
     let cx = input.context();
     let caller = cx.caller();
     Outcome::Ready(Envelope::ok(json!({

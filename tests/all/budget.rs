@@ -85,7 +85,7 @@ fn echo(#[validate(range = 0..=10)] n: u32) -> u32 {
     n
 }
 
-fn unanswered<'a>(_: &'a envelope_core::spec::ToolSpec, _: Input<'a>) -> Outcome<'a> {
+fn unanswered<'a>(_: &'a envelope_core::spec::ToolSpec, _: Input<'_>) -> Outcome<'a> {
     envelope_core::__private010::no_preview()
 }
 

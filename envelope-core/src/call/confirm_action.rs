@@ -53,7 +53,7 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
 }
 
 /// `confirm_action`'s call function: reads its two arguments for the toolbox to decide.
-pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'a>) -> Outcome<'a> {
+pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'_>) -> Outcome<'a> {
     let mut args = crate::args::Args::new(spec, input);
     let id = args.take::<String>(0);
     let approved = args.take::<bool>(1);

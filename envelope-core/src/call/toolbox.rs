@@ -31,17 +31,20 @@ use crate::policy::{Policy, PolicyRequest, Verdict};
 use crate::surface::Surface;
 
 /// The function `#[tool]` generates: reads the arguments and calls the tool.
-pub type CallFn = for<'a> fn(&'a ToolSpec, Input<'a>) -> Outcome<'a>;
+///
+/// Its outcome does not borrow the arguments (`Input`): the values it read are owned, so an
+/// async tool's future outlives the walked text's slots, which stay on the caller's stack.
+pub type CallFn = for<'a, 'i> fn(&'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
 /// The function `#[tools]` generates for a method: [`CallFn`] with the state first.
-pub type MethodFn<S> = for<'a> fn(&Arc<S>, &'a ToolSpec, Input<'a>) -> Outcome<'a>;
+pub type MethodFn<S> = for<'a, 'i> fn(&Arc<S>, &'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
 /// A call function with state (a `#[tools]` method bound to its `Arc<S>`).
-type DynCall = Arc<dyn for<'a> Fn(&'a ToolSpec, Input<'a>) -> Outcome<'a> + Send + Sync>;
+type DynCall = Arc<dyn for<'a, 'i> Fn(&'a ToolSpec, Input<'i>) -> Outcome<'a> + Send + Sync>;
 
 fn dyn_call<F>(f: F) -> DynCall
 where
-    F: for<'a> Fn(&'a ToolSpec, Input<'a>) -> Outcome<'a> + Send + Sync + 'static,
+    F: for<'a, 'i> Fn(&'a ToolSpec, Input<'i>) -> Outcome<'a> + Send + Sync + 'static,
 {
     Arc::new(f)
 }
@@ -432,7 +435,7 @@ impl Tool {
     }
 
     /// Runs the generated call function on `input`; a panic becomes a `BACKEND_ERROR` fault.
-    pub(crate) fn start<'a>(&'a self, input: Input<'a>) -> Outcome<'a> {
+    pub(crate) fn start<'a>(&'a self, input: Input<'_>) -> Outcome<'a> {
         catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, input)))
             .unwrap_or_else(|_| Outcome::Ready(self.panicked()))
     }
@@ -503,64 +506,48 @@ impl Tool {
 
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
     ///
-    /// The usual call, a sync tool's walked arguments answered at once, awaits nothing: its
-    /// walked values (`WALKED_INLINE` slots on the stack) never live in this future. An async
-    /// tool's walk, whose body's future may borrow them, and the general reading run in a
-    /// future of their own ([`read_json`](Self::read_json)).
+    /// The usual call, an object of parameters walked in one pass ([`walked`](Self::walked)),
+    /// keeps its walked values (`WALKED_INLINE` slots) on the stack, never in this future: what
+    /// is left to await after it, an async tool's body, owns the values it read. The general
+    /// reading runs in a future of its own ([`read_json`](Self::read_json)).
     async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
         // An audited call hashes its validated arguments, and a policy reads them: both read
         // them as an object.
         let walk = self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec);
-        let walk_later = match walk && self.sync_body {
-            true => match self.walked_now(arguments, at, defer) {
-                Walked::Started(started) => return started,
-                Walked::Declined => false,
-                Walked::Later => true,
-            },
-            false => walk,
-        };
-        // Boxed in a statement of its own: a temporary lives to the end of its statement, and
-        // this future would hold the unboxed one across the `.await` of the same statement.
-        let rest = Box::pin(self.read_json(arguments, at, defer, walk_later));
-        rest.await
-    }
-
-    /// The walk of a sync tool's arguments (see `crate::input`), its body run or left, without
-    /// awaiting anything: the walked values stay on this stack.
-    fn walked_now(&self, arguments: &str, at: At<'_>, defer: bool) -> Walked {
-        let mut room = WalkSlots::<WALKED_INLINE>::default();
-        let slots = room.for_params(self.spec.params.len());
-        if !input::walk(arguments, &self.spec.params, slots) {
-            return Walked::Declined;
-        }
-        match self.started_now(self.start(Input::text(slots).deferring(defer).in_context(at.cx)), None, at) {
-            Ok(started) => Walked::Started(started),
-            // Not a sync tool's outcome after all (it asks for a future): dropped unpolled, and
-            // read again where it can be awaited.
-            Err(_) => Walked::Later,
-        }
-    }
-
-    /// The rest of [`call_json_at`](Self::call_json_at): `walk`, the one-pass reading of an
-    /// object of parameters (an async tool's, or one [`walked_now`](Self::walked_now) could not
-    /// answer); else, or when the walk declines, the general reading.
-    async fn read_json(&self, arguments: &str, at: At<'_>, defer: bool, walk: bool) -> Started {
         if walk {
-            // The usual call: an object of parameters (scalars, arrays, objects), read in one pass
-            // (see `crate::input`).
-            let mut room = WalkSlots::<WALKED_IN_FUTURE>::default();
-            let slots = room.for_params(self.spec.params.len());
-            if input::walk(arguments, &self.spec.params, slots) {
-                let outcome = self.start(Input::text(slots).deferring(defer).in_context(at.cx));
-                let rest = match self.started(outcome, None, at) {
-                    Ok(started) => return started,
-                    Err(rest) => rest,
-                };
+            // Matched in a statement of its own, so only `rest` (not the `Result` with its
+            // room for an envelope) is held while it is awaited.
+            let rest = match self.walked(arguments, at, defer) {
+                Some(Ok(started)) => return started,
+                Some(Err(rest)) => Some(rest),
+                None => None,
+            };
+            if let Some(rest) = rest {
                 return rest.await;
             }
         }
-        // Read from the text: refused past the key limit, for a key sent twice, or for text
-        // that cannot be read (see `crate::read::text`).
+        // Boxed in a statement of its own: a temporary lives to the end of its statement, and
+        // this future would hold the unboxed one across the `.await` of the same statement.
+        let rest = Box::pin(self.read_json(arguments, at, defer));
+        rest.await
+    }
+
+    /// The walk of an object of parameters (see `crate::input`), the call started without
+    /// awaiting anything: the walked values stay on this stack. `None`: not an object the walk
+    /// reads (the general reading reads it). `Err`: an async body to await ([`Rest`]).
+    fn walked<'a>(&'a self, arguments: &str, at: At<'a>, defer: bool) -> Option<Result<Started, Rest<'a>>> {
+        let mut room = WalkSlots::default();
+        let slots = room.for_params(self.spec.params.len());
+        if !input::walk(arguments, &self.spec.params, slots) {
+            return None;
+        }
+        Some(self.started(self.start(Input::text(slots).deferring(defer).in_context(at.cx)), None, at))
+    }
+
+    /// The general reading of a call's arguments, from their text (see `crate::read::text`):
+    /// what [`walked`](Self::walked) declined.
+    async fn read_json(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
+        // Refused past the key limit, for a key sent twice, or for text that cannot be read.
         let mut read = text::Read::default();
         match text::read(&self.spec, arguments, &mut read) {
             Ok((parsed, numbers)) => self.call_with(Some(parsed), &numbers, at, defer).await,
@@ -687,27 +674,23 @@ impl Deferred {
 /// allocation).
 const WALKED_INLINE: usize = 12;
 
-/// How many an async tool's reading keeps inline, in its boxed future: fewer, so that future
-/// stays within the allocator's small sizes (glibc's tcache: 1,032 bytes), as one of
-/// `WALKED_INLINE` would not.
-const WALKED_IN_FUTURE: usize = 8;
-
-/// Room for the walked values of a tool's parameters: `N` slots in place, more on the heap.
-struct WalkSlots<'t, const N: usize = WALKED_INLINE> {
-    inline: [Option<Sent<'t>>; N],
+/// Room for the walked values of a tool's parameters: `WALKED_INLINE` slots in place, more on
+/// the heap.
+struct WalkSlots<'t> {
+    inline: [Option<Sent<'t>>; WALKED_INLINE],
     heap: Vec<Option<Sent<'t>>>,
 }
 
-impl<const N: usize> Default for WalkSlots<'_, N> {
+impl Default for WalkSlots<'_> {
     fn default() -> Self {
         WalkSlots { inline: std::array::from_fn(|_| None), heap: Vec::new() }
     }
 }
 
-impl<'t, const N: usize> WalkSlots<'t, N> {
+impl<'t> WalkSlots<'t> {
     /// `n` empty slots, one per parameter.
     fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
-        if n <= N {
+        if n <= WALKED_INLINE {
             &mut self.inline[..n]
         } else {
             self.heap.resize(n, None);
@@ -736,16 +719,6 @@ impl Future for Rest<'_> {
             Rest::Later(later) => later.as_mut().poll(cx),
         }
     }
-}
-
-/// What [`Tool::walked_now`] made of a sync tool's arguments.
-enum Walked {
-    /// Read, and the call started: its envelope or its body.
-    Started(Started),
-    /// Not an object of parameters the walk reads: the general reading reads it.
-    Declined,
-    /// Read, but the outcome needs a future: walked again where it can be awaited.
-    Later,
 }
 
 /// Catches a panic inside an async tool's future, so a panic becomes a fault, not a dead task.

@@ -172,7 +172,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 fn __envelope_call<'a>(
                     __envelope_this: &::std::sync::Arc<#self_ty>,
                     __envelope_spec: &'a #p::ToolSpec,
-                    __envelope_obj: #p::Input<'a>,
+                    __envelope_obj: #p::Input<'_>,
                 ) -> #p::Outcome<'a> {
                     #body
                 }
