@@ -248,7 +248,7 @@ impl HttpTools {
             } else {
                 tracing::info!("tool call answered");
             }
-            let mut response = self.envelope_response(&envelope, status);
+            let mut response = self.envelope_response(envelope, status);
             if status == 403 {
                 self.insufficient_scope(cx, name, &mut response);
             }
@@ -349,14 +349,15 @@ impl HttpTools {
         }
     }
 
-    fn envelope_response(&self, envelope: &Envelope, status: u16) -> Response {
-        let mut response = Response::new(Body::from(envelope.to_json()));
+    fn envelope_response(&self, envelope: Envelope, status: u16) -> Response {
+        // The envelope's own delay when it gives one, in whole seconds rounded up, at least 1.
+        let retry_after =
+            (status == 429).then(|| envelope.retry_after_ms().map_or(self.retry_after, |ms| ms.div_ceil(1000).max(1)));
+        let mut response = Response::new(Body::from(envelope.into_json()));
         *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if status == 429 {
-            // The envelope's own delay when it gives one, in whole seconds rounded up, at least 1.
-            let seconds = envelope.retry_after_ms().map_or(self.retry_after, |ms| ms.div_ceil(1000).max(1));
+        if let Some(seconds) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response

@@ -55,7 +55,8 @@ pub(super) async fn call_directly(
 /// [{"type":"text","text":"<envelope>"}],"structuredContent":<envelope>,"isError":..}}`, without
 /// `resultType` unless `complete`), with the envelope serialized once for both.
 pub(super) fn call_reply(id: &RequestId, envelope: &Envelope, complete: bool) -> Vec<u8> {
-    let text = envelope.to_json();
+    // Borrowed when the envelope was written with the tool's answer.
+    let text = envelope.json();
     let mut out = Vec::with_capacity(text.len() * 2 + 160);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     // Writing a string or an integer into a Vec cannot fail.
@@ -65,7 +66,7 @@ pub(super) fn call_reply(id: &RequestId, envelope: &Envelope, complete: bool) ->
     } else {
         br#","result":{"content":[{"type":"text","text":"#
     });
-    let _ = serde_json::to_writer(&mut out, text.as_str());
+    let _ = serde_json::to_writer(&mut out, &*text);
     out.extend_from_slice(br#"}],"structuredContent":"#);
     out.extend_from_slice(text.as_bytes());
     out.extend_from_slice(if envelope.is_error() {

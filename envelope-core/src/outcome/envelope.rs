@@ -323,15 +323,52 @@ impl Envelope {
 
     /// The envelope as JSON text, keys in wire order (MCP text content, HTTP body).
     pub fn to_json(&self) -> String {
-        // One buffer, sized for the whole envelope: a refusal's message and hints are written
-        // straight into it.
+        match self.written() {
+            Some(wire) => wire.to_owned(),
+            None => self.write_json(),
+        }
+    }
+
+    /// [`to_json`](Self::to_json), the envelope consumed: a tool's answer, whose envelope was
+    /// written when the tool answered, gives that text without a copy.
+    pub fn into_json(self) -> String {
+        match self.inner {
+            Inner::Ok(Data::Json(json)) if self.format == WireFormat::Envelope && self.extra.is_none() => json.wire,
+            _ => self.write_json(),
+        }
+    }
+
+    /// [`to_json`](Self::to_json), borrowed when the envelope is written already (a tool's
+    /// answer in the wire contract, with no `warning` or other key added).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // read by the MCP transports
+    pub(crate) fn json(&self) -> std::borrow::Cow<'_, str> {
+        match self.written() {
+            Some(wire) => std::borrow::Cow::Borrowed(wire),
+            None => std::borrow::Cow::Owned(self.write_json()),
+        }
+    }
+
+    /// The envelope's JSON text when it was written with the tool's answer
+    /// ([`Envelope::ok_serialized`]) and nothing was added since.
+    fn written(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Ok(Data::Json(json)) if self.format == WireFormat::Envelope && self.extra.is_none() => {
+                Some(&json.wire)
+            }
+            _ => None,
+        }
+    }
+
+    /// The envelope written as JSON text (one buffer, sized for the whole envelope).
+    fn write_json(&self) -> String {
+        // A refusal's message and hints are written straight into the buffer.
         let size = match &self.inner {
             Inner::Invalid(i) => {
                 // An unwritten message is about as long as its hints.
                 let hints = i.hints.size_hint();
                 160 + i.message.get().map_or(hints, String::len) + hints
             }
-            Inner::Ok(Data::Json(json)) => 48 + json.text.get().len(),
+            Inner::Ok(Data::Json(json)) => 32 + json.wire.len(),
             _ => 128,
         };
         let mut out = Vec::with_capacity(size);
@@ -339,14 +376,6 @@ impl Envelope {
             // A refusal in the wire contract, the path every refused call takes: written
             // straight, the same bytes as through serde_json.
             (Inner::Invalid(i), WireFormat::Envelope) => self.write_invalid(i, &mut out),
-            // An answer as serialized, the path every answered call takes: its text written
-            // as it is between the envelope's keys (the bytes `Serialize` writes).
-            (Inner::Ok(Data::Json(json)), WireFormat::Envelope) if self.extra.is_none() => {
-                out.extend_from_slice(b"{\"status\":\"ok\",\"success\":true,\"data\":");
-                out.extend_from_slice(json.text.get().as_bytes());
-                out.push(b'}');
-                Ok(())
-            }
             _ => serde_json::to_writer(&mut out, self),
         };
         match written {
@@ -570,7 +599,12 @@ impl Serialize for Envelope {
         match &self.inner {
             Inner::Ok(Data::Value(data)) => m.serialize_entry("data", data)?,
             // Written as it was serialized: verbatim into JSON text, parsed into a `Value`.
-            Inner::Ok(Data::Json(json)) => m.serialize_entry("data", &*json.text)?,
+            Inner::Ok(Data::Json(json)) => {
+                // serde_json wrote the text: it reads back as raw JSON (a scan, no allocation).
+                let raw: &serde_json::value::RawValue =
+                    serde_json::from_str(json.text()).map_err(serde::ser::Error::custom)?;
+                m.serialize_entry("data", raw)?;
+            }
             Inner::Invalid(i) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, i.code))?;
                 m.serialize_entry("message", i.message())?;
@@ -675,9 +709,21 @@ enum Data {
 
 #[derive(Clone)]
 struct Json {
-    text: Box<serde_json::value::RawValue>,
-    /// Boxed, so a `Json` is 32 bytes and an `ok` envelope stays as small as with a `Value`.
+    /// The whole `ok` envelope in the wire contract, the answer's text in it as serde_json
+    /// wrote it: `{"status":"ok","success":true,"data":<text>}` (see [`Json::text`]).
+    wire: String,
+    /// Boxed: a `Value` is read only when one is asked for.
     value: std::sync::OnceLock<Box<Value>>,
+}
+
+/// What an `ok` envelope in the wire contract starts with, before its `data`.
+const OK_OPEN: &str = "{\"status\":\"ok\",\"success\":true,\"data\":";
+
+impl Json {
+    /// The answer's JSON text: `data` of [`Json::wire`].
+    fn text(&self) -> &str {
+        self.wire.get(OK_OPEN.len()..self.wire.len() - 1).unwrap_or("null")
+    }
 }
 
 impl Data {
@@ -687,7 +733,7 @@ impl Data {
             // The text is JSON serde_json wrote, so it reads back (a number past 64 bits as a
             // double, as `to_value` would not have taken it).
             Data::Json(json) => {
-                json.value.get_or_init(|| Box::new(serde_json::from_str(json.text.get()).unwrap_or(Value::Null)))
+                json.value.get_or_init(|| Box::new(serde_json::from_str(json.text()).unwrap_or(Value::Null)))
             }
         }
     }
@@ -714,12 +760,20 @@ impl Envelope {
         if std::mem::size_of::<T>() == 0 {
             return Ok(Envelope::ok_of(serde_json::to_value(answer)?));
         }
-        let text = serde_json::value::to_raw_value(answer)?;
+        // The answer written straight after the envelope's opening keys: the envelope's text,
+        // kept whole for `to_json` and `into_json`.
+        let mut wire = Vec::with_capacity(128);
+        wire.extend_from_slice(OK_OPEN.as_bytes());
+        serde_json::to_writer(&mut wire, answer)?;
+        let text = &wire[OK_OPEN.len()..];
         // A `Warned` answer (its first key is this one) is unwrapped from its `Value`.
-        if text.get().starts_with(WARNED_TEXT) {
-            return Ok(Envelope::ok_of(serde_json::from_str(text.get())?));
+        if text.starts_with(WARNED_TEXT.as_bytes()) {
+            return Ok(Envelope::ok_of(serde_json::from_slice(text)?));
         }
-        let json = Json { text, value: std::sync::OnceLock::new() };
+        wire.push(b'}');
+        // serde_json writes UTF-8.
+        let wire = String::from_utf8(wire).map_err(serde::ser::Error::custom)?;
+        let json = Json { wire, value: std::sync::OnceLock::new() };
         Ok(Envelope { inner: Inner::Ok(Data::Json(json)), prefix: None, format: WireFormat::Envelope, extra: None })
     }
 
@@ -758,8 +812,42 @@ mod tests {
         assert_eq!(env.data(), Some(&expect));
         assert_eq!(env.to_value(), Envelope::ok(expect.clone()).to_value());
         assert_eq!(env, Envelope::ok(expect));
-        let flagged = env.with_wire_format(WireFormat::SuccessFlag).to_json();
-        assert!(flagged.contains(r#"["orders",1290,0.5]"#), "{flagged}");
+        // The text written with the answer is given as it is, borrowed or moved; with a warning
+        // or in another wire format it is written anew, the same bytes as `to_json`.
+        assert!(matches!(env.json(), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(env.json(), env.to_json());
+        assert_eq!(env.clone().into_json(), env.to_json());
+        assert!(matches!(warned.json(), std::borrow::Cow::Owned(_)));
+        assert_eq!(warned.json(), warned.to_json());
+        assert_eq!(warned.clone().into_json(), warned.to_json());
+        let flagged = env.clone().with_wire_format(WireFormat::SuccessFlag);
+        assert!(flagged.to_json().contains(r#"["orders",1290,0.5]"#), "{}", flagged.to_json());
+        assert_eq!(flagged.json(), flagged.to_json());
+        assert_eq!(flagged.clone().into_json(), flagged.to_json());
+        let refused = Envelope::from(crate::Fault::backend("the store"));
+        assert_eq!(refused.clone().into_json(), refused.to_json());
+        assert_eq!(refused.to_json(), serde_json::to_string(&refused).unwrap());
+    }
+
+    #[test]
+    fn an_answer_of_any_shape_is_written_as_serde_json_writes_it() {
+        // Strings that need escapes, numbers past 64 bits' doubles, nesting, empty containers.
+        let answers = [
+            serde_json::json!("line\nbreak \"quoted\" \u{1} \u{2028}"),
+            serde_json::json!({"a": {"b": [1, -2, 3.5e300, null, true]}, "": {}, "c": []}),
+            serde_json::json!(u64::MAX),
+            serde_json::json!(i64::MIN),
+            serde_json::json!(null),
+        ];
+        for answer in answers {
+            let env = Envelope::ok_serialized(&answer).unwrap();
+            let expect =
+                format!(r#"{{"status":"ok","success":true,"data":{}}}"#, serde_json::to_string(&answer).unwrap());
+            assert_eq!(env.to_json(), expect);
+            assert_eq!(serde_json::to_string(&env).unwrap(), expect);
+            assert_eq!(env.data(), Some(&answer));
+            assert_eq!(env.into_json(), expect);
+        }
     }
 
     #[test]
