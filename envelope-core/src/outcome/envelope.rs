@@ -761,8 +761,9 @@ impl Envelope {
             return Ok(Envelope::ok_of(serde_json::to_value(answer)?));
         }
         // The answer written straight after the envelope's opening keys: the envelope's text,
-        // kept whole for `to_json` and `into_json`.
-        let mut wire = Vec::with_capacity(128);
+        // kept whole for `to_json` and `into_json`. Room for the usual answer (a few rows of a
+        // hundred bytes or so) and the keys around it, without growing.
+        let mut wire = Vec::with_capacity(256);
         wire.extend_from_slice(OK_OPEN.as_bytes());
         serde_json::to_writer(&mut wire, answer)?;
         let text = &wire[OK_OPEN.len()..];
