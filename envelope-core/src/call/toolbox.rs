@@ -534,7 +534,8 @@ impl Tool {
 
     /// The walk of an object of parameters (see `crate::input`), the call started without
     /// awaiting anything: the walked values stay on this stack. `None`: not an object the walk
-    /// reads (the general reading reads it). `Err`: an async body to await ([`Rest`]).
+    /// reads (the general reading reads it). `Err`: what is left to await ([`Rest`]): an async
+    /// body, or the rest of a call that needs a future (a guard, `confirm_action`).
     fn walked<'a>(&'a self, arguments: &str, at: At<'a>, defer: bool) -> Option<Result<Started, Rest<'a>>> {
         let mut room = WalkSlots::default();
         let slots = room.for_params(self.spec.params.len());

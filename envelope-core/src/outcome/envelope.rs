@@ -330,7 +330,8 @@ impl Envelope {
     }
 
     /// [`to_json`](Self::to_json), the envelope consumed: a tool's answer, whose envelope was
-    /// written when the tool answered, gives that text without a copy.
+    /// written when the tool answered, gives that text without a copy (with a `warning` or
+    /// `provenance`, the text is copied once with those keys added).
     pub fn into_json(self) -> String {
         match self.inner {
             Inner::Ok(Data::Json(json)) if self.format == WireFormat::Envelope && self.extra.is_none() => json.wire,
@@ -368,7 +369,7 @@ impl Envelope {
                 let hints = i.hints.size_hint();
                 160 + i.message.get().map_or(hints, String::len) + hints
             }
-            Inner::Ok(Data::Json(json)) => 32 + json.wire.len(),
+            Inner::Ok(Data::Json(json)) => 128 + json.wire.len(),
             _ => 128,
         };
         let mut out = Vec::with_capacity(size);
@@ -376,6 +377,9 @@ impl Envelope {
             // A refusal in the wire contract, the path every refused call takes: written
             // straight, the same bytes as through serde_json.
             (Inner::Invalid(i), WireFormat::Envelope) => self.write_invalid(i, &mut out),
+            // An answer with a `warning` or `provenance`: its written text, the keys before
+            // its closing brace (the answer is neither read again nor checked).
+            (Inner::Ok(Data::Json(json)), WireFormat::Envelope) => write_answer(json, self.extra.as_deref(), &mut out),
             _ => serde_json::to_writer(&mut out, self),
         };
         match written {
@@ -600,7 +604,8 @@ impl Serialize for Envelope {
             Inner::Ok(Data::Value(data)) => m.serialize_entry("data", data)?,
             // Written as it was serialized: verbatim into JSON text, parsed into a `Value`.
             Inner::Ok(Data::Json(json)) => {
-                // serde_json wrote the text: it reads back as raw JSON (a scan, no allocation).
+                // serde_json wrote the text: it reads back as raw JSON (one pass over the answer, no
+                // allocation). `to_json` does not come here (`write_answer`); other serializers do.
                 let raw: &serde_json::value::RawValue =
                     serde_json::from_str(json.text()).map_err(serde::ser::Error::custom)?;
                 m.serialize_entry("data", raw)?;
@@ -716,6 +721,35 @@ struct Json {
     value: std::sync::OnceLock<Box<Value>>,
 }
 
+/// Appends an answer's written envelope with `extra`'s keys (`warning`, then `provenance`)
+/// before its closing brace: the bytes its `Serialize` writes.
+fn write_answer(json: &Json, extra: Option<&Extra>, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    /// The extra keys alone, as a JSON object.
+    struct Keys<'a>(&'a Extra);
+    impl Serialize for Keys<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(None)?;
+            crate::wire::serialize_extra(&mut m, self.0)?;
+            m.end()
+        }
+    }
+    let wire = json.wire.as_bytes();
+    out.extend_from_slice(&wire[..wire.len() - 1]);
+    let at = out.len();
+    if let Some(extra) = extra {
+        // `{"warning":...}` written at `at`: its `{` becomes the `,` after `data`, its `}` closes
+        // the envelope; `{}` (no key set) is taken back.
+        serde_json::to_writer(&mut *out, &Keys(extra))?;
+        if out.len() > at + 2 {
+            out[at] = b',';
+            return Ok(());
+        }
+        out.truncate(at);
+    }
+    out.push(b'}');
+    Ok(())
+}
+
 /// What an `ok` envelope in the wire contract starts with, before its `data`.
 const OK_OPEN: &str = "{\"status\":\"ok\",\"success\":true,\"data\":";
 
@@ -761,8 +795,9 @@ impl Envelope {
             return Ok(Envelope::ok_of(serde_json::to_value(answer)?));
         }
         // The answer written straight after the envelope's opening keys: the envelope's text,
-        // kept whole for `to_json` and `into_json`. Room for the usual answer (a few rows of a
-        // hundred bytes or so) and the keys around it, without growing.
+        // kept whole for `to_json` and `into_json`. Room for a small answer (up to 218 bytes)
+        // and the keys around it without growing; the buffer is never shrunk, so a large
+        // answer keeps up to twice its length in capacity.
         let mut wire = Vec::with_capacity(256);
         wire.extend_from_slice(OK_OPEN.as_bytes());
         serde_json::to_writer(&mut wire, answer)?;
@@ -809,6 +844,9 @@ mod tests {
         assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap());
         let warned = env.clone().with_warning("stale \"cache\"");
         assert_eq!(warned.to_json(), serde_json::to_string(&warned).unwrap());
+        let traced = warned.clone().with_provenance(serde_json::json!({"call_id": "c1", "at": [1, 2]}));
+        assert_eq!(traced.to_json(), serde_json::to_string(&traced).unwrap());
+        assert!(traced.to_json().ends_with(r#""warning":"stale \"cache\"","provenance":{"call_id":"c1","at":[1,2]}}"#));
         assert!(warned.to_json().ends_with(r#","warning":"stale \"cache\""}"#), "{}", warned.to_json());
         assert_eq!(env.data(), Some(&expect));
         assert_eq!(env.to_value(), Envelope::ok(expect.clone()).to_value());
