@@ -396,3 +396,111 @@ fn a_runtime_without_timers_still_records_and_runs_a_governed_write() {
     let kinds: Vec<Value> = sink.records().iter().map(|r| r["kind"].clone()).collect();
     assert!(kinds.contains(&json!("intent")) && kinds.contains(&json!("outcome")), "{kinds:?}");
 }
+
+// --- one door: every adapter's answer is recorded and carries provenance -----------------------
+
+/// `purge` behind a scope, on an audited toolbox with provenance.
+fn scoped_purges(sink: &Arc<Kept>) -> Toolbox {
+    Toolbox::new()
+        .with(purge::tool())
+        .with_tool_scopes("purge", &["ops:purge"])
+        .with_audit(Audit::new(sink.clone()))
+        .with_provenance()
+}
+
+#[test]
+fn over_http_a_caller_without_the_scopes_is_recorded_and_carries_provenance() {
+    let sink = Kept::new(Fails::Never);
+    block_on(async {
+        let app = envelope_core::http::HttpTools::new(scoped_purges(&sink)).router();
+        let addr = crate::http::serve(app).await;
+        let reply = crate::http::send(addr, "POST", "/tools/purge", &[], r#"{"what": "all"}"#).await;
+        assert_eq!(reply.status, 403, "{}", reply.text);
+        let body = reply.json();
+        assert_eq!(body["error_code"], "FORBIDDEN", "{body}");
+        assert_eq!(body["provenance"]["tool"], "purge", "{body}");
+        let records = sink.records();
+        assert_eq!(records.len(), 1, "{records:#?}");
+        assert_eq!(records[0]["call_id"], body["provenance"]["call_id"]);
+        assert_eq!(records[0]["outcome"]["error_code"], "FORBIDDEN", "{records:#?}");
+    });
+}
+
+#[test]
+fn over_http_a_body_that_is_not_utf8_is_recorded_and_carries_provenance() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(sink.clone())).with_provenance();
+    block_on(async {
+        let addr = crate::http::serve(envelope_core::http::HttpTools::new(toolbox).router()).await;
+        let reply = crate::http::send_bytes(addr, "POST", "/tools/purge", b"{\"what\": \"a\xff\"}").await;
+        assert_eq!(reply.status, 400, "{}", reply.text);
+        let body = reply.json();
+        assert_eq!(body["error_code"], "VALIDATION_ERROR", "{body}");
+        assert!(body["message"].as_str().unwrap().contains("the byte at offset 11"), "{body}");
+        assert_eq!(body["provenance"]["tool"], "purge", "{body}");
+        let records = sink.records();
+        assert_eq!(records.len(), 1, "{records:#?}");
+        assert_eq!(records[0]["call_id"], body["provenance"]["call_id"]);
+        assert_eq!(records[0]["outcome"]["error_code"], "VALIDATION_ERROR", "{records:#?}");
+    });
+}
+
+#[test]
+fn a_provider_call_of_a_hidden_tool_is_recorded_as_an_attempt() {
+    use envelope_core::call::Surface;
+    use envelope_core::providers::{self, Provider};
+    let notes = Arc::new(examples::NoteStore::default());
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(notes.clone(), &sink).with_state(Arc::new(examples::Purge(notes)));
+    let public = toolbox.on(&Surface::public("public"));
+    let cx = Context::new(Caller::new("mallory").with_tenant("acme")).with_call_id("call_hiddenprovider");
+    let call = json!({"id": "call_1", "type": "function", "function": {"name": "purge_notes", "arguments": "{}"}});
+    let result = block_on(providers::answer_in(&public, &cx, Provider::OpenAiChat, &call));
+    assert_eq!(result.envelope().error_code(), Some(codes::NOT_FOUND), "{}", result.envelope().to_json());
+    let attempts = sink.records();
+    assert_eq!(attempts.len(), 1, "{attempts:#?}");
+    assert_eq!(
+        (&attempts[0]["kind"], &attempts[0]["tool"], &attempts[0]["call_id"]),
+        (&json!("attempt"), &json!("purge_notes"), &json!("call_hiddenprovider"))
+    );
+}
+
+/// An approval retried on MCP 2026-07-28 (`requestState` and `inputResponses`) by a caller
+/// without the tool's scopes: refused, recorded, with provenance.
+#[test]
+fn an_mcp_approval_by_a_caller_without_the_scopes_is_recorded_and_carries_provenance() {
+    use envelope_core::mcp::{McpServer, serve_io};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let notes = Arc::new(examples::NoteStore::default());
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(notes, &sink).with_tool_scopes("delete_note", &["notes:admin"]);
+    let server = McpServer::new(toolbox).with_caller(Caller::new("bob").with_tenant("acme"));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    });
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "delete_note", "arguments": {"note_id": 1}, "_meta": meta,
+        "requestState": "act_forged", "inputResponses": {"approval": {"action": "accept", "content": {"approved": true}}}}});
+    let reply = block_on(async {
+        let (client, server_side) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let served = tokio::spawn(serve_io(server, server_in, server_out));
+        let (output, mut input) = tokio::io::split(client);
+        let mut output = BufReader::new(output);
+        input.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+        let mut reply = String::new();
+        output.read_line(&mut reply).await.unwrap();
+        input.shutdown().await.unwrap();
+        drop(input);
+        served.await.unwrap().unwrap();
+        serde_json::from_str::<Value>(&reply).unwrap()
+    });
+    let envelope = &reply["result"]["structuredContent"];
+    assert_eq!(envelope["error_code"], "FORBIDDEN", "{reply}");
+    assert_eq!(envelope["provenance"]["tool"], "delete_note", "{reply}");
+    let records = sink.records();
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert_eq!(records[0]["call_id"], envelope["provenance"]["call_id"]);
+    assert_eq!(records[0]["outcome"]["error_code"], "FORBIDDEN", "{records:#?}");
+}

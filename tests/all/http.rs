@@ -100,7 +100,7 @@ pub(crate) fn archive_note(#[validate(range = 1..)] note_id: u32) -> Result<(), 
 
 #[path = "../support/http_client.rs"]
 mod client;
-pub(crate) use client::{send, serve};
+pub(crate) use client::{send, send_bytes, serve};
 
 /// Counts to `n`, strictly: no lax coercions.
 #[tool(strict)]

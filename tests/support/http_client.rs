@@ -57,3 +57,18 @@ pub(crate) async fn send(
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     Reply { status, headers, text: String::from_utf8(bytes.to_vec()).unwrap() }
 }
+
+/// [`send`] with a body of any bytes (UTF-8 or not) and no extra headers.
+#[allow(dead_code)]
+pub(crate) async fn send_bytes(addr: std::net::SocketAddr, method: &str, path: &str, body: &'static [u8]) -> Reply {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    let request = hyper::Request::builder().method(method).uri(path).header("host", addr.to_string());
+    let request = request.body(Full::new(Bytes::from_static(body))).unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Reply { status, headers, text: String::from_utf8(bytes.to_vec()).unwrap() }
+}

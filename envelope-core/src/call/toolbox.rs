@@ -986,24 +986,12 @@ impl Toolbox {
         }
     }
 
-    /// The tool named `name`, for a call in `cx`: a hidden tool is not found, and its attempt
-    /// is handed to [`hidden_attempt`](Self::hidden_attempt).
-    #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // the servers find tools
-    pub(crate) async fn find(&self, cx: &Context, name: &str) -> Result<&Tool, UnknownTool> {
-        match self.get(name) {
-            Some(tool) => Ok(tool),
-            // Boxed: the record of a hidden tool (and its audit write) is rare, and would
-            // otherwise size every caller's future.
-            None => Err(Box::pin(self.not_found(cx, name)).await),
-        }
-    }
-
     /// A call in `cx` named a tool registered in this toolbox but hidden on its surface (a T4
     /// tool on a public surface, or a tool outside the surface's visible set). It is answered
     /// as unknown; here it is recorded before that answer: a `warn` event `hidden tool called`
     /// (`tracing`), and with an audit trail ([`with_audit`](Self::with_audit)) an `attempt`
     /// record.
-    pub(crate) async fn hidden_attempt(&self, cx: &Context, tool: &Tool) {
+    async fn hidden_attempt(&self, cx: &Context, tool: &Tool) {
         tracing::warn!(
             surface = cx.surface(),
             tool = tool.name(),
@@ -1036,7 +1024,7 @@ impl Toolbox {
 
     /// The refusal of a call of `tool` in `cx` before any argument is read: the surface's and
     /// the tool's scopes the caller lacks, or no tenant on a surface that needs one.
-    pub(crate) fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
+    fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
         // The usual call: nothing to check.
         if !self.checks_caller(tool) {
             return None;
@@ -1274,6 +1262,20 @@ impl Toolbox {
         self.dispatch(cx, name, Arguments::Text(arguments), true).await
     }
 
+    /// [`call_json_started`](Self::call_json_started) for the bytes of a body (an HTTP
+    /// request's): read as UTF-8 JSON text once the call is admitted, so a caller refused for
+    /// its scopes is told that first, and bytes that are not UTF-8 are refused, recorded and
+    /// finished as any other refusal.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP endpoints send bodies
+    pub(crate) async fn call_bytes_started(
+        &self,
+        cx: &Context,
+        name: &str,
+        body: &[u8],
+    ) -> Result<Started, UnknownTool> {
+        self.dispatch(cx, name, Arguments::Bytes(body), true).await
+    }
+
     /// [`call_json_started`](Self::call_json_started) for a call sent without arguments (as
     /// [`call_in`](Self::call_in) with `None`).
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // MCP hands sync bodies on
@@ -1319,6 +1321,10 @@ impl Toolbox {
         let started = match arguments {
             Arguments::Value(value) => tool.call_with(value, &[], at, defer).await,
             Arguments::Text(text) => tool.call_json_at(text, at, defer).await,
+            Arguments::Bytes(bytes) => match crate::read::text::of_bytes(tool.spec(), bytes) {
+                Ok(text) => tool.call_json_at(text, at, defer).await,
+                Err(refusal) => Started::Done(refusal.into()),
+            },
         };
         let write = match self.finishing(started, call, leave_body) {
             Ok(started) => return Ok(started),
@@ -1716,6 +1722,36 @@ impl Toolbox {
         self.finished(call.as_ref(), envelope).await
     }
 
+    /// A call of `tool` retried with the sealed id of its pending action (MCP 2026-07-28's
+    /// `requestState`, SEP-2322) and the person's `decision` (`None`: no readable answer), made
+    /// by `cx`'s caller: the caller checked first (a caller without the tool's scopes is
+    /// refused, recorded and finished as any call), then the id checked against `arguments`
+    /// without using it up ([`check_pending`](Self::check_pending)) and the action decided
+    /// ([`decide_in`](Self::decide_in)). `None`: nothing to decide here (other arguments, or no
+    /// answer): the call is made afresh, which asks again.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP approval retry
+    pub(crate) async fn retry_pending_in(
+        &self,
+        cx: &Context,
+        tool: &str,
+        pending_action_id: &str,
+        arguments: &Value,
+        decision: Option<Decision>,
+    ) -> Option<Envelope> {
+        let cx = &*self.on_its_surface(cx);
+        if let Some(t) = self.get(tool)
+            && let Some(refused) = self.refuse_caller(cx, t)
+        {
+            let call = self.governed(cx, t);
+            return Some(self.finished(call.as_ref(), refused).await);
+        }
+        match self.check_pending(pending_action_id, tool, Some(arguments)).await {
+            PendingCheck::Matches => Some(self.decide_in(cx, pending_action_id, decision?).await),
+            PendingCheck::OtherArguments => None,
+            PendingCheck::Refused(envelope) => Some(envelope),
+        }
+    }
+
     /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
     /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
     /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
@@ -1797,11 +1833,13 @@ impl crate::call::guard::Lookup for Approver<'_> {
     }
 }
 
-/// The arguments of a call as they came: parsed, or the JSON text.
+/// The arguments of a call as they came: parsed, the JSON text, or the bytes of a body (read
+/// as UTF-8 JSON text once the call is admitted, see `text::of_bytes`).
 #[derive(Clone, Copy)]
-enum Arguments<'a> {
+pub(crate) enum Arguments<'a> {
     Value(Option<&'a Value>),
     Text(&'a str),
+    Bytes(&'a [u8]),
 }
 
 /// Where a call is made: the toolbox it was found in (its store, its secret; `confirm_action`
@@ -1857,9 +1895,5 @@ mod tests {
         for (name, size) in sizes {
             assert!(size <= 512, "{name}'s future is {size} bytes");
         }
-        // Finding a tool awaits only for a name it does not show (the hidden tool's record,
-        // boxed): every caller's future holds this one.
-        let find = std::mem::size_of_val(&toolbox.find(&cx, "t"));
-        assert!(find <= 128, "find's future is {find} bytes");
     }
 }

@@ -19,7 +19,6 @@ use tracing::field::Empty;
 use super::transport::TransportError;
 use crate::code::Status;
 use crate::envelope::Envelope;
-use crate::refusal::Refusal;
 use crate::render;
 use crate::toolbox::{Started, Toolbox, UnknownToolWords};
 use crate::{Caller, Context, call::Surface};
@@ -258,63 +257,26 @@ impl HttpTools {
         .await
     }
 
-    async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
-        let Ok(tool) = self.toolbox.find(cx, name).await else {
-            return self.unknown_tool(name);
-        };
-        // Refused before the body is read: a scope or a tenant the caller lacks.
-        if let Some(refused) = self.toolbox.refuse_caller(cx, tool) {
-            return refused;
-        }
-        // Strict UTF-8 (RFC 8259 §8.1), as over `/mcp`: a byte that is no character is refused,
-        // never replaced with U+FFFD and served.
-        let text = match std::str::from_utf8(body) {
-            // JSON's own whitespace (RFC 8259 §2: space, tab, line feed, carriage return), not
-            // Unicode's: a body ending in U+00A0 is not JSON.
-            Ok(text) => text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
-            Err(e) => return self.not_utf8(tool, e.valid_up_to()),
-        };
-        if text.is_empty() {
-            // No body reads as no arguments, `{}`.
-            return self.call_off_the_runtime(cx, name, "{}").await;
-        }
-        // Text that is not JSON is refused by the call's reading, with the object the tool
-        // takes (`arguments: "hours_back=24" is not JSON; accepted: ...`).
-        self.call_off_the_runtime(cx, name, text).await
-    }
-
-    /// `Toolbox::call_json`, with a sync tool's body run on the pool of body threads
-    /// (`call::bodies`; inline for a tool marked `Tool::inline_body`) once its
+    /// The envelope of a call of tool `name` with `body`, answered by the toolbox's one
+    /// pipeline: a caller without the tool's scopes is refused before the body is read; bytes
+    /// that are not UTF-8 are refused (strict, RFC 8259 §8.1, as over `/mcp`); no body reads
+    /// as `{}`; text that is not JSON is refused by the call's reading (`arguments:
+    /// "hours_back=24" is not JSON; accepted: ...`). A sync tool's body runs on the pool of
+    /// body threads (`call::bodies`; inline for a tool marked `Tool::inline_body`) once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
     /// request, on a multi-thread or a current-thread runtime alike.
     ///
     /// A dropped connection drops this future: the call's context is cancelled first, so an
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
-    async fn call_off_the_runtime(&self, cx: &Context, name: &str, text: &str) -> Envelope {
+    async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
         // Dropped unfinished (a dropped connection), the call's context is cancelled first.
-        let started = cx.cancel_first(self.toolbox.call_json_started(cx, name, text)).await;
+        let started = cx.cancel_first(self.toolbox.call_bytes_started(cx, name, body)).await;
         match started {
             Ok(Started::Done(envelope)) => envelope,
             // Cancelled on drop by a guard of its own.
             Ok(Started::Body(body)) => body.run_off_the_runtime(cx).await,
             Err(_) => self.unknown_tool(name),
         }
-    }
-
-    /// `VALIDATION_ERROR` (400) for a body that is not UTF-8: where the first byte that is not
-    /// part of a character is (`offset`, in bytes from 0), and the fix. Nothing of the body is
-    /// quoted: its bytes may be part of a secret.
-    fn not_utf8(&self, tool: &crate::Tool, offset: usize) -> Envelope {
-        let shape = crate::args::not_an_object(tool.spec(), &Value::Null, &[]);
-        let refusal = Refusal::parameter("arguments")
-            .missing()
-            .reason(format!(
-                "the body is not UTF-8 text: the byte at offset {offset} (counted from 0) does not begin or continue a UTF-8 character"
-            ))
-            .accepted(format!("{}, as JSON text encoded in UTF-8 (RFC 8259 §8.1)", shape.accepted()))
-            .fix("Send the body encoded as UTF-8; a character your client cannot encode may be sent as a \\uXXXX escape inside a string.")
-            .build();
-        self.toolbox.on_the_wire(Envelope::from(refusal))
     }
 
     /// `NOT_FOUND` for a tool name the toolbox does not have: the names it has, the closest one.

@@ -49,11 +49,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{
-    Envelope, Toolbox,
-    confirm::{Decision, PendingCheck},
-    outcome::Confirmation,
-};
+use crate::{Envelope, Toolbox, confirm::Decision, outcome::Confirmation};
 
 /// The key of the one input request, in `inputRequests` and `inputResponses`.
 pub(super) const APPROVAL_KEY: &str = "approval";
@@ -81,10 +77,6 @@ pub(super) async fn call(
     arguments: Option<Arc<str>>,
 ) -> Result<CallToolResponse, ErrorData> {
     let name = request.name.as_ref();
-    // A caller without the tool's scopes is refused before the approval is looked at.
-    if let Some(refused) = toolbox.get(name).and_then(|tool| toolbox.refuse_caller(cx, tool)) {
-        return Ok(complete(&refused));
-    }
     if let Some(state) = request.request_state.as_deref() {
         // Text serde_json cannot read (too deep, a number past f64) is a new call, which the
         // toolbox then refuses by name.
@@ -93,14 +85,9 @@ pub(super) async fn call(
             Some(text) => serde_json::from_str::<Value>(text).ok(),
         };
         if let Some(args) = read {
-            match toolbox.check_pending(state, name, Some(&args)).await {
-                PendingCheck::Matches => {
-                    if let Some(decision) = decision(request.input_responses.as_ref()) {
-                        return Ok(complete(&toolbox.decide_in(cx, state, decision).await));
-                    }
-                }
-                PendingCheck::OtherArguments => {}
-                PendingCheck::Refused(envelope) => return Ok(complete(&envelope)),
+            let decision = decision(request.input_responses.as_ref());
+            if let Some(answered) = toolbox.retry_pending_in(cx, name, state, &args, decision).await {
+                return Ok(complete(&answered));
             }
         }
     }

@@ -134,3 +134,30 @@ fn read_fields(spec: &ToolSpec, arguments: &str, into: &mut Read) -> Result<(), 
     }
     Err(refusal)
 }
+
+/// The JSON text of a call's arguments sent as bytes (an HTTP body): JSON's own whitespace
+/// trimmed (RFC 8259 §2: space, tab, line feed, carriage return, not Unicode's), no text read as
+/// `{}`. `Err`: the refusal of bytes that are not UTF-8 (RFC 8259 §8.1: strict, never replaced
+/// with U+FFFD and served), `VALIDATION_ERROR` on `arguments` naming the offset (in bytes, from
+/// 0) of the first byte that does not begin or continue a character. Nothing of the bytes is
+/// quoted: they may be part of a secret.
+pub(crate) fn of_bytes<'b>(spec: &ToolSpec, bytes: &'b [u8]) -> Result<&'b str, Refusal> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            Ok(if text.is_empty() { "{}" } else { text })
+        }
+        Err(e) => {
+            let offset = e.valid_up_to();
+            let shape = args::not_an_object(spec, &Value::Null, &[]);
+            Err(Refusal::parameter("arguments")
+                .missing()
+                .reason(format!(
+                    "the body is not UTF-8 text: the byte at offset {offset} (counted from 0) does not begin or continue a UTF-8 character"
+                ))
+                .accepted(format!("{}, as JSON text encoded in UTF-8 (RFC 8259 §8.1)", shape.accepted()))
+                .fix("Send the body encoded as UTF-8; a character your client cannot encode may be sent as a \\uXXXX escape inside a string.")
+                .build())
+        }
+    }
+}
