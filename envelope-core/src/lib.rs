@@ -36,13 +36,14 @@ pub mod client;
 
 // The crate-internal paths of the modules before they moved into their layer's folder.
 use call::guard::{confirm, store};
-use call::{audit, policy, surface, toolbox};
+use call::{audit, policy, surface};
 use outcome::{code, digest, envelope, fault, refusal, wire};
 use read::{args, context, cx, input, readers, rules, sent};
 use spec::{formats, rate};
 use words::{budget, render};
 
-pub use call::toolbox::{Tool, Toolbox};
+pub use call::registry::Toolbox;
+pub use call::tool::Tool;
 #[doc = include_str!("../docs/tool_error.md")]
 pub use envelope_macros::ToolError;
 #[doc = include_str!("../docs/tool.md")]

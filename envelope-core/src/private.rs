@@ -36,12 +36,12 @@ pub fn counted(length: Length, unit: Unit) -> Length {
 pub fn closest<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
     crate::render::closest(given, candidates.iter().copied())
 }
+pub use crate::call::tool::{CallFn, Tool};
 pub use crate::outcome::Outcome;
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
     Ty, Unit,
 };
-pub use crate::toolbox::{CallFn, Tool};
 
 pub use crate::ToolError;
 pub use crate::rate::RateLimit;
@@ -363,7 +363,7 @@ pub const fn distinct<const N: usize>(all: &[crate::Code]) -> [crate::Code; N] {
 pub fn method_tool<S: Send + Sync + 'static>(
     spec: ToolSpec,
     state: std::sync::Arc<S>,
-    call: crate::toolbox::MethodFn<S>,
+    call: crate::call::tool::MethodFn<S>,
 ) -> Tool {
     Tool::__method(spec, state, call)
 }

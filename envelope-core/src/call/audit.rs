@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::call::unwind::CatchUnwind;
 use crate::code::{Status, codes};
 use crate::context::Context;
 use crate::envelope::Envelope;
@@ -197,9 +198,11 @@ impl Audit {
     /// failed, as has one that does not answer within the timeout.
     async fn write(&self, record: &AuditRecord) -> Result<(), AuditError> {
         let written = match catch_unwind(AssertUnwindSafe(|| self.sink.write(record))) {
-            Ok(future) => Unwound(future),
+            Ok(future) => CatchUnwind(future),
             Err(_) => return Err(AuditError::new("the sink panicked")),
         };
+        // A panic while it is polled is a failed write.
+        let written = async move { written.await.unwrap_or_else(|()| Err(AuditError::new("the sink panicked"))) };
         // Raced against tokio's timer where one is at hand (a runtime built without timers
         // panics on a new timer: there the write is awaited as long as it takes).
         #[cfg(feature = "tokio")]
@@ -219,20 +222,6 @@ impl Audit {
             .await;
         }
         written.await
-    }
-}
-
-/// A sink's write, with a panic while it is polled answered as a failed write.
-struct Unwound<'a>(AuditFuture<'a>);
-
-impl Future for Unwound<'_> {
-    type Output = Result<(), AuditError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(polled) => polled,
-            Err(_) => std::task::Poll::Ready(Err(AuditError::new("the sink panicked"))),
-        }
     }
 }
 

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::call::registry::Toolbox;
+use crate::call::tool::Tool;
 use crate::code::Code;
 use crate::code::Status;
-use crate::toolbox::{Tool, Toolbox};
 
 impl Toolbox {
     /// The manifest: what each tool takes, what it is, and every `error_code` it can emit, with

@@ -17,8 +17,19 @@ pub(crate) mod manifest;
 pub mod policy;
 // Surfaces: where a toolbox is served, with which tools, scopes and tenant rule.
 pub(crate) mod surface;
-// The tool, the toolbox (the registry) and the call pipeline.
-pub(crate) mod toolbox;
+// The tool value: what `#[tool]` generated for a function.
+pub(crate) mod tool;
+// The registry: a toolbox's tools, found by name; the answer to a name it does not show.
+pub(crate) mod registry;
+// A toolbox's settings: the `with_*` builders.
+mod settings;
+// The confirmation API: `confirm`, `check_pending`, the tools an approver may run.
+mod confirm_api;
+// The call pipeline, one door: admission, reading, policy, running, finishing.
+pub(crate) mod pipeline;
+// The one catch-unwind future.
+pub(crate) mod unwind;
 
+pub use registry::UnknownTool;
 pub use surface::{Surface, Visible};
-pub use toolbox::{ToolSet, UnknownTool};
+pub use tool::ToolSet;

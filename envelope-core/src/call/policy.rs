@@ -10,11 +10,12 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::call::unwind::CatchUnwind;
 use crate::code::codes;
 use crate::context::Caller;
 use crate::envelope::Envelope;
@@ -240,10 +241,10 @@ impl fmt::Display for NoAnswer {
 /// awaited as long as it takes. A hook that panics, asked or awaited, gave no answer.
 pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> PolicyFuture<'a, T>) -> Result<T, NoAnswer> {
     let Ok(answer) = catch_unwind(AssertUnwindSafe(ask)) else { return Err(NoAnswer::Panicked) };
-    let mut answer = Unwound(answer);
+    let mut answer = CatchUnwind(answer);
     let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut answer).poll(cx))).await;
     if let Poll::Ready(answered) = first {
-        return answered?.map_err(NoAnswer::Failed);
+        return answered.map_err(|()| NoAnswer::Panicked)?.map_err(NoAnswer::Failed);
     }
     #[cfg(feature = "tokio")]
     if tokio::runtime::Handle::try_current().is_ok()
@@ -252,7 +253,9 @@ pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> Polic
         let mut sleep = std::pin::pin!(sleep);
         return std::future::poll_fn(|cx| {
             if let Poll::Ready(answered) = Pin::new(&mut answer).poll(cx) {
-                return Poll::Ready(answered.and_then(|a| a.map_err(NoAnswer::Failed)));
+                return Poll::Ready(
+                    answered.map_err(|()| NoAnswer::Panicked).and_then(|a| a.map_err(NoAnswer::Failed)),
+                );
             }
             match sleep.as_mut().poll(cx) {
                 Poll::Ready(()) => Poll::Ready(Err(NoAnswer::TimedOut(timeout.as_millis()))),
@@ -262,22 +265,7 @@ pub(crate) async fn within<'a, T>(timeout: Duration, ask: impl FnOnce() -> Polic
         .await;
     }
     let _ = timeout;
-    answer.await?.map_err(NoAnswer::Failed)
-}
-
-/// A hook's future, a panic inside it caught.
-struct Unwound<'a, T>(PolicyFuture<'a, T>);
-
-impl<T> Future for Unwound<'_, T> {
-    type Output = Result<Result<T, PolicyError>, NoAnswer>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(Poll::Ready(answer)) => Poll::Ready(Ok(answer)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(_) => Poll::Ready(Err(NoAnswer::Panicked)),
-        }
-    }
+    answer.await.map_err(|()| NoAnswer::Panicked)?.map_err(NoAnswer::Failed)
 }
 
 /// `FORBIDDEN` for a caller without every scope `tool` needs (`missing`, in declared order).

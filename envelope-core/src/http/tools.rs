@@ -17,10 +17,11 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use super::transport::TransportError;
+use crate::call::pipeline::Started;
+use crate::call::registry::{Toolbox, UnknownToolWords};
 use crate::code::Status;
 use crate::envelope::Envelope;
 use crate::render;
-use crate::toolbox::{Started, Toolbox, UnknownToolWords};
 use crate::{Caller, Context, call::Surface};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.

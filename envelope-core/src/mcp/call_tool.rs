@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, ErrorData, RequestId};
 
-use crate::toolbox::Started;
+use crate::call::pipeline::Started;
 use crate::{Context, Envelope, Toolbox, call::UnknownTool};
 
 /// The `CallToolResult` for one envelope: `structuredContent` is the envelope, the one text

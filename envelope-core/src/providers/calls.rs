@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use super::Provider;
+use crate::call::registry::{Toolbox, UnknownToolWords};
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::refusal::Refusal;
 use crate::render;
-use crate::toolbox::{Toolbox, UnknownToolWords};
 
 /// The answer to one tool call: the provider's tool-result message and the envelope it carries.
 #[derive(Clone, Debug)]

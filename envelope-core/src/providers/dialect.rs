@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::call::tool::Tool;
 use crate::spec::{Choices, Format, ParamSpec, Rules, Ty, Unit};
-use crate::toolbox::Tool;
 
 /// A provider's schema dialect (see the module documentation for what each keeps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,8 @@ pub use calls::{ToolResult, answer, answer_in, answer_reply, answer_reply_in, to
 
 use serde_json::{Value, json};
 
-use crate::toolbox::{Tool, Toolbox};
+use crate::call::registry::Toolbox;
+use crate::call::tool::Tool;
 
 /// A model API whose tool definitions and tool calls this module speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

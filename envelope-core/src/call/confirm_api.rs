@@ -1,0 +1,153 @@
+//! The confirmation API: `confirm_action` by hand (`confirm`), a pending action checked against
+//! a retry's arguments (`check_pending`), and the tools an approver may run.
+
+use serde_json::{Map, Value};
+use std::future::Future;
+
+use crate::call::registry::Toolbox;
+use crate::call::tool::Tool;
+
+use crate::confirm::{Decision, Guarded, PendingCheck, Step, validated_args};
+use crate::context::{Caller, Context};
+use crate::envelope::Envelope;
+use crate::input::Input;
+use crate::spec::ToolSpec;
+
+pub use crate::outcome::Outcome;
+
+impl crate::call::guard::Steps for Tool {
+    fn declared(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn finish(&self, g: Guarded<'_>, step: Step) -> impl Future<Output = Envelope> + Send {
+        self.settle(self.step(g, step))
+    }
+
+    // Spelled out: the trait asks for a `Send` future, which an `async fn` here would not state.
+    #[allow(clippy::manual_async_fn)]
+    fn run_with<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        cx: &'a Context,
+    ) -> impl Future<Output = Envelope> + Send + 'a {
+        async move {
+            match self.start(Input::object(Some(args)).in_context(cx)) {
+                Outcome::Guarded(g) => self.settle(self.step(g, Step::Run)).await,
+                // Read again, the stored arguments were refused (a tool changed between replicas).
+                other => self.settle(other).await,
+            }
+        }
+    }
+}
+
+/// The tools `confirm_action` may run for its caller, of actions queued within its tenant:
+/// those the toolbox shows whose scopes (and its surface's) the caller was granted. Another
+/// pending action is not found, and its id is not used up.
+/// The approved action's body runs in the approver's call (its caller, tenant and call id).
+pub(in crate::call) struct Approver<'a> {
+    pub(in crate::call) toolbox: &'a Toolbox,
+    pub(in crate::call) caller: &'a Caller,
+}
+
+impl crate::call::guard::Lookup for Approver<'_> {
+    type Tool = Tool;
+
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.toolbox.get(name).filter(|t| self.toolbox.missing_scopes(self.caller, t).is_empty())
+    }
+
+    fn decides_for(&self, tenant: Option<&str>) -> bool {
+        self.caller.tenant() == tenant
+    }
+}
+
+impl Toolbox {
+    /// `confirm_action` by hand: `approved` runs the pending action once and answers its
+    /// envelope; otherwise `ok` with `{"done": false, "reason": "rejected"}`. Unknown, expired,
+    /// forged or altered ids answer `NOT_FOUND`, a used one `CONFLICT`, a store fault
+    /// `BACKEND_ERROR`.
+    pub async fn confirm(&self, pending_action_id: &str, approved: bool) -> Envelope {
+        let decision = if approved { Decision::Approve } else { Decision::Reject };
+        self.decide(pending_action_id, decision).await
+    }
+
+    /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
+    /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
+    /// `rejected`, `declined` or `cancelled`.
+    ///
+    /// Decided by [`Caller::anonymous`]; [`decide_in`](Self::decide_in) decides as a caller.
+    pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
+        let cx = Context::anonymous();
+        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
+    /// [`decide`](Self::decide), by `cx`'s caller, as its `confirm_action` would: an action of
+    /// another tenant, or of a tool whose scopes the caller was not granted, is `NOT_FOUND` (the
+    /// id is not used up); the approved run is made in `cx` (the tool's body sees that caller,
+    /// call id and surface) and the audit trail records `cx`'s caller as the approver.
+    pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
+        let cx = &*self.on_its_surface(cx);
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
+        let approver = Approver { toolbox: self, caller: cx.caller() };
+        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
+    /// A call of `tool` retried with the sealed id of its pending action (MCP 2026-07-28's
+    /// `requestState`, SEP-2322) and the person's `decision` (`None`: no readable answer), made
+    /// by `cx`'s caller: the caller checked first (a caller without the tool's scopes is
+    /// refused, recorded and finished as any call), then the id checked against `arguments`
+    /// without using it up ([`check_pending`](Self::check_pending)) and the action decided
+    /// ([`decide_in`](Self::decide_in)). `None`: nothing to decide here (other arguments, or no
+    /// answer): the call is made afresh, which asks again.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP approval retry
+    pub(crate) async fn retry_pending_in(
+        &self,
+        cx: &Context,
+        tool: &str,
+        pending_action_id: &str,
+        arguments: &Value,
+        decision: Option<Decision>,
+    ) -> Option<Envelope> {
+        let cx = &*self.on_its_surface(cx);
+        if let Some(t) = self.get(tool)
+            && let Some(refused) = self.refuse_caller(cx, t)
+        {
+            let call = self.governed(cx, t);
+            return Some(self.finished(call.as_ref(), refused).await);
+        }
+        match self.check_pending(pending_action_id, tool, Some(arguments)).await {
+            PendingCheck::Matches => Some(self.decide_in(cx, pending_action_id, decision?).await),
+            PendingCheck::OtherArguments => None,
+            PendingCheck::Refused(envelope) => Some(envelope),
+        }
+    }
+
+    /// Whether `pending_action_id` was sealed for a call of `tool` with `arguments` (an MCP
+    /// retry carrying it as `requestState`), without using it up: [`PendingCheck::Matches`]
+    /// (go on with [`decide`](Self::decide)), [`PendingCheck::OtherArguments`] (ask again: call
+    /// the tool for a new id), or the envelope to answer.
+    pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
+        // Only a confirm tool's reading stops before its body: never run another to check.
+        let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
+            return PendingCheck::Refused(self.on_the_wire(self.guard.not_found(pending_action_id)));
+        };
+        let obj = match arguments {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) => Some(o),
+            Some(_) => return PendingCheck::Refused(self.on_the_wire(t.call(arguments).await)),
+        };
+        match t.start(crate::args::Input::object(obj)) {
+            Outcome::Guarded(_) => {}
+            other => return PendingCheck::Refused(self.on_the_wire(t.settle(other).await)),
+        }
+        let args = validated_args(&t.spec().params, obj);
+        match self.guard.check(pending_action_id, tool, &args).await {
+            PendingCheck::Refused(e) => PendingCheck::Refused(self.on_the_wire(e)),
+            other => other,
+        }
+    }
+}

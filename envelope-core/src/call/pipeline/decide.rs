@@ -1,0 +1,98 @@
+//! Deciding: the policy hook's verdict on a call whose arguments were read (allow, deny, block,
+//! or queue for approval), within its timeout.
+
+use serde_json::{Map, Value};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::call::registry::Toolbox;
+use crate::call::tool::Tool;
+
+use crate::confirm::Guarded;
+use crate::context::Context;
+use crate::envelope::Envelope;
+pub use crate::outcome::Outcome;
+use crate::policy::{Policy, PolicyRequest, Verdict};
+
+/// The policy hook of a toolbox and its timeout.
+#[derive(Clone)]
+pub(in crate::call) struct Policing {
+    pub(in crate::call) policy: Option<Arc<dyn Policy>>,
+    pub(in crate::call) timeout: Duration,
+}
+
+impl Default for Policing {
+    fn default() -> Self {
+        Policing { policy: None, timeout: crate::policy::DEFAULT_POLICY_TIMEOUT }
+    }
+}
+
+impl fmt::Debug for Policing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policing").field("policy", &self.policy.is_some()).field("timeout", &self.timeout).finish()
+    }
+}
+
+/// What a policy made of a call it did not allow.
+pub(in crate::call) enum Ruled {
+    /// Refused or blocked: this envelope.
+    Answer(Envelope),
+    /// Queued for approval.
+    Confirm,
+}
+
+/// The codes a policy can add to any tool's answers.
+pub(in crate::call) const POLICY_CODES: [crate::Code; 3] =
+    [crate::codes::FORBIDDEN, crate::codes::T4_BLOCKED, crate::codes::CONFIRMATION_REQUIRED];
+
+impl Policing {
+    /// The policy's verdict on a call of `tool` with `args` in `cx`: `None` to go on.
+    pub(in crate::call) async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
+        let policy = self.policy.as_deref()?;
+        let name = tool.spec.name;
+        let request = PolicyRequest::new(cx, &tool.spec, args);
+        match crate::policy::within(self.timeout, || policy.decide(&request)).await {
+            Ok(Verdict::Allow) => None,
+            Ok(Verdict::Confirm) => Some(Ruled::Confirm),
+            Ok(Verdict::Deny(missing)) => Some(Ruled::Answer(crate::policy::denied(name, &missing))),
+            Ok(Verdict::Block(reason)) => Some(Ruled::Answer(crate::policy::blocked(name, cx.surface(), &reason))),
+            Err(why) => {
+                #[cfg(feature = "http")]
+                tracing::warn!(
+                    tool = name,
+                    call_id = cx.call_id(),
+                    "the policy gave no decision ({why}); the call is refused"
+                );
+                let _ = why;
+                Some(Ruled::Answer(crate::policy::undecided(name)))
+            }
+        }
+    }
+}
+
+impl Tool {
+    /// A call a policy asked to confirm: a confirm tool's own preview, else a preview of the
+    /// call itself (`{"tool", "arguments"}`, without secret parameters), queued for approval.
+    /// The started outcome is dropped unrun; `confirm_action` runs the call from its arguments.
+    pub(in crate::call) async fn confirm_by_policy(
+        &self,
+        outcome: Outcome<'_>,
+        args: Map<String, Value>,
+        toolbox: &Toolbox,
+        cx: &Context,
+    ) -> Envelope {
+        match outcome {
+            Outcome::Guarded(g) if self.spec.needs_confirmation => {
+                return toolbox.guard.queue(self, args, g, cx.caller()).await;
+            }
+            unrun => drop(unrun),
+        }
+        let preview = serde_json::json!({
+            "tool": self.spec.name,
+            "arguments": crate::args::public_args(&self.spec.params, &args),
+        });
+        let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
+        toolbox.guard.queue(self, args, g, cx.caller()).await
+    }
+}

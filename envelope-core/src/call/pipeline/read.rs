@@ -1,0 +1,145 @@
+//! Reading: a call's arguments, from a value or from their JSON text (walked in one pass where
+//! the tool allows it), to the tool's outcome.
+
+use serde_json::{Map, Value};
+
+use super::run::Rest;
+use crate::call::pipeline::{At, Started};
+use crate::call::tool::Tool;
+
+use crate::args;
+use crate::cx::Numbers;
+use crate::input::{self, Input, Sent};
+use crate::read::text;
+use crate::refusal::Refusal;
+
+/// How many parameters' walked values `call_json` keeps inline, on the stack (more take one
+/// allocation).
+pub(in crate::call) const WALKED_INLINE: usize = 12;
+
+/// Room for the walked values of a tool's parameters: `WALKED_INLINE` slots in place, more on
+/// the heap.
+pub(in crate::call) struct WalkSlots<'t> {
+    inline: [Option<Sent<'t>>; WALKED_INLINE],
+    heap: Vec<Option<Sent<'t>>>,
+}
+
+impl Default for WalkSlots<'_> {
+    fn default() -> Self {
+        WalkSlots { inline: std::array::from_fn(|_| None), heap: Vec::new() }
+    }
+}
+
+impl<'t> WalkSlots<'t> {
+    /// `n` empty slots, one per parameter.
+    pub(in crate::call) fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
+        if n <= WALKED_INLINE {
+            &mut self.inline[..n]
+        } else {
+            self.heap.resize(n, None);
+            &mut self.heap
+        }
+    }
+}
+
+impl Tool {
+    /// `numbers`: the characters numbers were sent with, by node address in `arguments` (see
+    /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
+    /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
+    /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
+    pub(in crate::call) async fn call_with(
+        &self,
+        arguments: Option<&Value>,
+        numbers: Numbers<'_>,
+        at: At<'_>,
+        defer: bool,
+    ) -> Started {
+        // Boxed: a lax tool's arguments sent as a string are rare, and this future stays small.
+        let decoded: Box<Map<String, Value>>;
+        let obj = match arguments {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) => Some(o),
+            Some(Value::String(s)) if !self.spec.strict => match crate::readers::container_in_string(s) {
+                Some(Value::Object(o)) => {
+                    decoded = Box::new(o);
+                    Some(&*decoded)
+                }
+                _ => {
+                    let problem = args::not_an_object(&self.spec, &Value::String(s.clone()), numbers);
+                    return Started::Done(Refusal::from_problems(vec![problem]).into());
+                }
+            },
+            Some(other) => {
+                let problem = args::not_an_object(&self.spec, other, numbers);
+                return Started::Done(Refusal::from_problems(vec![problem]).into());
+            }
+        };
+        // Under a policy, the body waits for its verdict: a sync body is left, not run.
+        let defer = defer || at.under_policy(&self.spec);
+        let input = Input::object_as_sent(obj, numbers).deferring(defer).in_context(at.cx);
+        // Matched in a statement of its own, so only `rest` (not the `Result`) is held while
+        // it is awaited.
+        let rest = match self.started(self.start(input), obj, at) {
+            Ok(started) => return started,
+            Err(rest) => rest,
+        };
+        rest.await
+    }
+
+    /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
+    ///
+    /// The usual call, an object of parameters walked in one pass ([`walked`](Self::walked)),
+    /// keeps its walked values (`WALKED_INLINE` slots) on the stack, never in this future: what
+    /// is left to await after it, an async tool's body, owns the values it read. The general
+    /// reading runs in a future of its own ([`read_json`](Self::read_json)).
+    pub(in crate::call) async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
+        // An audited call hashes its validated arguments, and a policy reads them: both read
+        // them as an object.
+        let walk = self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec);
+        if walk {
+            // Matched in a statement of its own, so only `rest` (not the `Result` with its
+            // room for an envelope) is held while it is awaited.
+            let rest = match self.walked(arguments, at, defer) {
+                Some(Ok(started)) => return started,
+                Some(Err(rest)) => Some(rest),
+                None => None,
+            };
+            if let Some(rest) = rest {
+                return rest.await;
+            }
+        }
+        // Boxed in a statement of its own: a temporary lives to the end of its statement, and
+        // this future would hold the unboxed one across the `.await` of the same statement.
+        let rest = Box::pin(self.read_json(arguments, at, defer));
+        rest.await
+    }
+
+    /// The walk of an object of parameters (see `crate::input`), the call started without
+    /// awaiting anything: the walked values stay on this stack. `None`: not an object the walk
+    /// reads (the general reading reads it). `Err`: what is left to await ([`Rest`]): an async
+    /// body, or the rest of a call that needs a future (a guard, `confirm_action`).
+    pub(in crate::call) fn walked<'a>(
+        &'a self,
+        arguments: &str,
+        at: At<'a>,
+        defer: bool,
+    ) -> Option<Result<Started, Rest<'a>>> {
+        let mut room = WalkSlots::default();
+        let slots = room.for_params(self.spec.params.len());
+        if !input::walk(arguments, &self.spec.params, slots) {
+            return None;
+        }
+        Some(self.started(self.start(Input::text(slots).deferring(defer).in_context(at.cx)), None, at))
+    }
+
+    /// The general reading of a call's arguments, from their text (see `crate::read::text`):
+    /// what [`walked`](Self::walked) declined.
+    pub(in crate::call) async fn read_json(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
+        // Refused past the key limit, for a key sent twice, or for text that cannot be read.
+        let mut read = text::Read::default();
+        match text::read(&self.spec, arguments, &mut read) {
+            Ok((parsed, numbers)) => self.call_with(Some(parsed), &numbers, at, defer).await,
+            Err(refusal) => Started::Done(refusal.into()),
+        }
+    }
+}
