@@ -1,6 +1,8 @@
-//! Calling a tool: the toolbox (the registry and the call pipeline), the surfaces and policy
-//! that decide who may call what, the audit trail, and the guard of writes that run once.
-//! Above `read/` and `schema.rs`, beneath the adapters (`http/`, `mcp/`, `providers/`).
+//! Calling a tool: the tool value, the toolbox (its registry and settings), the call pipeline
+//! every call enters by (`pipeline/`: admission, reading, policy, running, finishing), the
+//! surfaces and policy that decide who may call what, the audit trail, and the guard of writes
+//! that run once. Above `read/` and `schema.rs`, beneath the adapters (`http/`, `mcp/`,
+//! `providers/`), which build a call and hand it to the pipeline.
 
 // Where the servers run sync tool bodies: a bounded pool of threads beside the runtime.
 #[cfg(any(feature = "rmcp", feature = "http"))]

@@ -13,7 +13,7 @@ impl Tool {
     /// Whether a call at `at` is counted against a rate limit (the toolbox's or the tool's):
     /// only then is [`rate_limited`](Self::rate_limited) awaited (in a future of its own, so
     /// the usual call's future does not carry the store's).
-    pub(in crate::call) fn rate_limits(&self, at: At<'_>) -> bool {
+    pub(super) fn rate_limits(&self, at: At<'_>) -> bool {
         let guard: &crate::call::guard::Guard = match at.toolbox {
             Some(t) => &t.guard,
             None => crate::call::guard::default_guard(),
@@ -23,7 +23,7 @@ impl Tool {
 
     /// The toolbox's and the tool's rate limits, counted for `at`'s caller: `None` to go on,
     /// else the envelope to answer (see [`crate::rate`]).
-    pub(in crate::call) async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
+    pub(super) async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
         let guard: &crate::call::guard::Guard = match at.toolbox {
             Some(t) => &t.guard,
             None => crate::call::guard::default_guard(),
@@ -37,7 +37,7 @@ impl Tool {
 
 impl Toolbox {
     /// `cx`, made on this toolbox's surface (its name) when it is served on one.
-    pub(in crate::call) fn on_its_surface<'c>(&self, cx: &'c Context) -> std::borrow::Cow<'c, Context> {
+    pub(super) fn on_its_surface<'c>(&self, cx: &'c Context) -> std::borrow::Cow<'c, Context> {
         match self.surface.as_deref() {
             Some(surface) if surface.name() != cx.surface() => {
                 std::borrow::Cow::Owned(cx.clone().with_surface(surface.name()))
@@ -51,7 +51,7 @@ impl Toolbox {
     /// as unknown; here it is recorded before that answer: a `warn` event `hidden tool called`
     /// (`tracing`), and with an audit trail ([`with_audit`](Self::with_audit)) an `attempt`
     /// record.
-    pub(in crate::call) async fn hidden_attempt(&self, cx: &Context, tool: &Tool) {
+    pub(super) async fn hidden_attempt(&self, cx: &Context, tool: &Tool) {
         tracing::warn!(
             surface = cx.surface(),
             tool = tool.name(),
@@ -78,13 +78,13 @@ impl Toolbox {
 
     /// Whether a call of `tool` has its caller checked ([`refuse_caller`](Self::refuse_caller)):
     /// the tool or this toolbox's surface needs scopes, or the surface a tenant.
-    pub(in crate::call) fn checks_caller(&self, tool: &Tool) -> bool {
+    pub(super) fn checks_caller(&self, tool: &Tool) -> bool {
         !tool.scopes().is_empty() || self.surface.as_deref().is_some_and(|s| !s.scopes().is_empty() || s.needs_tenant())
     }
 
     /// The refusal of a call of `tool` in `cx` before any argument is read: the surface's and
     /// the tool's scopes the caller lacks, or no tenant on a surface that needs one.
-    pub(in crate::call) fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
+    pub(super) fn refuse_caller(&self, cx: &Context, tool: &Tool) -> Option<Envelope> {
         // The usual call: nothing to check.
         if !self.checks_caller(tool) {
             return None;
@@ -106,7 +106,7 @@ impl Toolbox {
     /// ([`refuse_caller`](Self::refuse_caller)) or past a rate limit, finished as every call's
     /// envelope is ([`finished`](Self::finished): recorded as refused, warned). `None`: the call
     /// goes on.
-    pub(in crate::call) async fn refused_first(&self, cx: &Context, tool: &Tool, at: At<'_>) -> Option<Envelope> {
+    pub(super) async fn refused_first(&self, cx: &Context, tool: &Tool, at: At<'_>) -> Option<Envelope> {
         let refused = match self.refuse_caller(cx, tool) {
             Some(refused) => refused,
             None => tool.rate_limited(at).await?,
@@ -116,7 +116,7 @@ impl Toolbox {
 
     /// The error of a call in `cx` naming no tool this toolbox shows: a hidden tool's attempt
     /// is handed to [`hidden_attempt`](Self::hidden_attempt) first.
-    pub(in crate::call) async fn not_found(&self, cx: &Context, name: &str) -> UnknownTool {
+    pub(super) async fn not_found(&self, cx: &Context, name: &str) -> UnknownTool {
         if let Some(hidden) = self.registered.iter().find(|t| t.name() == name) {
             self.hidden_attempt(cx, hidden).await;
         }
@@ -125,7 +125,7 @@ impl Toolbox {
 
     /// What this toolbox adds around a call of `tool` in `cx` (its audit records, `warning`,
     /// `provenance`), or `None` when it adds nothing.
-    pub(in crate::call) fn governed(&self, cx: &Context, tool: &Tool) -> Option<Governed> {
+    pub(super) fn governed(&self, cx: &Context, tool: &Tool) -> Option<Governed> {
         let spec = tool.spec();
         let uses_store = spec.needs_confirmation
             || spec.idempotency_key

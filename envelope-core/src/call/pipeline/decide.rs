@@ -35,7 +35,7 @@ impl fmt::Debug for Policing {
 }
 
 /// What a policy made of a call it did not allow.
-pub(in crate::call) enum Ruled {
+pub(super) enum Ruled {
     /// Refused or blocked: this envelope.
     Answer(Envelope),
     /// Queued for approval.
@@ -48,7 +48,7 @@ pub(in crate::call) const POLICY_CODES: [crate::Code; 3] =
 
 impl Policing {
     /// The policy's verdict on a call of `tool` with `args` in `cx`: `None` to go on.
-    pub(in crate::call) async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
+    pub(super) async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
         let policy = self.policy.as_deref()?;
         let name = tool.spec.name;
         let request = PolicyRequest::new(cx, &tool.spec, args);
@@ -75,7 +75,7 @@ impl Tool {
     /// A call a policy asked to confirm: a confirm tool's own preview, else a preview of the
     /// call itself (`{"tool", "arguments"}`, without secret parameters), queued for approval.
     /// The started outcome is dropped unrun; `confirm_action` runs the call from its arguments.
-    pub(in crate::call) async fn confirm_by_policy(
+    pub(super) async fn confirm_by_policy(
         &self,
         outcome: Outcome<'_>,
         args: Map<String, Value>,

@@ -20,7 +20,7 @@ impl Toolbox {
 
     /// A call's envelope as this toolbox answers it: [`on_the_wire`](Self::on_the_wire), then
     /// its outcome recorded and its `warning` and `provenance` added.
-    pub(in crate::call) async fn finished(&self, call: Option<&Governed>, envelope: Envelope) -> Envelope {
+    pub(super) async fn finished(&self, call: Option<&Governed>, envelope: Envelope) -> Envelope {
         let write = match Self::recorded(call, self.on_the_wire(envelope)) {
             Ok(envelope) => return envelope,
             Err(write) => write,
@@ -32,7 +32,7 @@ impl Toolbox {
     /// there is no record to write, else `Err` with the write to await, boxed (it is large and
     /// rare, and the future awaiting it stays small).
     #[allow(clippy::type_complexity)]
-    pub(in crate::call) fn recorded(
+    pub(super) fn recorded(
         call: Option<&Governed>,
         envelope: Envelope,
     ) -> Result<Envelope, Pin<Box<dyn Future<Output = Envelope> + Send + '_>>> {
@@ -47,7 +47,7 @@ impl Toolbox {
     /// [`finished`](Self::finished): `Ok` at once, or `Err` with its record's write to await
     /// (boxed, holding `call`).
     #[allow(clippy::type_complexity)]
-    pub(in crate::call) fn finishing(
+    pub(super) fn finishing(
         &self,
         started: Started,
         call: Option<Governed>,

@@ -4,6 +4,8 @@
 //! running (`run.rs`) and finishing (`finish.rs`), each private to this folder. An adapter
 //! builds a call and hands it here; it cannot reach admission.
 
+use crate::call::confirm_api::Approver;
+use crate::confirm::{Decision, PendingCheck};
 use serde_json::Value;
 
 use crate::audit::Governed;
@@ -279,6 +281,63 @@ impl Toolbox {
             Err(write) => write,
         };
         Ok(Started::Done(write.await))
+    }
+}
+
+/// The decisions on pending actions: each enters here, as every call does.
+impl Toolbox {
+    /// Runs (`Approve`) or drops the pending action `pending_action_id`, once, as
+    /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
+    /// `rejected`, `declined` or `cancelled`.
+    ///
+    /// Decided by [`Caller::anonymous`]; [`decide_in`](Self::decide_in) decides as a caller.
+    pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
+        let cx = Context::anonymous();
+        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
+    /// [`decide`](Self::decide), by `cx`'s caller, as its `confirm_action` would: an action of
+    /// another tenant, or of a tool whose scopes the caller was not granted, is `NOT_FOUND` (the
+    /// id is not used up); the approved run is made in `cx` (the tool's body sees that caller,
+    /// call id and surface) and the audit trail records `cx`'s caller as the approver.
+    pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
+        let cx = &*self.on_its_surface(cx);
+        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
+        let approver = Approver { toolbox: self, caller: cx.caller() };
+        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx).await;
+        self.finished(call.as_ref(), envelope).await
+    }
+
+    /// A call of `tool` retried with the sealed id of its pending action (MCP 2026-07-28's
+    /// `requestState`, SEP-2322) and the person's `decision` (`None`: no readable answer), made
+    /// by `cx`'s caller: the caller checked first (a caller without the tool's scopes is
+    /// refused, recorded and finished as any call), then the id checked against `arguments`
+    /// without using it up ([`check_pending`](Self::check_pending)) and the action decided
+    /// ([`decide_in`](Self::decide_in)). `None`: nothing to decide here (other arguments, or no
+    /// answer): the call is made afresh, which asks again.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP approval retry
+    pub(crate) async fn retry_pending_in(
+        &self,
+        cx: &Context,
+        tool: &str,
+        pending_action_id: &str,
+        arguments: &Value,
+        decision: Option<Decision>,
+    ) -> Option<Envelope> {
+        let cx = &*self.on_its_surface(cx);
+        if let Some(t) = self.get(tool)
+            && let Some(refused) = self.refuse_caller(cx, t)
+        {
+            let call = self.governed(cx, t);
+            return Some(self.finished(call.as_ref(), refused).await);
+        }
+        match self.check_pending(pending_action_id, tool, Some(arguments)).await {
+            PendingCheck::Matches => Some(self.decide_in(cx, pending_action_id, decision?).await),
+            PendingCheck::OtherArguments => None,
+            PendingCheck::Refused(envelope) => Some(envelope),
+        }
     }
 }
 

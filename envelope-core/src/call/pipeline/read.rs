@@ -15,11 +15,11 @@ use crate::refusal::Refusal;
 
 /// How many parameters' walked values `call_json` keeps inline, on the stack (more take one
 /// allocation).
-pub(in crate::call) const WALKED_INLINE: usize = 12;
+pub(super) const WALKED_INLINE: usize = 12;
 
 /// Room for the walked values of a tool's parameters: `WALKED_INLINE` slots in place, more on
 /// the heap.
-pub(in crate::call) struct WalkSlots<'t> {
+pub(super) struct WalkSlots<'t> {
     inline: [Option<Sent<'t>>; WALKED_INLINE],
     heap: Vec<Option<Sent<'t>>>,
 }
@@ -32,7 +32,7 @@ impl Default for WalkSlots<'_> {
 
 impl<'t> WalkSlots<'t> {
     /// `n` empty slots, one per parameter.
-    pub(in crate::call) fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
+    pub(super) fn for_params(&mut self, n: usize) -> &mut [Option<Sent<'t>>] {
         if n <= WALKED_INLINE {
             &mut self.inline[..n]
         } else {
@@ -47,7 +47,7 @@ impl Tool {
     /// `sent::numbers_as_sent`), so a refusal quotes them instead of the double they were read as.
     /// `toolbox`: where the tool is registered (its store, its secret; `confirm_action` needs it).
     /// `defer`: leave a sync body for the caller to run ([`Started::Body`]).
-    pub(in crate::call) async fn call_with(
+    pub(super) async fn call_with(
         &self,
         arguments: Option<&Value>,
         numbers: Numbers<'_>,
@@ -92,7 +92,7 @@ impl Tool {
     /// keeps its walked values (`WALKED_INLINE` slots) on the stack, never in this future: what
     /// is left to await after it, an async tool's body, owns the values it read. The general
     /// reading runs in a future of its own ([`read_json`](Self::read_json)).
-    pub(in crate::call) async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
+    pub(super) async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
         // An audited call hashes its validated arguments, and a policy reads them: both read
         // them as an object.
         let walk = self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec);
@@ -118,12 +118,7 @@ impl Tool {
     /// awaiting anything: the walked values stay on this stack. `None`: not an object the walk
     /// reads (the general reading reads it). `Err`: what is left to await ([`Rest`]): an async
     /// body, or the rest of a call that needs a future (a guard, `confirm_action`).
-    pub(in crate::call) fn walked<'a>(
-        &'a self,
-        arguments: &str,
-        at: At<'a>,
-        defer: bool,
-    ) -> Option<Result<Started, Rest<'a>>> {
+    pub(super) fn walked<'a>(&'a self, arguments: &str, at: At<'a>, defer: bool) -> Option<Result<Started, Rest<'a>>> {
         let mut room = WalkSlots::default();
         let slots = room.for_params(self.spec.params.len());
         if !input::walk(arguments, &self.spec.params, slots) {
@@ -134,7 +129,7 @@ impl Tool {
 
     /// The general reading of a call's arguments, from their text (see `crate::read::text`):
     /// what [`walked`](Self::walked) declined.
-    pub(in crate::call) async fn read_json(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
+    pub(super) async fn read_json(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
         // Refused past the key limit, for a key sent twice, or for text that cannot be read.
         let mut read = text::Read::default();
         match text::read(&self.spec, arguments, &mut read) {

@@ -34,7 +34,7 @@ pub(crate) enum Started {
 
 impl Started {
     /// The envelope, running a body that was left (on this thread).
-    pub(in crate::call) fn done(self) -> Envelope {
+    pub(super) fn done(self) -> Envelope {
         match self {
             Started::Done(envelope) => envelope,
             Started::Body(body) => body.run(),
@@ -44,21 +44,21 @@ impl Started {
 
 /// A sync tool's body with its arguments read, and what its envelope needs once it ran.
 pub(crate) struct Deferred {
-    pub(in crate::call) body: crate::outcome::SyncBody,
-    pub(in crate::call) name: &'static str,
-    pub(in crate::call) idempotent: bool,
-    pub(in crate::call) prefix: Option<&'static str>,
-    pub(in crate::call) format: WireFormat,
+    pub(super) body: crate::outcome::SyncBody,
+    pub(super) name: &'static str,
+    pub(super) idempotent: bool,
+    pub(super) prefix: Option<&'static str>,
+    pub(super) format: WireFormat,
     /// Run where it is awaited ([`Tool::inline_body`]), not on the pool of body threads.
     #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // read by `run_off_the_runtime`
-    pub(in crate::call) inline: bool,
+    pub(super) inline: bool,
     /// What the toolbox adds once the body answered (its outcome record, `provenance`).
     #[cfg_attr(not(any(feature = "rmcp", feature = "http")), allow(dead_code))] // read by `run_off_the_runtime`
-    pub(in crate::call) call: Option<Governed>,
+    pub(super) call: Option<Governed>,
 }
 
 /// What is left of a started call to await ([`Tool::started`]).
-pub(in crate::call) enum Rest<'a> {
+pub(super) enum Rest<'a> {
     /// An async tool's body, with nothing around it: settled as [`Tool::settle`] does.
     Body { tool: &'a Tool, body: CatchUnwind<EnvelopeFuture<'a>> },
     /// Anything else ([`Tool::started_later`]), boxed: rare, and large.
@@ -89,7 +89,7 @@ impl Tool {
     /// `Err`: what is left to await ([`Rest`]): an async body with nothing around it, or the
     /// rest ([`started_later`](Self::started_later): a policy, an audit record, a guard) in a
     /// future of its own; so the future that awaits it stays small.
-    pub(in crate::call) fn started<'a>(
+    pub(super) fn started<'a>(
         &'a self,
         outcome: Outcome<'a>,
         obj: Option<&'a Map<String, Value>>,
@@ -107,7 +107,7 @@ impl Tool {
     /// What [`started`](Self::started) answers without awaiting anything: a sync tool's answer
     /// or a refusal (settled), or a sync body left to run when no policy's verdict and no
     /// audit intent come before it. `Err`: the outcome, for [`started_later`](Self::started_later).
-    pub(in crate::call) fn started_now<'a>(
+    pub(super) fn started_now<'a>(
         &self,
         outcome: Outcome<'a>,
         obj: Option<&Map<String, Value>>,
@@ -132,7 +132,7 @@ impl Tool {
     }
 
     /// A sync body left to run, with nothing around it yet (a toolbox adds its own).
-    pub(in crate::call) fn deferred(&self, body: crate::outcome::SyncBody) -> Deferred {
+    pub(super) fn deferred(&self, body: crate::outcome::SyncBody) -> Deferred {
         Deferred {
             body,
             name: self.spec.name,
@@ -145,7 +145,7 @@ impl Tool {
     }
 
     /// [`started`](Self::started) of an outcome it could not answer at once.
-    pub(in crate::call) async fn started_later(
+    pub(super) async fn started_later(
         &self,
         outcome: Outcome<'_>,
         obj: Option<&Map<String, Value>>,
@@ -185,12 +185,7 @@ impl Tool {
 
     /// The envelope of a started call: guarded (`obj`: the arguments it read), decided, or
     /// settled.
-    pub(in crate::call) async fn answer(
-        &self,
-        outcome: Outcome<'_>,
-        obj: Option<&Map<String, Value>>,
-        at: At<'_>,
-    ) -> Envelope {
+    pub(super) async fn answer(&self, outcome: Outcome<'_>, obj: Option<&Map<String, Value>>, at: At<'_>) -> Envelope {
         let toolbox = at.toolbox;
         let guard: &crate::call::guard::Guard = match toolbox {
             Some(t) => &t.guard,
@@ -256,7 +251,7 @@ impl Deferred {
     }
 
     #[cfg(any(feature = "rmcp", feature = "http"))]
-    pub(in crate::call) async fn run_governed(mut self, cx: &Context) -> Envelope {
+    pub(super) async fn run_governed(mut self, cx: &Context) -> Envelope {
         let call = self.call.take();
         let envelope = self.run_in_time(cx).await;
         match call {
@@ -266,7 +261,7 @@ impl Deferred {
     }
 
     #[cfg(any(feature = "rmcp", feature = "http"))]
-    pub(in crate::call) async fn run_in_time(self, cx: &Context) -> Envelope {
+    pub(super) async fn run_in_time(self, cx: &Context) -> Envelope {
         let guard = cx.cancel_on_drop();
         if self.inline {
             // Declared quick by its author ([`Tool::inline_body`]): run here, on this worker.
