@@ -13,7 +13,7 @@ use crate::envelope::Envelope;
 use crate::input::Input;
 use crate::spec::ToolSpec;
 
-pub use crate::outcome::Outcome;
+use crate::outcome::Outcome;
 
 impl crate::call::guard::Steps for Tool {
     fn declared(&self) -> &ToolSpec {

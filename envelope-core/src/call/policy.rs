@@ -336,7 +336,7 @@ mod tests {
 
     fn poll_once<F: Future>(f: F) -> Poll<F::Output> {
         let mut f = std::pin::pin!(f);
-        f.as_mut().poll(&mut Context::from_waker(std::task::Waker::noop()))
+        f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::input::Input;
 use crate::schema;
 use crate::spec::ToolSpec;
 
-pub use crate::outcome::Outcome;
+use crate::outcome::Outcome;
 use crate::wire::WireFormat;
 
 /// The function `#[tool]` generates: reads the arguments and calls the tool.

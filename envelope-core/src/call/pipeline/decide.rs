@@ -12,7 +12,7 @@ use crate::call::tool::Tool;
 use crate::confirm::Guarded;
 use crate::context::Context;
 use crate::envelope::Envelope;
-pub use crate::outcome::Outcome;
+use crate::outcome::Outcome;
 use crate::policy::{Policy, PolicyRequest, Verdict};
 
 /// The policy hook of a toolbox and its timeout.

@@ -21,7 +21,7 @@ use crate::confirm::validated_args;
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::fault::Fault;
-pub use crate::outcome::{EnvelopeFuture, Outcome};
+use crate::outcome::{EnvelopeFuture, Outcome};
 use crate::wire::WireFormat;
 
 /// A call whose arguments were read: its envelope, or its sync body still to run.
