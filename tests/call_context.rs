@@ -868,6 +868,6 @@ async fn an_approved_action_runs_in_the_approvers_call() {
     let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
     let id = queued.confirmation().unwrap().pending_action_id().to_owned();
     let bob = Context::new(Caller::new("bob")).with_surface("ops");
-    let ran = toolbox.decide_in(&bob, &id, envelope_core::call::guard::confirm::Decision::Approve).await;
+    let ran = toolbox.decide_in(&bob, &id, envelope_core::outcome::Decision::Approve).await;
     assert_eq!(ran.to_value()["data"], json!({"ran_by": "bob", "surface": "ops"}), "{}", ran.to_json());
 }

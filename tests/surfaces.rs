@@ -114,7 +114,7 @@ fn a_caller_without_a_tools_scopes_is_refused_before_its_arguments_are_read() {
         let refused = toolbox.call_in(&cx(&["notes:read"]), "write_note", Some(&json!({"title": ""}))).await.unwrap();
         assert_eq!(
             refused.to_json(),
-            r#"{"status":"invalid","success":false,"error_code":"FORBIDDEN","message":"scope: write_note needs the scope notes:write, which this caller was not granted; accepted: a caller granted notes:write. Call with a credential granted notes:write (ask for access), or choose another tool; the same call will be refused again.","hints":{"parameter":"scope","accepted":"a caller granted notes:write","fix":"Call with a credential granted notes:write (ask for access), or choose another tool; the same call will be refused again."},"retryable":false}"#
+            r#"{"status":"invalid","success":false,"error_code":"FORBIDDEN","message":"scope: write_note needs the scope notes:write, which this caller was not granted; accepted: a caller granted notes:write. Call with a credential granted notes:write (ask for access), or choose another tool; the same call will be refused again.","hints":{"parameter":"scope","accepted":"a caller granted notes:write","fix":"Call with a credential granted notes:write (ask for access), or choose another tool; the same call will be refused again."},"retryable":false,"retry":"never"}"#
         );
         // Every missing scope is named, space-separated as an OAuth scope value.
         let refused = toolbox.call_json_in(&cx(&["notes:write"]), "delete_note", r#"{"id": 1}"#).await.unwrap();
@@ -318,28 +318,31 @@ fn the_policy_sees_the_validated_call_and_allows_denies_blocks_or_asks() {
         let denied = toolbox.call_json_in(&writer, "write_note", r#"{"title": "secret plans"}"#).await.unwrap();
         assert_eq!(
             denied.to_json(),
-            r#"{"status":"invalid","success":false,"error_code":"FORBIDDEN","message":"policy: write_note is not allowed for this caller: it needs the role editor; accepted: a caller with the role editor. Do not retry unchanged; ask for access, or choose another action.","hints":{"parameter":"policy","accepted":"a caller with the role editor","fix":"Do not retry unchanged; ask for access, or choose another action."},"retryable":false}"#
+            r#"{"status":"invalid","success":false,"error_code":"FORBIDDEN","message":"policy: write_note is not allowed for this caller: it needs the role editor; accepted: a caller with the role editor. Do not retry unchanged; ask for access, or choose another action.","hints":{"parameter":"policy","accepted":"a caller with the role editor","fix":"Do not retry unchanged; ask for access, or choose another action."},"retryable":false,"retry":"never"}"#
         );
         assert_eq!(WRITES.load(Ordering::SeqCst), before + 1);
 
-        // Blocked: T4_BLOCKED, status error, not retryable.
+        // Blocked: T4_BLOCKED, a refusal (a policy decision, never a server fault), never retried.
         let blocked = toolbox.call_json_in(&writer, "delete_note", r#"{"id": 3}"#).await.unwrap();
         assert_eq!(
             blocked.to_json(),
-            r#"{"status":"error","success":false,"error_code":"T4_BLOCKED","message":"delete_note on the surface internal (deletes are frozen) failed: destructive execution is blocked on this surface or by the server's policy; nothing was done. Do not retry unchanged; ask a person to do it where it is allowed, or choose another action.","hints":{"operation":"delete_note on the surface internal (deletes are frozen)"},"retryable":false}"#
+            r#"{"status":"invalid","success":false,"error_code":"T4_BLOCKED","message":"policy: delete_note is blocked on the surface internal (deletes are frozen): destructive execution is not allowed here; accepted: a call the policy allows on this surface. Nothing was done. Do not retry unchanged; ask a person to do it where it is allowed, or choose another action.","hints":{"parameter":"policy","accepted":"a call the policy allows on this surface","fix":"Nothing was done. Do not retry unchanged; ask a person to do it where it is allowed, or choose another action."},"retryable":false,"retry":"never"}"#
         );
+        assert_eq!(envelope_core::http::status(&blocked), 403);
 
-        // A policy that errors denies.
+        // A policy that errors gave no decision: POLICY_UNAVAILABLE, retried with backoff (not
+        // a denial).
         let failed = toolbox.call_json_in(&writer, "read_note", r#"{"id": 3}"#).await.unwrap();
-        assert_eq!(failed.to_value()["error_code"], "FORBIDDEN");
         assert_eq!(
-            failed.message().unwrap(),
-            "policy: read_note could not be authorized: the policy gave no decision; accepted: a call the policy allows. Nothing was done. Do not retry unchanged; ask the server's operator to check its policy service."
+            failed.to_json(),
+            r#"{"status":"error","success":false,"error_code":"POLICY_UNAVAILABLE","message":"authorizing read_note (the policy gave no decision) failed: the policy that authorizes this call gave no decision (it failed or timed out), so nothing ran. Retry with bounded backoff; nothing was done.","hints":{"operation":"authorizing read_note (the policy gave no decision)"},"retryable":true,"retry":"with_backoff"}"#
         );
-        // A policy past its timeout denies, within about the timeout.
+        assert_eq!(envelope_core::http::status(&failed), 503);
+        // A policy past its timeout: the same, within about the timeout.
         let started = std::time::Instant::now();
         let late = toolbox.call_in(&writer, "purge_notes", None).await.unwrap();
-        assert_eq!(late.to_value()["error_code"], "FORBIDDEN");
+        assert_eq!(late.to_value()["error_code"], "POLICY_UNAVAILABLE");
+        assert_eq!(late.to_value()["retry"], "with_backoff");
         assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 
         // Asked to confirm: the toolbox's flow, then confirm_action runs it once.
@@ -354,7 +357,17 @@ fn the_policy_sees_the_validated_call_and_allows_denies_blocks_or_asks() {
 
         // Every tool lists what the policy can answer.
         let codes = toolbox.get("ping").unwrap().spec().error_codes.iter().map(|c| c.name()).collect::<Vec<_>>();
-        assert_eq!(codes, ["VALIDATION_ERROR", "FORBIDDEN", "T4_BLOCKED", "CONFIRMATION_REQUIRED", "BACKEND_ERROR"]);
+        assert_eq!(
+            codes,
+            [
+                "VALIDATION_ERROR",
+                "FORBIDDEN",
+                "T4_BLOCKED",
+                "CONFIRMATION_REQUIRED",
+                "POLICY_UNAVAILABLE",
+                "BACKEND_ERROR"
+            ]
+        );
     });
 }
 
@@ -376,8 +389,8 @@ fn a_closure_is_a_policy() {
             if call.tool() == "ping" { panic!("a bug in the policy") } else { Ok(Verdict::Allow) }
         });
         let refused = toolbox.call_in(&cx, "ping", None).await.unwrap();
-        assert_eq!(refused.to_value()["error_code"], "FORBIDDEN");
-        assert_eq!(refused.to_value()["hints"]["parameter"], "policy");
+        assert_eq!(refused.to_value()["error_code"], "POLICY_UNAVAILABLE");
+        assert_eq!(refused.to_value()["retryable"], true);
     });
 }
 
@@ -502,19 +515,25 @@ fn the_http_endpoints_refuse_scopes_and_tenants() {
         // A T4 tool is there on the internal surface.
         let listed = send(addr, "GET", "/internal/tools", &with_header, "").await.json();
         assert!(listed.to_string().contains("purge_notes"));
-        // The policy: one that errors denies (403, no bearer challenge: no scope is missing) ...
+        // The policy: one that errors gave no decision (503, retried with backoff; no bearer
+        // challenge: no scope is missing) ...
         let reply = send(addr, "POST", "/internal/tools/read_note", &with_header, r#"{"id": 2}"#).await;
-        assert_eq!((reply.status, reply.json()["error_code"].clone()), (403, json!("FORBIDDEN")), "{}", reply.text);
-        assert_eq!(reply.json()["hints"]["parameter"], "policy");
+        assert_eq!(
+            (reply.status, reply.json()["error_code"].clone()),
+            (503, json!("POLICY_UNAVAILABLE")),
+            "{}",
+            reply.text
+        );
+        assert_eq!(reply.json()["retry"], "with_backoff");
         assert_eq!(reply.header("www-authenticate"), None);
-        // ... and one that blocks answers T4_BLOCKED (an `error`: 500 by the status rule).
+        // ... and one that blocks answers T4_BLOCKED (a refusal: 403).
         let admin: Vec<(&str, &str)> = vec![
             ("x-test-subject", "carol"),
             ("x-test-scopes", "internal notes:write notes:admin"),
             ("x-tenant-id", "acme"),
         ];
         let reply = send(addr, "POST", "/internal/tools/delete_note", &admin, r#"{"id": 2}"#).await;
-        assert_eq!((reply.status, reply.json()["error_code"].clone()), (500, json!("T4_BLOCKED")), "{}", reply.text);
+        assert_eq!((reply.status, reply.json()["error_code"].clone()), (403, json!("T4_BLOCKED")), "{}", reply.text);
         assert_eq!(reply.json()["retryable"], false);
     });
 }
@@ -623,18 +642,19 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
             assert_eq!(envelope_of(&reply)["data"], 3, "{version}: {reply}");
             let seen = recorder.seen.lock().unwrap().last().unwrap().clone();
             assert_eq!((seen["tenant"].clone(), seen["surface"].clone()), (json!("acme"), json!("internal")));
-            // Blocked: T4_BLOCKED; a policy that errors, or does not answer in time: FORBIDDEN.
-            for (name, arguments, code) in [
-                ("delete_note", json!({"id": 1}), "T4_BLOCKED"),
-                ("read_note", json!({"id": 1}), "FORBIDDEN"),
-                ("purge_notes", json!({}), "FORBIDDEN"),
+            // Blocked: T4_BLOCKED, never retried; a policy that errors, or does not answer in
+            // time: POLICY_UNAVAILABLE, retried with backoff.
+            for (name, arguments, code, retryable) in [
+                ("delete_note", json!({"id": 1}), "T4_BLOCKED", false),
+                ("read_note", json!({"id": 1}), "POLICY_UNAVAILABLE", true),
+                ("purge_notes", json!({}), "POLICY_UNAVAILABLE", true),
             ] {
                 let call = json!({"name": name, "arguments": arguments});
                 let (status, reply) = rpc(addr, "/internal/mcp", version, &admitted, "tools/call", call).await;
                 assert_eq!(status, 200, "{version}: {reply}");
                 assert_eq!(reply["result"]["isError"], true, "{version}: {reply}");
                 assert_eq!(envelope_of(&reply)["error_code"], code, "{version} {name}: {reply}");
-                assert_eq!(envelope_of(&reply)["retryable"], false, "{version} {name}: {reply}");
+                assert_eq!(envelope_of(&reply)["retryable"], retryable, "{version} {name}: {reply}");
             }
         }
     });
@@ -742,5 +762,43 @@ fn a_pending_action_is_confirmed_only_within_the_tenant_that_queued_it() {
         assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
         let dropped = toolbox.call_in(&of("carol", None), "confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(dropped.to_value()["data"]["done"], false, "{}", dropped.to_json());
+    });
+}
+
+/// The policy is asked again when an approval runs the queued action, with the approver, the
+/// tool and its validated arguments: a decision withdrawn in between refuses the approval, runs
+/// nothing and uses nothing up.
+#[test]
+fn a_policy_decision_withdrawn_before_the_approval_refuses_it() {
+    block_on(async {
+        let frozen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (f, s) = (Arc::clone(&frozen), Arc::clone(&seen));
+        let toolbox = toolbox().with_policy(move |call: &PolicyRequest<'_>| -> Result<Verdict, PolicyError> {
+            s.lock().unwrap().push(json!({"tool": call.tool(), "arguments": call.arguments()}));
+            if f.load(Ordering::SeqCst) {
+                return Ok(Verdict::deny("the role editor"));
+            }
+            Ok(if call.tool() == "write_note" { Verdict::Confirm } else { Verdict::Allow })
+        });
+        let cx = cx(&["notes:write"]);
+        let queued = toolbox.call_in(&cx, "write_note", Some(&json!({"title": "plan"}))).await.unwrap().to_value();
+        assert_eq!(queued["status"], "needs_confirmation", "{queued}");
+        let approval = json!({"pending_action_id": queued["pending_action_id"], "approved": true});
+
+        frozen.store(true, Ordering::SeqCst);
+        let refused = toolbox.call_in(&cx, "confirm_action", Some(&approval)).await.unwrap().to_value();
+        assert_eq!((&refused["status"], &refused["error_code"]), (&json!("invalid"), &json!("FORBIDDEN")), "{refused}");
+        assert_eq!(
+            seen.lock().unwrap().last().cloned(),
+            Some(json!({"tool": "write_note", "arguments": {"title": "plan"}}))
+        );
+
+        // Allowed again: the same id was not used up, and runs once.
+        frozen.store(false, Ordering::SeqCst);
+        let ran = toolbox.call_in(&cx, "confirm_action", Some(&approval)).await.unwrap().to_value();
+        assert_eq!(ran["data"], json!({"title": "plan"}), "{ran}");
+        let again = toolbox.call_in(&cx, "confirm_action", Some(&approval)).await.unwrap().to_value();
+        assert_eq!(again["error_code"], "CONFLICT", "{again}");
     });
 }

@@ -4,8 +4,8 @@
 pub use serde_json::{Map, Value};
 
 pub use crate::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
-pub use crate::confirm::{Guarded, Step};
 pub use crate::input::{Scalar, Sent};
+pub use crate::outcome::{Guarded, Step};
 pub use crate::readers::read_choice_sent;
 
 // What generated code names of the public API, so the macros reach every item through this

@@ -156,12 +156,12 @@ fn an_intent_not_written_runs_nothing_and_answers_audit_unavailable() {
         let body = refused.to_value();
         assert_eq!(body["status"], "error", "{fails:?}: {body}");
         assert_eq!(body["error_code"], "AUDIT_UNAVAILABLE");
-        assert_eq!(body["retryable"], false);
+        assert_eq!((&body["retryable"], &body["retry"]), (&json!(true), &json!("with_backoff")));
         assert_eq!(
             body["message"],
-            "recording delete_note in the audit trail before it runs failed: the audit record this write needs could not be written, so the write did not run. Do not retry unchanged; tell the operator that the audit trail is unavailable."
+            "recording delete_note in the audit trail before it runs failed: the audit record this write needs could not be written, so the write did not run. Retry with bounded backoff; nothing was done, and the same call succeeds once the audit trail is back."
         );
-        assert_eq!(envelope_core::http::status(&refused), 500);
+        assert_eq!(envelope_core::http::status(&refused), 503);
         assert_eq!(notes.writes(), writes, "{fails:?}: the delete ran");
         // The approval was not used up: once the trail is back, it runs once.
         *sink.fails.lock().unwrap() = Fails::Never;
@@ -325,10 +325,10 @@ fn over_http_a_sync_write_run_off_the_runtime_is_recorded_and_carries_its_proven
         }
         assert_eq!(body["provenance"]["tool"], "purge");
         assert_eq!(body["provenance"]["caller"], Value::Null);
-        // Failing before the write: nothing runs, 500 AUDIT_UNAVAILABLE.
+        // Failing before the write: nothing runs, 503 AUDIT_UNAVAILABLE.
         *sink.fails.lock().unwrap() = Fails::Intents;
         let refused = crate::http::send(addr, "POST", "/tools/purge", &[], r#"{"what": "panic"}"#).await;
-        assert_eq!(refused.status, 500, "{}", refused.text);
+        assert_eq!(refused.status, 503, "{}", refused.text);
         assert_eq!(refused.json()["error_code"], "AUDIT_UNAVAILABLE");
     });
 }
@@ -503,4 +503,37 @@ fn an_mcp_approval_by_a_caller_without_the_scopes_is_recorded_and_carries_proven
     assert_eq!(records.len(), 1, "{records:#?}");
     assert_eq!(records[0]["call_id"], envelope["provenance"]["call_id"]);
     assert_eq!(records[0]["outcome"]["error_code"], "FORBIDDEN", "{records:#?}");
+}
+
+// --- the code table: an audit outage is retried with backoff --------------------------------
+
+static CHARGES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Charges a card once per key: a governed write (tier 3) under an idempotency key.
+#[tool(destructive, idempotency_key)]
+fn charge(#[validate(range = 1..=1000)] cents: u32) -> u32 {
+    CHARGES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    cents
+}
+
+#[test]
+fn an_audit_outage_is_retried_with_backoff_and_the_same_keyed_call_then_runs_once() {
+    let sink = Kept::new(Fails::Intents);
+    let toolbox = Toolbox::new().with(charge::tool()).with_audit(Audit::new(sink.clone()));
+    let args = json!({"cents": 250, "idempotency_key": "order-17"});
+    let refused = block_on(toolbox.call("charge", Some(&args))).unwrap();
+    let body = refused.to_value();
+    assert_eq!(
+        (&body["status"], &body["error_code"], &body["retryable"], &body["retry"]),
+        (&json!("error"), &json!("AUDIT_UNAVAILABLE"), &json!(true), &json!("with_backoff")),
+        "{body}"
+    );
+    assert_eq!(envelope_core::http::status(&refused), 503);
+    // The key was not used up: once the trail is back, the same call runs, once.
+    *sink.fails.lock().unwrap() = Fails::Never;
+    let done = block_on(toolbox.call("charge", Some(&args))).unwrap();
+    assert_eq!((done.status(), done.data()), (Status::Ok, Some(&json!(250))), "{}", done.to_json());
+    let replayed = block_on(toolbox.call("charge", Some(&args))).unwrap();
+    assert!(replayed.warning().is_some_and(|w| w.starts_with("Answered from the call at")), "{}", replayed.to_json());
+    assert_eq!(CHARGES.load(std::sync::atomic::Ordering::SeqCst), 1, "the charge ran other than once");
 }

@@ -196,7 +196,7 @@ fn a_derived_refusal_quotes_the_value_and_interpolates_fields() {
                 "fix": "Choose another domain, like taken.org.",
                 "suggestion": "taken.org"
             },
-            "retryable": false
+            "retryable": false, "retry": "never"
         })
     );
 }
@@ -216,7 +216,7 @@ fn a_derived_secret_refusal_never_shows_the_value() {
                 "accepted": "at most 10 calls a minute per key",
                 "fix": "Wait a minute, then send the same call."
             },
-            "retryable": true
+            "retryable": true, "retry": "after_delay"
         })
     );
 }
@@ -226,7 +226,7 @@ fn a_derived_fault_names_the_operation_and_nothing_of_its_fields() {
     let env = RegisterError::Slow { domain: "slow.com".into() }.into_envelope();
     assert_eq!(
         env.to_json(),
-        r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"registering slow.com failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"registering slow.com"},"retryable":true}"#
+        r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"registering slow.com failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"registering slow.com"},"retryable":true,"retry":"with_backoff"}"#
     );
     // A field the template does not name (here an internal error text) never reaches the wire.
     let env = RegisterError::Billing("card declined: 402 from the processor").into_envelope();
@@ -680,4 +680,42 @@ fn a_fault_is_retryable_only_on_an_idempotent_tool() {
     let call = |tool: &str| block_on(toolbox.call(tool, Some(&json!({"domain": "down.com"})))).unwrap();
     assert_eq!(call("check_domain").retryable(), Some(true));
     assert_eq!(call("register_domain").retryable(), Some(false));
+}
+
+/// The one code table, walked: every standard code's envelope says the table's status word,
+/// retry class and `retryable` (derived from the class), the HTTP endpoints answer its HTTP
+/// status, and MCP marks it `isError` exactly when it is not `ok` or `needs_confirmation`.
+#[test]
+fn every_surface_reads_a_codes_status_retry_and_http_status_from_the_one_table() {
+    use envelope_core::outcome::Retry;
+    for code in codes::ALL {
+        // Made as a `#[derive(ToolError)]` variant declaring the code makes them.
+        let envelope: Envelope = match code.status() {
+            Status::Invalid => {
+                let refusal = envelope_core::Refusal::parameter("p").missing().accepted("anything").fix("Send it.");
+                envelope_core::__private010::refusal_with_code(refusal.build(), *code).into()
+            }
+            Status::Error => envelope_core::__private010::fault_with_code(*code, "testing the table").into(),
+            // CONFIRMATION_REQUIRED: its envelope is a queued action's, made by the toolbox.
+            Status::NeedsConfirmation | Status::Ok => continue,
+        };
+        let wire = envelope.to_value();
+        assert_eq!(wire["status"], code.status().as_str(), "{}", code.name());
+        assert_eq!(wire["error_code"], code.name());
+        assert_eq!(wire["retry"], code.retry().as_str(), "{}", code.name());
+        assert_eq!(wire["retryable"], code.retryable(), "{}", code.name());
+        assert_eq!(code.retryable(), matches!(code.retry(), Retry::AfterDelay | Retry::WithBackoff), "{}", code.name());
+        assert_eq!(envelope.retry(), Some(code.retry()));
+        assert_eq!(envelope_core::http::status(&envelope), code.http_status(), "{}", code.name());
+        assert!(envelope.is_error(), "{}", code.name());
+    }
+    // The seed contract's retry rules as rows (DESIGN "One code table").
+    let row = |c: Code| (c.status(), c.http_status(), c.retry());
+    assert_eq!(row(codes::T4_BLOCKED), (Status::Invalid, 403, Retry::Never));
+    assert_eq!(row(codes::AUDIT_UNAVAILABLE), (Status::Error, 503, Retry::WithBackoff));
+    assert_eq!(row(codes::POLICY_UNAVAILABLE), (Status::Error, 503, Retry::WithBackoff));
+    assert_eq!(row(codes::NOT_IMPLEMENTED), (Status::Error, 501, Retry::Never));
+    assert_eq!(row(codes::RATE_LIMITED), (Status::Invalid, 429, Retry::AfterDelay));
+    assert_eq!(row(codes::CONFLICT), (Status::Invalid, 409, Retry::AfterReread));
+    assert_eq!(row(codes::BACKEND_ERROR), (Status::Error, 500, Retry::WithBackoff));
 }

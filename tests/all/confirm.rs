@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use envelope_core::call::guard::confirm::{Decision, PendingCheck, preview_hash};
+use envelope_core::call::guard::confirm::{PendingCheck, preview_hash};
 use envelope_core::call::guard::store::{MemoryStore, Store, StoreError, StoreFuture};
+use envelope_core::outcome::Decision;
 use envelope_core::{Envelope, Fault, Refusal, Status, Toolbox, codes, tool, tools};
 use serde_json::{Value, json};
 
@@ -176,7 +177,7 @@ fn bad_arguments_and_a_refusing_preview_queue_nothing() {
                "message": "note_id: 9 is not the id of a note; accepted: the id of an existing note (ids now: 1, 2). Call list_notes to see the notes and their ids, then send one of them.",
                "hints": {"parameter": "note_id", "rejected": "9", "accepted": "the id of an existing note (ids now: 1, 2)",
                          "fix": "Call list_notes to see the notes and their ids, then send one of them."},
-               "retryable": false})
+               "retryable": false, "retry": "never"})
     );
     assert_eq!(store.len(), before, "nothing was queued");
 }
@@ -259,7 +260,7 @@ fn a_toolbox_that_cannot_queue_answers_an_error_without_an_id() {
         env.to_value(),
         json!({"status": "error", "success": false, "error_code": "CONFIRMATION_REQUIRED",
                "message": "delete_note needs a person's approval, and this server cannot queue actions for approval: nothing was done. Do not call it again; ask the person to do it another way.",
-               "retryable": false})
+               "retryable": false, "retry": "never"})
     );
     // The preview still refuses an unknown note first.
     assert_eq!(call(&toolbox, "delete_note", json!({"note_id": 7})).error_code(), Some(codes::NOT_FOUND));
@@ -434,7 +435,7 @@ fn a_reused_key_with_other_arguments_is_a_conflict_quoting_the_key() {
                "hints": {"parameter": "idempotency_key", "rejected": "\"key-aaaa-1\"",
                          "accepted": "a new idempotency_key, or this key with the arguments first sent with it",
                          "fix": "Resend the original request unchanged, or send this one with a new idempotency_key."},
-               "retryable": false})
+               "retryable": false, "retry": "never"})
     );
     assert_eq!(notes.writes(), 1);
 }

@@ -248,7 +248,7 @@ fn an_async_tool_past_its_timeout_answers_a_timeout_fault_listed_in_its_codes() 
         json!({
             "status": "error", "success": false, "error_code": "TIMEOUT",
             "message": "slow failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.",
-            "hints": {"operation": "slow"}, "retryable": true
+            "hints": {"operation": "slow"}, "retryable": true, "retry": "with_backoff"
         })
     );
     let codes: Vec<&str> = tb.get("slow").unwrap().spec().error_codes.iter().map(|c| c.name()).collect();

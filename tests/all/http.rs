@@ -226,7 +226,7 @@ async fn unknown_tool_and_bodies_that_are_not_objects() {
             "hints": {"parameter": "name", "rejected": "\"get_top_query\"",
                       "accepted": "\"get_top_queries\", \"search_analytics\", \"create_note\", \"delete_note\", \"list_notes\", \"set_threshold\", \"confirm_action\"",
                       "fix": "Send POST /tools/get_top_queries.", "suggestion": "get_top_queries"},
-            "retryable": false
+            "retryable": false, "retry": "never"
         })
     );
 

@@ -49,7 +49,7 @@ fn a_limited_call_is_refused_with_its_delay_and_the_limit_is_per_caller_and_tena
                "hints": {"parameter": "arguments",
                          "accepted": format!("the same call in {delay} (hints.retry_after_ms)"),
                          "fix": format!("Try again in {delay}."), "retry_after_ms": ms},
-               "retryable": true})
+               "retryable": true, "retry": "after_delay"})
     );
     // Another caller, and the same subject in another tenant, have counts of their own.
     let bob = Context::new(Caller::new("bob").with_tenant("acme"));

@@ -96,7 +96,7 @@ fn the_parts_of_a_refusal_and_a_fault() {
     assert_eq!((refusal.http_status, refusal.format), (Some(400), Some(WireFormat::StatusHints)));
 
     let fault = read(
-        r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"m","hints":{"operation":"get_top_queries","trace_id":"4f1c"},"retryable":false}"#,
+        r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"m","hints":{"operation":"get_top_queries","trace_id":"4f1c"},"retryable":false,"retry":"after_reread"}"#,
     );
     assert_eq!(
         fault.reply,

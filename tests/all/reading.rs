@@ -108,7 +108,7 @@ fn a_panic_is_a_fault_without_internals() {
     let env = crate::block_on(Toolbox::new().with(boom::tool()).call("boom", None)).unwrap();
     assert_eq!(
         env.to_json(),
-        r#"{"status":"error","success":false,"error_code":"BACKEND_ERROR","message":"boom failed: the server failed while serving a valid request. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"boom"},"retryable":false}"#
+        r#"{"status":"error","success":false,"error_code":"BACKEND_ERROR","message":"boom failed: the server failed while serving a valid request. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"boom"},"retryable":false,"retry":"after_reread"}"#
     );
 }
 

@@ -104,7 +104,7 @@ async fn ten_thousand_previews_leave_an_approval_confirmable_and_a_key_replaying
                 "fix": "Send this call again in 15 minutes (hints.retry_after_ms), when the oldest expires.",
                 "retry_after_ms": wait
             },
-            "retryable": true
+            "retryable": true, "retry": "after_delay"
         })
     );
     let key_refused = call(&toolbox, "create_note", json!({"title": "late", "idempotency_key": "flood-late-01"})).await;

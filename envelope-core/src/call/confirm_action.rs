@@ -2,7 +2,8 @@
 //! declaration and its call function (the decision itself is `Guard::decide`, in guard/confirm.rs).
 
 use crate::code::codes;
-use crate::confirm::{CONFIRM_ACTION, Decision};
+use crate::confirm::CONFIRM_ACTION;
+use crate::outcome::Decision;
 use crate::outcome::Outcome;
 use crate::spec::{ParamSpec, ToolSpec, Ty};
 

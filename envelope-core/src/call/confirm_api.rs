@@ -7,10 +7,11 @@ use std::future::Future;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::confirm::{Decision, Guarded, PendingCheck, Step, validated_args};
+use crate::confirm::{PendingCheck, validated_args};
 use crate::context::{Caller, Context};
 use crate::envelope::Envelope;
 use crate::input::Input;
+use crate::outcome::{Decision, Guarded, Step};
 use crate::spec::ToolSpec;
 
 use crate::outcome::Outcome;
@@ -59,6 +60,15 @@ impl crate::call::guard::Lookup for Approver<'_> {
 
     fn decides_for(&self, tenant: Option<&str>) -> bool {
         self.caller.tenant() == tenant
+    }
+
+    fn approval_verdict<'a>(
+        &'a self,
+        tool: &'a Tool,
+        args: &'a Map<String, Value>,
+        cx: &'a Context,
+    ) -> impl Future<Output = Option<Envelope>> + Send + 'a {
+        self.toolbox.approval_verdict(tool, args, cx)
     }
 }
 

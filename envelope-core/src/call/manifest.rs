@@ -108,8 +108,14 @@ pub(crate) fn retryable_on(tool: &Tool, code: &Code) -> bool {
     match code.status() {
         // Nothing happened: the same call can succeed later if the code says so (RATE_LIMITED).
         Status::Invalid => code.retryable(),
-        // Something may have happened: only an idempotent tool can be called again unchanged.
-        Status::Error => code.retryable() && tool.spec().annotations.idempotent_hint == Some(true),
+        // Something may have happened: only an idempotent tool can be called again unchanged,
+        // unless the code says nothing ran (the audit intent or the policy's verdict was not had).
+        Status::Error => {
+            code.retryable()
+                && (tool.spec().annotations.idempotent_hint == Some(true)
+                    || *code == crate::codes::AUDIT_UNAVAILABLE
+                    || *code == crate::codes::POLICY_UNAVAILABLE)
+        }
         Status::Ok | Status::NeedsConfirmation => false,
     }
 }

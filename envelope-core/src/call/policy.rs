@@ -1,10 +1,11 @@
 //! The policy hooks: whether a caller may make a call ([`Policy`], per call, once its arguments
 //! are read), and whether a caller may act for a tenant ([`TenantPolicy`], per request, on a
-//! surface that needs a tenant). Both fail closed: a hook that errors or does not answer in
-//! time denies.
+//! surface that needs a tenant). Both fail closed: a call whose [`Policy`] errors or does not
+//! answer in time does not run (`POLICY_UNAVAILABLE`, retry with backoff: not a denial); a
+//! request whose [`TenantPolicy`] does is refused (`tenant_policy_unavailable`).
 //!
 //! DESIGN "Identity, tenants, tiers, surfaces": a policy hook allows, denies (`FORBIDDEN`),
-//! blocks (`T4_BLOCKED`) or asks for confirmation; a policy that fails denies.
+//! blocks (`T4_BLOCKED`, a refusal: 403, never retried unchanged) or asks for confirmation.
 
 use std::fmt;
 use std::future::Future;
@@ -43,8 +44,9 @@ pub enum Verdict {
     /// the caller lacks (`"the role billing-admin"`); the refusal reads `policy: <tool> is not
     /// allowed for this caller: it needs <what>; ...`.
     Deny(String),
-    /// Blocked: `T4_BLOCKED` (status `error`, not retryable: do not retry unchanged). The text
-    /// says why (`"purges are blocked during the freeze"`); it is shown in `hints.operation`.
+    /// Blocked: `T4_BLOCKED` (status `invalid`, HTTP 403, `retry: "never"`: do not retry
+    /// unchanged). The text says why (`"purges are blocked during the freeze"`); the refusal's
+    /// message quotes it.
     Block(String),
     /// The call waits for a person's approval: the toolbox's confirmation flow
     /// (`needs_confirmation` with a `pending_action_id`; `confirm_action` runs it once). A tool
@@ -140,8 +142,10 @@ impl fmt::Debug for PolicyRequest<'_> {
 /// validated and before the tool's body (or its preview) runs. A call refused before (an
 /// unknown name, a missing scope, an invalid argument) never reaches it.
 ///
-/// An `Err`, or no answer within the toolbox's policy timeout (1 second by default, feature
-/// `tokio`), denies: `FORBIDDEN`, naming the policy decision as what is missing.
+/// An `Err`, a panic, or no answer within the toolbox's policy timeout (1 second by default,
+/// feature `tokio`) runs nothing and answers `POLICY_UNAVAILABLE` (`error`, 503,
+/// `retry: "with_backoff"`): a transient outage of the policy, which a client may retry, not a
+/// denial.
 ///
 /// A closure `Fn(&PolicyRequest<'_>) -> Result<Verdict, PolicyError>` is a policy; for one that
 /// awaits, implement the trait and return `Box::pin(async move { ... })`.
@@ -313,21 +317,25 @@ pub(crate) fn denied(tool: &str, missing: &str) -> Envelope {
     Envelope::from(refusal)
 }
 
-/// `FORBIDDEN` for a call the policy gave no verdict on (it failed or timed out): fail closed.
+/// `POLICY_UNAVAILABLE` (503, `with_backoff`) for a call the policy gave no verdict on (it
+/// failed, panicked or timed out): fail closed, nothing ran, and the same call may be allowed
+/// once the policy answers. Not a denial, so it does not read as `FORBIDDEN`.
 pub(crate) fn undecided(tool: &str) -> Envelope {
-    let refusal = Refusal::parameter("policy")
-        .missing()
-        .reason(format!("{tool} could not be authorized: the policy gave no decision"))
-        .accepted("a call the policy allows")
-        .fix("Nothing was done. Do not retry unchanged; ask the server's operator to check its policy service.")
-        .build()
-        .with_code(codes::FORBIDDEN);
-    Envelope::from(refusal)
+    Fault::new(codes::POLICY_UNAVAILABLE, format!("authorizing {tool} (the policy gave no decision)")).into()
 }
 
-/// `T4_BLOCKED` for a call a policy blocked.
+/// `T4_BLOCKED` (`invalid`, 403, `never`) for a call a policy blocked: a policy decision,
+/// never a server fault. `policy: delete_note is blocked on the surface internal (deletes are
+/// frozen); accepted: ... Do not retry unchanged; ...`.
 pub(crate) fn blocked(tool: &str, surface: &str, reason: &str) -> Envelope {
-    Fault::new(codes::T4_BLOCKED, format!("{tool} on the surface {surface} ({reason})")).into()
+    let refusal = Refusal::parameter("policy")
+        .missing()
+        .reason(format!("{tool} is blocked on the surface {surface} ({reason}): destructive execution is not allowed here"))
+        .accepted("a call the policy allows on this surface")
+        .fix("Nothing was done. Do not retry unchanged; ask a person to do it where it is allowed, or choose another action.")
+        .build()
+        .with_code(codes::T4_BLOCKED);
+    Envelope::from(refusal)
 }
 
 #[cfg(test)]

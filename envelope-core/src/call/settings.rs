@@ -18,8 +18,9 @@ impl Toolbox {
     /// the arguments are read and validated and before the body runs: allow, deny
     /// (`FORBIDDEN`), block (`T4_BLOCKED`), or queue for approval (see [`Verdict`]). A policy
     /// that errors or answers later than the timeout ([`with_policy_timeout`](Self::with_policy_timeout),
-    /// 1 second by default) denies. Every tool then lists `FORBIDDEN`, `T4_BLOCKED` and
-    /// `CONFIRMATION_REQUIRED` among its codes, and `confirm_action` is offered (unless
+    /// 1 second by default) runs nothing: `POLICY_UNAVAILABLE` (503, retry with backoff). Every
+    /// tool then lists `FORBIDDEN`, `T4_BLOCKED`, `CONFIRMATION_REQUIRED` and
+    /// `POLICY_UNAVAILABLE` among its codes, and `confirm_action` is offered (unless
     /// [`without_queue`](Self::without_queue)). See [`Policy`].
     ///
     /// Under a policy the arguments object is built for every call (the one-pass reading of
@@ -36,7 +37,7 @@ impl Toolbox {
         self
     }
 
-    /// How long the policy may take before it counts as failed, and denies (default 1 second;
+    /// How long the policy may take before it counts as failed, `POLICY_UNAVAILABLE` (default 1 second;
     /// needs feature `tokio`, without which a policy is awaited as long as it takes).
     #[must_use]
     pub fn with_policy_timeout(mut self, timeout: Duration) -> Self {

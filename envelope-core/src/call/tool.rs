@@ -181,7 +181,7 @@ impl Tool {
     }
 
     /// Asks a guarded call for its preview or its run; a panic becomes a fault.
-    pub(crate) fn step<'a>(&self, g: crate::confirm::Guarded<'a>, step: crate::confirm::Step) -> Outcome<'a> {
+    pub(crate) fn step<'a>(&self, g: crate::outcome::Guarded<'a>, step: crate::outcome::Step) -> Outcome<'a> {
         catch_unwind(AssertUnwindSafe(|| (g.then)(step))).unwrap_or_else(|_| Outcome::Ready(self.panicked()))
     }
 

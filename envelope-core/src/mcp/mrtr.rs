@@ -49,7 +49,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{Envelope, Toolbox, confirm::Decision, outcome::Confirmation};
+use crate::{Envelope, Toolbox, outcome::Confirmation, outcome::Decision};
 
 /// The key of the one input request, in `inputRequests` and `inputResponses`.
 pub(super) const APPROVAL_KEY: &str = "approval";

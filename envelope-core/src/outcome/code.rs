@@ -60,7 +60,6 @@ pub struct Code {
     status: Status,
     meaning: &'static str,
     action: &'static str,
-    retryable: bool,
     http_status: u16,
     retry: Retry,
     also: Option<Status>,
@@ -83,6 +82,10 @@ pub enum Retry {
     /// `after_delay`: wait the delay the envelope gives in `hints`, then send the same call
     /// (`RATE_LIMITED`).
     AfterDelay,
+    /// `reauthorize`: obtain a credential that has what the call needs (a token, a scope), then
+    /// send the same call (`UNAUTHORIZED`; the transport words `missing_bearer_token`,
+    /// `invalid_bearer_token`, `insufficient_scope`).
+    Reauthorize,
 }
 
 impl Retry {
@@ -93,13 +96,21 @@ impl Retry {
             Retry::AfterReread => "after_reread",
             Retry::WithBackoff => "with_backoff",
             Retry::AfterDelay => "after_delay",
+            Retry::Reauthorize => "reauthorize",
         }
+    }
+
+    /// Whether the same call, unchanged, can succeed later: `after_delay` and `with_backoff`
+    /// (the envelope's `retryable`, derived from its `retry`).
+    pub const fn unchanged(self) -> bool {
+        matches!(self, Retry::AfterDelay | Retry::WithBackoff)
     }
 }
 
 impl Code {
-    /// A code sent with `status`. Defaults: not retryable; HTTP 400 for `invalid`, 500 for `error`,
-    /// 202 for `needs_confirmation`, 200 for `ok`.
+    /// A code sent with `status`. Defaults: retry class `with_backoff` (so retryable) for
+    /// `error`, `never` otherwise; HTTP 400 for `invalid`, 500 for `error`, 202 for
+    /// `needs_confirmation`, 200 for `ok`.
     ///
     /// # Panics
     /// At compile time (in a `const`) when `name` is not UPPER_SNAKE (`A-Z`, `0-9`, `_`, starting
@@ -116,7 +127,7 @@ impl Code {
             Status::Error => Retry::WithBackoff,
             _ => Retry::Never,
         };
-        Code { name, status, meaning: "", action: "", retryable: false, http_status, retry, also: None }
+        Code { name, status, meaning: "", action: "", http_status, retry, also: None }
     }
 
     /// The retry guidance (default: `with_backoff` for an `error` code, `never` otherwise).
@@ -159,9 +170,13 @@ impl Code {
         self
     }
 
-    /// Marks the code as one where the same call, unchanged, can succeed later.
+    /// Marks the code as one where the same call, unchanged, can succeed later: its retry
+    /// class becomes `with_backoff` unless it already is one that retries unchanged
+    /// (`after_delay`).
     pub const fn retryable_unchanged(mut self) -> Self {
-        self.retryable = true;
+        if !self.retry.unchanged() {
+            self.retry = Retry::WithBackoff;
+        }
         self
     }
 
@@ -192,9 +207,10 @@ impl Code {
         self.action
     }
 
-    /// The manifest's `retryable`: whether the same call, unchanged, can succeed later.
+    /// The manifest's `retryable`: whether the same call, unchanged, can succeed later, derived
+    /// from [`retry`](Self::retry) (`after_delay` and `with_backoff` are).
     pub const fn retryable(&self) -> bool {
-        self.retryable
+        self.retry.unchanged()
     }
 
     /// The manifest's `http_status`: the HTTP status (RFC 9110 §15) this code maps to.
@@ -299,10 +315,11 @@ pub mod codes {
         .with_action("show the preview to the person and call confirm_action with the pending_action_id; never repeat the original call")
         .also_with(Error)
         .with_http_status(202);
-    /// `error`, 501: the tool does not implement this yet.
+    /// `error`, 501, `never`: the tool does not implement this yet.
     pub const NOT_IMPLEMENTED: Code = Code::new("NOT_IMPLEMENTED", Error)
         .with_meaning("the server does not implement this request")
         .with_action("do not retry; use another tool or request")
+        .with_retry(Retry::Never)
         .with_http_status(501);
     /// `error`, 504, retryable: the server did not finish in time.
     pub const TIMEOUT: Code = Code::new("TIMEOUT", Error)
@@ -315,22 +332,32 @@ pub mod codes {
         .with_meaning("the server failed while serving a valid request")
         .with_action("retry later if the tool is idempotent; otherwise check whether it took effect")
         .retryable_unchanged();
-    /// `error`, 500: the audit record a governed write needs before it runs could not be
-    /// written (the sink failed or passed its timeout), so the write did not run. Fail closed:
-    /// not retryable unchanged, never bypassed (see [`crate::audit`]).
+    /// `error`, 503, `with_backoff`: the audit record a governed write needs before it runs
+    /// could not be written (the sink failed or passed its timeout), so the write did not run and
+    /// its idempotency key was not used up. Fail closed, never bypassed (see
+    /// [`crate::call::audit`]); the same call succeeds once the audit trail is back: retry with
+    /// bounded backoff through the same governed path.
     pub const AUDIT_UNAVAILABLE: Code = Code::new("AUDIT_UNAVAILABLE", Error)
         .with_meaning("the audit record this write needs could not be written, so the write did not run")
-        .with_action("do not retry unchanged; tell the operator that the audit trail is unavailable")
-        .with_retry(Retry::Never);
+        .with_action(
+            "retry with bounded backoff; nothing was done, and the same call succeeds once the audit trail is back",
+        )
+        .with_http_status(503);
 
-    /// `error`, 500, not retryable: destructive execution is blocked on this surface or by the
-    /// server's policy (DESIGN's code table). Nothing was done; the same call will be blocked
-    /// again. Its HTTP status is 500, the rule's for an `error` code whose own status is not
-    /// 5xx ([`crate::http::status`]).
-    pub const T4_BLOCKED: Code = Code::new("T4_BLOCKED", Error)
+    /// `error`, 503, `with_backoff`: the policy hook errored or did not answer in time, so
+    /// nothing ran. Not a denial: the same call may be allowed once the policy service answers.
+    pub const POLICY_UNAVAILABLE: Code = Code::new("POLICY_UNAVAILABLE", Error)
+        .with_meaning("the policy that authorizes this call gave no decision (it failed or timed out), so nothing ran")
+        .with_action("retry with bounded backoff; nothing was done")
+        .with_http_status(503);
+
+    /// `invalid`, 403, `never`: destructive execution is blocked on this surface or by the
+    /// server's policy (DESIGN's code table): a policy decision, never a server fault. Nothing
+    /// was done; the same call will be blocked again.
+    pub const T4_BLOCKED: Code = Code::new("T4_BLOCKED", Invalid)
         .with_meaning("destructive execution is blocked on this surface or by the server's policy; nothing was done")
         .with_action("do not retry unchanged; ask a person to do it where it is allowed, or choose another action")
-        .with_retry(Retry::Never);
+        .with_http_status(403);
 
     /// Every standard code, in a fixed order.
     pub const ALL: &[Code] = &[
@@ -349,6 +376,7 @@ pub mod codes {
         TIMEOUT,
         BACKEND_ERROR,
         AUDIT_UNAVAILABLE,
+        POLICY_UNAVAILABLE,
         T4_BLOCKED,
     ];
 }

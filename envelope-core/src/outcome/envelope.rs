@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::code::{Code, Status, codes};
+use crate::code::{Code, Retry, Status, codes};
 use crate::fault::Fault;
 use crate::refusal::{Hints, Refusal};
 use crate::wire::{Extra, Parts, WireFormat};
@@ -96,7 +96,9 @@ struct Failed {
     code: Code,
     message: String,
     operation: Option<String>,
-    retryable: bool,
+    /// The retry class: the code's, or `after_reread` for a fault of a tool that is not
+    /// idempotent (`not_retryable`).
+    retry: Retry,
     trace_id: Option<String>,
 }
 
@@ -176,8 +178,13 @@ impl Envelope {
     /// `error` with `CONFIRMATION_REQUIRED`: the action needs approval and this toolbox cannot
     /// queue it. No `pending_action_id`; not retryable.
     pub(crate) fn cannot_queue(message: String) -> Self {
-        let failed =
-            Failed { code: codes::CONFIRMATION_REQUIRED, message, operation: None, retryable: false, trace_id: None };
+        let failed = Failed {
+            code: codes::CONFIRMATION_REQUIRED,
+            message,
+            operation: None,
+            retry: Retry::Never,
+            trace_id: None,
+        };
         Envelope { inner: Inner::Error(Box::new(failed)), prefix: None, format: WireFormat::Envelope, extra: None }
     }
 
@@ -312,7 +319,21 @@ impl Envelope {
             Inner::Ok(_) => None,
             Inner::Invalid(i) => Some(i.code.retryable()),
             Inner::NeedsConfirmation(_) => Some(false),
-            Inner::Error(f) => Some(f.retryable),
+            Inner::Error(f) => Some(f.retry.unchanged()),
+        }
+    }
+
+    /// `retry`: the retry class, from the one code table (`None` for `ok`): what a client does
+    /// next (`never`, `after_reread`, `after_delay`, `with_backoff`, `reauthorize`).
+    /// [`retryable`](Self::retryable) is derived from it. A fault of a tool that is not
+    /// idempotent is `after_reread`: a retry of a call that may have acted could act twice, so
+    /// check whether it took effect first.
+    pub fn retry(&self) -> Option<Retry> {
+        match &self.inner {
+            Inner::Ok(_) => None,
+            Inner::Invalid(i) => Some(i.code.retry()),
+            Inner::NeedsConfirmation(_) => Some(Retry::Never),
+            Inner::Error(f) => Some(f.retry),
         }
     }
 
@@ -407,6 +428,9 @@ impl Envelope {
             i.hints.write_json(out)?;
         }
         out.extend_from_slice(if i.code.retryable() { b",\"retryable\":true" } else { b",\"retryable\":false" });
+        out.extend_from_slice(b",\"retry\":\"");
+        out.extend_from_slice(i.code.retry().as_str().as_bytes());
+        out.push(b'"');
         if let Some(extra) = &self.extra {
             if let Some(w) = &extra.warning {
                 out.extend_from_slice(b",\"warning\":");
@@ -537,8 +561,14 @@ impl Envelope {
     /// Makes a fault not retryable, for a tool whose call is not idempotent (a retry could act
     /// twice).
     pub(crate) fn not_retryable(mut self) -> Self {
-        if let Inner::Error(f) = &mut self.inner {
-            f.retryable = false;
+        // A fault after which nothing ran (the audit intent or the policy's verdict was not
+        // had) is safe to retry whatever the tool is.
+        if let Inner::Error(f) = &mut self.inner
+            && f.retry.unchanged()
+            && f.code != codes::AUDIT_UNAVAILABLE
+            && f.code != codes::POLICY_UNAVAILABLE
+        {
+            f.retry = Retry::AfterReread;
         }
         self
     }
@@ -570,7 +600,7 @@ impl From<Fault> for Envelope {
                 code,
                 message: f.message(),
                 operation: f.operation().map(str::to_owned),
-                retryable: code.retryable(),
+                retry: code.retry(),
                 trace_id: None,
             })),
             prefix: None,
@@ -615,6 +645,7 @@ impl Serialize for Envelope {
                 m.serialize_entry("message", i.message())?;
                 m.serialize_entry("hints", &i.hints)?;
                 m.serialize_entry("retryable", &i.code.retryable())?;
+                m.serialize_entry("retry", i.code.retry().as_str())?;
             }
             Inner::Error(f) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, f.code))?;
@@ -622,12 +653,14 @@ impl Serialize for Envelope {
                 if f.operation.is_some() || f.trace_id.is_some() {
                     m.serialize_entry("hints", &FaultHints(f))?;
                 }
-                m.serialize_entry("retryable", &f.retryable)?;
+                m.serialize_entry("retryable", &f.retry.unchanged())?;
+                m.serialize_entry("retry", f.retry.as_str())?;
             }
             Inner::NeedsConfirmation(c) => {
                 m.serialize_entry("error_code", &CodeName(self.prefix, codes::CONFIRMATION_REQUIRED))?;
                 m.serialize_entry("message", &c.message)?;
                 m.serialize_entry("retryable", &false)?;
+                m.serialize_entry("retry", Retry::Never.as_str())?;
                 m.serialize_entry("pending_action_id", &c.pending_action_id)?;
                 m.serialize_entry("preview", &c.preview)?;
                 m.serialize_entry("preview_hash", &c.preview_hash)?;

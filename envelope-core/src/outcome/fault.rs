@@ -13,7 +13,7 @@ use crate::code::{Code, codes};
 /// let env = Envelope::from(Fault::timeout("reading query statistics"));
 /// assert_eq!(
 ///     env.to_json(),
-///     r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"reading query statistics failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"reading query statistics"},"retryable":true}"#
+///     r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"reading query statistics failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"reading query statistics"},"retryable":true,"retry":"with_backoff"}"#
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,8 +20,8 @@ pub const CONFIRM_ACTION: &str = "confirm_action";
 /// A secret shorter than this many bytes is refused ([`Toolbox::with_secret`](crate::Toolbox::with_secret)).
 pub const MIN_SECRET_BYTES: usize = 32;
 
-pub use super::idempotency::IDEMPOTENCY_KEY;
-pub use crate::outcome::{Decision, Guarded, Step};
+use super::idempotency::IDEMPOTENCY_KEY;
+use crate::outcome::{Decision, Guarded, Step};
 
 /// Whether a pending action id fits a call ([`Toolbox::check_pending`](crate::Toolbox::check_pending)).
 #[derive(Debug, PartialEq)]
@@ -265,6 +265,13 @@ impl Guard {
         let Some(tool) = toolbox.tool(&name) else {
             return self.not_found(id);
         };
+        // The policy is asked again as the action runs: a decision withdrawn since it was
+        // queued refuses the approval, and the id is not used up.
+        if decision == Decision::Approve
+            && let Some(refused) = toolbox.approval_verdict(tool, &args, cx).await
+        {
+            return refused;
+        }
         if decision == Decision::Approve
             && let Some(call) = call
         {

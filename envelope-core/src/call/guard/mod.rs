@@ -75,6 +75,19 @@ pub(crate) trait Lookup: Sync {
         let _ = tenant;
         true
     }
+    /// The policy's verdict on running the approved action `tool` with its validated `args`,
+    /// asked as `cx`'s caller (the approver): `None` to run it, else the envelope to answer
+    /// instead (a policy that now denies or blocks it, or gives no decision). Nothing is used
+    /// up by a refusal. Default: no policy.
+    fn approval_verdict<'a>(
+        &'a self,
+        tool: &'a Self::Tool,
+        args: &'a serde_json::Map<String, serde_json::Value>,
+        cx: &'a crate::Context,
+    ) -> impl std::future::Future<Output = Option<Envelope>> + Send + 'a {
+        let _ = (tool, args, cx);
+        std::future::ready(None)
+    }
 }
 
 impl fmt::Debug for Guard {

@@ -9,9 +9,9 @@ use std::time::Duration;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::confirm::Guarded;
 use crate::context::Context;
 use crate::envelope::Envelope;
+use crate::outcome::Guarded;
 use crate::outcome::Outcome;
 use crate::policy::{Policy, PolicyRequest, Verdict};
 
@@ -35,7 +35,7 @@ impl fmt::Debug for Policing {
 }
 
 /// What a policy made of a call it did not allow.
-pub(super) enum Ruled {
+pub(in crate::call) enum Ruled {
     /// Refused or blocked: this envelope.
     Answer(Envelope),
     /// Queued for approval.
@@ -43,12 +43,16 @@ pub(super) enum Ruled {
 }
 
 /// The codes a policy can add to any tool's answers.
-pub(in crate::call) const POLICY_CODES: [crate::Code; 3] =
-    [crate::codes::FORBIDDEN, crate::codes::T4_BLOCKED, crate::codes::CONFIRMATION_REQUIRED];
+pub(in crate::call) const POLICY_CODES: [crate::Code; 4] = [
+    crate::codes::FORBIDDEN,
+    crate::codes::T4_BLOCKED,
+    crate::codes::CONFIRMATION_REQUIRED,
+    crate::codes::POLICY_UNAVAILABLE,
+];
 
 impl Policing {
     /// The policy's verdict on a call of `tool` with `args` in `cx`: `None` to go on.
-    pub(super) async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
+    pub(in crate::call) async fn verdict(&self, tool: &Tool, args: &Map<String, Value>, cx: &Context) -> Option<Ruled> {
         let policy = self.policy.as_deref()?;
         let name = tool.spec.name;
         let request = PolicyRequest::new(cx, &tool.spec, args);

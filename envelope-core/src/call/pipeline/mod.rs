@@ -1,11 +1,12 @@
 //! The call pipeline, one door: every call of a toolbox (by name, with arguments as a value,
 //! text or bytes; a decision on a pending action) enters by `dispatch` or a decision's entry
-//! here, and passes admission (`admit.rs`), reading (`read.rs`), the policy (`decide.rs`),
+//! here, and passes admission (`admit.rs`), reading (`reading.rs`), the policy (`decide.rs`),
 //! running (`run.rs`) and finishing (`finish.rs`), each private to this folder. An adapter
 //! builds a call and hands it here; it cannot reach admission.
 
 use crate::call::confirm_api::Approver;
-use crate::confirm::{Decision, PendingCheck};
+use crate::confirm::PendingCheck;
+use crate::outcome::Decision;
 use serde_json::Value;
 
 use crate::audit::Governed;
@@ -348,9 +349,9 @@ mod decide;
 // Finishing, the one exit: prefix, wire format, the outcome recorded, provenance.
 mod finish;
 // Reading: the arguments, from a value or their text, to the tool's outcome.
-mod read;
+mod reading;
 // Running: a started call's body, settled, guarded or left to run off the runtime.
 mod run;
 
-pub(in crate::call) use decide::{POLICY_CODES, Policing};
+pub(in crate::call) use decide::{POLICY_CODES, Policing, Ruled};
 pub(crate) use run::{Deferred, Started};
