@@ -128,7 +128,9 @@ fn a_governed_write_has_an_intent_and_an_outcome_paired_with_the_reply_by_call_i
     assert_eq!(intent["kind"], "intent");
     assert!(intent.get("outcome").is_none() && intent.get("duration_ms").is_none(), "{intent}");
     assert_eq!(outcome["kind"], "outcome");
-    assert_eq!(outcome["outcome"], json!({"status": "ok"}));
+    // What the approved delete was given, and what it produced.
+    assert_eq!(intent["arguments"], json!({"note_id": 1}), "{intent}");
+    assert_eq!(outcome["outcome"], json!({"status": "ok", "data": {"deleted": {"id": 1, "title": "Plan"}}}));
     assert!(outcome["duration_ms"].is_u64());
     assert_eq!(
         provenance,
@@ -188,7 +190,7 @@ fn an_outcome_not_written_is_still_attempted_and_reported() {
     let attempts = sink.attempts();
     let last = attempts.last().unwrap();
     assert_eq!((last["kind"].as_str(), last["call_id"].as_str()), (Some("outcome"), Some(cx.call_id())));
-    assert_eq!(last["outcome"], json!({"status": "ok"}));
+    assert_eq!(last["outcome"], json!({"status": "ok", "data": {"deleted": {"id": 1, "title": "Gone soon"}}}));
     assert_eq!(sink.records().last().unwrap()["kind"], "intent");
 }
 
@@ -285,7 +287,10 @@ fn a_replay_is_recorded_as_one_and_warned() {
     assert!(again.warning().unwrap().starts_with("Answered from the call at 20"), "{}", again.to_json());
     assert_eq!(again.provenance().unwrap()["replay"], true);
     let last = sink.records().pop().unwrap();
-    assert_eq!((last["replay"].clone(), last["outcome"].clone()), (json!(true), json!({"status": "ok"})));
+    assert_eq!(
+        (last["replay"].clone(), last["outcome"].clone()),
+        (json!(true), json!({"status": "ok", "data": first.data().unwrap()}))
+    );
 }
 
 #[test]
@@ -293,7 +298,8 @@ fn a_json_lines_file_gets_one_line_per_record() {
     let path = std::env::temp_dir().join(format!("envelope-audit-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let file = envelope_core::call::audit::JsonLinesFile::open(&path).unwrap();
-    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(Arc::new(file)));
+    // Hash-only records: what the call was given is kept as its hash alone.
+    let toolbox = Toolbox::new().with(purge::tool()).with_audit(Audit::new(Arc::new(file)).hash_only());
     let cx = Context::new(Caller::new("bob"));
     block_on(async {
         for _ in 0..3 {
@@ -304,7 +310,8 @@ fn a_json_lines_file_gets_one_line_per_record() {
     let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 6, "{text}");
     assert!(lines.iter().all(|l| l["caller"] == "bob" && l["tool"] == "purge"));
-    assert!(!text.contains("\"all\""), "an argument's value in the trail: {text}");
+    assert!(!text.contains("\"all\""), "an argument's value in a hash-only trail: {text}");
+    assert!(lines.iter().all(|l| l["arguments_sha256"].is_string() && l.get("arguments").is_none()), "{text}");
     let _ = std::fs::remove_file(&path);
 }
 
@@ -536,4 +543,42 @@ fn an_audit_outage_is_retried_with_backoff_and_the_same_keyed_call_then_runs_onc
     let replayed = block_on(toolbox.call("charge", Some(&args))).unwrap();
     assert!(replayed.warning().is_some_and(|w| w.starts_with("Answered from the call at")), "{}", replayed.to_json());
     assert_eq!(CHARGES.load(std::sync::atomic::Ordering::SeqCst), 1, "the charge ran other than once");
+}
+
+/// What happened, in the record: the outcome of a governed write names what it was given (its
+/// validated arguments, a secret parameter left out) and what it produced (its `data`), and a
+/// secret is in no record; an answer past the data limit is kept as its hash and size.
+#[test]
+fn an_outcome_record_says_what_was_given_and_produced_and_never_a_secret() {
+    let sink = Kept::new(Fails::Never);
+    let toolbox = audited(Arc::new(examples::NoteStore::default()), &sink);
+    let cx = alice();
+    let created = call_in(&toolbox, &cx, "create_note", json!({"title": "Plan", "tags": ["q3"]}));
+    let id = created.data().unwrap()["id"].clone();
+    let record = sink.records().pop().unwrap();
+    assert_eq!(record["kind"], "outcome");
+    assert_eq!(record["arguments"], json!({"title": "Plan", "tags": ["q3"], "pinned": false}), "{record}");
+    assert_eq!(record["outcome"]["status"], "ok");
+    assert_eq!(record["outcome"]["data"]["id"], id, "{record}");
+    assert_eq!(record["outcome"]["data"]["title"], "Plan");
+
+    let secret = "sk-abcdefghijklmnop1234";
+    let set = call_in(&toolbox, &cx, "set_threshold", json!({"ratio": 0.25, "api_key": secret}));
+    assert_eq!(set.status(), Status::Ok, "{}", set.to_json());
+    let record = sink.records().pop().unwrap();
+    assert_eq!(record["arguments"], json!({"ratio": 0.25}), "{record}");
+    assert_eq!(record["outcome"]["data"], json!({"ratio": 0.25}));
+    for r in sink.attempts() {
+        assert!(!r.to_string().contains("abcdefghijklmnop"), "a secret in a record: {r}");
+    }
+
+    // Past the data limit: the answer's hash and size, not the answer.
+    let sink = Kept::new(Fails::Never);
+    let small = examples::toolbox_over(Arc::new(examples::NoteStore::default()))
+        .with_audit(Audit::new(sink.clone()).with_data_limit(16));
+    let created = block_on(small.call_in(&cx, "create_note", Some(&json!({"title": "A longer title"})))).unwrap();
+    let outcome = &sink.records().pop().unwrap()["outcome"];
+    assert!(outcome.get("data").is_none(), "{outcome}");
+    assert_eq!(outcome["data_bytes"], serde_json::to_string(created.data().unwrap()).unwrap().len(), "{outcome}");
+    assert_eq!(outcome["data_sha256"].as_str().map(str::len), Some(64), "{outcome}");
 }

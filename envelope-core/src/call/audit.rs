@@ -98,6 +98,9 @@ pub struct AuditRecord {
     pub tenant: Option<String>,
     /// SHA-256 (hex) of the canonical validated arguments; absent when they were not read.
     pub arguments_sha256: Option<String>,
+    /// The validated arguments, every `secret` parameter left out (as a reply leaves it out);
+    /// absent when they were not read, or under [`Audit::hash_only`].
+    pub arguments: Option<Value>,
     /// The outcome as the envelope says it; absent on an intent.
     pub outcome: Option<Value>,
     /// The `pending_action_id` whose approval ran the call.
@@ -134,6 +137,9 @@ impl Serialize for AuditRecord {
         if let Some(v) = &self.arguments_sha256 {
             m.serialize_entry("arguments_sha256", v)?;
         }
+        if let Some(v) = &self.arguments {
+            m.serialize_entry("arguments", v)?;
+        }
         if let Some(v) = &self.outcome {
             m.serialize_entry("outcome", v)?;
         }
@@ -164,12 +170,22 @@ pub struct Audit {
     sink: Arc<dyn AuditSink>,
     timeout: Duration,
     intent_tier: u8,
+    /// Records keep only the arguments' hash, no arguments and no answer.
+    hash_only: bool,
+    /// The most bytes of an answer's `data` (as JSON) an outcome record keeps whole.
+    data_limit: usize,
 }
 
 impl Audit {
     /// Records through `sink`.
     pub fn new(sink: Arc<dyn AuditSink>) -> Self {
-        Audit { sink, timeout: Duration::from_secs(1), intent_tier: 3 }
+        Audit {
+            sink,
+            timeout: Duration::from_secs(1),
+            intent_tier: 3,
+            hash_only: false,
+            data_limit: DEFAULT_DATA_LIMIT,
+        }
     }
 
     /// A write not answered within `timeout` (at least 1 ms) counts as failed. The timeout
@@ -192,6 +208,24 @@ impl Audit {
     /// The tier from which an intent record is written.
     pub fn intent_from_tier(&self) -> u8 {
         self.intent_tier
+    }
+
+    /// Records that keep what a call was given and what it produced only as hashes: the
+    /// `arguments_sha256`, no `arguments`, no `data`. For data that must not be kept in the
+    /// trail (how long a sink keeps records is the sink's business).
+    #[must_use]
+    pub fn hash_only(mut self) -> Self {
+        self.hash_only = true;
+        self
+    }
+
+    /// The most bytes of an `ok` answer's `data`, serialized as JSON, that an outcome record
+    /// keeps whole (default 4,096): a larger answer is recorded as `data_sha256` (SHA-256 of its
+    /// canonical JSON, RFC 8785) and `data_bytes`.
+    #[must_use]
+    pub fn with_data_limit(mut self, bytes: usize) -> Self {
+        self.data_limit = bytes;
+        self
     }
 
     /// One write of the sink: a sink that panics (making its future or polling it) has
@@ -339,10 +373,8 @@ pub(crate) fn unavailable(tool: &str) -> Envelope {
         .into()
 }
 
-/// The SHA-256 of the canonical validated arguments, `secret` parameters left out.
-pub(crate) fn arguments_sha256(params: &[crate::spec::ParamSpec], args: &Map<String, Value>) -> String {
-    crate::digest::sha256_hex(&crate::digest::canonical(&crate::args::public_args(params, args)))
-}
+/// How many bytes of an answer's `data` an outcome record keeps whole by default.
+pub const DEFAULT_DATA_LIMIT: usize = 4096;
 
 /// What a toolbox does around each call, beyond running it: the audit, `provenance`, the
 /// warning of a memory store on replicas. Shared by a toolbox's clones.
@@ -379,6 +411,8 @@ struct State {
     tool: String,
     tier: u8,
     arguments: Option<String>,
+    /// The validated arguments, `secret` parameters left out (not under `hash_only`).
+    public_arguments: Option<Value>,
     approval: Option<String>,
     replay: bool,
     intent: bool,
@@ -420,8 +454,11 @@ impl Governed {
 
     /// The arguments as read (validated), for the records.
     pub(crate) fn read(&self, spec: &ToolSpec, args: &Map<String, Value>) {
-        if self.0.audit.is_some() {
-            self.state().arguments = Some(arguments_sha256(&spec.params, args));
+        if let Some(audit) = &self.0.audit {
+            let public = crate::args::public_args(&spec.params, args);
+            let mut s = self.state();
+            s.arguments = Some(crate::digest::sha256_hex(&crate::digest::canonical(&public)));
+            s.public_arguments = (!audit.hash_only).then_some(public);
         }
     }
 
@@ -562,10 +599,11 @@ impl Governed {
             caller: caller.subject().map(str::to_owned),
             tenant: caller.tenant().map(str::to_owned),
             arguments_sha256: s.arguments.clone(),
+            arguments: s.public_arguments.clone(),
             outcome: match (kind, envelope) {
                 (RecordKind::Intent, _) => None,
                 (RecordKind::Attempt, _) => Some(serde_json::json!({"status": "refused", "reason": "hidden"})),
-                (RecordKind::Outcome, Some(e)) => Some(outcome_of(e)),
+                (RecordKind::Outcome, Some(e)) => Some(outcome_of(e, self.0.audit.as_ref())),
                 (RecordKind::Outcome, None) => Some(serde_json::json!({"status": "cancelled"})),
             },
             approval: s.approval.clone(),
@@ -595,6 +633,7 @@ impl Drop for Call {
             caller: self.cx.caller().subject().map(str::to_owned),
             tenant: self.cx.caller().tenant().map(str::to_owned),
             arguments_sha256: s.arguments.clone(),
+            arguments: s.public_arguments.clone(),
             outcome: Some(serde_json::json!({"status": "cancelled"})),
             approval: s.approval.clone(),
             replay: false,
@@ -619,12 +658,24 @@ fn spawn_write(audit: Audit, record: AuditRecord) {
     let _ = audit;
 }
 
-/// The outcome as the envelope says it.
-fn outcome_of(e: &Envelope) -> Value {
+/// The outcome as the envelope says it: its status, and what a served call produced (its
+/// `data`, whole up to the audit's data limit, else its hash and size; nothing under
+/// `hash_only`), or the code of one that was not.
+fn outcome_of(e: &Envelope, audit: Option<&Audit>) -> Value {
     let mut o = Map::new();
     o.insert("status".into(), e.status().as_str().into());
     match e.status() {
-        Status::Ok => {}
+        Status::Ok => {
+            if let (Some(audit), Some(data)) = (audit.filter(|a| !a.hash_only), e.data()) {
+                let text = serde_json::to_string(data).unwrap_or_default();
+                if text.len() <= audit.data_limit {
+                    o.insert("data".into(), data.clone());
+                } else {
+                    o.insert("data_sha256".into(), crate::digest::sha256_hex(&crate::digest::canonical(data)).into());
+                    o.insert("data_bytes".into(), text.len().into());
+                }
+            }
+        }
         Status::NeedsConfirmation => {
             if let Some(c) = e.confirmation() {
                 o.insert("pending_action_id".into(), c.pending_action_id().into());

@@ -214,7 +214,7 @@ impl Toolbox {
     /// feature `http`, a `warn` event `hidden tool called` with the surface, the tool, the
     /// call id and the caller's key).
     ///
-    /// Every call is made on the surface: [`Context::surface`] is its name over the servers
+    /// Every call is made on the surface: [`Context::surface`](crate::Context::surface) is its name over the servers
     /// (`McpServer`, `HttpTools`), and a caller without the surface's scopes, or without a
     /// tenant where the surface needs one, is refused `FORBIDDEN` before any argument is read.
     /// Its tools list `FORBIDDEN` among their codes when the surface has scopes or needs a

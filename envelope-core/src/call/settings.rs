@@ -16,7 +16,7 @@ use crate::wire::WireFormat;
 impl Toolbox {
     /// Asks `policy` about every call of this toolbox's tools (all but `confirm_action`), after
     /// the arguments are read and validated and before the body runs: allow, deny
-    /// (`FORBIDDEN`), block (`T4_BLOCKED`), or queue for approval (see [`Verdict`]). A policy
+    /// (`FORBIDDEN`), block (`T4_BLOCKED`), or queue for approval (see [`Verdict`](crate::call::policy::Verdict)). A policy
     /// that errors or answers later than the timeout ([`with_policy_timeout`](Self::with_policy_timeout),
     /// 1 second by default) runs nothing: `POLICY_UNAVAILABLE` (503, retry with backoff). Every
     /// tool then lists `FORBIDDEN`, `T4_BLOCKED`, `CONFIRMATION_REQUIRED` and
@@ -24,7 +24,7 @@ impl Toolbox {
     /// [`without_queue`](Self::without_queue)). See [`Policy`].
     ///
     /// Under a policy the arguments object is built for every call (the one-pass reading of
-    /// [`Tool::call_json`] does not build it).
+    /// [`Tool::call_json`](crate::Tool::call_json) does not build it).
     #[must_use]
     pub fn with_policy(mut self, policy: impl Policy) -> Self {
         self.policing.policy = Some(Arc::new(policy));
@@ -179,7 +179,9 @@ impl Toolbox {
     }
 
     /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
-    /// call, and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
+    /// call (the validated arguments without secret parameters, and what the call produced:
+    /// its `data`, bounded, or its code; [`Audit::hash_only`](crate::audit::Audit::hash_only)
+    /// keeps hashes alone), and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
     /// an intent record before its body runs; when the intent cannot be written the body does
     /// not run and the call answers `AUDIT_UNAVAILABLE` (listed in those tools' `error_codes`).
     ///
@@ -210,7 +212,8 @@ impl Toolbox {
     /// let records = kept.0.lock().unwrap();
     /// let kinds: Vec<String> = records.iter().map(|r| r.to_json()).collect();
     /// assert!(kinds[0].starts_with(r#"{"kind":"intent","call_id":"call_"#), "{kinds:?}");
-    /// assert_eq!(records[1].outcome, Some(serde_json::json!({"status": "ok"})));
+    /// // What it produced: its answer (`data`, whole up to the audit's data limit).
+    /// assert_eq!(records[1].outcome, Some(serde_json::json!({"status": "ok", "data": 0})));
     /// assert_eq!(records[0].call_id, records[1].call_id);
     /// # });
     /// ```

@@ -37,14 +37,14 @@ where
 }
 
 /// The tools of a state type: what `#[tools]` on its impl block generates. Register them with
-/// [`Toolbox::with_state`].
+/// [`Toolbox::with_state`](crate::Toolbox::with_state).
 pub trait ToolSet: Send + Sync + 'static {
     /// One tool per `#[tool]` method, each holding a clone of `state`.
     fn tools(state: Arc<Self>) -> Vec<Tool>;
 }
 
 /// One declared tool: what `#[tool]` generated for a function. Get it with
-/// `<function name>::tool()` and register it in a [`Toolbox`].
+/// `<function name>::tool()` and register it in a [`Toolbox`](crate::Toolbox).
 #[derive(Clone)]
 pub struct Tool {
     pub(in crate::call) spec: ToolSpec,
@@ -114,7 +114,7 @@ impl Tool {
     /// multi-thread runtime, the requests on that worker. A body that blocks for 1.5 s stalls
     /// them 1.5 s; `#[tool(timeout_ms)]` cannot answer before it ends, and a dropped connection
     /// cannot stop it. An `async fn` tool is unaffected (it runs on the worker anyway); so is
-    /// [`Tool::call`] and [`Toolbox::call_json`], which run a sync body where they are called.
+    /// [`Tool::call`] and [`Toolbox::call_json`](crate::Toolbox::call_json), which run a sync body where they are called.
     #[must_use]
     pub fn inline_body(mut self) -> Self {
         self.inline = true;
@@ -138,8 +138,8 @@ impl Tool {
 
     /// The `outputSchema`: the envelope's shape, with `data` as declared by
     /// `#[tool(output_schema = path)]` (any JSON otherwise) and `error_code` one of the tool's
-    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`]); in the wire format of the
-    /// toolbox the tool is registered in ([`Toolbox::with_wire_format`]).
+    /// codes, each with `prefix` (see [`Toolbox::with_code_prefix`](crate::Toolbox::with_code_prefix)); in the wire format of the
+    /// toolbox the tool is registered in ([`Toolbox::with_wire_format`](crate::Toolbox::with_wire_format)).
     pub fn output_schema(&self, prefix: Option<&str>) -> Map<String, Value> {
         crate::schema::output_schema(&self.spec, prefix.unwrap_or(""), self.format)
     }

@@ -291,7 +291,7 @@ impl Toolbox {
     /// [`confirm`](Self::confirm); a dropped one answers `{"done": false, "reason": R}` with R
     /// `rejected`, `declined` or `cancelled`.
     ///
-    /// Decided by [`Caller::anonymous`]; [`decide_in`](Self::decide_in) decides as a caller.
+    /// Decided by [`Caller::anonymous`](crate::Caller::anonymous); [`decide_in`](Self::decide_in) decides as a caller.
     pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
         let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
         let cx = Context::anonymous();
