@@ -62,7 +62,13 @@ pub trait ToolSet: Send + Sync + 'static {
 pub struct Tool {
     spec: ToolSpec,
     call: DynCall,
+    /// The full `inputSchema` (cross-parameter rules as a top-level `allOf`).
     schema: Map<String, Value>,
+    /// The description with the cross-parameter rules stated, for the portable `inputSchema`;
+    /// `None` for a tool without such a rule.
+    described: Option<Arc<str>>,
+    /// Whether the full `inputSchema` is served ([`Toolbox::with_full_input_schema`]).
+    full_schema: bool,
     format: WireFormat,
     sync_body: bool,
     /// Whether the servers run the sync body inline, on the async worker ([`Tool::inline_body`]).
@@ -93,10 +99,12 @@ impl Tool {
 
     fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
+        let described = schema::described(&spec).map(Arc::from);
         let walkable = !spec.needs_confirmation
             && !spec.idempotency_key
             && spec.params.iter().all(|p| p.requires.is_empty() && p.excludes.is_empty());
-        Tool { spec, call, schema, format: WireFormat::Envelope, sync_body: false, inline: false, walkable }
+        let format = WireFormat::Envelope;
+        Tool { spec, call, schema, described, full_schema: false, format, sync_body: false, inline: false, walkable }
     }
 
     /// Marks the tool's body as a plain (not `async`) function: `#[tool]` calls this.
@@ -144,9 +152,15 @@ impl Tool {
         self.spec.title
     }
 
-    /// The description, from the function's doc comment.
+    /// The description, from the function's doc comment; with the portable `inputSchema` (the
+    /// default), followed by one sentence per cross-parameter rule (`requires`, `excludes`) that
+    /// the schema leaves out: `When dimension is "hour", data_state must be "HOURLY_ALL".`, `When
+    /// since is sent, until must be sent too.`, `id and name cannot both be sent.`
     pub fn description(&self) -> &str {
-        self.spec.description
+        match &self.described {
+            Some(d) if !self.full_schema => d,
+            _ => self.spec.description,
+        }
     }
 
     /// The `outputSchema`: the envelope's shape, with `data` as declared by
@@ -183,8 +197,15 @@ impl Tool {
     /// The `inputSchema` (JSON Schema 2020-12): `{"type": "object", "properties": {...},
     /// "required": [...], "additionalProperties": false}`, each property with `type`,
     /// `description`, `minimum`/`maximum` (or the exclusive keywords), `enum`, `default`.
+    ///
+    /// Portable by default: no `allOf`, `anyOf` or `oneOf` at the top level, since MCP clients
+    /// forward a tool's `inputSchema` to their model API as it is and Anthropic's refuses those
+    /// there (one such tool fails every request of the client). A cross-parameter rule is then
+    /// stated in the [`description`](Self::description) and refused at run time as ever. In a
+    /// toolbox [`with_full_input_schema`](Toolbox::with_full_input_schema), the rules are also in
+    /// the schema, as a top-level `allOf` of `if`/`then` and `not`.
     pub fn input_schema(&self) -> Map<String, Value> {
-        self.schema.clone()
+        if self.full_schema || self.described.is_none() { self.schema.clone() } else { schema::portable(&self.schema) }
     }
 
     /// Calls the tool with `arguments` (`None`: not sent, read as `{}`).
@@ -767,6 +788,8 @@ pub struct Toolbox {
     /// Whether the last tool is the `confirm_action` this toolbox added.
     confirm_action: bool,
     format: WireFormat,
+    /// Whether the tools serve their full `inputSchema` ([`Toolbox::with_full_input_schema`]).
+    full_schema: bool,
     /// The surface this toolbox is served on ([`Toolbox::on`]), if any.
     surface: Option<Arc<Surface>>,
     /// Every tool registered with [`Toolbox::with`], as registered (`tools` is what the
@@ -868,6 +891,7 @@ impl Toolbox {
             crate::spec::add_codes(&mut tool.spec.error_codes, &POLICY_CODES);
         }
         tool.format = self.format;
+        tool.full_schema = self.full_schema;
         if self.guard.rate_limit.is_some() {
             tool.spec.declare_rate_limited();
         }
@@ -1128,6 +1152,20 @@ impl Toolbox {
         self.format = format;
         for tool in &mut self.tools {
             tool.format = format;
+        }
+        self
+    }
+
+    /// Serves every tool's full `inputSchema`: cross-parameter rules (`requires`, `excludes`) as a
+    /// top-level `allOf` of `if`/`then` and `not`, and the description as declared (see
+    /// [`Tool::input_schema`]). For clients that validate arguments with the schema and never
+    /// forward it to a model API: Anthropic's refuses such a schema, and an MCP client that
+    /// forwards it fails every request it makes, not only this tool's calls.
+    #[must_use]
+    pub fn with_full_input_schema(mut self) -> Self {
+        self.full_schema = true;
+        for tool in &mut self.tools {
+            tool.full_schema = true;
         }
         self
     }
