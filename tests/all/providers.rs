@@ -1787,3 +1787,165 @@ async fn a_call_answered_in_a_context_is_made_by_its_caller() {
     assert_eq!(granted.envelope().to_value()["data"], 3, "{}", granted.envelope().to_json());
     assert_eq!(granted.message()["is_error"], false);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The providers' limits, checked when an export is built.
+
+mod limits {
+    use envelope_core::__private010::{Input, Outcome, Tool};
+    use envelope_core::providers::{Export, ExportError, Limit, Provider};
+    use envelope_core::spec::{ObjectSpec, ParamSpec, ToolSpec, Ty};
+    use envelope_core::{Toolbox, tool};
+    use serde_json::json;
+
+    fn unanswered<'a>(_: &'a ToolSpec, _: Input<'_>) -> Outcome<'a> {
+        envelope_core::__private010::no_preview()
+    }
+
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+
+    /// A tool of `params`, named `name`.
+    fn tool_of(name: &str, params: Vec<ParamSpec>) -> Tool {
+        Tool::__new(ToolSpec::new(leak(name.to_owned()), "A generated tool.", params, vec![]), unanswered)
+    }
+
+    fn string(name: String) -> ParamSpec {
+        ParamSpec::new(leak(name), "", Ty::String, false)
+    }
+
+    fn err(e: Export, tool: &Tool) -> ExportError {
+        e.tool(tool).expect_err("past a limit")
+    }
+
+    /// A tool with a name MCP allows (`.`) is served over MCP and exported for Gemini; OpenAI
+    /// and Anthropic refuse it, naming the character.
+    #[test]
+    fn a_dotted_name_is_refused_by_openai_and_anthropic_only() {
+        /// Queries the database.
+        #[tool(name = "db.query")]
+        fn db_query(#[validate(range = 1..=10)] n: u32) -> u32 {
+            n
+        }
+        let toolbox = Toolbox::new().with(db_query::tool());
+        let tool = toolbox.get("db.query").unwrap();
+        let served = crate::block_on(toolbox.call("db.query", Some(&json!({"n": 2})))).unwrap().to_value();
+        assert_eq!(served["status"], "ok");
+        assert_eq!(Export::new(Provider::Gemini).tool(tool).unwrap()["name"], "db.query");
+        for e in [Export::new(Provider::OpenAiChat), Export::new(Provider::OpenAiResponses).non_strict()] {
+            let error = err(e, tool);
+            assert_eq!((error.tool(), error.limit(), error.figure()), ("db.query", Limit::NameCharacters, 2));
+            assert_eq!(
+                error.to_string(),
+                "db.query: OpenAI allows a tool name of A-Z, a-z, 0-9, _ and - only; this one has '.' at character 2."
+            );
+        }
+        let error = err(Export::new(Provider::Anthropic), tool);
+        assert_eq!(error.provider(), Provider::Anthropic);
+        assert_eq!(error.limit(), Limit::NameCharacters);
+        // The whole toolbox's export answers the first tool past a limit.
+        assert_eq!(Export::new(Provider::Anthropic).tools(&toolbox).unwrap_err(), error);
+    }
+
+    #[test]
+    fn a_name_over_64_characters_is_refused_by_every_provider() {
+        let name = format!("t{}", "x".repeat(64));
+        let tool = tool_of(&name, vec![string("a".into())]);
+        for e in [Export::new(Provider::OpenAiChat), Export::new(Provider::Anthropic), Export::new(Provider::Gemini)] {
+            let error = err(e, &tool);
+            assert_eq!((error.limit(), error.figure(), error.limit().max()), (Limit::NameLength, 65, 64));
+        }
+        assert_eq!(
+            err(Export::new(Provider::Gemini).json_schema(), &tool).to_string(),
+            format!("{name}: Gemini allows a tool name of at most 64 characters; this one has 65.")
+        );
+        // 64 is within.
+        assert!(Export::new(Provider::OpenAiChat).tool(&tool_of(&"x".repeat(64), vec![])).is_ok());
+    }
+
+    #[test]
+    fn a_gemini_name_starts_with_a_letter_or_underscore() {
+        let tool = tool_of("3d.render", vec![string("a".into())]);
+        let error = err(Export::new(Provider::Gemini), &tool);
+        assert_eq!((error.limit(), error.figure()), (Limit::NameCharacters, 0));
+        assert!(error.to_string().contains("starting with a letter or _"), "{error}");
+        assert!(Export::new(Provider::Gemini).tool(&tool_of("_3d.render:v2", vec![string("a".into())])).is_ok());
+    }
+
+    #[test]
+    fn more_than_5000_properties_are_refused_in_openai_strict_mode() {
+        let within = tool_of("wide", (0..5000).map(|i| string(format!("p{i}"))).collect());
+        assert!(Export::new(Provider::OpenAiChat).tool(&within).is_ok());
+        let past = tool_of("wide", (0..5001).map(|i| string(format!("p{i}"))).collect());
+        let error = err(Export::new(Provider::OpenAiChat), &past);
+        assert_eq!((error.tool(), error.limit(), error.figure()), ("wide", Limit::Properties, 5001));
+        assert_eq!(
+            error.to_string(),
+            "wide: OpenAI allows at most 5000 properties in a strict schema; this one has 5001."
+        );
+        // Not a limit of the other forms.
+        for e in [
+            Export::new(Provider::OpenAiChat).non_strict(),
+            Export::new(Provider::Anthropic),
+            Export::new(Provider::Gemini),
+        ] {
+            assert!(e.tool(&past).is_ok(), "{e:?}");
+        }
+    }
+
+    /// An object nested `levels` deep (the parameters object is the first level).
+    fn nested(levels: usize) -> Tool {
+        let mut ty = Ty::String;
+        for i in (1..levels).rev() {
+            let object: &'static ObjectSpec = Box::leak(Box::new(ObjectSpec::new(
+                leak(format!("Level{i}")),
+                vec![ParamSpec::new("inner", "", ty, true)],
+            )));
+            ty = Ty::Object(object);
+        }
+        tool_of("deep", vec![ParamSpec::new("inner", "", ty, true)])
+    }
+
+    #[test]
+    fn objects_nested_more_than_10_levels_are_refused_in_openai_strict_mode() {
+        assert!(Export::new(Provider::OpenAiResponses).tool(&nested(10)).is_ok());
+        let error = err(Export::new(Provider::OpenAiResponses), &nested(11));
+        assert_eq!((error.limit(), error.figure()), (Limit::Nesting, 11));
+        assert_eq!(
+            error.to_string(),
+            "deep: OpenAI allows objects nested at most 10 levels deep in a strict schema; this one nests 11."
+        );
+    }
+
+    /// A parameter whose values are one of `n` names.
+    fn choices(name: &str, n: usize, len: usize) -> ParamSpec {
+        let names: Vec<&'static str> = (0..n).map(|i| leak(format!("{i:0len$}"))).collect();
+        ParamSpec::new(leak(name.to_owned()), "", Ty::Enum(Box::leak(names.into_boxed_slice())), true)
+    }
+
+    #[test]
+    fn more_than_1000_enum_values_are_refused_in_openai_strict_mode() {
+        let within = tool_of("picky", vec![choices("a", 600, 4), choices("b", 400, 4)]);
+        assert!(Export::new(Provider::OpenAiChat).tool(&within).is_ok());
+        let past = tool_of("picky", vec![choices("a", 600, 4), choices("b", 401, 4)]);
+        let error = err(Export::new(Provider::OpenAiChat), &past);
+        assert_eq!((error.limit(), error.figure()), (Limit::EnumValues, 1001));
+        assert_eq!(
+            error.to_string(),
+            "picky: OpenAI allows at most 1000 enum values in a strict schema; this one has 1001."
+        );
+    }
+
+    #[test]
+    fn more_than_120000_characters_of_names_and_values_are_refused_in_openai_strict_mode() {
+        // 4 enums of 250 values of 120 characters: 1,000 values, 120,000 characters, and the
+        // 4 one-letter property names past it.
+        let params: Vec<ParamSpec> = ["a", "b", "c", "d"].iter().map(|n| choices(n, 250, 120)).collect();
+        let error = err(Export::new(Provider::OpenAiChat), &tool_of("verbose", params));
+        assert_eq!((error.limit(), error.figure()), (Limit::Characters, 120_004));
+        assert!(error.to_string().starts_with("verbose: OpenAI allows at most 120000 characters"), "{error}");
+        let params: Vec<ParamSpec> = ["a", "b", "c", "d"].iter().map(|n| choices(n, 250, 119)).collect();
+        assert!(Export::new(Provider::OpenAiChat).tool(&tool_of("verbose", params)).is_ok());
+    }
+}

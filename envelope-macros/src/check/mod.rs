@@ -97,12 +97,17 @@ pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {
     let name = raw.args.name.as_ref().map_or_else(|| sig.ident.to_string(), syn::LitStr::value);
     if let Some(why) = mcp_tool_name(&name) {
         let message = format!(
-            "`{name}` is not an MCP tool name: {why}; a tool name is 1 to 128 characters from A-Z, a-z, 0-9, \
-             `_`, `-` and `.` (SEP-986): name it with `#[tool(name = \"...\")]`"
+            "{name:?} is not an MCP tool name: {why}; a tool name is 1 to 128 characters from A-Z, a-z, 0-9, \
+             `_`, `-` and `.` (SEP-986)"
         );
         match &raw.args.name {
             Some(lit) => errors.push(Error::custom(message).with_span(lit)),
-            None => errors.push(Error::custom(message).with_span(&sig.ident)),
+            None => errors.push(
+                Error::custom(format!(
+                    "{message}: rename the function, or name the tool with `#[tool(name = \"...\")]`"
+                ))
+                .with_span(&sig.ident),
+            ),
         }
     }
     Tool {
