@@ -12,7 +12,7 @@ use super::Provider;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Limit {
-    /// A function name of at most 64 characters (OpenAI, Anthropic, Gemini).
+    /// A function name of 1 to 64 characters (OpenAI, Anthropic), 1 to 128 (Gemini).
     NameLength,
     /// A function name of `A-Z`, `a-z`, `0-9`, `_`, `-` (OpenAI, Anthropic); for Gemini also
     /// `.` and `:`, and a letter or `_` first.
@@ -30,10 +30,11 @@ pub enum Limit {
 }
 
 impl Limit {
-    /// The most the limit allows: a count of characters, properties, levels or values (for
+    /// The most `provider` allows: a count of characters, properties, levels or values (for
     /// [`NameCharacters`](Self::NameCharacters), 0: no character outside the set).
-    pub const fn max(self) -> usize {
+    pub const fn max(self, provider: Provider) -> usize {
         match self {
+            Limit::NameLength if matches!(provider, Provider::Gemini) => 128,
             Limit::NameLength => 64,
             Limit::NameCharacters => 0,
             Limit::Properties => 5_000,
@@ -74,7 +75,12 @@ impl ExportError {
         self.limit
     }
 
-    /// The tool's figure against [`Limit::max`]: characters of the name, properties, levels,
+    /// The most the limit allows ([`Limit::max`] for the provider).
+    pub fn max(&self) -> usize {
+        self.limit.max(self.provider)
+    }
+
+    /// The tool's figure against [`max`](Self::max): characters of the name, properties, levels,
     /// enum values, characters of names and values; for [`Limit::NameCharacters`], the
     /// position (in characters, from 0) of the first character outside the set.
     pub fn figure(&self) -> usize {
@@ -89,10 +95,10 @@ impl fmt::Display for ExportError {
             Provider::Anthropic => "Anthropic",
             Provider::Gemini => "Gemini",
         };
-        let (tool, n, max) = (&self.tool, self.figure, self.limit.max());
+        let (tool, n, max) = (&self.tool, self.figure, self.max());
         match self.limit {
             Limit::NameLength => {
-                write!(f, "{tool}: {who} allows a tool name of at most {max} characters; this one has {n}.")
+                write!(f, "{tool}: {who} allows a tool name of 1 to {max} characters; this one has {n}.")
             }
             Limit::NameCharacters => {
                 let allowed = if self.provider == Provider::Gemini {
@@ -124,13 +130,16 @@ impl fmt::Display for ExportError {
 
 impl std::error::Error for ExportError {}
 
-/// `name` against `provider`'s rule for a tool name.
+/// `name` against `provider`'s rule for a tool name (OpenAI: "a-z, A-Z, 0-9, or contain
+/// underscores and dashes, with a maximum length of 64"; Anthropic the same; Gemini: "must start
+/// with a letter or an underscore ... a-z, A-Z, 0-9, or contain underscores, dots, colons and
+/// dashes, with a maximum length of 128").
 pub(crate) fn name(provider: Provider, name: &str) -> Result<(), ExportError> {
     let error = |limit, figure, character| ExportError { tool: name.to_owned(), provider, limit, figure, character };
     let gemini = provider == Provider::Gemini;
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (gemini && (c == '.' || c == ':'));
     let chars = name.chars().count();
-    if chars > Limit::NameLength.max() {
+    if chars == 0 || chars > Limit::NameLength.max(provider) {
         return Err(error(Limit::NameLength, chars, None));
     }
     if let Some((at, c)) = name.chars().enumerate().find(|(_, c)| !allowed(*c)) {
@@ -138,9 +147,6 @@ pub(crate) fn name(provider: Provider, name: &str) -> Result<(), ExportError> {
     }
     if gemini && let Some(c) = name.chars().next().filter(|c| !(c.is_ascii_alphabetic() || *c == '_')) {
         return Err(error(Limit::NameCharacters, 0, Some(c)));
-    }
-    if chars == 0 {
-        return Err(error(Limit::NameLength, 0, None));
     }
     Ok(())
 }
@@ -201,7 +207,7 @@ pub(crate) fn openai_strict(provider: Provider, tool: &str, parameters: &Value) 
         (Limit::EnumValues, t.enum_values),
         (Limit::Characters, t.chars),
     ] {
-        if figure > limit.max() {
+        if figure > limit.max(provider) {
             return Err(error(limit, figure));
         }
     }

@@ -86,7 +86,7 @@ impl Export {
     ///
     /// # Errors
     /// An [`ExportError`] naming the tool, the [`Limit`] and its figure when the tool is past
-    /// one of the provider's documented limits: a name of more than 64 characters, or with a
+    /// one of the provider's documented limits: a name of more than 64 characters (Gemini: 128), or with a
     /// character its API refuses (MCP allows `.`, which OpenAI and Anthropic do not); in OpenAI's
     /// strict mode, more than 5,000 properties, objects nested more than 10 levels, more than
     /// 1,000 enum values, or more than 120,000 characters of property names and enum values.
