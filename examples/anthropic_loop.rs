@@ -1,7 +1,9 @@
 //! One turn of an agent loop against the Anthropic Messages API, without the network: the tool
-//! definitions it would send, the model's reply (recorded below: one valid and one invalid
-//! `tool_use`), and the user message of `tool_result` blocks it would append before asking the
-//! model again (`is_error: true` on the refused one, whose content says what to change).
+//! definitions it would send (strict tool use, `"strict": true`, with `tool_choice` `auto`: the
+//! newest models refuse a forced tool choice with strict tools), the model's reply (recorded
+//! below: one valid and one invalid `tool_use`), and the user message of `tool_result` blocks it
+//! would append before asking the model again (`is_error: true` on the refused one, whose
+//! content says what to change).
 //!
 //! `cargo run --example anthropic_loop`.
 
@@ -31,8 +33,10 @@ pub const REPLY: &str = r#"{
 
 /// One turn: what is sent, what came back, what is appended.
 pub struct Turn {
-    /// The `tools` of the request.
+    /// The `tools` of the request (strict).
     pub tools: Vec<Value>,
+    /// The `tool_choice` of the request: `{"type": "auto"}`.
+    pub tool_choice: Value,
     /// The model's reply.
     pub reply: Value,
     /// The message to append after the reply: `{"role": "user", "content": [tool_result, ...]}`.
@@ -41,17 +45,19 @@ pub struct Turn {
 
 /// Runs one turn against the recorded reply.
 pub async fn turn(toolbox: &Toolbox) -> Turn {
-    let tools = Export::new(Provider::Anthropic).tools(toolbox);
+    let tools =
+        Export::new(Provider::Anthropic).tools(toolbox).expect("the example tools are within Anthropic's limits");
     let reply: Value = serde_json::from_str(REPLY).expect("the recorded reply is JSON");
     let results = providers::answer_reply(toolbox, Provider::Anthropic, &reply).await;
-    Turn { tools, reply, results }
+    Turn { tools, tool_choice: json!({"type": "auto"}), reply, results }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let turn = turn(&tools::toolbox()).await;
     let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("plain JSON");
-    println!("# request: the tools (with the model, the messages)\n{}", pretty(&json!({"tools": turn.tools})));
+    let request = json!({"tools": turn.tools, "tool_choice": turn.tool_choice});
+    println!("# request: the tools and tool_choice (with the model, the messages)\n{}", pretty(&request));
     println!("# the model's reply (recorded)\n{}", pretty(&turn.reply));
     println!("# appended to the messages, then the model is asked again\n{}", pretty(&Value::Array(turn.results)));
 }

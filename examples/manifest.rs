@@ -4,8 +4,10 @@
 //!
 //! With `--provider NAME`, prints instead the tools' definitions for that model API, as one JSON
 //! array, as its API takes them (`envelope_core::providers`): `openai` (Chat Completions,
-//! strict), `openai-responses`, `anthropic`, `gemini` (the `functionDeclarations` array). Add
-//! `--non-strict` for OpenAI's `"strict": false` definitions.
+//! strict), `openai-responses`, `anthropic` (strict), `gemini` (the `functionDeclarations`
+//! array, with `parameters`), `gemini-json-schema` (the same with `parametersJsonSchema`). Add
+//! `--non-strict` for OpenAI's `"strict": false` definitions and Anthropic's without `strict`.
+//! A tool past one of the provider's limits is named on stderr (exit status 1).
 //!
 //! Run it with `cargo run --example manifest` or `cargo run --example manifest -- --provider
 //! gemini`.
@@ -20,7 +22,13 @@ fn main() {
     let toolbox = tools::with_context_tools(tools::toolbox());
     let value = match provider(&args) {
         Ok(None) => serde_json::to_value(toolbox.manifest()).expect("a manifest is plain JSON"),
-        Ok(Some(export)) => serde_json::Value::Array(export.tools(&toolbox)),
+        Ok(Some(export)) => match export.tools(&toolbox) {
+            Ok(tools) => serde_json::Value::Array(tools),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        },
         Err(message) => {
             eprintln!("{message}");
             std::process::exit(2);
@@ -32,7 +40,7 @@ fn main() {
 
 /// The export the arguments ask for (`None`: the manifest), or the sentence for a bad argument.
 fn provider(args: &[String]) -> Result<Option<Export>, String> {
-    let names = Provider::ALL.map(Provider::name).join(", ");
+    let names = format!("{}, gemini-json-schema", Provider::ALL.map(Provider::name).join(", "));
     let mut export = None;
     let mut strict = true;
     let mut args = args.iter();
@@ -50,6 +58,10 @@ fn provider(args: &[String]) -> Result<Option<Export>, String> {
                 }
             },
         };
+        if value.eq_ignore_ascii_case("gemini-json-schema") {
+            export = Some(Export::new(Provider::Gemini).json_schema());
+            continue;
+        }
         let p = Provider::from_name(value).ok_or_else(|| format!("unknown provider {value:?}; accepted: {names}"))?;
         export = Some(Export::new(p));
     }

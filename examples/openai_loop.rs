@@ -67,7 +67,7 @@ pub struct Turn {
 
 /// Runs one turn against the recorded reply of `provider` (`OpenAiChat` or `OpenAiResponses`).
 pub async fn turn(toolbox: &Toolbox, provider: Provider) -> Turn {
-    let tools = Export::new(provider).tools(toolbox);
+    let tools = Export::new(provider).tools(toolbox).expect("the example tools are within OpenAI's limits");
     let recorded = if provider == Provider::OpenAiResponses { RESPONSES_REPLY } else { CHAT_REPLY };
     let reply: Value = serde_json::from_str(recorded).expect("the recorded reply is JSON");
     let results = providers::answer_reply(toolbox, provider, &reply).await;

@@ -7,9 +7,74 @@ use crate::code::Status;
 use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
 use crate::wire::WireFormat;
 
-/// JSON Schema 2020-12 for a tool's arguments object.
+/// JSON Schema 2020-12 for a tool's arguments object, in full: its cross-parameter rules
+/// (`requires`, `excludes`) as a top-level `allOf` of `if`/`then` and `not` (the form
+/// `Toolbox::with_full_input_schema` serves).
 pub(crate) fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     object_schema(&spec.params)
+}
+
+/// The portable `inputSchema` of a tool whose full one is `full`: the same without its top-level
+/// `allOf`, so that an MCP client may forward it to any model API as it is (Anthropic's refuses
+/// `allOf`, `anyOf` and `oneOf` at the top level, OpenAI's all three and `enum`, `const`, `not`).
+/// A nested object keeps its own `allOf`: below the top, JSON Schema is every provider's. The
+/// rules it held are stated in the tool's description ([`described`]) and enforced at run time
+/// all the same.
+pub(crate) fn portable(full: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = full.clone();
+    m.remove("allOf");
+    m
+}
+
+/// The description of a tool with a cross-parameter rule: its own, then one sentence per rule
+/// (`When dimension is "hour", data_state must be "HOURLY_ALL".`); `None` for a tool without
+/// one (its description is its own).
+pub(crate) fn described(spec: &ToolSpec) -> Option<String> {
+    let rules = rule_sentences(&spec.params);
+    (!rules.is_empty()).then(|| with_sentences(spec.description, &rules))
+}
+
+/// `requires` and `excludes` of `params`, one sentence each: `When dimension is "hour",
+/// data_state must be "HOURLY_ALL".`, `When since is sent, until must be sent too.`, `id and
+/// name cannot both be sent.`
+pub(crate) fn rule_sentences(params: &[ParamSpec]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in params {
+        for r in &p.requires {
+            let when = match &r.when {
+                Some(w) => format!("When {} is {w}", p.name),
+                None => format!("When {} is sent", p.name),
+            };
+            let then: Vec<String> = r
+                .then
+                .iter()
+                .map(|(name, want)| match want {
+                    Some(v) => format!("{name} must be {v}"),
+                    None => format!("{name} must be sent too"),
+                })
+                .collect();
+            out.push(format!("{when}, {}.", then.join(" and ")));
+        }
+        for other in &p.excludes {
+            out.push(format!("{} and {other} cannot both be sent.", p.name));
+        }
+    }
+    out
+}
+
+/// `description` followed by `sentences`, each after a full stop.
+pub(crate) fn with_sentences(description: &str, sentences: &[String]) -> String {
+    let mut s = description.trim_end().to_owned();
+    for n in sentences {
+        if !s.is_empty() {
+            if !s.ends_with(['.', '!', '?']) {
+                s.push('.');
+            }
+            s.push(' ');
+        }
+        s.push_str(n);
+    }
+    s
 }
 
 /// An object of named parameters (a tool's arguments, or a `#[derive(Object)]` value).
@@ -34,7 +99,7 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
         s.insert("required".into(), Value::Array(required));
     }
     s.insert("additionalProperties".into(), json!(false));
-    let all_of = cross_rules(params);
+    let all_of = cross_rule_schemas(params);
     if !all_of.is_empty() {
         s.insert("allOf".into(), Value::Array(all_of));
     }
@@ -44,7 +109,7 @@ fn object_schema(params: &[ParamSpec]) -> Map<String, Value> {
 /// `requires` and `excludes` as JSON Schema: each an `if`/`then` (or a `not`) in `allOf`.
 /// A parameter whose default meets the condition needs no `required`: the reader uses the
 /// default when it is absent, and the schema must accept the same.
-fn cross_rules(params: &[ParamSpec]) -> Vec<Value> {
+fn cross_rule_schemas(params: &[ParamSpec]) -> Vec<Value> {
     let mut out = Vec::new();
     for p in params {
         for r in &p.requires {

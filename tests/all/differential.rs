@@ -21,8 +21,14 @@
 //!   Every such disagreement is checked to be explained by it: with those `null` members left
 //!   out, the schema accepts the arguments.
 //!
-//! The cross-field rule of `search_analytics` is in the schema (`allOf` of `if`/`then`), so it
-//! gets no exception here: a refusal of a combination the schema accepts is a disagreement.
+//! Both forms of the `inputSchema` are held to the runtime:
+//!
+//! - Full (`Toolbox::with_full_input_schema`): the cross-field rule of `search_analytics` is in
+//!   the schema (a top-level `allOf` of `if`/`then`), so it gets no exception: a refusal of a
+//!   combination the schema accepts is a disagreement.
+//! - Portable (the default): no top-level `allOf`; the rule is stated in the tool's description.
+//!   The one further exemption: the tool refuses a combination the portable schema accepts, the
+//!   full schema refuses it too, and the description states a rule naming the refused parameter.
 //!
 //! Known disagreements that are bugs of the library (see `KnownBug`) are allowed by the main
 //! tests, counted, and pinned by `#[ignore]`d tests that run the same property with no
@@ -231,11 +237,12 @@ fn example_schemas_are_valid_json_schema_2020_12() {
     assert!(jsonschema::draft202012::meta::validate(&json!({"type": "whole number"})).is_err());
 }
 
-/// The cross-field rule of search_analytics is in its schema, so the differential test
-/// holds it to the schema with no exception.
+/// The cross-field rule of search_analytics is in its full schema, so the differential test
+/// holds it to that schema with no exception.
 #[test]
 fn search_analytics_schema_carries_the_cross_field_rule() {
-    let schema = Value::Object(tools::toolbox().get("search_analytics").unwrap().input_schema());
+    let full = tools::toolbox().with_full_input_schema();
+    let schema = Value::Object(full.get("search_analytics").unwrap().input_schema());
     let all_of = schema["allOf"].as_array().expect("allOf");
     assert!(all_of.iter().all(|r| r.get("if").is_some() && r.get("then").is_some()), "{schema:#}");
     let v = jsonschema::draft202012::new(&schema).unwrap();
@@ -244,6 +251,36 @@ fn search_analytics_schema_carries_the_cross_field_rule() {
     assert!(!v.is_valid(&json!({"dimension": "hour", "data_state": "ALL"})));
     assert!(!v.is_valid(&json!({"dimension": "query", "data_state": "HOURLY_ALL"})));
     assert!(v.is_valid(&json!({"dimension": "query"})));
+}
+
+/// The portable inputSchema of search_analytics (the default) has no top-level combinator; its
+/// description states the rule, and the tool still refuses what breaks it.
+#[test]
+fn search_analytics_portable_schema_states_the_rule_and_the_tool_holds_it() {
+    let toolbox = tools::toolbox();
+    let tool = toolbox.get("search_analytics").unwrap();
+    let schema = Value::Object(tool.input_schema());
+    for k in ["allOf", "anyOf", "oneOf"] {
+        assert!(schema.get(k).is_none(), "{k} at the top: {schema:#}");
+    }
+    assert_eq!(
+        tool.description(),
+        "Reports search clicks by one dimension. Hour rows exist only with data_state HOURLY_ALL. When dimension is \
+         \"hour\", data_state must be \"HOURLY_ALL\". When data_state is \"HOURLY_ALL\", dimension must be \"hour\"."
+    );
+    let v = jsonschema::draft202012::new(&schema).unwrap();
+    for (args, parameter) in [
+        (json!({"dimension": "hour"}), "data_state"),
+        (json!({"dimension": "hour", "data_state": "ALL"}), "data_state"),
+        (json!({"dimension": "query", "data_state": "HOURLY_ALL"}), "dimension"),
+    ] {
+        assert!(v.is_valid(&args), "{args}");
+        let env = block_on(toolbox.call("search_analytics", Some(&args))).unwrap().to_value();
+        assert_eq!((env["status"].as_str(), env["hints"]["parameter"].as_str()), (Some("invalid"), Some(parameter)));
+    }
+    let ok =
+        block_on(toolbox.call("search_analytics", Some(&json!({"dimension": "hour", "data_state": "HOURLY_ALL"}))));
+    assert_eq!(ok.unwrap().to_value()["status"], "ok");
 }
 
 /// The twins below must be the example tools with `strict` on: same parameters, rules and
@@ -692,6 +729,9 @@ enum Verdict {
     /// The documented exemption: `null` for a parameter that is not required, read as absent
     /// by the tool, outside the plain `type` of the schema.
     NullIsAbsent,
+    /// Portable schema: the tool refuses a combination for a cross-field rule that the full
+    /// schema holds and the description states.
+    RuleStated,
     /// An allowed known bug.
     Known(KnownBug),
 }
@@ -702,17 +742,44 @@ struct Harness {
     schema: jsonschema::Validator,
     lax: bool,
     allow_known: bool,
+    /// Portable form: the full schema's validator, and the sentences the description adds.
+    portable: Option<(jsonschema::Validator, String)>,
 }
 
 impl Harness {
+    /// The full `inputSchema` held to the runtime.
     fn new(toolbox: Toolbox, name: &str, allow_known: bool) -> Self {
+        Harness::of(toolbox.with_full_input_schema(), name, allow_known, false)
+    }
+
+    /// `portable`: the default (portable) `inputSchema` of `toolbox`, else its full one.
+    fn of(toolbox: Toolbox, name: &str, allow_known: bool, portable: bool) -> Self {
+        let full = toolbox.clone().with_full_input_schema();
+        let toolbox = if portable { toolbox } else { full.clone() };
         let tool = toolbox.get(name).unwrap().clone();
         let lax = !tool.strict();
         let schema = jsonschema::draft202012::new(&Value::Object(tool.input_schema())).expect("a valid schema");
+        let portable = portable.then(|| {
+            let full_tool = full.get(name).unwrap();
+            let validator =
+                jsonschema::draft202012::new(&Value::Object(full_tool.input_schema())).expect("a valid schema");
+            let added = tool.description().strip_prefix(full_tool.description()).unwrap_or("").to_owned();
+            (validator, added)
+        });
         // The property is about reading arguments: records kept for no time, so a random
         // idempotency_key drawn twice is never replayed or refused as reused.
         let toolbox = toolbox.with_idempotency_ttl(std::time::Duration::ZERO);
-        Harness { toolbox, tool, schema, lax, allow_known }
+        Harness { toolbox, tool, schema, lax, allow_known, portable }
+    }
+
+    /// Portable form: the tool refused `args` (its envelope `env`) for a rule the full schema
+    /// holds and the description states (names the refused parameter in a sentence it adds).
+    fn rule_stated(&self, args: &Value, env: &Value) -> bool {
+        let Some((full, added)) = &self.portable else { return false };
+        let parameter = env["hints"]["parameter"].as_str().unwrap_or("");
+        let base = if self.lax { self.undo_coercions(args) } else { args.clone() };
+        let base = self.drop_null_optionals(&base);
+        !full.is_valid(&base) && !parameter.is_empty() && added.contains(&format!(" {parameter} "))
     }
 
     /// The tool's envelope for `args`, through the toolbox.
@@ -818,6 +885,9 @@ impl Harness {
                 }
             }
             (true, false) => {
+                if self.rule_stated(args, &self.call(args)) {
+                    return Ok(Verdict::RuleStated);
+                }
                 if !self.lax && self.allow_known {
                     let undone = self.whole_floats_as_integers(args);
                     if undone != *args && self.schema.is_valid(&undone) && self.runtime_ok(&undone)? {
@@ -853,10 +923,15 @@ fn run(h: &Harness, cases: u32) -> Result<BTreeMap<Verdict, u32>, String> {
     Ok(counts.into_inner())
 }
 
-/// The property for one example tool and mode, asserted.
+/// The property for one example tool and mode, asserted, on the full `inputSchema`.
 fn differential(name: &str, lax: bool, allow_known: bool) {
+    differential_of(name, lax, allow_known, false);
+}
+
+/// The property for one example tool, mode and form of the `inputSchema`, asserted.
+fn differential_of(name: &str, lax: bool, allow_known: bool, portable: bool) {
     let toolbox = if lax { tools::toolbox() } else { strict::toolbox() };
-    let h = Harness::new(toolbox, name, allow_known);
+    let h = Harness::of(toolbox, name, allow_known, portable);
     assert_eq!(h.lax, lax, "{name}");
     let counts = match run(&h, CASES) {
         Ok(c) => c,
@@ -872,6 +947,14 @@ fn differential(name: &str, lax: bool, allow_known: bool) {
     if lax {
         let n = counts.get(&Verdict::Coercion).copied().unwrap_or(0);
         assert!(n >= CASES / 200, "{name}: only {n} coerced cases in {total}: {counts:?}");
+    }
+    // The portable schema of a tool with a cross-field rule lets combinations through that the
+    // tool refuses, each for a rule its description states; the full one, none.
+    let stated = counts.get(&Verdict::RuleStated).copied().unwrap_or(0);
+    if portable && !h.tool.spec().params.iter().all(|p| p.requires.is_empty() && p.excludes.is_empty()) {
+        assert!(stated >= CASES / 200, "{name}: only {stated} cases refused for a stated rule: {counts:?}");
+    } else {
+        assert_eq!(stated, 0, "{name}: {counts:?}");
     }
 }
 
@@ -919,6 +1002,17 @@ macro_rules! differential_tests {
                 #[test]
                 fn $tool() {
                     super::differential(stringify!($tool), false, true);
+                }
+            )*
+        }
+        /// The portable inputSchema (the default), lax and strict: the verdicts agree but for
+        /// the documented exemptions and the cross-field rules the description states.
+        mod portable {
+            $(
+                #[test]
+                fn $tool() {
+                    super::differential_of(stringify!($tool), true, true, true);
+                    super::differential_of(stringify!($tool), false, true, true);
                 }
             )*
         }

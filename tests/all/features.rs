@@ -204,11 +204,24 @@ fn requires_and_excludes_name_the_parameter_to_change() {
         run(&tb, "window", json!({"since": "a", "until": "b", "last_hours": 3}))["message"],
         "since: \"a\" cannot be sent together with last_hours; accepted: since or last_hours, not both. Remove since or last_hours."
     );
-    let schema = Value::Object(tb.get("window").unwrap().input_schema());
+    // The portable inputSchema (the default): the rules in the description, none at the top.
+    let tool = tb.get("window").unwrap();
+    assert!(tool.input_schema().get("allOf").is_none());
+    assert!(
+        tool.description()
+            .ends_with(". When since is sent, until must be sent too. since and last_hours cannot both be sent."),
+        "{}",
+        tool.description()
+    );
+    // The full form keeps them in the schema, and the description as declared.
+    let full = tb.with_full_input_schema();
+    let tool = full.get("window").unwrap();
     assert_eq!(
-        schema["allOf"],
+        Value::Object(tool.input_schema())["allOf"],
         json!([{"if": {"required": ["since"]}, "then": {"required": ["until"]}}, {"not": {"required": ["since", "last_hours"]}}])
     );
+    assert!(!tool.description().contains("When since"), "{}", tool.description());
+    assert_eq!(run(&full, "window", json!({"since": "a"}))["status"], "invalid");
 }
 
 /// Wide integers.

@@ -158,18 +158,27 @@ mod generated {
     }
 }
 
-/// Each export under test: the four dialects (OpenAI's strict dialect through both of its APIs).
-const EXPORTS: [(Provider, bool); 5] = [
-    (Provider::OpenAiChat, true),
-    (Provider::OpenAiResponses, true),
-    (Provider::OpenAiChat, false),
-    (Provider::Anthropic, true),
-    (Provider::Gemini, true),
+/// Each export under test: the six dialects (OpenAI's strict dialect through both of its APIs):
+/// OpenAI strict and non-strict, Anthropic strict and non-strict, Gemini `parameters` and
+/// `parametersJsonSchema`.
+const EXPORTS: [Export; 7] = [
+    Export::new(Provider::OpenAiChat),
+    Export::new(Provider::OpenAiResponses),
+    Export::new(Provider::OpenAiChat).non_strict(),
+    Export::new(Provider::Anthropic),
+    Export::new(Provider::Anthropic).non_strict(),
+    Export::new(Provider::Gemini),
+    Export::new(Provider::Gemini).json_schema(),
 ];
 
 fn export(provider: Provider, strict: bool) -> Export {
     let e = Export::new(provider);
     if strict { e } else { e.non_strict() }
+}
+
+/// Gemini's `parametersJsonSchema` form.
+fn gemini_json() -> Export {
+    Export::new(Provider::Gemini).json_schema()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,9 +191,9 @@ fn plain_name(name: &str) -> bool {
 }
 
 /// Gemini's function names: "must start with a letter or an underscore. Must be a-z, A-Z, 0-9,
-/// or contain underscores, dots, colons and dashes, with a maximum length of 64".
+/// or contain underscores, dots, colons and dashes, with a maximum length of 128".
 fn gemini_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
+    (1..=128).contains(&name.len())
         && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
 }
@@ -418,17 +427,91 @@ fn openai_violations(def: &Value, api: Provider, strict: bool) -> Vec<String> {
     out
 }
 
+/// The keywords of Anthropic's strict mode (structured outputs, "JSON Schema limitations", as
+/// the `anthropic` SDK's `transform_schema` keeps them: everything else it moves into the
+/// description).
+const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "format",
+    "$ref",
+    "$defs",
+];
+const ANTHROPIC_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
+/// A schema of Anthropic's strict mode: its keywords only, a type (or a combinator, an `enum`,
+/// a `const`) on every node, `additionalProperties: false` on every object, scalar `enum`
+/// values, `minItems` 0 or 1, a supported `format`.
+fn anthropic_strict_node(s: &Value, at: &str, out: &mut Vec<String>) {
+    let Value::Object(m) = s else {
+        out.push(format!("{at}: a schema must be an object"));
+        return;
+    };
+    for k in keys_outside(m, ANTHROPIC_STRICT_KEYWORDS) {
+        out.push(format!("{at}: \"{k}\" is not supported in strict mode"));
+    }
+    if !["type", "anyOf", "allOf", "enum", "const", "$ref"].iter().any(|k| m.contains_key(*k)) {
+        out.push(format!("{at}: no type"));
+    }
+    if let Some(e) = m.get("enum")
+        && !e.as_array().is_some_and(|a| a.iter().all(|v| !v.is_object() && !v.is_array()))
+    {
+        out.push(format!("{at}: enum {e} holds a complex value"));
+    }
+    if let Some(n) = m.get("minItems")
+        && !matches!(n.as_u64(), Some(0 | 1))
+    {
+        out.push(format!("{at}: minItems {n} is not 0 or 1"));
+    }
+    if let Some(f) = m.get("format").and_then(Value::as_str)
+        && !ANTHROPIC_FORMATS.contains(&f)
+    {
+        out.push(format!("{at}: format {f:?} is not supported"));
+    }
+    if m.get("type") == Some(&json!("object")) {
+        if m.get("additionalProperties") != Some(&Value::Bool(false)) {
+            out.push(format!("{at}: additionalProperties is not false"));
+        }
+        for (name, p) in m.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            anthropic_strict_node(p, &format!("{at}.{name}"), out);
+        }
+    }
+    if let Some(items) = m.get("items") {
+        anthropic_strict_node(items, &format!("{at}[]"), out);
+    }
+    for k in ["anyOf", "allOf"] {
+        for (i, b) in m.get(k).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            anthropic_strict_node(b, &format!("{at}|{i}"), out);
+        }
+    }
+}
+
 /// Anthropic's rules for a tool: `name` (`^[a-zA-Z0-9_-]{1,64}$`), `description`,
 /// `input_schema` a JSON Schema of type object with no `oneOf`, `allOf` or `anyOf` at the top
-/// level (the API's `input_schema does not support oneOf, allOf, or anyOf at the top level`).
-fn anthropic_violations(def: &Value) -> Vec<String> {
+/// level (the API's `input_schema does not support oneOf, allOf, or anyOf at the top level`);
+/// strict (`"strict": true`), the subset of its structured outputs.
+fn anthropic_violations(def: &Value, strict: bool) -> Vec<String> {
     let mut out = Vec::new();
     let Value::Object(m) = def else { return vec!["the tool is not an object".into()] };
     out.extend(
-        keys_outside(m, &["name", "description", "input_schema", "cache_control", "type"])
+        keys_outside(m, &["name", "description", "input_schema", "cache_control", "type", "strict"])
             .iter()
             .map(|k| format!("unknown key {k}")),
     );
+    if strict != (m.get("strict") == Some(&json!(true))) {
+        out.push(format!("strict is not {strict}"));
+    }
     match m.get("name").and_then(Value::as_str) {
         Some(n) if plain_name(n) => {}
         other => out.push(format!("name {other:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$")),
@@ -447,6 +530,9 @@ fn anthropic_violations(def: &Value) -> Vec<String> {
     }
     if let Err(e) = jsonschema::draft202012::meta::validate(&Value::Object(s.clone())) {
         out.push(format!("input_schema is not valid JSON Schema: {e}"));
+    }
+    if strict {
+        anthropic_strict_node(&Value::Object(s.clone()), "input_schema", &mut out);
     }
     out
 }
@@ -574,21 +660,99 @@ fn gemini_violations(def: &Value) -> Vec<String> {
     out
 }
 
-fn violations(def: &Value, provider: Provider, strict: bool) -> Vec<String> {
-    match provider {
-        Provider::Anthropic => anthropic_violations(def),
+/// The fields of the `google-genai` SDK's `JSONSchema` type (what `parametersJsonSchema` holds;
+/// its models forbid any other field).
+const GEMINI_JSON_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "default",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "additionalProperties",
+    "anyOf",
+    "uniqueItems",
+    "$ref",
+    "$defs",
+    "oneOf",
+];
+
+fn gemini_json_node(s: &Value, at: &str, out: &mut Vec<String>) {
+    let Value::Object(m) = s else {
+        out.push(format!("{at}: a schema must be an object"));
+        return;
+    };
+    for k in keys_outside(m, GEMINI_JSON_FIELDS) {
+        out.push(format!("{at}: unknown field \"{k}\""));
+    }
+    for (name, p) in m.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        gemini_json_node(p, &format!("{at}.{name}"), out);
+    }
+    if let Some(items) = m.get("items") {
+        gemini_json_node(items, &format!("{at}[]"), out);
+    }
+    for k in ["anyOf", "oneOf"] {
+        for (i, b) in m.get(k).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            gemini_json_node(b, &format!("{at}|{i}"), out);
+        }
+    }
+}
+
+/// Gemini's rules for a declaration with `parametersJsonSchema`: its fields (never `parameters`
+/// beside it: the two are mutually exclusive), its name, the schema an object of the
+/// `JSONSchema` type's fields, valid JSON Schema.
+fn gemini_json_violations(def: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Value::Object(m) = def else { return vec!["the declaration is not an object".into()] };
+    out.extend(
+        keys_outside(m, &["name", "description", "parametersJsonSchema", "response", "behavior"])
+            .iter()
+            .map(|k| format!("unknown key {k}")),
+    );
+    match m.get("name").and_then(Value::as_str) {
+        Some(n) if gemini_name(n) => {}
+        other => out.push(format!("name {other:?} is not a Gemini function name")),
+    }
+    if let Some(p) = m.get("parametersJsonSchema") {
+        if p.get("type") != Some(&json!("object")) {
+            out.push("parametersJsonSchema is not of type object".into());
+        }
+        gemini_json_node(p, "parametersJsonSchema", &mut out);
+        if let Err(e) = jsonschema::draft202012::meta::validate(p) {
+            out.push(format!("parametersJsonSchema is not valid JSON Schema: {e}"));
+        }
+    }
+    out
+}
+
+fn violations(def: &Value, e: Export) -> Vec<String> {
+    match e.provider() {
+        Provider::Anthropic => anthropic_violations(def, e.is_strict()),
+        Provider::Gemini if e.is_json_schema() => gemini_json_violations(def),
         Provider::Gemini => gemini_violations(def),
-        api => openai_violations(def, api, strict),
+        api => openai_violations(def, api, e.is_strict()),
     }
 }
 
 fn assert_no_violations(toolbox: &Toolbox, what: &str) {
-    for (provider, strict) in EXPORTS {
-        let defs = export(provider, strict).tools(toolbox);
+    for e in EXPORTS {
+        let defs = e.tools(toolbox).expect("within the limits");
         assert_eq!(defs.len(), toolbox.tools().len());
         for (def, tool) in defs.iter().zip(toolbox.tools()) {
-            let v = violations(def, provider, strict);
-            assert!(v.is_empty(), "{what}: {} for {provider:?} (strict {strict}): {v:#?}\n{def:#}", tool.name());
+            let v = violations(def, e);
+            assert!(v.is_empty(), "{what}: {} for {e:?}: {v:#?}\n{def:#}", tool.name());
         }
     }
 }
@@ -628,10 +792,40 @@ fn checkers_catch_the_reported_failures() {
     let openai = json!({"type": "function", "function": {"name": "f", "parameters": all_of, "strict": false}});
     assert!(openai_violations(&openai, Provider::OpenAiChat, false).iter().any(|x| x.contains("\"allOf\" at the top")));
     let anthropic = json!({"name": "f", "input_schema": all_of});
-    assert!(anthropic_violations(&anthropic).iter().any(|x| x.contains("\"allOf\" at the top")));
+    assert!(anthropic_violations(&anthropic, false).iter().any(|x| x.contains("\"allOf\" at the top")));
     assert!(
-        anthropic_violations(&json!({"name": "get weather", "input_schema": {"type": "object"}}))[0].contains("name")
+        anthropic_violations(&json!({"name": "get weather", "input_schema": {"type": "object"}}), false)[0]
+            .contains("name")
     );
+    // Anthropic strict: numeric and length bounds, a missing additionalProperties, a pattern,
+    // minItems past 1, a value with no type (the SDK's transform raises on it), no strict key.
+    let bad = json!({"name": "f", "strict": true, "input_schema": {"type": "object",
+        "properties": {"a": {"type": "integer", "minimum": 1}, "b": {"type": "string", "maxLength": 3, "pattern": "^x$"},
+                       "c": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                       "d": {"description": "any"},
+                       "e": {"type": "object", "properties": {"x": {"type": "string"}}}},
+        "additionalProperties": false}});
+    let v = anthropic_violations(&bad, true);
+    for needle in [
+        "\"minimum\"",
+        "\"maxLength\"",
+        "\"pattern\"",
+        "minItems 2",
+        "input_schema.d: no type",
+        "input_schema.e: additionalProperties",
+    ] {
+        assert!(v.iter().any(|x| x.contains(needle)), "{needle} not caught: {v:#?}");
+    }
+    let unmarked = json!({"name": "f", "input_schema": {"type": "object", "additionalProperties": false}});
+    assert!(anthropic_violations(&unmarked, true).iter().any(|x| x.contains("strict is not true")));
+    // Gemini parametersJsonSchema: a field its JSONSchema type lacks, `parameters` beside it.
+    let bad = json!({"name": "f", "parameters": {"type": "object"}, "parametersJsonSchema": {"type": "object",
+        "properties": {"a": {"type": "integer", "exclusiveMinimum": 0}, "b": {"const": "x"}},
+        "allOf": [{"if": {"required": ["a"]}, "then": {"required": ["b"]}}]}});
+    let v = gemini_json_violations(&bad);
+    for needle in ["unknown key parameters", "\"exclusiveMinimum\"", "\"const\"", "\"allOf\""] {
+        assert!(v.iter().any(|x| x.contains(needle)), "{needle} not caught: {v:#?}");
+    }
     // Gemini: additionalProperties, $schema, $ref, const, a type list, an integer enum.
     let bad = json!({"name": "f", "parameters": {"$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object", "additionalProperties": false,
@@ -656,6 +850,7 @@ fn checkers_catch_the_reported_failures() {
 fn parameters(def: &Value, provider: Provider) -> &Value {
     match provider {
         Provider::OpenAiChat => &def["function"]["parameters"],
+        Provider::Gemini if def.get("parametersJsonSchema").is_some() => &def["parametersJsonSchema"],
         Provider::OpenAiResponses | Provider::Gemini => &def["parameters"],
         _ => &def["input_schema"],
     }
@@ -667,7 +862,7 @@ fn description(def: &Value, provider: Provider) -> &str {
 }
 
 fn definition(toolbox: &Toolbox, provider: Provider, strict: bool, name: &str) -> Value {
-    export(provider, strict).tool(toolbox.get(name).expect("a tool of the toolbox"))
+    export(provider, strict).tool(toolbox.get(name).expect("a tool of the toolbox")).expect("within the limits")
 }
 
 #[test]
@@ -754,31 +949,149 @@ fn gemini_states_what_it_drops() {
     assert_eq!(nothing, json!({"name": "nothing", "description": "Takes nothing."}));
 }
 
+/// Anthropic and OpenAI without strict mode take JSON Schema but a top-level combinator: their
+/// definition is the portable MCP form itself, schema and description, whichever form the
+/// toolbox serves over MCP.
 #[test]
-fn anthropic_and_openai_non_strict_keep_the_input_schema_but_its_top_level_all_of() {
+fn anthropic_and_openai_non_strict_are_the_portable_input_schema() {
     for toolbox in [tools::toolbox(), generated::toolbox()] {
+        let full = toolbox.clone().with_full_input_schema();
         for tool in toolbox.tools() {
-            let mut base = tool.input_schema();
-            let had_all_of = base.remove("allOf").is_some();
-            for (provider, strict) in [(Provider::Anthropic, true), (Provider::OpenAiChat, false)] {
-                let def = export(provider, strict).tool(tool);
-                assert_eq!(parameters(&def, provider), &Value::Object(base.clone()), "{}", tool.name());
-                assert_eq!(description(&def, provider).len() > tool.description().len(), had_all_of, "{}", tool.name());
+            let base = Value::Object(tool.input_schema());
+            for provider in [Provider::Anthropic, Provider::OpenAiChat] {
+                let def = export(provider, false).tool(tool).expect("within the limits");
+                assert_eq!(parameters(&def, provider), &base, "{}", tool.name());
+                assert_eq!(description(&def, provider), tool.description(), "{}", tool.name());
+                let from_full = export(provider, false).tool(full.get(tool.name()).unwrap()).unwrap();
+                assert_eq!(from_full, def, "{}", tool.name());
             }
         }
     }
-    let search = definition(&tools::toolbox(), Provider::Anthropic, true, "search_analytics");
+    let search = definition(&tools::toolbox(), Provider::Anthropic, false, "search_analytics");
+    assert!(search.get("strict").is_none(), "{search:#}");
     assert_eq!(
         search["description"],
         "Reports search clicks by one dimension. Hour rows exist only with data_state HOURLY_ALL. When dimension is \
          \"hour\", data_state must be \"HOURLY_ALL\". When data_state is \"HOURLY_ALL\", dimension must be \"hour\"."
     );
     // Below the top, JSON Schema is theirs: a nested object keeps its cross rule.
-    let lists = definition(&generated::toolbox(), Provider::Anthropic, true, "lists");
+    let lists = definition(&generated::toolbox(), Provider::Anthropic, false, "lists");
     assert!(lists["input_schema"]["properties"]["window"]["allOf"].is_array());
     let openai = definition(&tools::toolbox(), Provider::OpenAiResponses, false, "get_top_queries");
     assert_eq!(openai["strict"], false);
     assert_eq!(openai["parameters"]["required"], json!(["hours_back", "group_by"]));
+}
+
+/// Anthropic strict: the bounds, lengths, patterns, defaults and item counts strict mode refuses
+/// move into the description, one sentence each; `additionalProperties: false` on every object;
+/// optional parameters stay out of `required`.
+#[test]
+fn anthropic_strict_states_what_it_drops() {
+    let toolbox = generated::toolbox();
+    let numbers = definition(&toolbox, Provider::Anthropic, true, "numbers");
+    assert_eq!(numbers["strict"], true);
+    let s = &numbers["input_schema"];
+    assert_eq!(s["additionalProperties"], false);
+    assert_eq!(s["required"], json!(["small", "signed", "ratio", "step"]));
+    let p = &s["properties"];
+    assert_eq!(p["small"], json!({"type": "integer", "description": "A small count. Must be from 1 to 200."}));
+    assert_eq!(p["signed"], json!({"type": "integer", "description": "Must be from -5 to 4."}));
+    assert_eq!(
+        p["ratio"],
+        json!({"type": "number", "description": "A share. Must be at least 0.0 and less than 1.0."})
+    );
+    assert_eq!(
+        p["step"],
+        json!({"type": "integer", "description": "A step. Must be a multiple of 5. Must be from 0 to 100."})
+    );
+    assert_eq!(p["level"], json!({"type": "integer", "description": "Left out, it is 3. Must be from 1 to 9."}));
+    assert_eq!(p["days"]["enum"], json!([1, 7, 30]));
+    let strings = definition(&toolbox, Provider::Anthropic, true, "strings");
+    let p = &strings["input_schema"]["properties"];
+    assert_eq!(
+        p["code"],
+        json!({"type": "string", "description": "A short code. Must be from 2 to 5 characters long."})
+    );
+    assert_eq!(
+        p["currency"],
+        json!({"type": "string", "description": "Must match the regular expression \"^[A-Z]{3}$\"."})
+    );
+    assert_eq!(p["url"], json!({"type": "string", "description": "Where to send it.", "format": "uri"}));
+    assert_eq!(
+        p["state"],
+        json!({"type": "string", "description": "Must be one of \"ALL\", \"HOURLY_ALL\", in any letter case. Left out, it is \"ALL\"."})
+    );
+    assert_eq!(
+        p["api_key"],
+        json!({"type": "string", "description": "Must match the regular expression \"^sk-[a-z]{4}$\"."})
+    );
+    let lists = definition(&toolbox, Provider::Anthropic, true, "lists");
+    let p = &lists["input_schema"]["properties"];
+    assert_eq!(
+        p["xs"],
+        json!({"type": "array", "description": "Counts. Must have at most 3 items.", "minItems": 1,
+               "items": {"type": "integer", "description": "Must be from 1 to 10."}})
+    );
+    assert_eq!(p["extra"], json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}));
+    // The nested object's cross rule in its own description; its keys closed.
+    let window = &p["window"];
+    assert_eq!(window["description"], "One window. When since is sent, until must be sent too.");
+    assert_eq!(window["additionalProperties"], false);
+    assert!(window.get("allOf").is_none());
+    let cross = definition(&toolbox, Provider::Anthropic, true, "cross");
+    assert_eq!(
+        cross["description"],
+        "Rules between parameters. When dimension is \"hour\", data_state must be \"HOURLY_ALL\". When since is sent, until \
+         must be sent too. id and name cannot both be sent."
+    );
+    // What the description states is still refused at run time.
+    block_on(async {
+        for (name, args, parameter) in [
+            ("numbers", json!({"small": 0, "signed": 0, "ratio": 0.5, "step": 5}), "small"),
+            ("strings", json!({"code": "x"}), "code"),
+            ("strings", json!({"code": "abc", "currency": "eur"}), "currency"),
+            ("lists", json!({"xs": [1, 2, 3, 4]}), "xs"),
+            ("cross", json!({"dimension": "hour"}), "data_state"),
+        ] {
+            let call = tool_call(Provider::Anthropic, name, &args);
+            let env = providers::answer(&toolbox, Provider::Anthropic, &call).await.envelope().to_value();
+            assert_eq!(env["hints"]["parameter"], parameter, "{name} {args}: {env}");
+        }
+    });
+}
+
+/// Gemini's `parametersJsonSchema`: JSON Schema as its `JSONSchema` type has it, beside (never
+/// with) `parameters`: `additionalProperties`, integer `enum`s and bounds kept; exclusive
+/// bounds, `multipleOf`, other formats and cross rules stated.
+#[test]
+fn gemini_json_schema_states_what_it_drops() {
+    let toolbox = generated::toolbox();
+    let get = |name: &str| gemini_json().tool(toolbox.get(name).unwrap()).expect("within the limits");
+    let numbers = get("numbers");
+    assert!(numbers.get("parameters").is_none());
+    let s = &numbers["parametersJsonSchema"];
+    assert_eq!(s["additionalProperties"], false);
+    assert_eq!(numbers["description"], "Numbers of every kind.");
+    let p = &s["properties"];
+    assert_eq!(
+        p["days"],
+        json!({"type": "integer", "description": "Days back.", "enum": [1, 7, 30], "minimum": 0, "maximum": 4294967295u32})
+    );
+    assert_eq!(p["ratio"], json!({"type": "number", "description": "A share. Must be less than 1.0.", "minimum": 0.0}));
+    assert_eq!(p["step"]["description"], "A step. Must be a multiple of 5.");
+    let strings = get("strings");
+    let p = &strings["parametersJsonSchema"]["properties"];
+    assert_eq!(p["day"], json!({"type": "string", "format": "date"}));
+    assert_eq!(p["url"]["description"], "Where to send it. Must be an absolute URI with a scheme.");
+    assert_eq!(p["code"], json!({"type": "string", "description": "A short code.", "minLength": 2, "maxLength": 5}));
+    let cross = get("cross");
+    assert!(cross["parametersJsonSchema"].get("allOf").is_none());
+    assert!(cross["description"].as_str().unwrap().ends_with("id and name cannot both be sent."));
+    let lists = get("lists");
+    let window = &lists["parametersJsonSchema"]["properties"]["window"];
+    assert_eq!(window["description"], "One window. When since is sent, until must be sent too.");
+    assert_eq!(window["additionalProperties"], false);
+    assert_eq!(get("nothing"), json!({"name": "nothing", "description": "Takes nothing."}));
 }
 
 #[test]
@@ -791,6 +1104,10 @@ fn provider_names_round_trip() {
     assert!(Export::new(Provider::OpenAiChat).is_strict());
     assert!(!Export::new(Provider::Gemini).is_strict());
     assert!(!Export::new(Provider::OpenAiChat).non_strict().is_strict());
+    assert!(Export::new(Provider::Anthropic).is_strict());
+    assert!(!Export::new(Provider::Anthropic).non_strict().is_strict());
+    assert!(gemini_json().is_json_schema() && !Export::new(Provider::Gemini).is_json_schema());
+    assert!(!Export::new(Provider::OpenAiChat).json_schema().is_json_schema());
     assert_eq!(
         providers::tools(&tools::toolbox(), Provider::Gemini),
         Export::new(Provider::Gemini).tools(&tools::toolbox())
@@ -992,7 +1309,7 @@ fn descriptions(s: &Value, out: &mut Vec<String>) {
 fn stated(tool: &Tool, def: &Value, provider: Provider, parameter: &str) -> bool {
     let base = Value::Object(tool.input_schema());
     let exported = parameters(def, provider);
-    let added = description(def, provider).strip_prefix(tool.description()).unwrap_or("");
+    let added = description(def, provider).strip_prefix(tool.spec().description).unwrap_or("");
     match (exported["properties"].get(parameter), base["properties"].get(parameter)) {
         (Some(e), Some(b)) => {
             let (mut ed, mut bd) = (Vec::new(), Vec::new());
@@ -1023,13 +1340,14 @@ const CASES: usize = 300;
 
 /// Runs the differential over every example and generated tool in one dialect; returns (served,
 /// refused for a stated rule).
-fn differential(providers: &[Provider], strict: bool) -> (usize, usize) {
+fn differential(exports: &[Export]) -> (usize, usize) {
+    let providers: Vec<Provider> = exports.iter().map(Export::provider).collect();
     let (examples, generated) = (tools::toolbox(), generated::toolbox());
     let mut runner = TestRunner::deterministic();
     let (mut served, mut stated_refusals) = (0, 0);
     for toolbox in [&examples, &generated] {
         for tool in toolbox.tools() {
-            let defs: Vec<Value> = providers.iter().map(|p| export(*p, strict).tool(tool)).collect();
+            let defs: Vec<Value> = exports.iter().map(|e| e.tool(tool).expect("within the limits")).collect();
             let schema = parameters(&defs[0], providers[0]).clone();
             // A declaration without parameters takes no arguments at all.
             let schema = if schema.is_null() {
@@ -1069,6 +1387,8 @@ fn differential(providers: &[Provider], strict: bool) -> (usize, usize) {
                     refused.extend(
                         hints["others"].as_array().into_iter().flatten().filter_map(|o| o["parameter"].as_str()),
                     );
+                    // `arguments`: the summary of problems left out of a long reply, not a parameter.
+                    refused.retain(|p| *p != "arguments" || tool.spec().params.iter().any(|x| x.name == "arguments"));
                     for parameter in refused {
                         assert!(
                             stated(tool, def, provider, parameter),
@@ -1087,26 +1407,38 @@ fn differential(providers: &[Provider], strict: bool) -> (usize, usize) {
 
 #[test]
 fn openai_strict_schema_accepts_only_what_is_served_or_stated() {
-    let (served, stated) = differential(&[Provider::OpenAiChat, Provider::OpenAiResponses], true);
+    let (served, stated) = differential(&[Export::new(Provider::OpenAiChat), Export::new(Provider::OpenAiResponses)]);
     assert!(served > 1000 && stated > 50, "served {served}, refused as stated {stated}");
 }
 
 #[test]
 fn openai_non_strict_schema_accepts_only_what_is_served_or_stated() {
-    let (served, stated) = differential(&[Provider::OpenAiChat], false);
+    let (served, stated) = differential(&[Export::new(Provider::OpenAiChat).non_strict()]);
     assert!(served > 1000 && stated > 10, "served {served}, refused as stated {stated}");
 }
 
 #[test]
-fn anthropic_schema_accepts_only_what_is_served_or_stated() {
-    let (served, stated) = differential(&[Provider::Anthropic], true);
+fn anthropic_strict_schema_accepts_only_what_is_served_or_stated() {
+    let (served, stated) = differential(&[Export::new(Provider::Anthropic)]);
+    assert!(served > 1000 && stated > 50, "served {served}, refused as stated {stated}");
+}
+
+#[test]
+fn anthropic_non_strict_schema_accepts_only_what_is_served_or_stated() {
+    let (served, stated) = differential(&[Export::new(Provider::Anthropic).non_strict()]);
     assert!(served > 1000 && stated > 10, "served {served}, refused as stated {stated}");
 }
 
 #[test]
 fn gemini_schema_accepts_only_what_is_served_or_stated() {
-    let (served, stated) = differential(&[Provider::Gemini], true);
+    let (served, stated) = differential(&[Export::new(Provider::Gemini)]);
     assert!(served > 1000 && stated > 50, "served {served}, refused as stated {stated}");
+}
+
+#[test]
+fn gemini_json_schema_accepts_only_what_is_served_or_stated() {
+    let (served, stated) = differential(&[gemini_json()]);
+    assert!(served > 1000 && stated > 10, "served {served}, refused as stated {stated}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1399,6 +1731,9 @@ fn openai_loop_answers_its_recorded_replies() {
 fn anthropic_loop_answers_its_recorded_reply() {
     let turn = block_on(anthropic_loop::turn(&tools::toolbox()));
     assert_eq!(turn.tools.len(), 7);
+    // Strict tools, with the tool choice the newest models take with them.
+    assert!(turn.tools.iter().all(|t| t["strict"] == true && t["input_schema"]["additionalProperties"] == false));
+    assert_eq!(turn.tool_choice, json!({"type": "auto"}));
     assert_eq!(turn.results.len(), 1, "one user message");
     let blocks = turn.results[0]["content"].as_array().unwrap();
     assert_eq!(turn.results[0]["role"], "user");
@@ -1409,8 +1744,17 @@ fn anthropic_loop_answers_its_recorded_reply() {
 
 #[test]
 fn gemini_loop_answers_its_recorded_reply() {
-    let turn = block_on(gemini_loop::turn(&tools::toolbox()));
-    assert_eq!(turn.tools[0]["functionDeclarations"].as_array().unwrap().len(), 7);
+    let json_form = block_on(gemini_loop::turn(&tools::toolbox(), true));
+    let declarations = json_form.tools[0]["functionDeclarations"].as_array().unwrap();
+    assert!(declarations.iter().all(|d| d.get("parameters").is_none()));
+    assert!(declarations.iter().filter(|d| d.get("parametersJsonSchema").is_some()).count() >= 6);
+    assert_eq!(json_form.tool_config, Some(json!({"functionCallingConfig": {"mode": "VALIDATED"}})));
+    let turn = block_on(gemini_loop::turn(&tools::toolbox(), false));
+    assert_eq!(turn.tool_config, None);
+    assert_eq!(json_form.results, turn.results);
+    let declarations = turn.tools[0]["functionDeclarations"].as_array().unwrap();
+    assert_eq!(declarations.len(), 7);
+    assert!(declarations.iter().all(|d| d.get("parametersJsonSchema").is_none()));
     let parts = turn.results[0]["parts"].as_array().unwrap();
     assert_eq!(parts[0]["functionResponse"]["id"], "fc-7a1e");
     assert_eq!(parts[0]["functionResponse"]["response"]["status"], "ok");
@@ -1442,4 +1786,171 @@ async fn a_call_answered_in_a_context_is_made_by_its_caller() {
     let granted = answer_in(&toolbox, &admin, Provider::Anthropic, &block).await;
     assert_eq!(granted.envelope().to_value()["data"], 3, "{}", granted.envelope().to_json());
     assert_eq!(granted.message()["is_error"], false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The providers' limits, checked when an export is built.
+
+mod limits {
+    use envelope_core::__private010::{Input, Outcome, Tool};
+    use envelope_core::providers::{Export, ExportError, Limit, Provider};
+    use envelope_core::spec::{ObjectSpec, ParamSpec, ToolSpec, Ty};
+    use envelope_core::{Toolbox, tool};
+    use serde_json::json;
+
+    fn unanswered<'a>(_: &'a ToolSpec, _: Input<'_>) -> Outcome<'a> {
+        envelope_core::__private010::no_preview()
+    }
+
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+
+    /// A tool of `params`, named `name`.
+    fn tool_of(name: &str, params: Vec<ParamSpec>) -> Tool {
+        Tool::__new(ToolSpec::new(leak(name.to_owned()), "A generated tool.", params, vec![]), unanswered)
+    }
+
+    fn string(name: String) -> ParamSpec {
+        ParamSpec::new(leak(name), "", Ty::String, false)
+    }
+
+    fn err(e: Export, tool: &Tool) -> ExportError {
+        e.tool(tool).expect_err("past a limit")
+    }
+
+    /// A tool with a name MCP allows (`.`) is served over MCP and exported for Gemini; OpenAI
+    /// and Anthropic refuse it, naming the character.
+    #[test]
+    fn a_dotted_name_is_refused_by_openai_and_anthropic_only() {
+        /// Queries the database.
+        #[tool(name = "db.query")]
+        fn db_query(#[validate(range = 1..=10)] n: u32) -> u32 {
+            n
+        }
+        let toolbox = Toolbox::new().with(db_query::tool());
+        let tool = toolbox.get("db.query").unwrap();
+        let served = crate::block_on(toolbox.call("db.query", Some(&json!({"n": 2})))).unwrap().to_value();
+        assert_eq!(served["status"], "ok");
+        assert_eq!(Export::new(Provider::Gemini).tool(tool).unwrap()["name"], "db.query");
+        for e in [Export::new(Provider::OpenAiChat), Export::new(Provider::OpenAiResponses).non_strict()] {
+            let error = err(e, tool);
+            assert_eq!((error.tool(), error.limit(), error.figure()), ("db.query", Limit::NameCharacters, 2));
+            assert_eq!(
+                error.to_string(),
+                "db.query: OpenAI allows a tool name of A-Z, a-z, 0-9, _ and - only; this one has '.' at character 2."
+            );
+        }
+        let error = err(Export::new(Provider::Anthropic), tool);
+        assert_eq!(error.provider(), Provider::Anthropic);
+        assert_eq!(error.limit(), Limit::NameCharacters);
+        // The whole toolbox's export answers the first tool past a limit.
+        assert_eq!(Export::new(Provider::Anthropic).tools(&toolbox).unwrap_err(), error);
+    }
+
+    #[test]
+    fn a_name_over_64_characters_is_refused_by_openai_and_anthropic_over_128_by_gemini() {
+        let name = format!("t{}", "x".repeat(64));
+        let tool = tool_of(&name, vec![string("a".into())]);
+        for e in [Export::new(Provider::OpenAiChat), Export::new(Provider::Anthropic).non_strict()] {
+            let error = err(e, &tool);
+            assert_eq!((error.limit(), error.figure(), error.max()), (Limit::NameLength, 65, 64));
+        }
+        assert_eq!(
+            err(Export::new(Provider::Anthropic), &tool).to_string(),
+            format!("{name}: Anthropic allows a tool name of 1 to 64 characters; this one has 65.")
+        );
+        // 64 is within; for Gemini, 128.
+        assert!(Export::new(Provider::OpenAiChat).tool(&tool_of(&"x".repeat(64), vec![])).is_ok());
+        assert!(Export::new(Provider::Gemini).tool(&tool).is_ok());
+        let long = tool_of(&"x".repeat(129), vec![]);
+        let error = err(Export::new(Provider::Gemini).json_schema(), &long);
+        assert_eq!((error.limit(), error.figure(), error.max()), (Limit::NameLength, 129, 128));
+        assert!(Export::new(Provider::Gemini).tool(&tool_of(&"x".repeat(128), vec![])).is_ok());
+    }
+
+    #[test]
+    fn a_gemini_name_starts_with_a_letter_or_underscore() {
+        let tool = tool_of("3d.render", vec![string("a".into())]);
+        let error = err(Export::new(Provider::Gemini), &tool);
+        assert_eq!((error.limit(), error.figure()), (Limit::NameCharacters, 0));
+        assert!(error.to_string().contains("starting with a letter or _"), "{error}");
+        assert!(Export::new(Provider::Gemini).tool(&tool_of("_3d.render:v2", vec![string("a".into())])).is_ok());
+    }
+
+    #[test]
+    fn more_than_5000_properties_are_refused_in_openai_strict_mode() {
+        let within = tool_of("wide", (0..5000).map(|i| string(format!("p{i}"))).collect());
+        assert!(Export::new(Provider::OpenAiChat).tool(&within).is_ok());
+        let past = tool_of("wide", (0..5001).map(|i| string(format!("p{i}"))).collect());
+        let error = err(Export::new(Provider::OpenAiChat), &past);
+        assert_eq!((error.tool(), error.limit(), error.figure()), ("wide", Limit::Properties, 5001));
+        assert_eq!(
+            error.to_string(),
+            "wide: OpenAI allows at most 5000 properties in a strict schema; this one has 5001."
+        );
+        // Not a limit of the other forms.
+        for e in [
+            Export::new(Provider::OpenAiChat).non_strict(),
+            Export::new(Provider::Anthropic),
+            Export::new(Provider::Gemini),
+        ] {
+            assert!(e.tool(&past).is_ok(), "{e:?}");
+        }
+    }
+
+    /// An object nested `levels` deep (the parameters object is the first level).
+    fn nested(levels: usize) -> Tool {
+        let mut ty = Ty::String;
+        for i in (1..levels).rev() {
+            let object: &'static ObjectSpec = Box::leak(Box::new(ObjectSpec::new(
+                leak(format!("Level{i}")),
+                vec![ParamSpec::new("inner", "", ty, true)],
+            )));
+            ty = Ty::Object(object);
+        }
+        tool_of("deep", vec![ParamSpec::new("inner", "", ty, true)])
+    }
+
+    #[test]
+    fn objects_nested_more_than_10_levels_are_refused_in_openai_strict_mode() {
+        assert!(Export::new(Provider::OpenAiResponses).tool(&nested(10)).is_ok());
+        let error = err(Export::new(Provider::OpenAiResponses), &nested(11));
+        assert_eq!((error.limit(), error.figure()), (Limit::Nesting, 11));
+        assert_eq!(
+            error.to_string(),
+            "deep: OpenAI allows objects nested at most 10 levels deep in a strict schema; this one nests 11."
+        );
+    }
+
+    /// A parameter whose values are one of `n` names.
+    fn choices(name: &str, n: usize, len: usize) -> ParamSpec {
+        let names: Vec<&'static str> = (0..n).map(|i| leak(format!("{i:0len$}"))).collect();
+        ParamSpec::new(leak(name.to_owned()), "", Ty::Enum(Box::leak(names.into_boxed_slice())), true)
+    }
+
+    #[test]
+    fn more_than_1000_enum_values_are_refused_in_openai_strict_mode() {
+        let within = tool_of("picky", vec![choices("a", 600, 4), choices("b", 400, 4)]);
+        assert!(Export::new(Provider::OpenAiChat).tool(&within).is_ok());
+        let past = tool_of("picky", vec![choices("a", 600, 4), choices("b", 401, 4)]);
+        let error = err(Export::new(Provider::OpenAiChat), &past);
+        assert_eq!((error.limit(), error.figure()), (Limit::EnumValues, 1001));
+        assert_eq!(
+            error.to_string(),
+            "picky: OpenAI allows at most 1000 enum values in a strict schema; this one has 1001."
+        );
+    }
+
+    #[test]
+    fn more_than_120000_characters_of_names_and_values_are_refused_in_openai_strict_mode() {
+        // 4 enums of 250 values of 120 characters: 1,000 values, 120,000 characters, and the
+        // 4 one-letter property names past it.
+        let params: Vec<ParamSpec> = ["a", "b", "c", "d"].iter().map(|n| choices(n, 250, 120)).collect();
+        let error = err(Export::new(Provider::OpenAiChat), &tool_of("verbose", params));
+        assert_eq!((error.limit(), error.figure()), (Limit::Characters, 120_004));
+        assert!(error.to_string().starts_with("verbose: OpenAI allows at most 120000 characters"), "{error}");
+        let params: Vec<ParamSpec> = ["a", "b", "c", "d"].iter().map(|n| choices(n, 250, 119)).collect();
+        assert!(Export::new(Provider::OpenAiChat).tool(&tool_of("verbose", params)).is_ok());
+    }
 }

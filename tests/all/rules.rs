@@ -1533,7 +1533,20 @@ fn requires_and_excludes() {
         "id: 1 cannot be sent together with name; accepted: id or name, not both. Remove id or name.",
     );
 
-    let schema = |c: &Checks, tool: &str| c.schema(tool)["allOf"].clone();
+    // The portable inputSchema (the default) has none at the top: the description says them.
+    for tool in ["x_req", "x_req_any", "x_excl"] {
+        if c.schema(tool).get("allOf").is_some() {
+            c.fail(format!("{tool}: a top-level allOf in the portable inputSchema"));
+        }
+    }
+    let said = c.toolbox.get("x_excl").expect("a test tool").description().to_owned();
+    if !said.ends_with("id and name cannot both be sent.") {
+        c.fail(format!("x_excl: description {said:?}"));
+    }
+    // The full form has them as allOf.
+    let full = c.toolbox.clone().with_full_input_schema();
+    let schema =
+        |_: &Checks, tool: &str| Value::Object(full.get(tool).expect("a test tool").input_schema())["allOf"].clone();
     let x_req = schema(&c, "x_req");
     if x_req
         != json!([

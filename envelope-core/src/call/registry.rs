@@ -46,6 +46,8 @@ pub struct Toolbox {
     /// Whether the last tool is the `confirm_action` this toolbox added.
     pub(in crate::call) confirm_action: bool,
     pub(in crate::call) format: WireFormat,
+    /// Whether the tools serve their full `inputSchema` ([`Toolbox::with_full_input_schema`]).
+    pub(in crate::call) full_schema: bool,
     /// The surface this toolbox is served on ([`Toolbox::on`]), if any.
     pub(in crate::call) surface: Option<Arc<Surface>>,
     /// Every tool registered with [`Toolbox::with`], as registered (`tools` is what the
@@ -196,6 +198,7 @@ impl Toolbox {
             crate::spec::add_codes(&mut tool.spec.error_codes, &POLICY_CODES);
         }
         tool.format = self.format;
+        tool.full_schema = self.full_schema;
         if self.guard.rate_limit.is_some() {
             tool.spec.declare_rate_limited();
         }

@@ -83,6 +83,21 @@ impl Toolbox {
         self
     }
 
+    /// Serves every tool's full `inputSchema`: cross-parameter rules (`requires`, `excludes`) as a
+    /// top-level `allOf` of `if`/`then` and `not`, and the description as declared (see
+    /// [`Tool::input_schema`](crate::Tool::input_schema)). For clients that validate arguments
+    /// with the schema and never forward it to a model API: Anthropic's refuses such a schema,
+    /// and an MCP client that forwards it fails every request it makes, not only this tool's
+    /// calls.
+    #[must_use]
+    pub fn with_full_input_schema(mut self) -> Self {
+        self.full_schema = true;
+        for tool in &mut self.tools {
+            tool.full_schema = true;
+        }
+        self
+    }
+
     /// The format set with [`with_wire_format`](Self::with_wire_format).
     pub fn wire_format(&self) -> WireFormat {
         self.format

@@ -49,7 +49,13 @@ pub trait ToolSet: Send + Sync + 'static {
 pub struct Tool {
     pub(in crate::call) spec: ToolSpec,
     pub(in crate::call) call: DynCall,
+    /// The full `inputSchema` (cross-parameter rules as a top-level `allOf`).
     pub(in crate::call) schema: Map<String, Value>,
+    /// The description with the cross-parameter rules stated, for the portable `inputSchema`;
+    /// `None` for a tool without such a rule.
+    pub(in crate::call) described: Option<Arc<str>>,
+    /// Whether the full `inputSchema` is served ([`Toolbox::with_full_input_schema`](crate::Toolbox::with_full_input_schema)).
+    pub(in crate::call) full_schema: bool,
     pub(in crate::call) format: WireFormat,
     pub(in crate::call) sync_body: bool,
     /// Whether the servers run the sync body inline, on the async worker ([`Tool::inline_body`]).
@@ -80,10 +86,12 @@ impl Tool {
 
     pub(in crate::call) fn with_call(spec: ToolSpec, call: DynCall) -> Self {
         let schema = schema::input_schema(&spec);
+        let described = schema::described(&spec).map(Arc::from);
         let walkable = !spec.needs_confirmation
             && !spec.idempotency_key
             && spec.params.iter().all(|p| p.requires.is_empty() && p.excludes.is_empty());
-        Tool { spec, call, schema, format: WireFormat::Envelope, sync_body: false, inline: false, walkable }
+        let format = WireFormat::Envelope;
+        Tool { spec, call, schema, described, full_schema: false, format, sync_body: false, inline: false, walkable }
     }
 
     /// Marks the tool's body as a plain (not `async`) function: `#[tool]` calls this.
@@ -131,9 +139,15 @@ impl Tool {
         self.spec.title
     }
 
-    /// The description, from the function's doc comment.
+    /// The description, from the function's doc comment; with the portable `inputSchema` (the
+    /// default), followed by one sentence per cross-parameter rule (`requires`, `excludes`) that
+    /// the schema leaves out: `When dimension is "hour", data_state must be "HOURLY_ALL".`, `When
+    /// since is sent, until must be sent too.`, `id and name cannot both be sent.`
     pub fn description(&self) -> &str {
-        self.spec.description
+        match &self.described {
+            Some(d) if !self.full_schema => d,
+            _ => self.spec.description,
+        }
     }
 
     /// The `outputSchema`: the envelope's shape, with `data` as declared by
@@ -170,8 +184,15 @@ impl Tool {
     /// The `inputSchema` (JSON Schema 2020-12): `{"type": "object", "properties": {...},
     /// "required": [...], "additionalProperties": false}`, each property with `type`,
     /// `description`, `minimum`/`maximum` (or the exclusive keywords), `enum`, `default`.
+    ///
+    /// Portable by default: no `allOf`, `anyOf` or `oneOf` at the top level, since MCP clients
+    /// forward a tool's `inputSchema` to their model API as it is and Anthropic's refuses those
+    /// there (one such tool fails every request of the client). A cross-parameter rule is then
+    /// stated in the [`description`](Self::description) and refused at run time as ever. In a
+    /// toolbox [`with_full_input_schema`](crate::Toolbox::with_full_input_schema), the rules are also in
+    /// the schema, as a top-level `allOf` of `if`/`then` and `not`.
     pub fn input_schema(&self) -> Map<String, Value> {
-        self.schema.clone()
+        if self.full_schema || self.described.is_none() { self.schema.clone() } else { schema::portable(&self.schema) }
     }
 
     /// Runs the generated call function on `input`; a panic becomes a `BACKEND_ERROR` fault.

@@ -13,18 +13,32 @@ pub(crate) enum Dialect {
     OpenAiStrict,
     /// OpenAI function calling with `strict: false`: JSON Schema, no top-level composition.
     OpenAi,
+    /// Anthropic strict tool use (`"strict": true`): the JSON Schema subset of its structured
+    /// outputs (no numeric or string length bounds, `additionalProperties: false`).
+    AnthropicStrict,
     /// Anthropic tool use: JSON Schema, no top-level `allOf`/`anyOf`/`oneOf`.
     Anthropic,
     /// Gemini function declarations: the `Schema` object's fields only (OpenAPI 3.0 subset).
     Gemini,
+    /// Gemini's `parametersJsonSchema`: the JSON Schema keywords of its `JSONSchema` type.
+    GeminiJsonSchema,
 }
 
 /// The string formats OpenAI's strict mode takes (Structured Outputs, "Supported string
 /// properties").
 const OPENAI_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
 
+/// The string formats Anthropic's strict mode takes (structured outputs, "JSON Schema
+/// limitations": OpenAI's nine and `uri`; the `anthropic` SDK's `SupportedStringFormats`).
+const ANTHROPIC_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
 /// The string formats the Gemini API takes in a function declaration (`enum` aside).
 const GEMINI_FORMATS: &[&str] = &["date-time"];
+
+/// The string formats of Gemini's JSON Schema support (structured output: `date-time`, `date`,
+/// `time`).
+const GEMINI_JSON_FORMATS: &[&str] = &["date-time", "date", "time"];
 
 /// A tool's schema and description in one dialect.
 pub(crate) struct Converted {
@@ -36,12 +50,15 @@ pub(crate) struct Converted {
 
 /// `tool`'s schema in `dialect`.
 pub(crate) fn convert(tool: &Tool, dialect: Dialect) -> Converted {
-    let schema = tool.input_schema();
+    // From the full schema and the declared description, whatever the toolbox serves over MCP:
+    // each dialect decides for itself what its top level can say.
+    let schema = crate::schema::input_schema(tool.spec());
     let params = &tool.spec().params;
     let mut notes = Vec::new();
     let root = object(&schema, params, dialect, true, &mut notes);
-    let parameters = (dialect != Dialect::Gemini || !params.is_empty()).then_some(Value::Object(root));
-    Converted { parameters, description: with_notes(tool.description(), &notes) }
+    let gemini = matches!(dialect, Dialect::Gemini | Dialect::GeminiJsonSchema);
+    let parameters = (!gemini || !params.is_empty()).then_some(Value::Object(root));
+    Converted { parameters, description: with_notes(tool.spec().description, &notes) }
 }
 
 /// An object of named parameters (`params`: the tool's, or a `#[derive(Object)]` type's fields):
@@ -76,6 +93,13 @@ fn object(
             out.insert("required".into(), Value::Array(names));
             out.insert("additionalProperties".into(), json!(false));
         }
+        // Strict mode: optional properties may be left out; no other key may be sent.
+        Dialect::AnthropicStrict => {
+            if !required.is_empty() {
+                out.insert("required".into(), json!(required));
+            }
+            out.insert("additionalProperties".into(), json!(false));
+        }
         Dialect::Gemini => {
             if !required.is_empty() {
                 out.insert("required".into(), json!(required));
@@ -92,7 +116,7 @@ fn object(
                 );
             }
         }
-        Dialect::OpenAi | Dialect::Anthropic => {
+        Dialect::OpenAi | Dialect::Anthropic | Dialect::GeminiJsonSchema => {
             if !required.is_empty() {
                 out.insert("required".into(), json!(required));
             }
@@ -103,11 +127,11 @@ fn object(
     }
     if let Some(all_of) = s.get("allOf") {
         // Both refuse a composition keyword at the top level (OpenAI in either mode); deeper,
-        // JSON Schema is theirs.
+        // JSON Schema is theirs. Strict modes and Gemini take no `if`/`then`/`not` anywhere.
         if matches!(d, Dialect::OpenAi | Dialect::Anthropic) && !root {
             out.insert("allOf".into(), all_of.clone());
         } else {
-            for n in cross_rules(params) {
+            for n in crate::schema::rule_sentences(params) {
                 push(notes, n);
             }
         }
@@ -180,6 +204,7 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
     };
     let mut bounds = Bounds::default();
     let (mut min_len, mut max_len) = (None, None);
+    let (mut min_items, mut max_items) = (None, None);
     for (k, v) in s {
         let fate = match k.as_str() {
             "properties" | "required" | "additionalProperties" | "allOf" if is_object => continue,
@@ -201,7 +226,9 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
                 let kept = match d {
                     // Strict mode takes integers within 64 bits; u64's upper bound is not one.
                     Dialect::OpenAiStrict => !(v.is_u64() && v.as_i64().is_none()),
-                    Dialect::Gemini => matches!(k.as_str(), "minimum" | "maximum"),
+                    Dialect::Gemini | Dialect::GeminiJsonSchema => matches!(k.as_str(), "minimum" | "maximum"),
+                    // "Numerical constraints (minimum, maximum, multipleOf, etc.)": not supported.
+                    Dialect::AnthropicStrict => false,
                     Dialect::OpenAi | Dialect::Anthropic => true,
                 };
                 if kept {
@@ -211,7 +238,7 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
                     continue;
                 }
             }
-            "minLength" | "maxLength" if d == Dialect::OpenAiStrict => {
+            "minLength" | "maxLength" if matches!(d, Dialect::OpenAiStrict | Dialect::AnthropicStrict) => {
                 // A byte length says so in the description already; its character bounds are
                 // what follows from it.
                 if !rules.and_then(|r| r.length).is_some_and(|l| l.unit == Unit::Bytes) {
@@ -223,6 +250,26 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
                 }
                 continue;
             }
+            // The anthropic SDK's strict transform moves `pattern` into the description: so does
+            // this dialect (a case-blind pattern of choices is said by its examples already).
+            "pattern" if d == Dialect::AnthropicStrict => {
+                if rules.is_some_and(|r| r.ignore_case && matches!(r.choices, Some(Choices::Str(_)))) {
+                    Fate::Drop
+                } else {
+                    Fate::State(format!("Must match the regular expression {v}."))
+                }
+            }
+            // "Array minItems (only values 0 and 1 supported)".
+            "minItems" | "maxItems" if d == Dialect::AnthropicStrict => {
+                if k == "minItems" && matches!(v.as_u64(), Some(0 | 1)) {
+                    body.insert(k.clone(), v.clone());
+                } else if k == "minItems" {
+                    min_items = v.as_u64();
+                } else {
+                    max_items = v.as_u64();
+                }
+                continue;
+            }
             "type" | "minItems" | "maxItems" | "pattern" | "minLength" | "maxLength" => Fate::Keep,
             "enum" => match d {
                 Dialect::Gemini if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) => {
@@ -230,23 +277,28 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
                 }
                 _ => Fate::Keep,
             },
-            "const" if d == Dialect::Gemini => Fate::State(format!("Must be {v}.")),
-            "multipleOf" if d == Dialect::Gemini => Fate::State(format!("Must be a multiple of {v}.")),
+            "const" if matches!(d, Dialect::Gemini | Dialect::GeminiJsonSchema) => Fate::State(format!("Must be {v}.")),
+            "multipleOf" if matches!(d, Dialect::Gemini | Dialect::GeminiJsonSchema | Dialect::AnthropicStrict) => {
+                Fate::State(format!("Must be a multiple of {v}."))
+            }
             "format" => {
                 let f = v.as_str().unwrap_or("");
                 let taken = match d {
                     Dialect::OpenAiStrict => OPENAI_FORMATS.contains(&f),
+                    Dialect::AnthropicStrict => ANTHROPIC_FORMATS.contains(&f),
                     Dialect::Gemini => GEMINI_FORMATS.contains(&f),
+                    Dialect::GeminiJsonSchema => GEMINI_JSON_FORMATS.contains(&f),
                     Dialect::OpenAi | Dialect::Anthropic => true,
                 };
                 if taken { Fate::Keep } else { Fate::State(format_words(f)) }
             }
             "default" if d == Dialect::OpenAiStrict => Fate::State(format!("Send null for the default, {v}.")),
-            "writeOnly" if matches!(d, Dialect::OpenAiStrict | Dialect::Gemini) => Fate::Drop,
-            "examples" if matches!(d, Dialect::OpenAiStrict | Dialect::Gemini) => Fate::State(examples(v, rules)),
+            "default" if d == Dialect::AnthropicStrict => Fate::State(format!("Left out, it is {v}.")),
+            "writeOnly" if d != Dialect::OpenAi && d != Dialect::Anthropic => Fate::Drop,
+            "examples" if d != Dialect::OpenAi && d != Dialect::Anthropic => Fate::State(examples(v, rules)),
             "const" | "multipleOf" | "default" | "writeOnly" | "examples" => Fate::Keep,
             _ => match d {
-                Dialect::OpenAiStrict | Dialect::Gemini => {
+                Dialect::OpenAiStrict | Dialect::AnthropicStrict | Dialect::Gemini | Dialect::GeminiJsonSchema => {
                     Fate::State(format!("Must meet the JSON Schema rule \"{k}\": {v}."))
                 }
                 Dialect::OpenAi | Dialect::Anthropic => Fate::Keep,
@@ -266,9 +318,14 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
     if let Some(sentence) = length_words(min_len, max_len) {
         push(&mut notes, sentence);
     }
+    if let Some(sentence) = items_words(min_items, max_items) {
+        push(&mut notes, sentence);
+    }
     // A value of any JSON type: strict mode and Gemini need a type, and neither can say "any"
     // (an object must list its keys), so the scalars are offered: all of them read as sent.
-    let any = !is_object && !s.contains_key("type") && matches!(d, Dialect::OpenAiStrict | Dialect::Gemini);
+    let any = !is_object
+        && !s.contains_key("type")
+        && matches!(d, Dialect::OpenAiStrict | Dialect::AnthropicStrict | Dialect::Gemini);
     if any {
         body.insert("anyOf".into(), json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]));
     }
@@ -336,6 +393,18 @@ fn length_words(min: Option<u64>, max: Option<u64>) -> Option<String> {
     })
 }
 
+/// `Must have from 2 to 5 items.`
+fn items_words(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let items = |n: u64| if n == 1 { "1 item".to_owned() } else { format!("{n} items") };
+    Some(match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("Must have exactly {}.", items(a)),
+        (Some(a), Some(b)) => format!("Must have from {a} to {}.", items(b)),
+        (Some(a), None) => format!("Must have at least {}.", items(a)),
+        (None, Some(b)) => format!("Must have at most {}.", items(b)),
+        (None, None) => return None,
+    })
+}
+
 /// `Must be an absolute URI with a scheme.`
 fn format_words(keyword: &str) -> String {
     const KNOWN: [Format; 5] = [Format::Date, Format::DateTime, Format::Uuid, Format::Email, Format::Uri];
@@ -364,33 +433,6 @@ fn listed(v: &Value) -> String {
     }
 }
 
-/// `requires` and `excludes` of `params`, one sentence each: `When dimension is "hour",
-/// data_state must be "HOURLY_ALL".`, `id and name cannot both be sent.`
-fn cross_rules(params: &[ParamSpec]) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in params {
-        for r in &p.requires {
-            let when = match &r.when {
-                Some(w) => format!("When {} is {w}", p.name),
-                None => format!("When {} is sent", p.name),
-            };
-            let then: Vec<String> = r
-                .then
-                .iter()
-                .map(|(name, want)| match want {
-                    Some(v) => format!("{name} must be {v}"),
-                    None => format!("{name} must be sent too"),
-                })
-                .collect();
-            out.push(format!("{when}, {}.", then.join(" and ")));
-        }
-        for other in &p.excludes {
-            out.push(format!("{} and {other} cannot both be sent.", p.name));
-        }
-    }
-    out
-}
-
 fn push(notes: &mut Vec<String>, sentence: String) {
     if !notes.contains(&sentence) {
         notes.push(sentence);
@@ -399,17 +441,7 @@ fn push(notes: &mut Vec<String>, sentence: String) {
 
 /// `description` followed by `notes`, each sentence after a full stop.
 fn with_notes(description: &str, notes: &[String]) -> String {
-    let mut s = description.trim_end().to_owned();
-    for n in notes {
-        if !s.is_empty() {
-            if !s.ends_with(['.', '!', '?']) {
-                s.push('.');
-            }
-            s.push(' ');
-        }
-        s.push_str(n);
-    }
-    s
+    crate::schema::with_sentences(description, notes)
 }
 
 #[cfg(test)]

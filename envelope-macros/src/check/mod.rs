@@ -94,8 +94,24 @@ pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {
         (Ret::Result, ReturnType::Type(_, ty)) => crate::ty::result_error(ty).cloned(),
         _ => None,
     };
+    let name = raw.args.name.as_ref().map_or_else(|| sig.ident.to_string(), syn::LitStr::value);
+    if let Some(why) = mcp_tool_name(&name) {
+        let message = format!(
+            "{name:?} is not an MCP tool name: {why}; a tool name is 1 to 128 characters from A-Z, a-z, 0-9, \
+             `_`, `-` and `.` (SEP-986)"
+        );
+        match &raw.args.name {
+            Some(lit) => errors.push(Error::custom(message).with_span(lit)),
+            None => errors.push(
+                Error::custom(format!(
+                    "{message}: rename the function, or name the tool with `#[tool(name = \"...\")]`"
+                ))
+                .with_span(&sig.ident),
+            ),
+        }
+    }
     Tool {
-        name: raw.args.name.as_ref().map_or_else(|| sig.ident.to_string(), syn::LitStr::value),
+        name,
         title: raw.args.title.as_ref().map(syn::LitStr::value),
         description: join_docs(&raw.docs),
         strict: raw.args.strict.is_present(),
@@ -117,4 +133,17 @@ pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {
         context: raw.context.as_ref().map(|c| (c.position, c.by_ref)),
         data_type,
     }
+}
+
+/// Why `name` is not an MCP tool name (SEP-986: 1 to 128 characters, each of `A-Z`, `a-z`,
+/// `0-9`, `_`, `-`, `.`), or `None` when it is one.
+pub(crate) fn mcp_tool_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_owned());
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+        return Some(format!("{c:?} is not one of its characters"));
+    }
+    let n = name.len();
+    (n > 128).then(|| format!("it has {n} characters"))
 }

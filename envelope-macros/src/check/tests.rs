@@ -248,3 +248,15 @@ fn a_range_that_holds_nothing_of_the_type_is_refused() {
         .is_ok()
     );
 }
+
+#[test]
+fn mcp_tool_names_are_1_to_128_characters_of_sep_986() {
+    use super::mcp_tool_name;
+    assert_eq!(mcp_tool_name("db.query-v2_x"), None);
+    assert_eq!(mcp_tool_name(&"x".repeat(128)), None);
+    assert_eq!(mcp_tool_name(&"x".repeat(129)).as_deref(), Some("it has 129 characters"));
+    assert_eq!(mcp_tool_name("").as_deref(), Some("it is empty"));
+    assert_eq!(mcp_tool_name("get weather").as_deref(), Some("' ' is not one of its characters"));
+    assert_eq!(mcp_tool_name("météo").as_deref(), Some("'é' is not one of its characters"));
+    assert_eq!(mcp_tool_name("a:b").as_deref(), Some("':' is not one of its characters"));
+}
