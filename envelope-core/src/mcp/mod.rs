@@ -3,6 +3,8 @@
 //!
 #![doc = include_str!("../../docs/mcp.md")]
 
+// A tool's answer as MCP content blocks (image, audio, resources, ...).
+pub mod content;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
 // One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
@@ -56,6 +58,11 @@ pub struct McpServer {
     /// The level the client set with `logging/setLevel`, for this session (a clone starts
     /// without one: stateless HTTP serves each request with a clone).
     level: Arc<Mutex<Option<LogLevel>>>,
+    /// Whether tools may ask the client (sampling, elicitation): every call then goes through
+    /// rmcp's service, where the request's peer can carry a request to the client.
+    asks_client: bool,
+    /// The names of the tools that answer [`content::Contents`].
+    block_tools: Arc<std::collections::HashSet<String>>,
 }
 
 impl Clone for McpServer {
@@ -66,6 +73,8 @@ impl Clone for McpServer {
             surface: Arc::clone(&self.surface),
             default_level: self.default_level,
             level: Arc::default(),
+            block_tools: Arc::clone(&self.block_tools),
+            asks_client: self.asks_client,
         }
     }
 }
@@ -83,7 +92,10 @@ impl McpServer {
     pub fn new(toolbox: Toolbox) -> Self {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
         let surface = Arc::from(toolbox.surface().map_or("mcp", crate::call::Surface::name));
+        let block_tools = Arc::new(block_tools(&toolbox));
         Self {
+            block_tools,
+            asks_client: false,
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
             surface,
@@ -99,6 +111,17 @@ impl McpServer {
     #[must_use]
     pub fn with_log_level(mut self, level: LogLevel) -> Self {
         self.default_level = Some(level);
+        self
+    }
+
+    /// Lets tools ask the client from inside a call ([`Context::create_message`],
+    /// [`Context::sample`], [`Context::elicit`]): the transports then hand every `tools/call`
+    /// to rmcp's service, whose peer carries a request to the client, instead of answering a
+    /// plain call themselves. Without it, a tool called on a direct path is answered
+    /// [`crate::ClientError::Unavailable`].
+    #[must_use]
+    pub fn with_client_requests(mut self) -> Self {
+        self.asks_client = true;
         self
     }
 
@@ -174,6 +197,22 @@ impl McpServer {
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
     }
+
+    /// Whether tool `name` answers [`content::Contents`] (its blocks follow the envelope's).
+    pub(crate) fn answers_blocks(&self, name: &str) -> bool {
+        self.block_tools.contains(name)
+    }
+}
+
+/// The names of the tools of `toolbox` whose `outputSchema` says they answer
+/// [`content::Contents`].
+fn block_tools(toolbox: &Toolbox) -> std::collections::HashSet<String> {
+    toolbox
+        .tools()
+        .iter()
+        .filter(|tool| content::answers_blocks(&tool.output_schema(None)))
+        .map(|tool| tool.name().to_owned())
+        .collect()
 }
 
 /// The caller an HTTP auth hook verified for this request, if any.
@@ -271,6 +310,9 @@ impl ServerHandler for McpServer {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;
             }
             let envelope = call_tool::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
+            if self.answers_blocks(&request.name) {
+                return Ok(call_tool::call_tool_result_with_blocks(&envelope).into());
+            }
             Ok(call_tool::call_tool_result(&envelope).into())
         };
         tokio::pin!(call);

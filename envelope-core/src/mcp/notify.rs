@@ -17,7 +17,7 @@ use rmcp::{
 };
 use tokio::sync::mpsc;
 
-use crate::context::{LogLevel, Progress, Sink};
+use crate::context::{Asked, ClientAsk, ClientError, LogLevel, Progress, Sink};
 
 /// How many notifications of one call wait to be written; past it, a notification is dropped
 /// (the rate bound of progress keeps a well-behaved tool far below it).
@@ -62,6 +62,17 @@ pub(super) struct Notifier {
     level: Option<LogLevel>,
     queue: Mutex<Option<mpsc::Sender<ServerNotification>>>,
     writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Where a request to the client goes: the request's peer and its id (so the request
+    /// rides that request's event stream, SEP-2260), and whether the session can carry one.
+    asker: Option<Asker>,
+}
+
+/// The way back to the client of one request, for [`Sink::ask`].
+struct Asker {
+    peer: Peer<RoleServer>,
+    id: rmcp::model::RequestId,
+    /// A 2025 session (not stateless 2026-07-28, which forbids requests to the client).
+    session: bool,
 }
 
 impl Notifier {
@@ -76,12 +87,14 @@ impl Notifier {
         } else {
             (None, None)
         };
-        Arc::new(Notifier { token, level, queue: Mutex::new(queue), writer: Mutex::new(writer) })
+        let session = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
+        let asker = Some(Asker { peer: context.peer.clone(), id: context.id.clone(), session });
+        Arc::new(Notifier { token, level, queue: Mutex::new(queue), writer: Mutex::new(writer), asker })
     }
 
     /// A channel that sends nothing (a client that cannot receive notifications on this reply).
     pub(super) fn silent() -> Arc<Self> {
-        Arc::new(Notifier { token: None, level: None, queue: Mutex::new(None), writer: Mutex::new(None) })
+        Arc::new(Notifier { token: None, level: None, queue: Mutex::new(None), writer: Mutex::new(None), asker: None })
     }
 
     fn send(&self, notification: ServerNotification) {
@@ -129,7 +142,40 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Whether the client of `peer` declared the capability `ask` needs.
+fn declared(peer: &Peer<RoleServer>, ask: ClientAsk) -> bool {
+    peer.peer_info().is_some_and(|info| match ask {
+        ClientAsk::Sampling => info.capabilities.sampling.is_some(),
+        _ => info.capabilities.elicitation.is_some(),
+    })
+}
+
 impl Sink for Notifier {
+    fn ask(&self, ask: ClientAsk, params: serde_json::Value) -> Asked {
+        let Some(asker) = &self.asker else { return Box::pin(async { Err(ClientError::Unavailable) }) };
+        if !declared(&asker.peer, ask) {
+            let capability = ask.capability();
+            return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        if !asker.session {
+            return Box::pin(async { Err(ClientError::Unavailable) });
+        }
+        let peer = asker.peer.clone();
+        let mut request = rmcp::model::CustomRequest::new(ask.method(), Some(params));
+        // On the event stream of the request that asks (SEP-2260), not the standalone one.
+        request.extensions.insert(rmcp::service::OriginatingRequestId(asker.id.clone()));
+        Box::pin(async move {
+            match peer.send_request(rmcp::model::ServerRequest::CustomRequest(request)).await {
+                Ok(result) => serde_json::to_value(result)
+                    .map_err(|e| ClientError::Failed { code: -32603, message: e.to_string() }),
+                Err(rmcp::ServiceError::McpError(e)) => {
+                    Err(ClientError::Failed { code: i64::from(e.code.0), message: e.message.into_owned() })
+                }
+                Err(e) => Err(ClientError::Failed { code: -32603, message: e.to_string() }),
+            }
+        })
+    }
+
     fn progress(&self, note: Progress) {
         let Some(token) = &self.token else { return };
         let mut param = ProgressNotificationParam::new(token.clone(), note.done);

@@ -1,0 +1,472 @@
+//! The server the MCP conformance suite (`@modelcontextprotocol/conformance`) is run against:
+//! every fixture tool, resource and prompt its server scenarios name, the tools written with
+//! envelope's `#[tool]`, served over Streamable HTTP at `/mcp` with sessions for 2025 clients
+//! (`McpHttp::with_sessions`) and statelessly for 2026-07-28 ones.
+//!
+//! `cargo run --example conformance_server -- --port 3001` listens on `127.0.0.1:3001` (port
+//! `0` picks a free one) and prints its URL as the last line on stdout. Then:
+//! `npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp`.
+//!
+//! The tools answer through envelope: each reply's `structuredContent` is the envelope, and a
+//! tool that answers `Contents` (text, image, audio, embedded resources) has its blocks after
+//! the envelope's text block. Resources, resource templates, subscriptions, prompts and
+//! completion are declared beside them in an rmcp `ServerHandler` that hands `tools/list`,
+//! `tools/call` and `logging/setLevel` to envelope's `McpServer`.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use envelope_core::mcp::content::Contents;
+use envelope_core::mcp::rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    },
+    service::RequestContext,
+};
+use envelope_core::mcp::{McpServer, streamable::McpHttp};
+use envelope_core::{ClientError, Context, Fault, Toolbox, tool};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// A 1x1 red PNG.
+const PNG: [u8; 70] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 31, 21, 196,
+    137, 0, 0, 0, 13, 73, 68, 65, 84, 120, 218, 99, 252, 207, 192, 240, 31, 0, 5, 5, 2, 0, 95, 200, 241, 210, 0, 0, 0,
+    0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+/// A minimal WAV file (two bytes of silence).
+const WAV: [u8; 44] = [
+    82, 73, 70, 70, 38, 0, 0, 0, 87, 65, 86, 69, 102, 109, 116, 32, 16, 0, 0, 0, 1, 0, 1, 0, 64, 31, 0, 0, 0, 125, 0,
+    0, 2, 0, 16, 0, 100, 97, 116, 97, 2, 0, 0, 0,
+];
+
+/// Tests simple text content response
+#[tool(read_only)]
+fn test_simple_text() -> Contents {
+    Contents::new().text("This is a simple text response for testing.")
+}
+
+/// Tests image content response
+#[tool(read_only)]
+fn test_image_content() -> Contents {
+    Contents::new().image(PNG, "image/png")
+}
+
+/// Tests audio content response
+#[tool(read_only)]
+fn test_audio_content() -> Contents {
+    Contents::new().audio(WAV, "audio/wav")
+}
+
+/// Tests embedded resource content response
+#[tool(read_only)]
+fn test_embedded_resource() -> Contents {
+    Contents::new().resource_text("test://embedded-resource", "text/plain", "This is an embedded resource content.")
+}
+
+/// Tests response with multiple content types (text, image, resource)
+#[tool(read_only)]
+fn test_multiple_content_types() -> Contents {
+    Contents::new().text("Multiple content types test:").image(PNG, "image/png").resource_text(
+        "test://mixed-content-resource",
+        "application/json",
+        r#"{"test":"data","value":123}"#,
+    )
+}
+
+/// Tests tool that emits log messages during execution
+#[tool(read_only)]
+async fn test_tool_with_logging(cx: Context) -> Contents {
+    cx.info("Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cx.info("Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cx.info("Tool execution completed");
+    Contents::new().text("Tool with logging executed successfully")
+}
+
+/// Tests tool that reports progress notifications
+#[tool(read_only)]
+async fn test_tool_with_progress(cx: Context) -> Contents {
+    for (step, done) in [0u32, 50, 100].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(60)).await;
+        }
+        cx.progress_with(done, 100, &format!("Completed step {done} of 100"));
+    }
+    Contents::new().text("Progress reported: 0, 50, 100 of 100")
+}
+
+/// Tests error response handling
+#[tool(read_only)]
+fn test_error_handling() -> Result<Contents, Fault> {
+    Err(Fault::backend("This tool intentionally returns an error for testing"))
+}
+
+/// Tests server-initiated sampling (LLM completion request)
+#[tool(read_only)]
+async fn test_sampling(
+    /// The prompt to send to the LLM
+    prompt: String,
+    cx: Context,
+) -> Result<Contents, Fault> {
+    let answer = cx.sample(prompt, 100).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("LLM response: {answer}")))
+}
+
+/// Tests server-initiated elicitation (user input request)
+#[tool(read_only)]
+async fn test_elicitation(
+    /// The message to show the user
+    message: String,
+    cx: Context,
+) -> Result<Contents, Fault> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"response": {"type": "string", "description": "User's response"}},
+        "required": ["response"]
+    });
+    elicited(&cx, message, schema, "User response").await
+}
+
+/// Tests elicitation with default values per SEP-1034
+#[tool(read_only)]
+async fn test_elicitation_sep1034_defaults(cx: Context) -> Result<Contents, Fault> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    elicited(&cx, "Please review and update the form fields with defaults", schema, "Elicitation completed").await
+}
+
+/// Tests elicitation with enum schema improvements per SEP-1330
+#[tool(read_only)]
+async fn test_elicitation_sep1330_enums(cx: Context) -> Result<Contents, Fault> {
+    let options = |a: &str, b: &str, c: &str, word: &str| {
+        json!([
+            {"const": a, "title": format!("First {word}")},
+            {"const": b, "title": format!("Second {word}")},
+            {"const": c, "title": format!("Third {word}")}
+        ])
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "description": "Select one option with titles", "oneOf": options("value1", "value2", "value3", "Option")},
+            "legacyEnum": {"type": "string", "description": "Select one option (legacy)", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3, "items": {"anyOf": options("value1", "value2", "value3", "Choice")}}
+        },
+        "required": []
+    });
+    elicited(&cx, "Please select options from the enum fields", schema, "Elicitation completed").await
+}
+
+/// A request to the client that got no answer, as the call's fault.
+fn asked(error: ClientError) -> Fault {
+    Fault::backend(format!("asking the client ({error})"))
+}
+
+async fn elicited(cx: &Context, message: impl Into<String>, schema: Value, label: &str) -> Result<Contents, Fault> {
+    let answer = cx.elicit(message, schema).await.map_err(asked)?;
+    let content = Value::Object(answer.content.unwrap_or_default());
+    Ok(Contents::new().text(format!("{label}: action={}, content={content}", answer.action.as_str())))
+}
+
+/// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
+#[tool(read_only)]
+fn json_schema_2020_12_tool(
+    /// A name.
+    name: Option<String>,
+    /// An address (`street`, `city`).
+    address: Option<Value>,
+) -> Contents {
+    let args = json!({"name": name, "address": address});
+    Contents::new().text(format!("JSON Schema 2020-12 tool called with: {args}"))
+}
+
+/// The input schema the suite expects `json_schema_2020_12_tool` to list as it is (SEP-1613).
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": false
+    })
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::new()
+        .with(test_simple_text::tool())
+        .with(test_image_content::tool())
+        .with(test_audio_content::tool())
+        .with(test_embedded_resource::tool())
+        .with(test_multiple_content_types::tool())
+        .with(test_tool_with_logging::tool())
+        .with(test_tool_with_progress::tool())
+        .with(test_error_handling::tool())
+        .with(test_sampling::tool())
+        .with(test_elicitation::tool())
+        .with(test_elicitation_sep1034_defaults::tool())
+        .with(test_elicitation_sep1330_enums::tool())
+        .with(json_schema_2020_12_tool::tool())
+}
+
+/// The suite's server: envelope's tools, and the fixture resources and prompts.
+#[derive(Clone)]
+struct Conformance {
+    tools: McpServer,
+    subscriptions: Arc<Mutex<HashSet<String>>>,
+}
+
+fn from_json<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a fixture of this example reads as rmcp's model")
+}
+
+fn png_base64() -> String {
+    envelope_core::mcp::content::base64(&PNG)
+}
+
+impl ServerHandler for Conformance {
+    fn get_info(&self) -> ServerConfig {
+        #[allow(deprecated)] // logging: 2025 clients use it
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_completions()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("envelope-conformance-server", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut listed = self.tools.list_tools(request, context).await?;
+        for tool in &mut listed.tools {
+            if tool.name == "json_schema_2020_12_tool" {
+                tool.input_schema = Arc::new(from_json(json_schema_2020_12()));
+            }
+        }
+        Ok(listed)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.tools.call_tool(request, context).await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.set_level(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(from_json(json!({"resources": [
+            {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource",
+             "description": "A static text resource for testing", "mimeType": "text/plain"},
+            {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource",
+             "description": "A static binary resource (image) for testing", "mimeType": "image/png"},
+            {"uri": "test://watched-resource", "name": "watched-resource", "title": "Watched Resource",
+             "description": "A resource a client can subscribe to", "mimeType": "text/plain"}
+        ]})))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(from_json(json!({"resourceTemplates": [
+            {"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template",
+             "description": "A resource template with parameter substitution", "mimeType": "application/json"}
+        ]})))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        let contents = match uri {
+            "test://static-text" => {
+                json!({"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."})
+            }
+            "test://static-binary" => json!({"uri": uri, "mimeType": "image/png", "blob": png_base64()}),
+            "test://watched-resource" => {
+                json!({"uri": uri, "mimeType": "text/plain", "text": "Watched resource content"})
+            }
+            _ => match uri.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
+                Some(id) if !id.is_empty() && !id.contains('/') => {
+                    let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                    json!({"uri": uri, "mimeType": "application/json", "text": text.to_string()})
+                }
+                // SEP-2164: an unknown resource is -32602 (invalid params) naming its URI.
+                _ => {
+                    return Err(ErrorData::new(
+                        ErrorCode::INVALID_PARAMS,
+                        format!("resource not found: {uri}"),
+                        Some(json!({"uri": uri})),
+                    ));
+                }
+            },
+        };
+        let result: envelope_core::mcp::rmcp::model::ReadResourceResult = from_json(json!({"contents": [contents]}));
+        Ok(result.into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(from_json(json!({"prompts": [
+            {"name": "test_simple_prompt", "title": "Simple Test Prompt", "description": "A simple prompt without arguments"},
+            {"name": "test_prompt_with_arguments", "title": "Prompt With Arguments", "description": "A prompt with required arguments",
+             "arguments": [
+                {"name": "arg1", "description": "First test argument", "required": true},
+                {"name": "arg2", "description": "Second test argument", "required": true}
+             ]},
+            {"name": "test_prompt_with_embedded_resource", "title": "Prompt With Embedded Resource",
+             "description": "A prompt that includes an embedded resource",
+             "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]},
+            {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"}
+        ]})))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let argument = |name: &str| -> Result<String, ErrorData> {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| ErrorData::invalid_params(format!("missing required argument: {name}"), None))
+        };
+        let user = |content: Value| json!({"role": "user", "content": content});
+        let messages = match request.name.as_str() {
+            "test_simple_prompt" => vec![user(json!({"type": "text", "text": "This is a simple prompt for testing."}))],
+            "test_prompt_with_arguments" => {
+                let (arg1, arg2) = (argument("arg1")?, argument("arg2")?);
+                vec![user(
+                    json!({"type": "text", "text": format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")}),
+                )]
+            }
+            "test_prompt_with_embedded_resource" => {
+                let uri = argument("resourceUri")?;
+                vec![
+                    user(json!({"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain",
+                        "text": "Embedded resource content for testing."}})),
+                    user(json!({"type": "text", "text": "Please process the embedded resource above."})),
+                ]
+            }
+            "test_prompt_with_image" => vec![
+                user(json!({"type": "image", "data": png_base64(), "mimeType": "image/png"})),
+                user(json!({"type": "text", "text": "Please analyze the image above."})),
+            ],
+            other => return Err(ErrorData::invalid_params(format!("prompt not found: {other}"), None)),
+        };
+        let result: envelope_core::mcp::rmcp::model::GetPromptResult = from_json(json!({"messages": messages}));
+        Ok(result.into())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Ok(from_json(json!({"completion": {"values": [], "total": 0, "hasMore": false}})))
+    }
+}
+
+/// The port from `--port PORT` (else `PORT`, else 3001); `0` picks a free one.
+fn port() -> Result<u16, String> {
+    let mut args = std::env::args().skip(1);
+    let mut port = std::env::var("PORT").ok();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => port = args.next(),
+            "--help" | "-h" => {
+                println!("conformance_server [--port PORT]: the MCP conformance suite's server at /mcp");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}; the one option is --port PORT")),
+        }
+    }
+    port.map_or(Ok(3001), |p| p.parse().map_err(|_| format!("--port takes a number from 0 to 65535, not {p:?}")))
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let port = match port() {
+        Ok(port) => port,
+        Err(why) => {
+            eprintln!("{why}");
+            std::process::exit(2);
+        }
+    };
+    let server = Conformance { tools: McpServer::new(toolbox()).with_client_requests(), subscriptions: Arc::default() };
+    let app = McpHttp::with_handler(server).with_sessions().router();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let address = listener.local_addr()?;
+    println!("envelope MCP conformance server: http://{address}/mcp");
+    envelope_core::http::serve(listener, app).await
+}
