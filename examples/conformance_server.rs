@@ -24,7 +24,8 @@ use envelope_core::mcp::rmcp::{
         CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
         GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+        UnsubscribeRequestParams,
     },
     service::RequestContext,
 };
@@ -32,6 +33,9 @@ use envelope_core::mcp::{McpServer, streamable::McpHttp};
 use envelope_core::{ClientError, Context, Fault, Toolbox, tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+/// How long a client may keep this server's lists and resources, in milliseconds (SEP-2549).
+const TTL_MS: u64 = 60_000;
 
 /// A 1x1 red PNG.
 const PNG: [u8; 70] = [
@@ -91,6 +95,16 @@ async fn test_tool_with_logging(cx: Context) -> Contents {
     Contents::new().text("Tool with logging executed successfully")
 }
 
+/// Logs three messages at info (sent only to a client that asked for a level: on 2026-07-28 the
+/// request's `_meta` `io.modelcontextprotocol/logLevel`)
+#[tool(read_only)]
+async fn test_logging_tool(cx: Context) -> Contents {
+    for message in ["Tool execution started", "Tool processing data", "Tool execution completed"] {
+        cx.info(message);
+    }
+    Contents::new().text("Tool with logging executed successfully")
+}
+
 /// Tests tool that reports progress notifications
 #[tool(read_only)]
 async fn test_tool_with_progress(cx: Context) -> Contents {
@@ -118,6 +132,23 @@ async fn test_sampling(
 ) -> Result<Contents, Fault> {
     let answer = cx.sample(prompt, 100).await.map_err(asked)?;
     Ok(Contents::new().text(format!("LLM response: {answer}")))
+}
+
+/// Asks the client to sample (SEP-2575's probe: a client that did not declare `sampling` is
+/// answered -32021)
+#[tool(read_only)]
+async fn test_missing_capability(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.sample("Say hello", 10).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("LLM response: {answer}")))
+}
+
+/// Echoes a region sent as the `Mcp-Param-Region` header as well as in the body (SEP-2243)
+#[tool(read_only)]
+fn test_headers(
+    /// A region name, also sent as the header `Mcp-Param-Region`
+    region: String,
+) -> Contents {
+    Contents::new().text(format!("region: {region}"))
 }
 
 /// Tests server-initiated elicitation (user input request)
@@ -210,6 +241,22 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
+/// The input schemas listed otherwise than envelope derives them: the raw JSON Schema 2020-12
+/// the suite checks is kept as written (SEP-1613), and `test_headers`'s `region` travels as the
+/// header `Mcp-Param-Region` (SEP-2243, `x-mcp-header`).
+fn input_schema(name: &str) -> Option<serde_json::Map<String, Value>> {
+    let schema = match name {
+        "json_schema_2020_12_tool" => json_schema_2020_12(),
+        "test_headers" => json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "description": "A region name", "x-mcp-header": "Region"}},
+            "required": ["region"]
+        }),
+        _ => return None,
+    };
+    Some(from_json(schema))
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(test_simple_text::tool())
@@ -219,12 +266,15 @@ fn toolbox() -> Toolbox {
         .with(test_multiple_content_types::tool())
         .with(test_tool_with_logging::tool())
         .with(test_tool_with_progress::tool())
+        .with(test_logging_tool::tool())
         .with(test_error_handling::tool())
         .with(test_sampling::tool())
         .with(test_elicitation::tool())
         .with(test_elicitation_sep1034_defaults::tool())
         .with(test_elicitation_sep1330_enums::tool())
         .with(json_schema_2020_12_tool::tool())
+        .with(test_missing_capability::tool())
+        .with(test_headers::tool())
 }
 
 /// The suite's server: envelope's tools, and the fixture resources and prompts.
@@ -267,11 +317,19 @@ impl ServerHandler for Conformance {
     ) -> Result<ListToolsResult, ErrorData> {
         let mut listed = self.tools.list_tools(request, context).await?;
         for tool in &mut listed.tools {
-            if tool.name == "json_schema_2020_12_tool" {
-                tool.input_schema = Arc::new(from_json(json_schema_2020_12()));
+            if let Some(schema) = input_schema(&tool.name) {
+                tool.input_schema = Arc::new(schema);
             }
         }
         Ok(listed)
+    }
+
+    /// rmcp checks the `Mcp-Param-*` headers of a `tools/call` against the tool's `x-mcp-header`
+    /// parameters (SEP-2243) with this.
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.tools.toolbox().get(name)?;
+        let schema = input_schema(name).unwrap_or_else(|| tool.input_schema());
+        Some(Tool::new(name.to_owned(), tool.description().to_owned(), Arc::new(schema)))
     }
 
     async fn call_tool(
@@ -296,7 +354,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(from_json(json!({"resources": [
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resources": [
             {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource",
              "description": "A static text resource for testing", "mimeType": "text/plain"},
             {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource",
@@ -311,7 +369,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(from_json(json!({"resourceTemplates": [
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resourceTemplates": [
             {"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template",
              "description": "A resource template with parameter substitution", "mimeType": "application/json"}
         ]})))
@@ -346,7 +404,9 @@ impl ServerHandler for Conformance {
                 }
             },
         };
-        let result: envelope_core::mcp::rmcp::model::ReadResourceResult = from_json(json!({"contents": [contents]}));
+        let result: envelope_core::mcp::rmcp::model::ReadResourceResult = from_json(
+            json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "contents": [contents]}),
+        );
         Ok(result.into())
     }
 
@@ -373,7 +433,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(from_json(json!({"prompts": [
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "prompts": [
             {"name": "test_simple_prompt", "title": "Simple Test Prompt", "description": "A simple prompt without arguments"},
             {"name": "test_prompt_with_arguments", "title": "Prompt With Arguments", "description": "A prompt with required arguments",
              "arguments": [
@@ -424,7 +484,8 @@ impl ServerHandler for Conformance {
             ],
             other => return Err(ErrorData::invalid_params(format!("prompt not found: {other}"), None)),
         };
-        let result: envelope_core::mcp::rmcp::model::GetPromptResult = from_json(json!({"messages": messages}));
+        let result: envelope_core::mcp::rmcp::model::GetPromptResult =
+            from_json(json!({"resultType": "complete", "messages": messages}));
         Ok(result.into())
     }
 
@@ -433,7 +494,7 @@ impl ServerHandler for Conformance {
         _request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        Ok(from_json(json!({"completion": {"values": [], "total": 0, "hasMore": false}})))
+        Ok(from_json(json!({"resultType": "complete", "completion": {"values": [], "total": 0, "hasMore": false}})))
     }
 }
 
@@ -463,7 +524,10 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(2);
         }
     };
-    let server = Conformance { tools: McpServer::new(toolbox()).with_client_requests(), subscriptions: Arc::default() };
+    let server = Conformance {
+        tools: McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS),
+        subscriptions: Arc::default(),
+    };
     let app = McpHttp::with_handler(server).with_sessions().router();
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let address = listener.local_addr()?;

@@ -61,6 +61,8 @@ pub struct McpServer {
     /// Whether tools may ask the client (sampling, elicitation): every call then goes through
     /// rmcp's service, where the request's peer can carry a request to the client.
     asks_client: bool,
+    /// `ttlMs` of `tools/list` (SEP-2549); `None`: rmcp's `0`.
+    ttl_ms: Option<u64>,
     /// The names of the tools that answer [`content::Contents`].
     block_tools: Arc<std::collections::HashSet<String>>,
 }
@@ -75,6 +77,7 @@ impl Clone for McpServer {
             level: Arc::default(),
             block_tools: Arc::clone(&self.block_tools),
             asks_client: self.asks_client,
+            ttl_ms: self.ttl_ms,
         }
     }
 }
@@ -96,6 +99,7 @@ impl McpServer {
         Self {
             block_tools,
             asks_client: false,
+            ttl_ms: None,
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
             surface,
@@ -122,6 +126,15 @@ impl McpServer {
     #[must_use]
     pub fn with_client_requests(mut self) -> Self {
         self.asks_client = true;
+        self
+    }
+
+    /// `tools/list` answers `"ttlMs": ms` (SEP-2549, MCP 2026-07-28 "Caching"): a client may
+    /// keep the list that many milliseconds before asking again (default `0`: ask each time).
+    /// Set it when the toolbox does not change while the server runs.
+    #[must_use]
+    pub fn with_ttl_ms(mut self, ms: u64) -> Self {
+        self.ttl_ms = Some(ms);
         self
     }
 
@@ -283,7 +296,11 @@ impl ServerHandler for McpServer {
             }
             listed
         });
-        Ok(ListToolsResult::with_all_items(tools.collect()))
+        let mut listed = ListToolsResult::with_all_items(tools.collect());
+        if let Some(ms) = self.ttl_ms {
+            listed.ttl_ms = Some(ms);
+        }
+        Ok(listed)
     }
 
     /// Answers from the exact `arguments` text when the transport read it (see the
@@ -335,6 +352,9 @@ impl ServerHandler for McpServer {
         guard.disarm();
         cx.flush();
         notifier.finish().await;
+        if let Some(capability) = notifier.missing_capability() {
+            return Err(missing_capability(capability));
+        }
         result
     }
 
@@ -384,6 +404,19 @@ impl ServerHandler for McpServer {
             .map_err(|_| ErrorData::internal_error("the tools/call result did not serialize", None))?;
         Ok(CustomResult::new(result))
     }
+}
+
+/// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,
+/// MissingRequiredClientCapabilityError): code `-32021`, `data`
+/// `{"requiredCapabilities": {"<capability>": {}}}`.
+fn missing_capability(capability: &str) -> ErrorData {
+    let mut required = serde_json::Map::new();
+    required.insert(capability.to_owned(), Value::Object(serde_json::Map::new()));
+    ErrorData::new(
+        ErrorCode(-32021),
+        format!("this call needs the client capability `{capability}`, which the client did not declare"),
+        Some(serde_json::json!({"requiredCapabilities": required})),
+    )
 }
 
 fn envelope_core_annotations_none() -> crate::spec::Annotations {

@@ -65,6 +65,8 @@ pub(super) struct Notifier {
     /// Where a request to the client goes: the request's peer and its id (so the request
     /// rides that request's event stream, SEP-2260), and whether the session can carry one.
     asker: Option<Asker>,
+    /// The capability a request to the client needed and the client had not declared.
+    missing: Mutex<Option<&'static str>>,
 }
 
 /// The way back to the client of one request, for [`Sink::ask`].
@@ -89,12 +91,26 @@ impl Notifier {
         };
         let session = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
         let asker = Some(Asker { peer: context.peer.clone(), id: context.id.clone(), session });
-        Arc::new(Notifier { token, level, queue: Mutex::new(queue), writer: Mutex::new(writer), asker })
+        Arc::new(Notifier {
+            token,
+            level,
+            queue: Mutex::new(queue),
+            writer: Mutex::new(writer),
+            asker,
+            missing: Mutex::new(None),
+        })
     }
 
     /// A channel that sends nothing (a client that cannot receive notifications on this reply).
     pub(super) fn silent() -> Arc<Self> {
-        Arc::new(Notifier { token: None, level: None, queue: Mutex::new(None), writer: Mutex::new(None), asker: None })
+        Arc::new(Notifier {
+            token: None,
+            level: None,
+            queue: Mutex::new(None),
+            writer: Mutex::new(None),
+            asker: None,
+            missing: Mutex::new(None),
+        })
     }
 
     fn send(&self, notification: ServerNotification) {
@@ -102,6 +118,11 @@ impl Notifier {
             // Full: dropped, never waited for (a sync body must not block on the client).
             let _ = tx.try_send(notification);
         }
+    }
+
+    /// The capability the call asked its client for and the client had not declared, if any.
+    pub(super) fn missing_capability(&self) -> Option<&'static str> {
+        *lock(&self.missing)
     }
 
     /// The call ended: no more notifications are queued, and the ones queued are written
@@ -155,6 +176,7 @@ impl Sink for Notifier {
         let Some(asker) = &self.asker else { return Box::pin(async { Err(ClientError::Unavailable) }) };
         if !declared(&asker.peer, ask) {
             let capability = ask.capability();
+            *lock(&self.missing) = Some(capability);
             return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
         }
         if !asker.session {

@@ -184,6 +184,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         // An `McpServer` (the handler of `McpHttp::new`) answers a plain 2026-07-28
         // `tools/call` itself; another handler is always served through rmcp.
         let direct = (&handler as &dyn std::any::Any).downcast_ref::<McpServer>().cloned().map(Arc::new);
+        let shared = Arc::new(handler.clone());
         let factory = move || Ok(handler.clone());
         let rmcp = if self.sessions {
             Rmcp::Sessions(Arc::new(StreamableHttpService::new(
@@ -198,7 +199,13 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
                 config,
             )))
         };
-        let state = Endpoint { rmcp, direct, max_body_bytes: self.max_body_bytes, calls: Arc::new(Calls::default()) };
+        let state = Endpoint {
+            rmcp,
+            handler: shared,
+            direct,
+            max_body_bytes: self.max_body_bytes,
+            calls: Arc::new(Calls::default()),
+        };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
         // The surface's gate runs after the auth hook, which puts the verified caller in place.
         if let Some(surface) = &self.surface {
@@ -245,6 +252,8 @@ impl<H: ServerHandler + Clone> Rmcp<H> {
 
 struct Endpoint<H> {
     rmcp: Rmcp<H>,
+    /// The handler, asked which tools declare `x-mcp-header` parameters.
+    handler: Arc<H>,
     /// The handler, when it is an [`McpServer`]: it answers a plain 2026-07-28 `tools/call`
     /// itself (see [`direct_call_applies`]).
     direct: Option<Arc<McpServer>>,
@@ -256,6 +265,7 @@ impl<H> Clone for Endpoint<H> {
     fn clone(&self) -> Self {
         Endpoint {
             rmcp: self.rmcp.clone(),
+            handler: Arc::clone(&self.handler),
             direct: self.direct.clone(),
             max_body_bytes: self.max_body_bytes,
             calls: Arc::clone(&self.calls),
@@ -437,7 +447,15 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
                     let arguments = request.request.extensions_mut().remove::<RawArguments>().and_then(|raw| raw.0);
                     return call_directly(server, &parts.extensions, id, &name, arguments, listed).await;
                 }
+                // rmcp checks `Mcp-Param-*` headers against the body's arguments (SEP-2243):
+                // it reads the body as sent.
+                let param_headers = parts.headers.keys().any(|name| name.as_str().starts_with("mcp-param-"))
+                    || called.tool.as_deref().is_some_and(|name| declares_headers(&*endpoint.handler, name));
                 match request.request.extensions_mut().remove::<RawArguments>() {
+                    Some(raw) if param_headers => {
+                        parts.extensions.insert(raw);
+                        (bytes, Some(id))
+                    }
                     Some(raw) => {
                         parts.extensions.insert(raw);
                         let rewritten = rmcp::model::ClientJsonRpcMessage::Request(request);
@@ -488,6 +506,18 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     // An event stream (the call sent notifications): it ends without the reply when cancelled.
     let cancelled = listed.cancelled.cancelled();
     response.map(|inner| Body::new(UntilCancelled { inner, cancelled, _listed: listed }))
+}
+
+/// Whether tool `name` of `handler` has a parameter that travels as an `Mcp-Param-*` header
+/// (`x-mcp-header` in its input schema, SEP-2243): rmcp then checks the headers against the
+/// body as sent.
+fn declares_headers<H: ServerHandler>(handler: &H, name: &str) -> bool {
+    handler.get_tool(name).is_some_and(|tool| {
+        tool.input_schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(|p| p.values().any(|s| s.get("x-mcp-header").is_some()))
+    })
 }
 
 /// The protocol version whose plain `tools/call` the endpoint answers without rmcp.
