@@ -30,7 +30,7 @@ use envelope_core::mcp::rmcp::{
     service::RequestContext,
 };
 use envelope_core::mcp::{McpServer, streamable::McpHttp};
-use envelope_core::{ClientError, Context, Fault, Toolbox, tool};
+use envelope_core::{ClientAsk, ClientError, Context, Fault, Toolbox, tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -218,6 +218,112 @@ async fn elicited(cx: &Context, message: impl Into<String>, schema: Value, label
     Ok(Contents::new().text(format!("{label}: action={}, content={content}", answer.action.as_str())))
 }
 
+/// The name form of the input-required scenarios: `{"<field>": string}`, required.
+fn one_field(message: &str, field: &str, kind: &str) -> Value {
+    json!({"message": message, "requestedSchema": {
+        "type": "object", "properties": {field: {"type": kind}}, "required": [field]}})
+}
+
+/// The text an elicitation answered in `field`.
+fn field(answer: &Value, field: &str) -> String {
+    match answer.pointer(&format!("/content/{field}")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Asks the user's name through an input-required result (2026-07-28, SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_elicitation(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"));
+    let name = field(&answer.await.map_err(asked)?, "name");
+    Ok(Contents::new().text(format!("Hello, {name}!")))
+}
+
+/// Asks the client's model through an input-required result (SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_sampling(cx: Context) -> Result<Contents, Fault> {
+    let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}], "maxTokens": 100});
+    let answer = cx.ask("capital_question", ClientAsk::Sampling, params).await.map_err(asked)?;
+    let text = answer.pointer("/content/text").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Ok(Contents::new().text(format!("The model answered: {text}")))
+}
+
+/// Asks the client's roots through an input-required result (SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_list_roots(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("client_roots", ClientAsk::Roots, json!({})).await.map_err(asked)?;
+    let roots: Vec<&str> = answer["roots"].as_array().into_iter().flatten().filter_map(|r| r["uri"].as_str()).collect();
+    Ok(Contents::new().text(format!("Roots: {}", roots.join(", "))))
+}
+
+/// Asks for a confirmation; the retry's sealed requestState is checked before it runs again
+#[tool(read_only)]
+async fn test_input_required_result_request_state(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("confirm", ClientAsk::Elicitation, one_field("Please confirm", "ok", "boolean"));
+    let ok = field(&answer.await.map_err(asked)?, "ok");
+    Ok(Contents::new().text(format!("state-ok: confirmed={ok}")))
+}
+
+/// Asks for a confirmation; a tampered requestState is refused -32602
+#[tool(read_only)]
+async fn test_input_required_result_tampered_state(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("confirm", ClientAsk::Elicitation, one_field("Please confirm", "ok", "boolean"));
+    let ok = field(&answer.await.map_err(asked)?, "ok");
+    Ok(Contents::new().text(format!("confirmed={ok}")))
+}
+
+/// Asks three things at once: a name, a greeting from the model, the client's roots
+#[tool(read_only)]
+async fn test_input_required_result_multiple_inputs(cx: Context) -> Result<Contents, Fault> {
+    let greeting = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50});
+    let (name, greeting, roots) = tokio::join!(
+        cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string")),
+        cx.ask("greeting", ClientAsk::Sampling, greeting),
+        cx.ask("client_roots", ClientAsk::Roots, json!({})),
+    );
+    let (name, greeting, roots) = (name.map_err(asked)?, greeting.map_err(asked)?, roots.map_err(asked)?);
+    let text = greeting.pointer("/content/text").and_then(Value::as_str).unwrap_or_default();
+    let count = roots["roots"].as_array().map_or(0, Vec::len);
+    Ok(Contents::new().text(format!("{text} {}; {count} roots", field(&name, "name"))))
+}
+
+/// Asks in two rounds: a name, then a favourite color
+#[tool(read_only)]
+async fn test_input_required_result_multi_round(cx: Context) -> Result<Contents, Fault> {
+    let step1 = cx.ask("step1", ClientAsk::Elicitation, one_field("Step 1: What is your name?", "name", "string"));
+    let name = field(&step1.await.map_err(asked)?, "name");
+    let step2 =
+        cx.ask("step2", ClientAsk::Elicitation, one_field("Step 2: What is your favorite color?", "color", "string"));
+    let color = field(&step2.await.map_err(asked)?, "color");
+    Ok(Contents::new().text(format!("{name} likes {color}")))
+}
+
+/// Asks only for what the client declared: a name (elicitation) and a greeting (sampling)
+#[tool(read_only)]
+async fn test_input_required_result_capabilities(cx: Context) -> Result<Contents, Fault> {
+    let greeting = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50});
+    let name = async {
+        match cx.can_ask(ClientAsk::Elicitation) {
+            true => cx
+                .ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"))
+                .await
+                .map(Some),
+            false => Ok(None),
+        }
+    };
+    let greeting = async {
+        match cx.can_ask(ClientAsk::Sampling) {
+            true => cx.ask("greeting", ClientAsk::Sampling, greeting).await.map(Some),
+            false => Ok(None),
+        }
+    };
+    let (name, greeting) = tokio::join!(name, greeting);
+    let (name, greeting) = (name.map_err(asked)?, greeting.map_err(asked)?);
+    Ok(Contents::new().text(format!("asked for a name: {}, a greeting: {}", name.is_some(), greeting.is_some())))
+}
+
 /// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
 #[tool(read_only)]
 fn json_schema_2020_12_tool(
@@ -275,6 +381,14 @@ fn toolbox() -> Toolbox {
         .with(json_schema_2020_12_tool::tool())
         .with(test_missing_capability::tool())
         .with(test_headers::tool())
+        .with(test_input_required_result_elicitation::tool())
+        .with(test_input_required_result_sampling::tool())
+        .with(test_input_required_result_list_roots::tool())
+        .with(test_input_required_result_request_state::tool())
+        .with(test_input_required_result_tampered_state::tool())
+        .with(test_input_required_result_multiple_inputs::tool())
+        .with(test_input_required_result_multi_round::tool())
+        .with(test_input_required_result_capabilities::tool())
 }
 
 /// The suite's server: envelope's tools, and the fixture resources and prompts.
@@ -443,7 +557,9 @@ impl ServerHandler for Conformance {
             {"name": "test_prompt_with_embedded_resource", "title": "Prompt With Embedded Resource",
              "description": "A prompt that includes an embedded resource",
              "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]},
-            {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"}
+            {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"},
+            {"name": "test_input_required_result_prompt", "title": "Prompt Needing Input",
+             "description": "A prompt that asks the user for its context first (SEP-2322)"}
         ]})))
     }
 
@@ -462,6 +578,21 @@ impl ServerHandler for Conformance {
                 .ok_or_else(|| ErrorData::invalid_params(format!("missing required argument: {name}"), None))
         };
         let user = |content: Value| json!({"role": "user", "content": content});
+        // SEP-2322 on a request other than tools/call: the prompt needs a context from the user.
+        if request.name == "test_input_required_result_prompt" {
+            let answer = request.input_responses.as_ref().and_then(|r| r.get("prompt_context"));
+            let Some(answer) = answer.filter(|a| a.is_object()) else {
+                let ask = json!({"prompt_context": {"method": "elicitation/create",
+                    "params": one_field("What context should the prompt use?", "context", "string")}});
+                let requests = from_json(ask);
+                let result = envelope_core::mcp::rmcp::model::InputRequiredResult::new(Some(requests), None);
+                return Ok(GetPromptResponse::InputRequired(result));
+            };
+            let text = format!("Use this context: {}", field(answer, "context"));
+            let result: envelope_core::mcp::rmcp::model::GetPromptResult =
+                from_json(json!({"resultType": "complete", "messages": [user(json!({"type": "text", "text": text}))]}));
+            return Ok(result.into());
+        }
         let messages = match request.name.as_str() {
             "test_simple_prompt" => vec![user(json!({"type": "text", "text": "This is a simple prompt for testing."}))],
             "test_prompt_with_arguments" => {

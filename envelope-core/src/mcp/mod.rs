@@ -5,6 +5,8 @@
 
 // A tool's answer as MCP content blocks (image, audio, resources, ...).
 pub mod content;
+// A tool's requests to its client on 2026-07-28: input-required results (SEP-2322).
+mod input;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
 // One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
@@ -61,6 +63,8 @@ pub struct McpServer {
     /// Whether tools may ask the client (sampling, elicitation): every call then goes through
     /// rmcp's service, where the request's peer can carry a request to the client.
     asks_client: bool,
+    /// The key that seals the request state of input-required results ([`input`]).
+    input_key: Arc<[u8; 32]>,
     /// `ttlMs` of `tools/list` (SEP-2549); `None`: rmcp's `0`.
     ttl_ms: Option<u64>,
     /// The names of the tools that answer [`content::Contents`].
@@ -78,6 +82,7 @@ impl Clone for McpServer {
             block_tools: Arc::clone(&self.block_tools),
             asks_client: self.asks_client,
             ttl_ms: self.ttl_ms,
+            input_key: Arc::clone(&self.input_key),
         }
     }
 }
@@ -100,6 +105,7 @@ impl McpServer {
             block_tools,
             asks_client: false,
             ttl_ms: None,
+            input_key: Arc::new(random_key()),
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
             surface,
@@ -135,6 +141,15 @@ impl McpServer {
     #[must_use]
     pub fn with_ttl_ms(mut self, ms: u64) -> Self {
         self.ttl_ms = Some(ms);
+        self
+    }
+
+    /// Seals the `requestState` of the input-required results of tools that ask their client on
+    /// 2026-07-28 ([`crate::Context::ask`]) with `key` (HMAC-SHA256) instead of a key random to
+    /// this process: replicas that share it accept each other's states.
+    #[must_use]
+    pub fn with_input_state_key(mut self, key: [u8; 32]) -> Self {
+        self.input_key = Arc::new(key);
         self
     }
 
@@ -198,11 +213,13 @@ impl McpServer {
 
     /// Where a request's progress and log messages go: to its client, unless the client cannot
     /// receive them on this reply (an HTTP client that does not accept `text/event-stream`).
-    fn notifier(&self, context: &RequestContext<RoleServer>) -> Arc<notify::Notifier> {
-        if refuses_event_stream(&context.extensions) {
-            return notify::Notifier::silent();
-        }
-        notify::Notifier::new(context, self.log_level(context))
+    fn notifier(
+        &self,
+        context: &RequestContext<RoleServer>,
+        round: Option<Arc<input::Round>>,
+    ) -> Arc<notify::Notifier> {
+        let silent = refuses_event_stream(&context.extensions);
+        notify::Notifier::new(context, self.log_level(context), round, silent)
     }
 
     /// The toolbox this server answers from.
@@ -320,7 +337,16 @@ impl ServerHandler for McpServer {
             Some(raw) => raw.0,
             None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
-        let notifier = self.notifier(&context);
+        // A stateless 2026-07-28 call asks its client through input-required results.
+        let stateless =
+            context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let round = if stateless && !mrtr::applies(&self.toolbox, &request.name, &context) {
+            let state = request.request_state.as_deref();
+            Some(input::Round::open(&*self.input_key, &request.name, state, request.input_responses.as_ref())?)
+        } else {
+            None
+        };
+        let notifier = self.notifier(&context, round.clone());
         let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::context::Sink>);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
@@ -341,9 +367,27 @@ impl ServerHandler for McpServer {
             // Before the call's future is dropped, so the body's drop sees it cancelled.
             cx.cancel();
         };
+        let waiting = async {
+            match &round {
+                Some(round) => round.wait().await,
+                None => std::future::pending().await,
+            }
+        };
         let result = tokio::select! {
+            biased;
             result = &mut call => Some(result),
             () = cancelled => None,
+            // The tool asked what this round has no answer for: the round ends here.
+            () = waiting => {
+                cx.cancel();
+                guard.disarm();
+                notifier.finish().await;
+                let round = round.as_ref().expect("waiting only with a round");
+                if let Some(malformed) = round.malformed() {
+                    return Err(malformed);
+                }
+                return Ok(round.input_required(&*self.input_key)?.into());
+            }
         };
         let Some(result) = result else {
             // Cancelled (`notifications/cancelled`, a dropped connection): no reply goes out.
@@ -354,6 +398,9 @@ impl ServerHandler for McpServer {
         notifier.finish().await;
         if let Some(capability) = notifier.missing_capability() {
             return Err(missing_capability(capability));
+        }
+        if let Some(malformed) = round.as_ref().and_then(|r| r.malformed()) {
+            return Err(malformed);
         }
         result
     }
@@ -404,6 +451,18 @@ impl ServerHandler for McpServer {
             .map_err(|_| ErrorData::internal_error("the tools/call result did not serialize", None))?;
         Ok(CustomResult::new(result))
     }
+}
+
+/// 32 random bytes (a key for this process).
+fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No system randomness: a key from the clock and the address space, still this
+        // process's own.
+        let seed = format!("{:?}{:p}", std::time::SystemTime::now(), &key);
+        key.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes()));
+    }
+    key
 }
 
 /// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,

@@ -75,14 +75,25 @@ struct Asker {
     id: rmcp::model::RequestId,
     /// A 2025 session (not stateless 2026-07-28, which forbids requests to the client).
     session: bool,
+    /// On 2026-07-28: the call's input round (SEP-2322).
+    round: Option<Arc<super::input::Round>>,
+    /// What the client declared (2026-07-28: in the request's `_meta`).
+    capabilities: Option<rmcp::model::ClientCapabilities>,
 }
 
 impl Notifier {
     /// The channel of the request `context`: progress only when it carries a `progressToken`,
     /// log messages at `level` and above (`None`: none). With neither, nothing is queued and no
     /// task is started.
-    pub(super) fn new(context: &RequestContext<RoleServer>, level: Option<LogLevel>) -> Arc<Self> {
-        let token = context.meta.get_progress_token();
+    /// `silent`: the client cannot receive notifications on this reply (no progress, no log
+    /// messages); it can still be asked. `round`: a stateless 2026-07-28 call's input round.
+    pub(super) fn new(
+        context: &RequestContext<RoleServer>,
+        level: Option<LogLevel>,
+        round: Option<Arc<super::input::Round>>,
+        silent: bool,
+    ) -> Arc<Self> {
+        let (token, level) = if silent { (None, None) } else { (context.meta.get_progress_token(), level) };
         let (queue, writer) = if token.is_some() || level.is_some() {
             let (tx, rx) = mpsc::channel(QUEUED);
             (Some(tx), Some(tokio::spawn(write(context.peer.clone(), rx))))
@@ -90,7 +101,9 @@ impl Notifier {
             (None, None)
         };
         let session = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
-        let asker = Some(Asker { peer: context.peer.clone(), id: context.id.clone(), session });
+        let capabilities =
+            context.client_capabilities().or_else(|| context.peer.peer_info().map(|i| i.capabilities.clone()));
+        let asker = Some(Asker { peer: context.peer.clone(), id: context.id.clone(), session, round, capabilities });
         Arc::new(Notifier {
             token,
             level,
@@ -163,21 +176,33 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Whether the client of `peer` declared the capability `ask` needs.
-fn declared(peer: &Peer<RoleServer>, ask: ClientAsk) -> bool {
-    peer.peer_info().is_some_and(|info| match ask {
-        ClientAsk::Sampling => info.capabilities.sampling.is_some(),
-        _ => info.capabilities.elicitation.is_some(),
+/// Whether `capabilities` declare the capability `ask` needs.
+fn declared(capabilities: Option<&rmcp::model::ClientCapabilities>, ask: ClientAsk) -> bool {
+    capabilities.is_some_and(|c| match ask {
+        ClientAsk::Sampling => c.sampling.is_some(),
+        ClientAsk::Roots => c.roots.is_some(),
+        _ => c.elicitation.is_some(),
     })
 }
 
 impl Sink for Notifier {
-    fn ask(&self, ask: ClientAsk, params: serde_json::Value) -> Asked {
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        self.asker.as_ref().is_some_and(|a| declared(a.capabilities.as_ref(), ask) && (a.session || a.round.is_some()))
+    }
+
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: serde_json::Value) -> Asked {
         let Some(asker) = &self.asker else { return Box::pin(async { Err(ClientError::Unavailable) }) };
-        if !declared(&asker.peer, ask) {
+        if !declared(asker.capabilities.as_ref(), ask) {
             let capability = ask.capability();
             *lock(&self.missing) = Some(capability);
             return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        if let Some(round) = &asker.round {
+            return match round.answer(ask, key, params) {
+                Some(answer) => Box::pin(async move { answer }),
+                // No answer yet: the call waits here until the server ends this round.
+                None => Box::pin(std::future::pending()),
+            };
         }
         if !asker.session {
             return Box::pin(async { Err(ClientError::Unavailable) });

@@ -538,9 +538,28 @@ impl Context {
             .map_err(|e| ClientError::Failed { code: -32602, message: format!("the answer does not read: {e}") })
     }
 
+    /// Asks the client `ask` with `params` as sent, under `key`: the key of the request in a
+    /// 2026-07-28 input-required result (SEP-2322, `inputRequests.<key>`; see
+    /// [`crate::mcp`]), unused in a 2025 session, where the request goes to the client at once.
+    /// Answers the client's result object; refused as [`create_message`](Self::create_message)
+    /// is. Each ask of one call needs its own key.
+    pub async fn ask(&self, key: &str, ask: ClientAsk, params: Value) -> Result<Value, ClientError> {
+        self.ask_keyed(ask, Some(key), params).await
+    }
+
+    /// Whether this call can ask its client `ask`: the client declared the capability and the
+    /// transport carries the request (a 2025 session, or a stateless 2026-07-28 call).
+    pub fn can_ask(&self, ask: ClientAsk) -> bool {
+        self.inner.live().sink.as_ref().is_some_and(|sink| sink.can_ask(ask))
+    }
+
     async fn ask_client(&self, ask: ClientAsk, params: Value) -> Result<Value, ClientError> {
+        self.ask_keyed(ask, None, params).await
+    }
+
+    async fn ask_keyed(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Result<Value, ClientError> {
         let Some(sink) = self.inner.live().sink.clone() else { return Err(ClientError::Unavailable) };
-        let mut asked = sink.ask(ask, params);
+        let mut asked = sink.ask(ask, key, params);
         let mut cancelled = self.cancelled();
         std::future::poll_fn(|cx| {
             if Pin::new(&mut cancelled).poll(cx).is_ready() {
@@ -722,6 +741,8 @@ pub enum ClientAsk {
     Sampling,
     /// `elicitation/create` (capability `elicitation`).
     Elicitation,
+    /// `roots/list` (capability `roots`).
+    Roots,
 }
 
 impl ClientAsk {
@@ -730,6 +751,7 @@ impl ClientAsk {
         match self {
             ClientAsk::Sampling => "sampling",
             ClientAsk::Elicitation => "elicitation",
+            ClientAsk::Roots => "roots",
         }
     }
 
@@ -738,6 +760,7 @@ impl ClientAsk {
         match self {
             ClientAsk::Sampling => "sampling/createMessage",
             ClientAsk::Elicitation => "elicitation/create",
+            ClientAsk::Roots => "roots/list",
         }
     }
 }
@@ -811,10 +834,17 @@ impl ElicitAction {
 pub(crate) type Asked = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;
 
 pub(crate) trait Sink: Send + Sync {
-    /// Sends `ask` with `params` to the client; by default there is none to ask.
-    fn ask(&self, ask: ClientAsk, params: Value) -> Asked {
-        let _ = (ask, params);
+    /// Sends `ask` with `params` to the client, under `key` where the answer comes back keyed
+    /// (2026-07-28 input requests); by default there is none to ask.
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Asked {
+        let _ = (ask, key, params);
         Box::pin(async { Err(ClientError::Unavailable) })
+    }
+
+    /// Whether [`ask`](Self::ask) can reach the client with `ask` (declared and carried).
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        let _ = ask;
+        false
     }
     /// Sends a progress report (already checked: increasing, within the rate).
     fn progress(&self, note: Progress);
