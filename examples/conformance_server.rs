@@ -24,10 +24,10 @@ use envelope_core::mcp::rmcp::{
         CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
         GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
         UnsubscribeRequestParams,
     },
-    service::RequestContext,
+    service::{RequestContext, SubscriptionContext},
 };
 use envelope_core::mcp::{McpServer, streamable::McpHttp};
 use envelope_core::{ClientAsk, ClientError, Context, Fault, Toolbox, tool};
@@ -324,6 +324,42 @@ async fn test_input_required_result_capabilities(cx: Context) -> Result<Contents
     Ok(Contents::new().text(format!("asked for a name: {}, a greeting: {}", name.is_some(), greeting.is_some())))
 }
 
+/// Asks the user on 2026-07-28: the answer is an input-required result on the request's
+/// reply, never a request of its own on the stream
+#[tool(read_only)]
+async fn test_streaming_elicitation(cx: Context) -> Result<Contents, Fault> {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]});
+    let answer = cx.elicit("Anything to add?", schema).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("action={}", answer.action.as_str())))
+}
+
+/// What changed, for the open `subscriptions/listen` streams.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    Tools,
+    Prompts,
+}
+
+/// The changes announced to `subscriptions/listen` streams (2026-07-28).
+fn changes() -> &'static tokio::sync::broadcast::Sender<Change> {
+    static CHANGES: std::sync::OnceLock<tokio::sync::broadcast::Sender<Change>> = std::sync::OnceLock::new();
+    CHANGES.get_or_init(|| tokio::sync::broadcast::channel(16).0)
+}
+
+/// Announces that the tool list changed (`notifications/tools/list_changed`)
+#[tool]
+fn test_trigger_tool_change() -> Contents {
+    let _ = changes().send(Change::Tools);
+    Contents::new().text("tool list changed")
+}
+
+/// Announces that the prompt list changed (`notifications/prompts/list_changed`)
+#[tool]
+fn test_trigger_prompt_change() -> Contents {
+    let _ = changes().send(Change::Prompts);
+    Contents::new().text("prompt list changed")
+}
+
 /// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
 #[tool(read_only)]
 fn json_schema_2020_12_tool(
@@ -381,6 +417,9 @@ fn toolbox() -> Toolbox {
         .with(json_schema_2020_12_tool::tool())
         .with(test_missing_capability::tool())
         .with(test_headers::tool())
+        .with(test_streaming_elicitation::tool())
+        .with(test_trigger_tool_change::tool())
+        .with(test_trigger_prompt_change::tool())
         .with(test_input_required_result_elicitation::tool())
         .with(test_input_required_result_sampling::tool())
         .with(test_input_required_result_list_roots::tool())
@@ -461,6 +500,31 @@ impl ServerHandler for Conformance {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.tools.set_level(request, context).await
+    }
+
+    /// `subscriptions/listen` (2026-07-28): every notification the client asks for that the
+    /// server declares.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changed = changes().subscribe();
+        loop {
+            let change = tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                change = changed.recv() => change,
+            };
+            let sent = match change {
+                Ok(Change::Tools) => subscription.sink().notify_tool_list_changed().await,
+                Ok(Change::Prompts) => subscription.sink().notify_prompt_list_changed().await,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+            };
+            if sent.is_err() {
+                return Ok(());
+            }
+        }
     }
 
     async fn list_resources(
