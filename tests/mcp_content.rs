@@ -5,9 +5,12 @@
 
 use std::time::Duration;
 
+#[path = "support/http_client.rs"]
+mod http_client;
+
 use envelope_core::{
-    ClientError, Context, Fault, Toolbox,
-    mcp::{McpServer, content::Contents, serve_io},
+    ClientAsk, ClientError, Context, Fault, Toolbox,
+    mcp::{McpServer, content::Contents, serve_io, streamable::McpHttp},
     tool,
 };
 use serde_json::{Value, json};
@@ -27,8 +30,21 @@ async fn ask_model(#[validate(length = 1..=64)] prompt: String, cx: Context) -> 
     cx.sample(prompt, 50).await.map_err(|e: ClientError| Fault::backend(e.to_string()))
 }
 
+/// Asks the user's name under the key `name`, then greets.
+#[tool(read_only)]
+async fn greet(cx: Context) -> Result<String, Fault> {
+    let form = json!({"message": "Your name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}});
+    let answer = cx.ask("name", ClientAsk::Elicitation, form).await.map_err(|e| Fault::backend(e.to_string()))?;
+    Ok(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("?")))
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::new().with(picture::tool()).with(ask_model::tool()).with(greet::tool())
+}
+
 fn server() -> McpServer {
-    McpServer::new(Toolbox::new().with(picture::tool()).with(ask_model::tool())).with_client_requests()
+    McpServer::new(toolbox()).with_client_requests()
 }
 
 struct Session {
@@ -124,4 +140,70 @@ async fn a_call_outside_an_mcp_session_cannot_ask_its_client() {
     let arguments = json!({"prompt": "hi"});
     let envelope = Toolbox::new().with(ask_model::tool()).call("ask_model", Some(&arguments)).await.unwrap();
     assert_eq!(envelope.to_value()["status"], "error", "{}", envelope.to_value());
+}
+
+/// One stateless 2026-07-28 `tools/call` of `name` over Streamable HTTP, the client declaring
+/// `capabilities`, with `extra` params (`inputResponses`, `requestState`).
+async fn call_2026(addr: std::net::SocketAddr, name: &str, capabilities: Value, extra: Value) -> (u16, Value) {
+    let mut params = json!({"name": name, "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities}});
+    for (k, v) in extra.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+    ];
+    let reply = http_client::send(addr, "POST", "/mcp", &headers, &body).await;
+    // A JSON reply, or an event stream whose last `data:` line is the reply.
+    let body = match reply.text.lines().filter_map(|l| l.strip_prefix("data:")).last() {
+        Some(data) => serde_json::from_str(data.trim()).unwrap(),
+        None => reply.json(),
+    };
+    (reply.status, body)
+}
+
+#[tokio::test]
+async fn an_image_answer_over_streamable_http_carries_its_blocks() {
+    let addr = http_client::serve(McpHttp::new(toolbox()).router()).await;
+    let (status, reply) = call_2026(addr, "picture", json!({}), json!({})).await;
+    assert_eq!(status, 200, "{reply}");
+    let result = &reply["result"];
+    assert_eq!(result["resultType"], "complete", "{reply}");
+    assert_eq!(result["content"][2], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
+    assert_eq!(result["structuredContent"]["status"], "ok");
+}
+
+#[tokio::test]
+async fn a_stateless_call_asks_through_an_input_required_result_and_refuses_a_tampered_state() {
+    let addr = http_client::serve(McpHttp::with_handler(server()).router()).await;
+    let elicits = json!({"elicitation": {}});
+    let (_, first) = call_2026(addr, "greet", elicits.clone(), json!({})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create");
+    assert_eq!(result["inputRequests"]["name"]["params"]["message"], "Your name?");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+
+    let answer = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
+    let retry = json!({"inputResponses": answer, "requestState": state});
+    let (_, done) = call_2026(addr, "greet", elicits.clone(), retry).await;
+    assert_eq!(done["result"]["structuredContent"]["data"], "Hello, Ada!", "{done}");
+
+    let tampered = json!({"inputResponses": answer, "requestState": format!("{state}-TAMPERED")});
+    let (_, refused) = call_2026(addr, "greet", elicits.clone(), tampered).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("integrity"), "{refused}");
+
+    // A client without the capability is answered -32021 (HTTP 400), never left waiting.
+    let (status, missing) = call_2026(addr, "greet", json!({}), json!({})).await;
+    assert_eq!(status, 400, "{missing}");
+    assert_eq!(missing["error"]["code"], -32021, "{missing}");
+    assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
 }
