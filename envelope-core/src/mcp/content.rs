@@ -206,7 +206,7 @@ mod tests {
         let answer = Contents::new()
             .text("hi")
             .image([1u8, 2, 3], "image/png")
-            .annotated(Annotations { audience: None, priority: Some(0.5), last_modified: None })
+            .annotated(Annotations::default().with_priority(0.5))
             .audio(b"RIFF", "audio/wav")
             .resource_blob("test://b", "application/octet-stream", [0u8])
             .resource_link("test://static-text", "static-text", Some("text/plain"));

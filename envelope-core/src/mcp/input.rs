@@ -207,7 +207,9 @@ mod tests {
         let round = Round::open(&[1; 32], "t", None, Some(&answers)).unwrap();
         let got = round.answer(ClientAsk::Elicitation, Some("name"), json!({})).unwrap().unwrap();
         assert_eq!(got["content"]["name"], "Ada");
-        assert!(round.answer(ClientAsk::Sampling, None, json!({"maxTokens": 5})).is_none());
+        let sampling =
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
+        assert!(round.answer(ClientAsk::Sampling, None, sampling).is_none());
         assert!(round.answer(ClientAsk::Elicitation, Some("bad"), json!({})).unwrap().is_err());
         assert!(round.malformed().unwrap().message.contains("inputResponses.bad"));
         let result = serde_json::to_value(round.input_required(&[1; 32]).unwrap()).unwrap();
