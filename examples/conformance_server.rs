@@ -24,11 +24,13 @@ use envelope_core::mcp::rmcp::{
         CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
         GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-        UnsubscribeRequestParams,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
     },
     service::{RequestContext, SubscriptionContext},
 };
+// Logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it.
+#[allow(deprecated)]
+use envelope_core::mcp::rmcp::model::SetLevelRequestParams;
 use envelope_core::mcp::{McpServer, streamable::McpHttp};
 use envelope_core::{ClientAsk, ClientError, Context, Fault, Toolbox, tool};
 use serde::de::DeserializeOwned;
