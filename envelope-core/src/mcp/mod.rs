@@ -230,7 +230,7 @@ impl McpServer {
 
     /// Whether tool `name` answers [`content::Contents`] (its blocks follow the envelope's).
     pub(crate) fn answers_blocks(&self, name: &str) -> bool {
-        self.block_tools.contains(name)
+        !self.block_tools.is_empty() && self.block_tools.contains(name)
     }
 }
 
@@ -340,7 +340,12 @@ impl ServerHandler for McpServer {
         // A stateless 2026-07-28 call asks its client through input-required results.
         let stateless =
             context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let round = if stateless && !mrtr::applies(&self.toolbox, &request.name, &context) {
+        // Only a client that can answer something gets a round; any other is refused -32021 at
+        // its first ask.
+        let answers = context
+            .client_capabilities()
+            .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
+        let round = if stateless && answers && !mrtr::applies(&self.toolbox, &request.name, &context) {
             let state = request.request_state.as_deref();
             Some(input::Round::open(&*self.input_key, &request.name, state, request.input_responses.as_ref())?)
         } else {
