@@ -207,3 +207,72 @@ async fn a_stateless_call_asks_through_an_input_required_result_and_refuses_a_ta
     assert_eq!(missing["error"]["code"], -32021, "{missing}");
     assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
 }
+
+/// Reads server-sent events from `body` until one whose JSON satisfies `wanted`.
+async fn next_event(body: &mut hyper::body::Incoming, buffer: &mut String, wanted: impl Fn(&Value) -> bool) -> Value {
+    use http_body_util::BodyExt as _;
+    loop {
+        while let Some(end) = buffer.find('\n') {
+            let line: String = buffer.drain(..=end).collect();
+            if let Some(data) = line.trim_end().strip_prefix("data:")
+                && let Ok(value) = serde_json::from_str::<Value>(data.trim())
+                && wanted(&value)
+            {
+                return value;
+            }
+        }
+        let frame = tokio::time::timeout(READ_TIMEOUT, body.frame())
+            .await
+            .expect("no event in time")
+            .expect("the stream ended")
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            buffer.push_str(std::str::from_utf8(&data).unwrap());
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_2025_session_over_streamable_http_samples_on_the_calls_own_stream() {
+    use hyper_util::rt::TokioIo;
+    let addr = http_client::serve(McpHttp::with_handler(server()).with_sessions().router()).await;
+    let json = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}}, "clientInfo": {"name": "t", "version": "0"}}});
+    let reply = http_client::send(addr, "POST", "/mcp", &json, &initialize.to_string()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let session = reply.header("mcp-session-id").expect("a session id").to_owned();
+    let in_session = [json[0], json[1], ("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    assert_eq!(http_client::send(addr, "POST", "/mcp", &in_session, &initialized).await.status, 202);
+
+    // The call's response stream carries the server's request, then the reply.
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    let mut request = hyper::Request::builder().method("POST").uri("/mcp").header("host", addr.to_string());
+    for (k, v) in in_session {
+        request = request.header(k, v);
+    }
+    let body = call(7, "ask_model", json!({"prompt": "What is 2+2?"})).to_string();
+    let request = request.body(http_body_util::Full::new(hyper::body::Bytes::from(body))).unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut events = response.into_body();
+    let mut buffer = String::new();
+    let asked = next_event(&mut events, &mut buffer, |v| v.get("method").is_some()).await;
+    assert_eq!(asked["method"], "sampling/createMessage", "{asked}");
+    assert_eq!(asked["params"]["messages"][0]["content"]["text"], "What is 2+2?");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m", "stopReason": "endTurn"}});
+    let posted = http_client::send(addr, "POST", "/mcp", &in_session, &answer.to_string()).await;
+    assert_eq!(posted.status, 202, "{}", posted.text);
+    let reply = next_event(&mut events, &mut buffer, |v| v.get("id") == Some(&json!(7))).await;
+    assert_eq!(reply["result"]["structuredContent"]["data"], "4", "{reply}");
+
+    // DELETE ends the session; its id is then unknown (404).
+    let ended = http_client::send(addr, "DELETE", "/mcp", &in_session, "").await;
+    assert!(ended.status == 200 || ended.status == 202 || ended.status == 204, "{} {}", ended.status, ended.text);
+    let ping = json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}).to_string();
+    assert_eq!(http_client::send(addr, "POST", "/mcp", &in_session, &ping).await.status, 404);
+}
