@@ -39,8 +39,27 @@ async fn greet(cx: Context) -> Result<String, Fault> {
     Ok(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("?")))
 }
 
+/// What the form asks for: its JSON Schema is the `requestedSchema`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Contact {
+    /// The person's name.
+    name: String,
+    /// Their age in years.
+    age: u8,
+}
+
+/// Asks the user for a `Contact`.
+#[tool(read_only)]
+async fn contact(cx: Context) -> Result<String, Fault> {
+    match cx.elicit_as::<Contact>("Who should we call?").await {
+        Ok(Some(c)) => Ok(format!("{} ({})", c.name, c.age)),
+        Ok(None) => Ok("declined".to_owned()),
+        Err(e) => Err(Fault::backend(e.to_string())),
+    }
+}
+
 fn toolbox() -> Toolbox {
-    Toolbox::new().with(picture::tool()).with(ask_model::tool()).with(greet::tool())
+    Toolbox::new().with(picture::tool()).with(ask_model::tool()).with(greet::tool()).with(contact::tool())
 }
 
 fn server() -> McpServer {
@@ -275,4 +294,31 @@ async fn a_2025_session_over_streamable_http_samples_on_the_calls_own_stream() {
     assert!(ended.status == 200 || ended.status == 202 || ended.status == 204, "{} {}", ended.status, ended.text);
     let ping = json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}).to_string();
     assert_eq!(http_client::send(addr, "POST", "/mcp", &in_session, &ping).await.status, 404);
+}
+
+#[tokio::test]
+async fn a_typed_elicitation_asks_with_the_types_schema_and_reads_the_answer_as_it() {
+    let mut session = Session::start(json!({"elicitation": {}})).await;
+    for (id, content, expected) in [
+        (10, json!({"name": "Ada", "age": 36}), json!("Ada (36)")),
+        (11, json!({"name": "Ada", "age": "old"}), Value::Null),
+    ] {
+        session.send(&call(id, "contact", json!({}))).await;
+        let asked = session.read().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        let schema = &asked["params"]["requestedSchema"];
+        assert_eq!(schema["properties"]["name"]["type"], "string", "{schema}");
+        assert_eq!(schema["required"], json!(["name", "age"]));
+        let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": content}});
+        session.send(&answer).await;
+        let reply = session.read().await;
+        let envelope = &reply["result"]["structuredContent"];
+        if expected.is_null() {
+            // An answer that does not read as the type: the call's fault names why.
+            assert_eq!(envelope["status"], "error", "{reply}");
+            assert_eq!(reply["result"]["isError"], true);
+        } else {
+            assert_eq!(envelope["data"], expected, "{reply}");
+        }
+    }
 }
