@@ -54,7 +54,7 @@ pub use outcome::failure::ToolError;
 pub use outcome::fault::Fault;
 pub use outcome::refusal::{Problem, Refusal};
 pub use read::args::{Cx, FromArg};
-pub use read::context::{Caller, Context};
+pub use read::context::{Caller, ClientAsk, ClientError, Context, ElicitAction, Elicitation};
 
 #[doc = include_str!("../docs/tools.md")]
 pub use envelope_macros::tools;

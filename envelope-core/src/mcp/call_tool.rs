@@ -21,6 +21,18 @@ pub(super) fn call_tool_result(envelope: &Envelope) -> CallToolResult {
     result
 }
 
+/// [`call_tool_result`] for a tool that answers [`super::content::Contents`]: after the
+/// envelope's text block, the blocks of its `data` (an answer that is not ok has none).
+pub(super) fn call_tool_result_with_blocks(envelope: &Envelope) -> CallToolResult {
+    let mut result = call_tool_result(envelope);
+    if !envelope.is_error()
+        && let Some(blocks) = envelope.data().and_then(super::content::Contents::from_data)
+    {
+        result.content.extend(blocks);
+    }
+    result
+}
+
 /// A `tools/call` answered by a transport itself, without rmcp's per-request service: the call
 /// made as [`super::McpServer::call_tool`] makes it ([`call_with_raw_arguments`]: the toolbox
 /// reads the exact `arguments` text, a sync body runs off the runtime), then its JSON-RPC

@@ -3,6 +3,10 @@
 //!
 #![doc = include_str!("../../docs/mcp.md")]
 
+// A tool's answer as MCP content blocks (image, audio, resources, ...).
+pub mod content;
+// A tool's requests to its client on 2026-07-28: input-required results (SEP-2322).
+mod input;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
 // One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
@@ -56,6 +60,15 @@ pub struct McpServer {
     /// The level the client set with `logging/setLevel`, for this session (a clone starts
     /// without one: stateless HTTP serves each request with a clone).
     level: Arc<Mutex<Option<LogLevel>>>,
+    /// Whether tools may ask the client (sampling, elicitation): every call then goes through
+    /// rmcp's service, where the request's peer can carry a request to the client.
+    asks_client: bool,
+    /// The key that seals the request state of input-required results ([`input`]).
+    input_key: Arc<[u8; 32]>,
+    /// `ttlMs` of `tools/list` (SEP-2549); `None`: rmcp's `0`.
+    ttl_ms: Option<u64>,
+    /// The names of the tools that answer [`content::Contents`].
+    block_tools: Arc<std::collections::HashSet<String>>,
 }
 
 impl Clone for McpServer {
@@ -66,6 +79,10 @@ impl Clone for McpServer {
             surface: Arc::clone(&self.surface),
             default_level: self.default_level,
             level: Arc::default(),
+            block_tools: Arc::clone(&self.block_tools),
+            asks_client: self.asks_client,
+            ttl_ms: self.ttl_ms,
+            input_key: Arc::clone(&self.input_key),
         }
     }
 }
@@ -83,7 +100,12 @@ impl McpServer {
     pub fn new(toolbox: Toolbox) -> Self {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
         let surface = Arc::from(toolbox.surface().map_or("mcp", crate::call::Surface::name));
+        let block_tools = Arc::new(block_tools(&toolbox));
         Self {
+            block_tools,
+            asks_client: false,
+            ttl_ms: None,
+            input_key: Arc::new(random_key()),
             toolbox: Arc::new(toolbox),
             caller: Arc::new(Caller::anonymous()),
             surface,
@@ -99,6 +121,35 @@ impl McpServer {
     #[must_use]
     pub fn with_log_level(mut self, level: LogLevel) -> Self {
         self.default_level = Some(level);
+        self
+    }
+
+    /// Lets tools ask the client from inside a call ([`Context::create_message`],
+    /// [`Context::sample`], [`Context::elicit`]): the transports then hand every `tools/call`
+    /// to rmcp's service, whose peer carries a request to the client, instead of answering a
+    /// plain call themselves. Without it, a tool called on a direct path is answered
+    /// [`crate::ClientError::Unavailable`].
+    #[must_use]
+    pub fn with_client_requests(mut self) -> Self {
+        self.asks_client = true;
+        self
+    }
+
+    /// `tools/list` answers `"ttlMs": ms` (SEP-2549, MCP 2026-07-28 "Caching"): a client may
+    /// keep the list that many milliseconds before asking again (default `0`: ask each time).
+    /// Set it when the toolbox does not change while the server runs.
+    #[must_use]
+    pub fn with_ttl_ms(mut self, ms: u64) -> Self {
+        self.ttl_ms = Some(ms);
+        self
+    }
+
+    /// Seals the `requestState` of the input-required results of tools that ask their client on
+    /// 2026-07-28 ([`crate::Context::ask`]) with `key` (HMAC-SHA256) instead of a key random to
+    /// this process: replicas that share it accept each other's states.
+    #[must_use]
+    pub fn with_input_state_key(mut self, key: [u8; 32]) -> Self {
+        self.input_key = Arc::new(key);
         self
     }
 
@@ -162,11 +213,13 @@ impl McpServer {
 
     /// Where a request's progress and log messages go: to its client, unless the client cannot
     /// receive them on this reply (an HTTP client that does not accept `text/event-stream`).
-    fn notifier(&self, context: &RequestContext<RoleServer>) -> Arc<notify::Notifier> {
-        if refuses_event_stream(&context.extensions) {
-            return notify::Notifier::silent();
-        }
-        notify::Notifier::new(context, self.log_level(context))
+    fn notifier(
+        &self,
+        context: &RequestContext<RoleServer>,
+        round: Option<Arc<input::Round>>,
+    ) -> Arc<notify::Notifier> {
+        let silent = refuses_event_stream(&context.extensions);
+        notify::Notifier::new(context, self.log_level(context), round, silent)
     }
 
     /// The toolbox this server answers from.
@@ -174,6 +227,22 @@ impl McpServer {
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox
     }
+
+    /// Whether tool `name` answers [`content::Contents`] (its blocks follow the envelope's).
+    pub(crate) fn answers_blocks(&self, name: &str) -> bool {
+        !self.block_tools.is_empty() && self.block_tools.contains(name)
+    }
+}
+
+/// The names of the tools of `toolbox` whose `outputSchema` says they answer
+/// [`content::Contents`].
+fn block_tools(toolbox: &Toolbox) -> std::collections::HashSet<String> {
+    toolbox
+        .tools()
+        .iter()
+        .filter(|tool| content::answers_blocks(&tool.output_schema(None)))
+        .map(|tool| tool.name().to_owned())
+        .collect()
 }
 
 /// The caller an HTTP auth hook verified for this request, if any.
@@ -244,7 +313,11 @@ impl ServerHandler for McpServer {
             }
             listed
         });
-        Ok(ListToolsResult::with_all_items(tools.collect()))
+        let mut listed = ListToolsResult::with_all_items(tools.collect());
+        if let Some(ms) = self.ttl_ms {
+            listed.ttl_ms = Some(ms);
+        }
+        Ok(listed)
     }
 
     /// Answers from the exact `arguments` text when the transport read it (see the
@@ -264,13 +337,30 @@ impl ServerHandler for McpServer {
             Some(raw) => raw.0,
             None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
-        let notifier = self.notifier(&context);
+        // A stateless 2026-07-28 call asks its client through input-required results.
+        let stateless =
+            context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        // Only a client that can answer something gets a round; any other is refused -32021 at
+        // its first ask.
+        let answers = context
+            .client_capabilities()
+            .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
+        let round = if stateless && answers && !mrtr::applies(&self.toolbox, &request.name, &context) {
+            let state = request.request_state.as_deref();
+            Some(input::Round::open(&*self.input_key, &request.name, state, request.input_responses.as_ref())?)
+        } else {
+            None
+        };
+        let notifier = self.notifier(&context, round.clone());
         let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::context::Sink>);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;
             }
             let envelope = call_tool::call_with_raw_arguments(&self.toolbox, &cx, &request.name, arguments).await?;
+            if self.answers_blocks(&request.name) {
+                return Ok(call_tool::call_tool_result_with_blocks(&envelope).into());
+            }
             Ok(call_tool::call_tool_result(&envelope).into())
         };
         tokio::pin!(call);
@@ -282,9 +372,27 @@ impl ServerHandler for McpServer {
             // Before the call's future is dropped, so the body's drop sees it cancelled.
             cx.cancel();
         };
+        let waiting = async {
+            match &round {
+                Some(round) => round.wait().await,
+                None => std::future::pending().await,
+            }
+        };
         let result = tokio::select! {
+            biased;
             result = &mut call => Some(result),
             () = cancelled => None,
+            // The tool asked what this round has no answer for: the round ends here.
+            () = waiting => {
+                cx.cancel();
+                guard.disarm();
+                notifier.finish().await;
+                let round = round.as_ref().expect("waiting only with a round");
+                if let Some(malformed) = round.malformed() {
+                    return Err(malformed);
+                }
+                return Ok(round.input_required(&*self.input_key)?.into());
+            }
         };
         let Some(result) = result else {
             // Cancelled (`notifications/cancelled`, a dropped connection): no reply goes out.
@@ -293,6 +401,12 @@ impl ServerHandler for McpServer {
         guard.disarm();
         cx.flush();
         notifier.finish().await;
+        if let Some(capability) = notifier.missing_capability() {
+            return Err(missing_capability(capability));
+        }
+        if let Some(malformed) = round.as_ref().and_then(|r| r.malformed()) {
+            return Err(malformed);
+        }
         result
     }
 
@@ -342,6 +456,31 @@ impl ServerHandler for McpServer {
             .map_err(|_| ErrorData::internal_error("the tools/call result did not serialize", None))?;
         Ok(CustomResult::new(result))
     }
+}
+
+/// 32 random bytes (a key for this process).
+fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No system randomness: a key from the clock and the address space, still this
+        // process's own.
+        let seed = format!("{:?}{:p}", std::time::SystemTime::now(), &key);
+        key.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes()));
+    }
+    key
+}
+
+/// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,
+/// MissingRequiredClientCapabilityError): code `-32021`, `data`
+/// `{"requiredCapabilities": {"<capability>": {}}}`.
+fn missing_capability(capability: &str) -> ErrorData {
+    let mut required = serde_json::Map::new();
+    required.insert(capability.to_owned(), Value::Object(serde_json::Map::new()));
+    ErrorData::new(
+        ErrorCode(-32021),
+        format!("this call needs the client capability `{capability}`, which the client did not declare"),
+        Some(serde_json::json!({"requiredCapabilities": required})),
+    )
 }
 
 fn envelope_core_annotations_none() -> crate::spec::Annotations {

@@ -17,7 +17,7 @@ use rmcp::{
 };
 use tokio::sync::mpsc;
 
-use crate::context::{LogLevel, Progress, Sink};
+use crate::context::{Asked, ClientAsk, ClientError, LogLevel, Progress, Sink};
 
 /// How many notifications of one call wait to be written; past it, a notification is dropped
 /// (the rate bound of progress keeps a well-behaved tool far below it).
@@ -62,26 +62,68 @@ pub(super) struct Notifier {
     level: Option<LogLevel>,
     queue: Mutex<Option<mpsc::Sender<ServerNotification>>>,
     writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Where a request to the client goes: the request's peer and its id (so the request
+    /// rides that request's event stream, SEP-2260), and whether the session can carry one.
+    asker: Option<Asker>,
+    /// The capability a request to the client needed and the client had not declared.
+    missing: Mutex<Option<&'static str>>,
+}
+
+/// The way back to the client of one request, for [`Sink::ask`].
+struct Asker {
+    peer: Peer<RoleServer>,
+    id: rmcp::model::RequestId,
+    /// A 2025 session (not stateless 2026-07-28, which forbids requests to the client).
+    session: bool,
+    /// On 2026-07-28: the call's input round (SEP-2322).
+    round: Option<Arc<super::input::Round>>,
+    /// What the client declared (2026-07-28: in the request's `_meta`).
+    capabilities: Option<rmcp::model::ClientCapabilities>,
 }
 
 impl Notifier {
     /// The channel of the request `context`: progress only when it carries a `progressToken`,
     /// log messages at `level` and above (`None`: none). With neither, nothing is queued and no
     /// task is started.
-    pub(super) fn new(context: &RequestContext<RoleServer>, level: Option<LogLevel>) -> Arc<Self> {
-        let token = context.meta.get_progress_token();
+    /// `silent`: the client cannot receive notifications on this reply (no progress, no log
+    /// messages); it can still be asked. `round`: a stateless 2026-07-28 call's input round.
+    pub(super) fn new(
+        context: &RequestContext<RoleServer>,
+        level: Option<LogLevel>,
+        round: Option<Arc<super::input::Round>>,
+        silent: bool,
+    ) -> Arc<Self> {
+        let (token, level) = if silent { (None, None) } else { (context.meta.get_progress_token(), level) };
         let (queue, writer) = if token.is_some() || level.is_some() {
             let (tx, rx) = mpsc::channel(QUEUED);
             (Some(tx), Some(tokio::spawn(write(context.peer.clone(), rx))))
         } else {
             (None, None)
         };
-        Arc::new(Notifier { token, level, queue: Mutex::new(queue), writer: Mutex::new(writer) })
+        let session = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
+        let capabilities =
+            context.client_capabilities().or_else(|| context.peer.peer_info().map(|i| i.capabilities.clone()));
+        let asker = Some(Asker { peer: context.peer.clone(), id: context.id.clone(), session, round, capabilities });
+        Arc::new(Notifier {
+            token,
+            level,
+            queue: Mutex::new(queue),
+            writer: Mutex::new(writer),
+            asker,
+            missing: Mutex::new(None),
+        })
     }
 
     /// A channel that sends nothing (a client that cannot receive notifications on this reply).
     pub(super) fn silent() -> Arc<Self> {
-        Arc::new(Notifier { token: None, level: None, queue: Mutex::new(None), writer: Mutex::new(None) })
+        Arc::new(Notifier {
+            token: None,
+            level: None,
+            queue: Mutex::new(None),
+            writer: Mutex::new(None),
+            asker: None,
+            missing: Mutex::new(None),
+        })
     }
 
     fn send(&self, notification: ServerNotification) {
@@ -89,6 +131,11 @@ impl Notifier {
             // Full: dropped, never waited for (a sync body must not block on the client).
             let _ = tx.try_send(notification);
         }
+    }
+
+    /// The capability the call asked its client for and the client had not declared, if any.
+    pub(super) fn missing_capability(&self) -> Option<&'static str> {
+        *lock(&self.missing)
     }
 
     /// The call ended: no more notifications are queued, and the ones queued are written
@@ -129,7 +176,53 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Whether `capabilities` declare the capability `ask` needs.
+fn declared(capabilities: Option<&rmcp::model::ClientCapabilities>, ask: ClientAsk) -> bool {
+    capabilities.is_some_and(|c| match ask {
+        ClientAsk::Sampling => c.sampling.is_some(),
+        ClientAsk::Roots => c.roots.is_some(),
+        _ => c.elicitation.is_some(),
+    })
+}
+
 impl Sink for Notifier {
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        self.asker.as_ref().is_some_and(|a| declared(a.capabilities.as_ref(), ask) && (a.session || a.round.is_some()))
+    }
+
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: serde_json::Value) -> Asked {
+        let Some(asker) = &self.asker else { return Box::pin(async { Err(ClientError::Unavailable) }) };
+        if !declared(asker.capabilities.as_ref(), ask) {
+            let capability = ask.capability();
+            *lock(&self.missing) = Some(capability);
+            return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        if let Some(round) = &asker.round {
+            return match round.answer(ask, key, params) {
+                Some(answer) => Box::pin(async move { answer }),
+                // No answer yet: the call waits here until the server ends this round.
+                None => Box::pin(std::future::pending()),
+            };
+        }
+        if !asker.session {
+            return Box::pin(async { Err(ClientError::Unavailable) });
+        }
+        let peer = asker.peer.clone();
+        let mut request = rmcp::model::CustomRequest::new(ask.method(), Some(params));
+        // On the event stream of the request that asks (SEP-2260), not the standalone one.
+        request.extensions.insert(rmcp::service::OriginatingRequestId(asker.id.clone()));
+        Box::pin(async move {
+            match peer.send_request(rmcp::model::ServerRequest::CustomRequest(request)).await {
+                Ok(result) => serde_json::to_value(result)
+                    .map_err(|e| ClientError::Failed { code: -32603, message: e.to_string() }),
+                Err(rmcp::ServiceError::McpError(e)) => {
+                    Err(ClientError::Failed { code: i64::from(e.code.0), message: e.message.into_owned() })
+                }
+                Err(e) => Err(ClientError::Failed { code: -32603, message: e.to_string() }),
+            }
+        })
+    }
+
     fn progress(&self, note: Progress) {
         let Some(token) = &self.token else { return };
         let mut param = ProgressNotificationParam::new(token.clone(), note.done);

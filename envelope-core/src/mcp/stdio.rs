@@ -349,6 +349,8 @@ async fn read_lines(
             && let Some(call) = frame::plain_call(&line)
             && let Some(version) = direct_version(&call, initialized, &in_flight)
             && !server.toolbox.needs_confirmation(&call.name)
+            && !server.answers_blocks(&call.name)
+            && !server.asks_client
         {
             if in_flight.holds(&call.id) {
                 lines.send(line_of(&id_in_use(call.id))).await.map_err(|_| closed())?;

@@ -26,7 +26,8 @@ use rmcp::{
         RequestId, RequestMetaObject, ServerJsonRpcMessage,
     },
     transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+        StreamableHttpServerConfig, StreamableHttpService,
+        session::{local::LocalSessionManager, never::NeverSessionManager},
     },
 };
 
@@ -52,6 +53,7 @@ pub struct McpHttp<H = McpServer> {
     required_scopes: Vec<String>,
     max_body_bytes: usize,
     surface: Option<crate::call::Surface>,
+    sessions: bool,
 }
 
 impl McpHttp<McpServer> {
@@ -96,7 +98,23 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             required_scopes: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             surface: None,
+            sessions: false,
         }
+    }
+
+    /// Serves 2025-06-18 and 2025-11-25 clients in sessions (MCP 2025-11-25, "Transports /
+    /// Streamable HTTP / Session Management"): `initialize` answers an `Mcp-Session-Id`, each
+    /// later request of the session names it (an unknown one is 404), `GET /mcp` opens the
+    /// session's own event stream and `DELETE /mcp` ends the session. A request is answered on
+    /// an event stream, which also carries the server's requests to the client
+    /// (`sampling/createMessage`, `elicitation/create` from [`crate::Context::sample`] and
+    /// [`crate::Context::elicit`]), and `logging/setLevel` holds for the session. 2026-07-28
+    /// requests stay stateless (SEP-2567). Without it (the default) every request is served
+    /// statelessly and only `POST` is answered. Sessions live in this process's memory.
+    #[must_use]
+    pub fn with_sessions(mut self) -> Self {
+        self.sessions = true;
+        self
     }
 
     /// The `Origin` policy (default: loopback origins and requests without `Origin`).
@@ -157,7 +175,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         // Origin checks are this module's (with JSON bodies); rmcp's own Host and Origin checks
         // would answer in plain text. Bodies are limited before rmcp sees them.
         let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
+            .with_legacy_session_mode(self.sessions)
             .with_json_response(true)
             .with_sse_keep_alive(None)
             .disable_allowed_hosts()
@@ -166,10 +184,24 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         // An `McpServer` (the handler of `McpHttp::new`) answers a plain 2026-07-28
         // `tools/call` itself; another handler is always served through rmcp.
         let direct = (&handler as &dyn std::any::Any).downcast_ref::<McpServer>().cloned().map(Arc::new);
-        let rmcp =
-            StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
+        let shared = Arc::new(handler.clone());
+        let factory = move || Ok(handler.clone());
+        let rmcp = if self.sessions {
+            Rmcp::Sessions(Arc::new(StreamableHttpService::new(
+                factory,
+                Arc::new(LocalSessionManager::default()),
+                config,
+            )))
+        } else {
+            Rmcp::Stateless(Arc::new(StreamableHttpService::new(
+                factory,
+                Arc::new(NeverSessionManager::default()),
+                config,
+            )))
+        };
         let state = Endpoint {
-            rmcp: Arc::new(rmcp),
+            rmcp,
+            handler: shared,
             direct,
             max_body_bytes: self.max_body_bytes,
             calls: Arc::new(Calls::default()),
@@ -194,8 +226,34 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     }
 }
 
+/// rmcp's service: stateless, or with sessions ([`McpHttp::with_sessions`]).
+enum Rmcp<H> {
+    Stateless(Arc<StreamableHttpService<H, NeverSessionManager>>),
+    Sessions(Arc<StreamableHttpService<H, LocalSessionManager>>),
+}
+
+impl<H> Clone for Rmcp<H> {
+    fn clone(&self) -> Self {
+        match self {
+            Rmcp::Stateless(s) => Rmcp::Stateless(Arc::clone(s)),
+            Rmcp::Sessions(s) => Rmcp::Sessions(Arc::clone(s)),
+        }
+    }
+}
+
+impl<H: ServerHandler + Clone> Rmcp<H> {
+    async fn handle(&self, request: Request) -> Response {
+        match self {
+            Rmcp::Stateless(s) => s.handle(request).await.map(Body::new),
+            Rmcp::Sessions(s) => s.handle(request).await.map(Body::new),
+        }
+    }
+}
+
 struct Endpoint<H> {
-    rmcp: Arc<StreamableHttpService<H, NeverSessionManager>>,
+    rmcp: Rmcp<H>,
+    /// The handler, asked which tools declare `x-mcp-header` parameters.
+    handler: Arc<H>,
     /// The handler, when it is an [`McpServer`]: it answers a plain 2026-07-28 `tools/call`
     /// itself (see [`direct_call_applies`]).
     direct: Option<Arc<McpServer>>,
@@ -206,7 +264,8 @@ struct Endpoint<H> {
 impl<H> Clone for Endpoint<H> {
     fn clone(&self) -> Self {
         Endpoint {
-            rmcp: Arc::clone(&self.rmcp),
+            rmcp: self.rmcp.clone(),
+            handler: Arc::clone(&self.handler),
             direct: self.direct.clone(),
             max_body_bytes: self.max_body_bytes,
             calls: Arc::clone(&self.calls),
@@ -331,6 +390,11 @@ async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>,
 }
 
 async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Request, called: &mut Called) -> Response {
+    let sessions = matches!(endpoint.rmcp, Rmcp::Sessions(_));
+    // A session's event stream (GET) and its end (DELETE) are rmcp's.
+    if sessions && matches!(*request.method(), axum::http::Method::GET | axum::http::Method::DELETE) {
+        return endpoint.rmcp.handle(request).await;
+    }
     if request.method() != axum::http::Method::POST {
         let method = request.method().as_str().to_owned();
         return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
@@ -383,7 +447,15 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
                     let arguments = request.request.extensions_mut().remove::<RawArguments>().and_then(|raw| raw.0);
                     return call_directly(server, &parts.extensions, id, &name, arguments, listed).await;
                 }
+                // rmcp checks `Mcp-Param-*` headers against the body's arguments (SEP-2243):
+                // it reads the body as sent.
+                let param_headers = parts.headers.keys().any(|name| name.as_str().starts_with("mcp-param-"))
+                    || called.tool.as_deref().is_some_and(|name| declares_headers(&*endpoint.handler, name));
                 match request.request.extensions_mut().remove::<RawArguments>() {
+                    Some(raw) if param_headers => {
+                        parts.extensions.insert(raw);
+                        (bytes, Some(id))
+                    }
                     Some(raw) => {
                         parts.extensions.insert(raw);
                         let rewritten = rmcp::model::ClientJsonRpcMessage::Request(request);
@@ -413,7 +485,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     let handled = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body)));
     let Some(listed) = listed else {
-        return json_rpc_only(handled.await.map(Body::new), id).await;
+        return json_rpc_only(handled.await, id).await;
     };
     // A call the client cancels before its response starts is answered 202 with no body (no
     // reply to a cancelled id); dropping rmcp's future cancels the call.
@@ -422,7 +494,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         response = handled => response,
         () = cancelled => return StatusCode::ACCEPTED.into_response(),
     };
-    let response = json_rpc_only(response.map(Body::new), id).await;
+    let response = json_rpc_only(response, id).await;
     let streams = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -434,6 +506,18 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     // An event stream (the call sent notifications): it ends without the reply when cancelled.
     let cancelled = listed.cancelled.cancelled();
     response.map(|inner| Body::new(UntilCancelled { inner, cancelled, _listed: listed }))
+}
+
+/// Whether tool `name` of `handler` has a parameter that travels as an `Mcp-Param-*` header
+/// (`x-mcp-header` in its input schema, SEP-2243): rmcp then checks the headers against the
+/// body as sent.
+fn declares_headers<H: ServerHandler>(handler: &H, name: &str) -> bool {
+    handler.get_tool(name).is_some_and(|tool| {
+        tool.input_schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(|p| p.values().any(|s| s.get("x-mcp-header").is_some()))
+    })
 }
 
 /// The protocol version whose plain `tools/call` the endpoint answers without rmcp.
@@ -482,6 +566,8 @@ fn direct_call_applies(
         && meta.client_capabilities().is_some()
         && server.default_level.is_none()
         && !server.toolbox.needs_confirmation(&params.name)
+        && !server.answers_blocks(&params.name)
+        && !server.asks_client
 }
 
 /// A `tools/call` answered by `server` itself ([`direct_call_applies`]): the call made as

@@ -1,0 +1,733 @@
+//! The server the MCP conformance suite (`@modelcontextprotocol/conformance`) is run against:
+//! every fixture tool, resource and prompt its server scenarios name, the tools written with
+//! envelope's `#[tool]`, served over Streamable HTTP at `/mcp` with sessions for 2025 clients
+//! (`McpHttp::with_sessions`) and statelessly for 2026-07-28 ones.
+//!
+//! `cargo run --example conformance_server -- --port 3001` listens on `127.0.0.1:3001` (port
+//! `0` picks a free one) and prints its URL as the last line on stdout. Then:
+//! `npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp`.
+//!
+//! The tools answer through envelope: each reply's `structuredContent` is the envelope, and a
+//! tool that answers `Contents` (text, image, audio, embedded resources) has its blocks after
+//! the envelope's text block. Resources, resource templates, subscriptions, prompts and
+//! completion are declared beside them in an rmcp `ServerHandler` that hands `tools/list`,
+//! `tools/call` and `logging/setLevel` to envelope's `McpServer`.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use envelope_core::mcp::content::Contents;
+use envelope_core::mcp::rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    },
+    service::{RequestContext, SubscriptionContext},
+};
+// Logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it.
+#[allow(deprecated)]
+use envelope_core::mcp::rmcp::model::SetLevelRequestParams;
+use envelope_core::mcp::{McpServer, streamable::McpHttp};
+use envelope_core::{ClientAsk, ClientError, Context, Fault, Toolbox, tool};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// How long a client may keep this server's lists and resources, in milliseconds (SEP-2549).
+const TTL_MS: u64 = 60_000;
+
+/// A 1x1 red PNG.
+const PNG: [u8; 70] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 31, 21, 196,
+    137, 0, 0, 0, 13, 73, 68, 65, 84, 120, 218, 99, 252, 207, 192, 240, 31, 0, 5, 5, 2, 0, 95, 200, 241, 210, 0, 0, 0,
+    0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+/// A minimal WAV file (two bytes of silence).
+const WAV: [u8; 44] = [
+    82, 73, 70, 70, 38, 0, 0, 0, 87, 65, 86, 69, 102, 109, 116, 32, 16, 0, 0, 0, 1, 0, 1, 0, 64, 31, 0, 0, 0, 125, 0,
+    0, 2, 0, 16, 0, 100, 97, 116, 97, 2, 0, 0, 0,
+];
+
+/// Tests simple text content response
+#[tool(read_only)]
+fn test_simple_text() -> Contents {
+    Contents::new().text("This is a simple text response for testing.")
+}
+
+/// Tests image content response
+#[tool(read_only)]
+fn test_image_content() -> Contents {
+    Contents::new().image(PNG, "image/png")
+}
+
+/// Tests audio content response
+#[tool(read_only)]
+fn test_audio_content() -> Contents {
+    Contents::new().audio(WAV, "audio/wav")
+}
+
+/// Tests embedded resource content response
+#[tool(read_only)]
+fn test_embedded_resource() -> Contents {
+    Contents::new().resource_text("test://embedded-resource", "text/plain", "This is an embedded resource content.")
+}
+
+/// Tests response with multiple content types (text, image, resource)
+#[tool(read_only)]
+fn test_multiple_content_types() -> Contents {
+    Contents::new().text("Multiple content types test:").image(PNG, "image/png").resource_text(
+        "test://mixed-content-resource",
+        "application/json",
+        r#"{"test":"data","value":123}"#,
+    )
+}
+
+/// Tests tool that emits log messages during execution
+#[tool(read_only)]
+async fn test_tool_with_logging(cx: Context) -> Contents {
+    cx.info("Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cx.info("Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cx.info("Tool execution completed");
+    Contents::new().text("Tool with logging executed successfully")
+}
+
+/// Logs three messages at info (sent only to a client that asked for a level: on 2026-07-28 the
+/// request's `_meta` `io.modelcontextprotocol/logLevel`)
+#[tool(read_only)]
+async fn test_logging_tool(cx: Context) -> Contents {
+    for message in ["Tool execution started", "Tool processing data", "Tool execution completed"] {
+        cx.info(message);
+    }
+    Contents::new().text("Tool with logging executed successfully")
+}
+
+/// Tests tool that reports progress notifications
+#[tool(read_only)]
+async fn test_tool_with_progress(cx: Context) -> Contents {
+    for (step, done) in [0u32, 50, 100].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(60)).await;
+        }
+        cx.progress_with(done, 100, &format!("Completed step {done} of 100"));
+    }
+    Contents::new().text("Progress reported: 0, 50, 100 of 100")
+}
+
+/// Tests error response handling
+#[tool(read_only)]
+fn test_error_handling() -> Result<Contents, Fault> {
+    Err(Fault::backend("This tool intentionally returns an error for testing"))
+}
+
+/// Tests server-initiated sampling (LLM completion request)
+#[tool(read_only)]
+async fn test_sampling(
+    /// The prompt to send to the LLM
+    prompt: String,
+    cx: Context,
+) -> Result<Contents, Fault> {
+    let answer = cx.sample(prompt, 100).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("LLM response: {answer}")))
+}
+
+/// Asks the client to sample (SEP-2575's probe: a client that did not declare `sampling` is
+/// answered -32021)
+#[tool(read_only)]
+async fn test_missing_capability(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.sample("Say hello", 10).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("LLM response: {answer}")))
+}
+
+/// Echoes a region sent as the `Mcp-Param-Region` header as well as in the body (SEP-2243)
+#[tool(read_only)]
+fn test_headers(
+    /// A region name, also sent as the header `Mcp-Param-Region`
+    region: String,
+) -> Contents {
+    Contents::new().text(format!("region: {region}"))
+}
+
+/// Tests server-initiated elicitation (user input request)
+#[tool(read_only)]
+async fn test_elicitation(
+    /// The message to show the user
+    message: String,
+    cx: Context,
+) -> Result<Contents, Fault> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"response": {"type": "string", "description": "User's response"}},
+        "required": ["response"]
+    });
+    elicited(&cx, message, schema, "User response").await
+}
+
+/// Tests elicitation with default values per SEP-1034
+#[tool(read_only)]
+async fn test_elicitation_sep1034_defaults(cx: Context) -> Result<Contents, Fault> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    elicited(&cx, "Please review and update the form fields with defaults", schema, "Elicitation completed").await
+}
+
+/// Tests elicitation with enum schema improvements per SEP-1330
+#[tool(read_only)]
+async fn test_elicitation_sep1330_enums(cx: Context) -> Result<Contents, Fault> {
+    let options = |a: &str, b: &str, c: &str, word: &str| {
+        json!([
+            {"const": a, "title": format!("First {word}")},
+            {"const": b, "title": format!("Second {word}")},
+            {"const": c, "title": format!("Third {word}")}
+        ])
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "description": "Select one option with titles", "oneOf": options("value1", "value2", "value3", "Option")},
+            "legacyEnum": {"type": "string", "description": "Select one option (legacy)", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3, "items": {"anyOf": options("value1", "value2", "value3", "Choice")}}
+        },
+        "required": []
+    });
+    elicited(&cx, "Please select options from the enum fields", schema, "Elicitation completed").await
+}
+
+/// A request to the client that got no answer, as the call's fault.
+fn asked(error: ClientError) -> Fault {
+    Fault::backend(format!("asking the client ({error})"))
+}
+
+async fn elicited(cx: &Context, message: impl Into<String>, schema: Value, label: &str) -> Result<Contents, Fault> {
+    let answer = cx.elicit(message, schema).await.map_err(asked)?;
+    let content = Value::Object(answer.content.unwrap_or_default());
+    Ok(Contents::new().text(format!("{label}: action={}, content={content}", answer.action.as_str())))
+}
+
+/// The name form of the input-required scenarios: `{"<field>": string}`, required.
+fn one_field(message: &str, field: &str, kind: &str) -> Value {
+    json!({"message": message, "requestedSchema": {
+        "type": "object", "properties": {field: {"type": kind}}, "required": [field]}})
+}
+
+/// The text an elicitation answered in `field`.
+fn field(answer: &Value, field: &str) -> String {
+    match answer.pointer(&format!("/content/{field}")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Asks the user's name through an input-required result (2026-07-28, SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_elicitation(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"));
+    let name = field(&answer.await.map_err(asked)?, "name");
+    Ok(Contents::new().text(format!("Hello, {name}!")))
+}
+
+/// Asks the client's model through an input-required result (SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_sampling(cx: Context) -> Result<Contents, Fault> {
+    let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}], "maxTokens": 100});
+    let answer = cx.ask("capital_question", ClientAsk::Sampling, params).await.map_err(asked)?;
+    let text = answer.pointer("/content/text").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Ok(Contents::new().text(format!("The model answered: {text}")))
+}
+
+/// Asks the client's roots through an input-required result (SEP-2322)
+#[tool(read_only)]
+async fn test_input_required_result_list_roots(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("client_roots", ClientAsk::Roots, json!({})).await.map_err(asked)?;
+    let roots: Vec<&str> = answer["roots"].as_array().into_iter().flatten().filter_map(|r| r["uri"].as_str()).collect();
+    Ok(Contents::new().text(format!("Roots: {}", roots.join(", "))))
+}
+
+/// Asks for a confirmation; the retry's sealed requestState is checked before it runs again
+#[tool(read_only)]
+async fn test_input_required_result_request_state(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("confirm", ClientAsk::Elicitation, one_field("Please confirm", "ok", "boolean"));
+    let ok = field(&answer.await.map_err(asked)?, "ok");
+    Ok(Contents::new().text(format!("state-ok: confirmed={ok}")))
+}
+
+/// Asks for a confirmation; a tampered requestState is refused -32602
+#[tool(read_only)]
+async fn test_input_required_result_tampered_state(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("confirm", ClientAsk::Elicitation, one_field("Please confirm", "ok", "boolean"));
+    let ok = field(&answer.await.map_err(asked)?, "ok");
+    Ok(Contents::new().text(format!("confirmed={ok}")))
+}
+
+/// Asks three things at once: a name, a greeting from the model, the client's roots
+#[tool(read_only)]
+async fn test_input_required_result_multiple_inputs(cx: Context) -> Result<Contents, Fault> {
+    let greeting = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50});
+    let (name, greeting, roots) = tokio::join!(
+        cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string")),
+        cx.ask("greeting", ClientAsk::Sampling, greeting),
+        cx.ask("client_roots", ClientAsk::Roots, json!({})),
+    );
+    let (name, greeting, roots) = (name.map_err(asked)?, greeting.map_err(asked)?, roots.map_err(asked)?);
+    let text = greeting.pointer("/content/text").and_then(Value::as_str).unwrap_or_default();
+    let count = roots["roots"].as_array().map_or(0, Vec::len);
+    Ok(Contents::new().text(format!("{text} {}; {count} roots", field(&name, "name"))))
+}
+
+/// Asks in two rounds: a name, then a favourite color
+#[tool(read_only)]
+async fn test_input_required_result_multi_round(cx: Context) -> Result<Contents, Fault> {
+    let step1 = cx.ask("step1", ClientAsk::Elicitation, one_field("Step 1: What is your name?", "name", "string"));
+    let name = field(&step1.await.map_err(asked)?, "name");
+    let step2 =
+        cx.ask("step2", ClientAsk::Elicitation, one_field("Step 2: What is your favorite color?", "color", "string"));
+    let color = field(&step2.await.map_err(asked)?, "color");
+    Ok(Contents::new().text(format!("{name} likes {color}")))
+}
+
+/// Asks only for what the client declared: a name (elicitation) and a greeting (sampling)
+#[tool(read_only)]
+async fn test_input_required_result_capabilities(cx: Context) -> Result<Contents, Fault> {
+    let greeting = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50});
+    let name = async {
+        match cx.can_ask(ClientAsk::Elicitation) {
+            true => cx
+                .ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"))
+                .await
+                .map(Some),
+            false => Ok(None),
+        }
+    };
+    let greeting = async {
+        match cx.can_ask(ClientAsk::Sampling) {
+            true => cx.ask("greeting", ClientAsk::Sampling, greeting).await.map(Some),
+            false => Ok(None),
+        }
+    };
+    let (name, greeting) = tokio::join!(name, greeting);
+    let (name, greeting) = (name.map_err(asked)?, greeting.map_err(asked)?);
+    Ok(Contents::new().text(format!("asked for a name: {}, a greeting: {}", name.is_some(), greeting.is_some())))
+}
+
+/// Asks the user on 2026-07-28: the answer is an input-required result on the request's
+/// reply, never a request of its own on the stream
+#[tool(read_only)]
+async fn test_streaming_elicitation(cx: Context) -> Result<Contents, Fault> {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]});
+    let answer = cx.elicit("Anything to add?", schema).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("action={}", answer.action.as_str())))
+}
+
+/// What changed, for the open `subscriptions/listen` streams.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    Tools,
+    Prompts,
+}
+
+/// The changes announced to `subscriptions/listen` streams (2026-07-28).
+fn changes() -> &'static tokio::sync::broadcast::Sender<Change> {
+    static CHANGES: std::sync::OnceLock<tokio::sync::broadcast::Sender<Change>> = std::sync::OnceLock::new();
+    CHANGES.get_or_init(|| tokio::sync::broadcast::channel(16).0)
+}
+
+/// Announces that the tool list changed (`notifications/tools/list_changed`)
+#[tool]
+fn test_trigger_tool_change() -> Contents {
+    let _ = changes().send(Change::Tools);
+    Contents::new().text("tool list changed")
+}
+
+/// Announces that the prompt list changed (`notifications/prompts/list_changed`)
+#[tool]
+fn test_trigger_prompt_change() -> Contents {
+    let _ = changes().send(Change::Prompts);
+    Contents::new().text("prompt list changed")
+}
+
+/// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
+#[tool(read_only)]
+fn json_schema_2020_12_tool(
+    /// A name.
+    name: Option<String>,
+    /// An address (`street`, `city`).
+    address: Option<Value>,
+) -> Contents {
+    let args = json!({"name": name, "address": address});
+    Contents::new().text(format!("JSON Schema 2020-12 tool called with: {args}"))
+}
+
+/// The input schema the suite expects `json_schema_2020_12_tool` to list as it is (SEP-1613).
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": false
+    })
+}
+
+/// The input schemas listed otherwise than envelope derives them: the raw JSON Schema 2020-12
+/// the suite checks is kept as written (SEP-1613), and `test_headers`'s `region` travels as the
+/// header `Mcp-Param-Region` (SEP-2243, `x-mcp-header`).
+fn input_schema(name: &str) -> Option<serde_json::Map<String, Value>> {
+    let schema = match name {
+        "json_schema_2020_12_tool" => json_schema_2020_12(),
+        "test_headers" => json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "description": "A region name", "x-mcp-header": "Region"}},
+            "required": ["region"]
+        }),
+        _ => return None,
+    };
+    Some(from_json(schema))
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::new()
+        .with(test_simple_text::tool())
+        .with(test_image_content::tool())
+        .with(test_audio_content::tool())
+        .with(test_embedded_resource::tool())
+        .with(test_multiple_content_types::tool())
+        .with(test_tool_with_logging::tool())
+        .with(test_tool_with_progress::tool())
+        .with(test_logging_tool::tool())
+        .with(test_error_handling::tool())
+        .with(test_sampling::tool())
+        .with(test_elicitation::tool())
+        .with(test_elicitation_sep1034_defaults::tool())
+        .with(test_elicitation_sep1330_enums::tool())
+        .with(json_schema_2020_12_tool::tool())
+        .with(test_missing_capability::tool())
+        .with(test_headers::tool())
+        .with(test_streaming_elicitation::tool())
+        .with(test_trigger_tool_change::tool())
+        .with(test_trigger_prompt_change::tool())
+        .with(test_input_required_result_elicitation::tool())
+        .with(test_input_required_result_sampling::tool())
+        .with(test_input_required_result_list_roots::tool())
+        .with(test_input_required_result_request_state::tool())
+        .with(test_input_required_result_tampered_state::tool())
+        .with(test_input_required_result_multiple_inputs::tool())
+        .with(test_input_required_result_multi_round::tool())
+        .with(test_input_required_result_capabilities::tool())
+}
+
+/// The suite's server: envelope's tools, and the fixture resources and prompts.
+#[derive(Clone)]
+struct Conformance {
+    tools: McpServer,
+    subscriptions: Arc<Mutex<HashSet<String>>>,
+}
+
+fn from_json<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a fixture of this example reads as rmcp's model")
+}
+
+fn png_base64() -> String {
+    envelope_core::mcp::content::base64(&PNG)
+}
+
+impl ServerHandler for Conformance {
+    fn get_info(&self) -> ServerConfig {
+        #[allow(deprecated)] // logging: 2025 clients use it
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_completions()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("envelope-conformance-server", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut listed = self.tools.list_tools(request, context).await?;
+        for tool in &mut listed.tools {
+            if let Some(schema) = input_schema(&tool.name) {
+                tool.input_schema = Arc::new(schema);
+            }
+        }
+        Ok(listed)
+    }
+
+    /// rmcp checks the `Mcp-Param-*` headers of a `tools/call` against the tool's `x-mcp-header`
+    /// parameters (SEP-2243) with this.
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.tools.toolbox().get(name)?;
+        let schema = input_schema(name).unwrap_or_else(|| tool.input_schema());
+        Some(Tool::new(name.to_owned(), tool.description().to_owned(), Arc::new(schema)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.tools.call_tool(request, context).await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.set_level(request, context).await
+    }
+
+    /// `subscriptions/listen` (2026-07-28): every notification the client asks for that the
+    /// server declares.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changed = changes().subscribe();
+        loop {
+            let change = tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                change = changed.recv() => change,
+            };
+            let sent = match change {
+                Ok(Change::Tools) => subscription.sink().notify_tool_list_changed().await,
+                Ok(Change::Prompts) => subscription.sink().notify_prompt_list_changed().await,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+            };
+            if sent.is_err() {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resources": [
+            {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource",
+             "description": "A static text resource for testing", "mimeType": "text/plain"},
+            {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource",
+             "description": "A static binary resource (image) for testing", "mimeType": "image/png"},
+            {"uri": "test://watched-resource", "name": "watched-resource", "title": "Watched Resource",
+             "description": "A resource a client can subscribe to", "mimeType": "text/plain"}
+        ]})))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resourceTemplates": [
+            {"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template",
+             "description": "A resource template with parameter substitution", "mimeType": "application/json"}
+        ]})))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        let contents = match uri {
+            "test://static-text" => {
+                json!({"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."})
+            }
+            "test://static-binary" => json!({"uri": uri, "mimeType": "image/png", "blob": png_base64()}),
+            "test://watched-resource" => {
+                json!({"uri": uri, "mimeType": "text/plain", "text": "Watched resource content"})
+            }
+            _ => match uri.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
+                Some(id) if !id.is_empty() && !id.contains('/') => {
+                    let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                    json!({"uri": uri, "mimeType": "application/json", "text": text.to_string()})
+                }
+                // SEP-2164: an unknown resource is -32602 (invalid params) naming its URI.
+                _ => {
+                    return Err(ErrorData::new(
+                        ErrorCode::INVALID_PARAMS,
+                        format!("resource not found: {uri}"),
+                        Some(json!({"uri": uri})),
+                    ));
+                }
+            },
+        };
+        let result: envelope_core::mcp::rmcp::model::ReadResourceResult = from_json(
+            json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "contents": [contents]}),
+        );
+        Ok(result.into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "prompts": [
+            {"name": "test_simple_prompt", "title": "Simple Test Prompt", "description": "A simple prompt without arguments"},
+            {"name": "test_prompt_with_arguments", "title": "Prompt With Arguments", "description": "A prompt with required arguments",
+             "arguments": [
+                {"name": "arg1", "description": "First test argument", "required": true},
+                {"name": "arg2", "description": "Second test argument", "required": true}
+             ]},
+            {"name": "test_prompt_with_embedded_resource", "title": "Prompt With Embedded Resource",
+             "description": "A prompt that includes an embedded resource",
+             "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]},
+            {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"},
+            {"name": "test_input_required_result_prompt", "title": "Prompt Needing Input",
+             "description": "A prompt that asks the user for its context first (SEP-2322)"}
+        ]})))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let argument = |name: &str| -> Result<String, ErrorData> {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| ErrorData::invalid_params(format!("missing required argument: {name}"), None))
+        };
+        let user = |content: Value| json!({"role": "user", "content": content});
+        // SEP-2322 on a request other than tools/call: the prompt needs a context from the user.
+        if request.name == "test_input_required_result_prompt" {
+            let answer = request.input_responses.as_ref().and_then(|r| r.get("prompt_context"));
+            let Some(answer) = answer.filter(|a| a.is_object()) else {
+                let ask = json!({"prompt_context": {"method": "elicitation/create",
+                    "params": one_field("What context should the prompt use?", "context", "string")}});
+                let requests = from_json(ask);
+                let result = envelope_core::mcp::rmcp::model::InputRequiredResult::new(Some(requests), None);
+                return Ok(GetPromptResponse::InputRequired(result));
+            };
+            let text = format!("Use this context: {}", field(answer, "context"));
+            let result: envelope_core::mcp::rmcp::model::GetPromptResult =
+                from_json(json!({"resultType": "complete", "messages": [user(json!({"type": "text", "text": text}))]}));
+            return Ok(result.into());
+        }
+        let messages = match request.name.as_str() {
+            "test_simple_prompt" => vec![user(json!({"type": "text", "text": "This is a simple prompt for testing."}))],
+            "test_prompt_with_arguments" => {
+                let (arg1, arg2) = (argument("arg1")?, argument("arg2")?);
+                vec![user(
+                    json!({"type": "text", "text": format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")}),
+                )]
+            }
+            "test_prompt_with_embedded_resource" => {
+                let uri = argument("resourceUri")?;
+                vec![
+                    user(json!({"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain",
+                        "text": "Embedded resource content for testing."}})),
+                    user(json!({"type": "text", "text": "Please process the embedded resource above."})),
+                ]
+            }
+            "test_prompt_with_image" => vec![
+                user(json!({"type": "image", "data": png_base64(), "mimeType": "image/png"})),
+                user(json!({"type": "text", "text": "Please analyze the image above."})),
+            ],
+            other => return Err(ErrorData::invalid_params(format!("prompt not found: {other}"), None)),
+        };
+        let result: envelope_core::mcp::rmcp::model::GetPromptResult =
+            from_json(json!({"resultType": "complete", "messages": messages}));
+        Ok(result.into())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Ok(from_json(json!({"resultType": "complete", "completion": {"values": [], "total": 0, "hasMore": false}})))
+    }
+}
+
+/// The port from `--port PORT` (else `PORT`, else 3001); `0` picks a free one.
+fn port() -> Result<u16, String> {
+    let mut args = std::env::args().skip(1);
+    let mut port = std::env::var("PORT").ok();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => port = args.next(),
+            "--help" | "-h" => {
+                println!("conformance_server [--port PORT]: the MCP conformance suite's server at /mcp");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}; the one option is --port PORT")),
+        }
+    }
+    port.map_or(Ok(3001), |p| p.parse().map_err(|_| format!("--port takes a number from 0 to 65535, not {p:?}")))
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let port = match port() {
+        Ok(port) => port,
+        Err(why) => {
+            eprintln!("{why}");
+            std::process::exit(2);
+        }
+    };
+    let server = Conformance {
+        tools: McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS),
+        subscriptions: Arc::default(),
+    };
+    let app = McpHttp::with_handler(server).with_sessions().router();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let address = listener.local_addr()?;
+    println!("envelope MCP conformance server: http://{address}/mcp");
+    envelope_core::http::serve(listener, app).await
+}
