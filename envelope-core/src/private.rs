@@ -3,10 +3,10 @@
 
 pub use serde_json::{Map, Value};
 
-pub use crate::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
-pub use crate::input::{Scalar, Sent};
 pub use crate::outcome::{Guarded, Step};
-pub use crate::readers::read_choice_sent;
+pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
+pub use crate::read::input::{Scalar, Sent};
+pub use crate::read::readers::read_choice_sent;
 
 // What generated code names of the public API, so the macros reach every item through this
 // one module (the crate's root may change without them).
@@ -34,7 +34,7 @@ pub fn counted(length: Length, unit: Unit) -> Length {
 /// The closest of `candidates` to `given`, as a refusal offers it (`Did you mean "…"?`): what
 /// envelope-macros' own did-you-mean is tested against, typo for typo.
 pub fn closest<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    crate::render::closest(given, candidates.iter().copied())
+    crate::words::render::closest(given, candidates.iter().copied())
 }
 pub use crate::call::tool::{CallFn, Tool};
 pub use crate::outcome::Outcome;
@@ -44,7 +44,7 @@ pub use crate::spec::{
 };
 
 pub use crate::ToolError;
-pub use crate::rate::RateLimit;
+pub use crate::spec::rate::RateLimit;
 
 /// The envelope of a tool's plain return value: `ok` with its JSON, or a fault if it does not
 /// serialize (a map with non-string keys).

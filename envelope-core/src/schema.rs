@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::code::Status;
+use crate::outcome::code::Status;
+use crate::outcome::wire::WireFormat;
 use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
-use crate::wire::WireFormat;
 
 /// JSON Schema 2020-12 for a tool's arguments object, in full: its cross-parameter rules
 /// (`requires`, `excludes`) as a top-level `allOf` of `if`/`then` and `not` (the form
@@ -207,7 +207,7 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         m.insert("enum".into(), json!(names));
     }
     if let Some(rules) = rules {
-        crate::rules::schema(&mut m, ty, rules);
+        crate::read::rules::schema(&mut m, ty, rules);
     }
     if rules.is_some_and(|r| r.secret) {
         // JSON Schema 2020-12 (Validation §9.4): sent by the caller, never returned.
@@ -229,7 +229,7 @@ fn envelope_output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
     // A tool answers `ok`, `invalid` or `error`; a confirm tool, or one whose error type has a
     // `needs_confirmation` code (a confirmation built by hand), also `needs_confirmation`.
     let confirms = spec.needs_confirmation
-        || spec.error_codes.iter().any(|c| c.status() == crate::code::Status::NeedsConfirmation);
+        || spec.error_codes.iter().any(|c| c.status() == crate::outcome::code::Status::NeedsConfirmation);
     let statuses: &[&str] =
         if confirms { &["ok", "invalid", "error", "needs_confirmation"] } else { &["ok", "invalid", "error"] };
     let mut m = json!({

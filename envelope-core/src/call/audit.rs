@@ -15,9 +15,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::call::unwind::CatchUnwind;
-use crate::code::{Status, codes};
-use crate::context::Context;
-use crate::envelope::Envelope;
+use crate::outcome::code::{Status, codes};
+use crate::outcome::envelope::Envelope;
+use crate::read::context::Context;
 use crate::spec::ToolSpec;
 
 /// A boxed future of one write of a sink.
@@ -326,13 +326,13 @@ impl AuditSink for JsonLinesFile {
 
 /// A Redis stream (feature `redis`): each record an entry `record <JSON>` appended with
 /// `XADD <stream> MAXLEN ~ <cap> *`, on the connection (and within the deadline) of a
-/// [`RedisStore`](crate::store::RedisStore), so every replica appends to one trail. The cap
+/// [`RedisStore`](crate::call::guard::store::RedisStore), so every replica appends to one trail. The cap
 /// (default 1 000 000 entries) trims the oldest entries (approximately, as `~` lets Redis
 /// trim whole nodes): ship the stream elsewhere before it wraps.
 #[cfg(feature = "redis")]
 #[derive(Clone, Debug)]
 pub struct RedisStream {
-    store: crate::store::RedisStore,
+    store: crate::call::guard::store::RedisStore,
     stream: String,
     cap: usize,
 }
@@ -341,7 +341,7 @@ pub struct RedisStream {
 impl RedisStream {
     /// Appends to `stream` (e.g. `"envelope:audit"`, under the store's prefix) over `store`'s
     /// connection.
-    pub fn new(store: crate::store::RedisStore, stream: impl Into<String>) -> Self {
+    pub fn new(store: crate::call::guard::store::RedisStore, stream: impl Into<String>) -> Self {
         RedisStream { store, stream: stream.into(), cap: 1_000_000 }
     }
 
@@ -369,8 +369,11 @@ pub(crate) fn tier(spec: &ToolSpec) -> u8 {
 
 /// `AUDIT_UNAVAILABLE`: the intent of a governed write could not be written, so it did not run.
 pub(crate) fn unavailable(tool: &str) -> Envelope {
-    crate::fault::Fault::new(codes::AUDIT_UNAVAILABLE, format!("recording {tool} in the audit trail before it runs"))
-        .into()
+    crate::outcome::fault::Fault::new(
+        codes::AUDIT_UNAVAILABLE,
+        format!("recording {tool} in the audit trail before it runs"),
+    )
+    .into()
 }
 
 /// How many bytes of an answer's `data` an outcome record keeps whole by default.
@@ -455,9 +458,9 @@ impl Governed {
     /// The arguments as read (validated), for the records.
     pub(crate) fn read(&self, spec: &ToolSpec, args: &Map<String, Value>) {
         if let Some(audit) = &self.0.audit {
-            let public = crate::args::public_args(&spec.params, args);
+            let public = crate::read::args::public_args(&spec.params, args);
             let mut s = self.state();
-            s.arguments = Some(crate::digest::sha256_hex(&crate::digest::canonical(&public)));
+            s.arguments = Some(crate::outcome::digest::sha256_hex(&crate::outcome::digest::canonical(&public)));
             s.public_arguments = (!audit.hash_only).then_some(public);
         }
     }
@@ -671,7 +674,10 @@ fn outcome_of(e: &Envelope, audit: Option<&Audit>) -> Value {
                 if text.len() <= audit.data_limit {
                     o.insert("data".into(), data.clone());
                 } else {
-                    o.insert("data_sha256".into(), crate::digest::sha256_hex(&crate::digest::canonical(data)).into());
+                    o.insert(
+                        "data_sha256".into(),
+                        crate::outcome::digest::sha256_hex(&crate::outcome::digest::canonical(data)).into(),
+                    );
                     o.insert("data_bytes".into(), text.len().into());
                 }
             }

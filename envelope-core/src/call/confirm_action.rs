@@ -1,10 +1,10 @@
 //! The `confirm_action` tool a toolbox adds when one of its tools needs confirmation: its
 //! declaration and its call function (the decision itself is `Guard::decide`, in guard/confirm.rs).
 
-use crate::code::codes;
-use crate::confirm::CONFIRM_ACTION;
+use crate::call::guard::confirm::CONFIRM_ACTION;
 use crate::outcome::Decision;
 use crate::outcome::Outcome;
+use crate::outcome::code::codes;
 use crate::spec::{ParamSpec, ToolSpec, Ty};
 
 /// The declaration of the `confirm_action` tool for the confirm tools among `tools` (its call
@@ -54,8 +54,11 @@ pub(crate) fn confirm_action_spec<'t>(tools: impl Iterator<Item = &'t ToolSpec> 
 }
 
 /// `confirm_action`'s call function: reads its two arguments for the toolbox to decide.
-pub(crate) fn confirm_action_call<'a>(spec: &'a crate::spec::ToolSpec, input: crate::args::Input<'_>) -> Outcome<'a> {
-    let mut args = crate::args::Args::new(spec, input);
+pub(crate) fn confirm_action_call<'a>(
+    spec: &'a crate::spec::ToolSpec,
+    input: crate::read::args::Input<'_>,
+) -> Outcome<'a> {
+    let mut args = crate::read::args::Args::new(spec, input);
     let id = args.take::<String>(0);
     let approved = args.take::<bool>(1);
     let (Some(id), Some(approved)) = (id, approved) else { return args.refuse() };

@@ -7,11 +7,11 @@ use std::future::Future;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::confirm::{PendingCheck, validated_args};
-use crate::context::{Caller, Context};
-use crate::envelope::Envelope;
-use crate::input::Input;
+use crate::call::guard::confirm::{PendingCheck, validated_args};
+use crate::outcome::envelope::Envelope;
 use crate::outcome::{Decision, Guarded, Step};
+use crate::read::context::{Caller, Context};
+use crate::read::input::Input;
 use crate::spec::ToolSpec;
 
 use crate::outcome::Outcome;
@@ -96,7 +96,7 @@ impl Toolbox {
             Some(Value::Object(o)) => Some(o),
             Some(_) => return PendingCheck::Refused(self.on_the_wire(t.call(arguments).await)),
         };
-        match t.start(crate::args::Input::object(obj)) {
+        match t.start(crate::read::args::Input::object(obj)) {
             Outcome::Guarded(_) => {}
             other => return PendingCheck::Refused(self.on_the_wire(t.settle(other).await)),
         }

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
-use crate::code::Code;
-use crate::code::Status;
+use crate::outcome::code::Code;
+use crate::outcome::code::Status;
 
 impl Toolbox {
     /// The manifest: what each tool takes, what it is, and every `error_code` it can emit, with

@@ -17,11 +17,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::call::unwind::CatchUnwind;
-use crate::code::codes;
-use crate::context::Caller;
-use crate::envelope::Envelope;
-use crate::fault::Fault;
-use crate::refusal::Refusal;
+use crate::outcome::code::codes;
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::Refusal;
+use crate::read::context::Caller;
 use crate::spec::{Tier, ToolSpec};
 
 /// What a hook failed with (a policy service down, a store that did not answer). Logged by the
@@ -306,7 +306,7 @@ pub(crate) fn tenant_missing(tool: &str, surface: &str) -> Envelope {
 
 /// `FORBIDDEN` for a call a policy denied, naming what the caller lacks.
 pub(crate) fn denied(tool: &str, missing: &str) -> Envelope {
-    let missing = crate::budget::cut_text(missing, 200, 400);
+    let missing = crate::words::budget::cut_text(missing, 200, 400);
     let refusal = Refusal::parameter("policy")
         .missing()
         .reason(format!("{tool} is not allowed for this caller: it needs {missing}"))

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use crate::call::pipeline::{POLICY_CODES, Policing};
 
 use crate::call::tool::{Tool, ToolSet};
-use crate::refusal::Refusal;
-use crate::render;
+use crate::outcome::refusal::Refusal;
+use crate::words::render;
 
-use crate::wire::WireFormat;
+use crate::outcome::wire::WireFormat;
 
-use crate::surface::Surface;
+use crate::call::surface::Surface;
 
 /// A set of tools, listed and called by name.
 ///
@@ -37,7 +37,7 @@ use crate::surface::Surface;
 /// ```
 ///
 /// A toolbox with a confirm tool (`#[tool(confirm = ...)]`) also has `confirm_action`, always
-/// listed last; see [`crate::confirm`] for confirmation, idempotency keys and their store.
+/// listed last; see [`crate::call::guard::confirm`] for confirmation, idempotency keys and their store.
 #[derive(Clone, Debug, Default)]
 pub struct Toolbox {
     pub(in crate::call) tools: Vec<Tool>,
@@ -84,7 +84,7 @@ impl UnknownTool {
     /// closest name as the suggestion, in the surface's `words`.
     pub(crate) fn refusal(&self, sent: &str, words: &UnknownToolWords) -> Refusal {
         let names = self.names.iter().map(String::as_str);
-        let (listed, more) = crate::budget::name_list(names, |n| render::quoted_list([n]));
+        let (listed, more) = crate::words::budget::name_list(names, |n| render::quoted_list([n]));
         let accepted = if self.names.is_empty() {
             words.none.to_owned()
         } else if more > 0 {
@@ -106,7 +106,7 @@ impl UnknownTool {
 
 impl fmt::Display for UnknownTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (listed, more) = crate::budget::name_list(self.names.iter().map(String::as_str), str::to_owned);
+        let (listed, more) = crate::words::budget::name_list(self.names.iter().map(String::as_str), str::to_owned);
         if self.names.is_empty() {
             write!(f, "{} is not a tool of this server, which has no tools.", self.name)?;
         } else if more > 0 {
@@ -114,7 +114,7 @@ impl fmt::Display for UnknownTool {
         } else {
             write!(f, "{} is not a tool of this server; accepted: {listed}.", self.name)?;
         }
-        let suggestion = self.suggestion.as_deref().map(|s| crate::budget::cut_text(s, 128, 400));
+        let suggestion = self.suggestion.as_deref().map(|s| crate::words::budget::cut_text(s, 128, 400));
         match &suggestion {
             Some(s) => write!(f, " Did you mean \"{s}\"? Call \"{s}\"."),
             None => write!(f, " Call one of the listed tools (tools/list)."),
@@ -281,7 +281,7 @@ impl Toolbox {
     /// queued; rebuilt so its codes cover every confirm tool.
     pub(crate) fn refresh_confirm_action(&mut self) {
         if self.confirm_action {
-            let added = self.tools.iter().position(|t| t.name() == crate::confirm::CONFIRM_ACTION);
+            let added = self.tools.iter().position(|t| t.name() == crate::call::guard::confirm::CONFIRM_ACTION);
             if let Some(i) = added {
                 self.tools.remove(i);
             }
@@ -290,7 +290,7 @@ impl Toolbox {
         let may_confirm = self.policing.policy.is_some() || self.tools.iter().any(|t| t.spec().needs_confirmation);
         if self.guard.queue && may_confirm {
             assert!(
-                self.get(crate::confirm::CONFIRM_ACTION).is_none(),
+                self.get(crate::call::guard::confirm::CONFIRM_ACTION).is_none(),
                 "a tool is named `confirm_action`, the tool the toolbox adds for confirm tools: rename it"
             );
             let spec = super::confirm_action::confirm_action_spec(self.tools.iter().map(Tool::spec));

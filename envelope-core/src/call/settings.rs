@@ -7,11 +7,11 @@ use std::time::Duration;
 use crate::call::pipeline::POLICY_CODES;
 use crate::call::registry::Toolbox;
 
-use crate::confirm::{MIN_SECRET_BYTES, SecretTooShort};
-use crate::policy::Policy;
+use crate::call::guard::confirm::{MIN_SECRET_BYTES, SecretTooShort};
+use crate::call::guard::store::Store;
+use crate::call::policy::Policy;
+use crate::outcome::wire::WireFormat;
 use crate::spec::ToolSpec;
-use crate::store::Store;
-use crate::wire::WireFormat;
 
 impl Toolbox {
     /// Asks `policy` about every call of this toolbox's tools (all but `confirm_action`), after
@@ -103,7 +103,7 @@ impl Toolbox {
         self.format
     }
 
-    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`](crate::store::MemoryStore) of
+    /// Keeps pending actions and idempotency records in `store` (default: a [`MemoryStore`](crate::call::guard::store::MemoryStore) of
     /// this toolbox and its clones). Replicas that share a store (and a secret,
     /// [`with_secret`](Self::with_secret)) confirm each other's actions and replay each
     /// other's keys.
@@ -130,7 +130,7 @@ impl Toolbox {
 
     /// At most `limit` calls of this toolbox's tools, all of them together, per caller and
     /// tenant ([`Caller::key`](crate::Caller::key)), counted in the toolbox's store (GCRA; see
-    /// [`crate::rate`]): with a `RedisStore` the limit holds across replicas. A call past it
+    /// [`crate::spec::rate`]): with a `RedisStore` the limit holds across replicas. A call past it
     /// runs nothing and answers `RATE_LIMITED` (`retryable: true`, `hints.retry_after_ms`, HTTP
     /// 429 with `Retry-After`); every tool lists `RATE_LIMITED` in its `error_codes`. A tool's
     /// own `#[tool(rate_limit = "...")]` is counted too, after this one.
@@ -193,9 +193,9 @@ impl Toolbox {
         self
     }
 
-    /// Records every call in an audit trail (see [`crate::audit`]): one outcome record per
+    /// Records every call in an audit trail (see [`crate::call::audit`]): one outcome record per
     /// call (the validated arguments without secret parameters, and what the call produced:
-    /// its `data`, bounded, or its code; [`Audit::hash_only`](crate::audit::Audit::hash_only)
+    /// its `data`, bounded, or its code; [`Audit::hash_only`](crate::call::audit::Audit::hash_only)
     /// keeps hashes alone), and for a governed write (a tool of `audit`'s intent tier or above, 3 by default)
     /// an intent record before its body runs; when the intent cannot be written the body does
     /// not run and the call answers `AUDIT_UNAVAILABLE` (listed in those tools' `error_codes`).
@@ -233,7 +233,7 @@ impl Toolbox {
     /// # });
     /// ```
     #[must_use]
-    pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
+    pub fn with_audit(mut self, audit: crate::call::audit::Audit) -> Self {
         Arc::make_mut(&mut self.guard).governance.audit = Some(audit);
         let mut tools = std::mem::take(&mut self.tools);
         for tool in &mut tools {
@@ -274,7 +274,7 @@ impl Toolbox {
 
     /// Says this server runs as several replicas: a call that relies on the store (approvals,
     /// idempotency keys, rate limits) over a store other replicas do not see (the default
-    /// [`MemoryStore`](crate::store::MemoryStore)) answers with a `warning` saying so.
+    /// [`MemoryStore`](crate::call::guard::store::MemoryStore)) answers with a `warning` saying so.
     #[must_use]
     pub fn with_replicas(mut self) -> Self {
         Arc::make_mut(&mut self.guard).governance.replicas = true;
@@ -284,7 +284,7 @@ impl Toolbox {
     /// Lists `AUDIT_UNAVAILABLE` among the codes of a governed write.
     pub(in crate::call) fn declare_audit(&self, spec: &mut ToolSpec) {
         if let Some(audit) = &self.guard.governance.audit
-            && crate::audit::tier(spec) >= audit.intent_from_tier()
+            && crate::call::audit::tier(spec) >= audit.intent_from_tier()
             && !spec.error_codes.contains(&crate::codes::AUDIT_UNAVAILABLE)
         {
             spec.error_codes.push(crate::codes::AUDIT_UNAVAILABLE);

@@ -8,14 +8,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use crate::call::unwind::CatchUnwind;
-use crate::envelope::Envelope;
-use crate::fault::Fault;
-use crate::input::Input;
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::read::input::Input;
 use crate::schema;
 use crate::spec::ToolSpec;
 
 use crate::outcome::Outcome;
-use crate::wire::WireFormat;
+use crate::outcome::wire::WireFormat;
 
 /// The function `#[tool]` generates: reads the arguments and calls the tool.
 ///
@@ -60,7 +60,7 @@ pub struct Tool {
     pub(in crate::call) sync_body: bool,
     /// Whether the servers run the sync body inline, on the async worker ([`Tool::inline_body`]).
     pub(in crate::call) inline: bool,
-    /// Whether `call_json` may read the text in one pass (`crate::input`): no cross-field
+    /// Whether `call_json` may read the text in one pass (`crate::read::input`): no cross-field
     /// rules (they compare parsed values) and no confirmation or key (the store keeps the
     /// parsed arguments).
     pub(in crate::call) walkable: bool,

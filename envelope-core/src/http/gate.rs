@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 
 use super::transport::{ErrorBody, TransportError};
-use crate::policy::TenantAccess;
+use crate::call::policy::TenantAccess;
 use crate::{Caller, call::Surface};
 
 /// The header a request names its tenant with, where the credential names none.
@@ -52,7 +52,7 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
         (None, None) => return Err(TransportError::tenant_required(surface.name())),
     };
     if let Some((policy, timeout)) = surface.tenant_policy() {
-        match crate::policy::within(timeout, || policy.admit(&caller, &tenant, surface.name())).await {
+        match crate::call::policy::within(timeout, || policy.admit(&caller, &tenant, surface.name())).await {
             Ok(TenantAccess::Granted) => {}
             Ok(TenantAccess::Denied) => return Err(TransportError::tenant_forbidden()),
             Err(why) => {

@@ -22,9 +22,9 @@
 //!   and bodies, bounds on connections, requests in flight and body bytes held, the `Host`
 //!   check ([`AllowedHosts`]), and every answer of its own in JSON.
 
-use crate::code::Status;
-use crate::code::{Code, codes};
-use crate::envelope::Envelope;
+use crate::outcome::code::Status;
+use crate::outcome::code::{Code, codes};
+use crate::outcome::envelope::Envelope;
 
 // Transport errors: failures before any tool runs, `{"error", "message"}`.
 mod transport;

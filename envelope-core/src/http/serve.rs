@@ -405,7 +405,7 @@ impl Shared {
             let allowed: Vec<&str> = allow.split(',').map(str::trim).filter(|m| !m.is_empty()).collect();
             TransportError::method_not_allowed(method.as_str(), &allowed)
         };
-        tracing::info!(%method, path = %crate::budget::cut_text(uri.path(), 64, 256), "request refused: {}", error.word());
+        tracing::info!(%method, path = %crate::words::budget::cut_text(uri.path(), 64, 256), "request refused: {}", error.word());
         error.into_response_as(shape)
     }
 }

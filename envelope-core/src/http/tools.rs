@@ -19,9 +19,9 @@ use tracing::field::Empty;
 use super::transport::TransportError;
 use crate::call::pipeline::Started;
 use crate::call::registry::{Toolbox, UnknownToolWords};
-use crate::code::Status;
-use crate::envelope::Envelope;
-use crate::render;
+use crate::outcome::code::Status;
+use crate::outcome::envelope::Envelope;
+use crate::words::render;
 use crate::{Caller, Context, call::Surface};
 
 /// The default body limit of [`HttpTools`]: 1 MiB.

@@ -347,7 +347,7 @@ impl TransportError {
             TransportErrorKind::TenantRequired,
             format!(
                 "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters).",
-                crate::budget::cut_text(surface, 64, 128)
+                crate::words::budget::cut_text(surface, 64, 128)
             ),
         )
     }
@@ -386,7 +386,7 @@ impl TransportError {
             TransportErrorKind::LegacySseRetired,
             format!(
                 "{} belongs to the retired HTTP+SSE transport of MCP 2024-11-05. This server speaks MCP Streamable HTTP at /mcp: send each JSON-RPC message as a POST to /mcp.",
-                crate::budget::cut_text(path, 64, 128)
+                crate::words::budget::cut_text(path, 64, 128)
             ),
         )
     }

@@ -185,7 +185,7 @@ fn decoded_object(string_json: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fault::Fault;
+    use crate::outcome::fault::Fault;
     use rmcp::model::{ResultType, ServerJsonRpcMessage, ServerResult};
 
     #[test]

@@ -352,7 +352,7 @@ impl ServerHandler for McpServer {
             None
         };
         let notifier = self.notifier(&context, round.clone());
-        let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::context::Sink>);
+        let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::read::context::Sink>);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;

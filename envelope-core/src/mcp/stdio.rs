@@ -471,7 +471,7 @@ async fn answer_directly(
 fn id_in_use(id: RequestId) -> ServerJsonRpcMessage {
     let shown = match &id {
         RequestId::Number(n) => n.to_string(),
-        RequestId::String(s) => serde_json::to_string(&crate::budget::cut_text(s, 64, 256)).unwrap_or_default(),
+        RequestId::String(s) => serde_json::to_string(&crate::words::budget::cut_text(s, 64, 256)).unwrap_or_default(),
     };
     let why = format!(
         "id {shown} is already in use by a request in flight; send this request under an id of its \

@@ -1,10 +1,10 @@
 //! A tool's failure: the [`ToolError`] trait every error type a tool returns implements, and
 //! [`ToolFailure`], a refusal or a fault.
 
-use crate::code::{Code, codes};
-use crate::envelope::Envelope;
-use crate::fault::Fault;
-use crate::refusal::Refusal;
+use crate::outcome::code::{Code, codes};
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::Refusal;
 
 /// A tool's failure that is either a refusal (`invalid`) or a fault (`error`). Return
 /// `Result<T, ToolFailure>` when a tool can do both; `?` converts either into it.

@@ -1,6 +1,6 @@
 //! Faults: the `error` outcome. The request was valid and the server failed.
 
-use crate::code::{Code, codes};
+use crate::outcome::code::{Code, codes};
 
 /// A failure of the server while serving a valid request (status `error`).
 ///
@@ -33,7 +33,7 @@ impl Fault {
         debug_assert_eq!(code.status(), crate::Status::Error, "a fault carries an `error` code");
         let mut operation = operation.into();
         if operation.len() > 300 || operation.contains(|c: char| c < ' ') {
-            operation = crate::budget::cut_text(&operation, 300, 600);
+            operation = crate::words::budget::cut_text(&operation, 300, 600);
         }
         Fault { code, operation: Some(operation) }
     }

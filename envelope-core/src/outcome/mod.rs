@@ -26,7 +26,7 @@ pub use wire::WireFormat;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::envelope::Envelope;
+use crate::outcome::envelope::Envelope;
 
 /// A boxed future of an envelope, as an async tool's call returns it.
 pub type EnvelopeFuture<'a> = Pin<Box<dyn Future<Output = Envelope> + Send + 'a>>;

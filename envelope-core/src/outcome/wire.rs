@@ -4,8 +4,8 @@
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 
-use crate::code::Status;
-use crate::refusal::Hints;
+use crate::outcome::code::Status;
+use crate::outcome::refusal::Hints;
 
 /// How envelopes are written on the wire (the HTTP body, MCP's text content and
 /// `structuredContent`), set for a whole toolbox with
@@ -171,7 +171,7 @@ pub(crate) fn serialize_extra<M: SerializeMap>(m: &mut M, extra: &Extra) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envelope::Envelope;
+    use crate::outcome::envelope::Envelope;
 
     fn ok(data: Value, format: WireFormat) -> String {
         Envelope::ok(data).with_wire_format(format).to_json()

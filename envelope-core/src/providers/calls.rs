@@ -5,10 +5,10 @@ use serde_json::{Value, json};
 
 use super::Provider;
 use crate::call::registry::{Toolbox, UnknownToolWords};
-use crate::context::Context;
-use crate::envelope::Envelope;
-use crate::refusal::Refusal;
-use crate::render;
+use crate::outcome::envelope::Envelope;
+use crate::outcome::refusal::Refusal;
+use crate::read::context::Context;
+use crate::words::render;
 
 /// The answer to one tool call: the provider's tool-result message and the envelope it carries.
 #[derive(Clone, Debug)]
@@ -216,7 +216,7 @@ fn tool_names(toolbox: &Toolbox) -> String {
     if names.len() == 0 {
         return "none: this toolbox has no tools".to_owned();
     }
-    let (listed, more) = crate::budget::name_list(names, |n| render::quoted_list([n]));
+    let (listed, more) = crate::words::budget::name_list(names, |n| render::quoted_list([n]));
     if more > 0 { format!("one of {listed} (the tool definitions list them all)") } else { format!("one of {listed}") }
 }
 

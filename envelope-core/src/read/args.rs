@@ -8,17 +8,17 @@
 
 use serde_json::{Map, Value};
 
-pub(crate) use crate::cx::holds_secret;
-pub use crate::cx::{ArgPath, Cx};
-use crate::cx::{Numbers, SHOWN_ITEMS, rejected_of};
-pub use crate::input::Input;
-use crate::input::{Sent, Source};
-pub use crate::readers::{FromArg, Numeric, object_of, read_choice};
-use crate::refusal::{Problem, Rejected};
-use crate::rules::{example_json, value_words};
+use crate::outcome::refusal::{Problem, Rejected};
+pub(crate) use crate::read::cx::holds_secret;
+pub use crate::read::cx::{ArgPath, Cx};
+use crate::read::cx::{Numbers, SHOWN_ITEMS, rejected_of};
+pub use crate::read::input::Input;
+use crate::read::input::{Sent, Source};
+pub use crate::read::readers::{FromArg, Numeric, object_of, read_choice};
+use crate::read::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, ToolSpec, Ty};
 use crate::words::cut;
-use crate::{render, sent};
+use crate::{read::sent, words::render};
 
 /// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
 pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
@@ -28,7 +28,7 @@ pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Va
 
 /// The refusal of a key sent more than once in one object of the arguments (read from their
 /// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
-pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::sent::Duplicate) -> Problem {
+pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -> Problem {
     let param = spec.params.iter().find(|p| p.name == d.parameter);
     let secret = param.is_some_and(|p| holds_secret(&p.rules, Some(&p.ty)));
     let key = render::shown(&Value::String(d.key.clone()));
@@ -85,7 +85,7 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
         }
         _ => {
             let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
-            let (listed, _) = crate::budget::name_list(names.iter().copied(), str::to_owned);
+            let (listed, _) = crate::words::budget::name_list(names.iter().copied(), str::to_owned);
             let accepted = if names.is_empty() {
                 format!("an object of at most {limit} keys, here {{}}: {} has no parameters", spec.name)
             } else {
@@ -564,10 +564,10 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
 /// an object with the keys "hours_back", "group_by", "top". Send the arguments as a JSON
 /// object, like {"hours_back": 10}.` The text is quoted cut, and not at all when the tool has a
 /// secret parameter (`the value sent (secret, not shown)`).
-pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::refusal::Refusal {
+pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::outcome::refusal::Refusal {
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
     let shape = not_an_object(spec, &Value::Null, &[]);
-    let refusal = crate::refusal::Refusal::parameter("arguments");
+    let refusal = crate::outcome::refusal::Refusal::parameter("arguments");
     let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
     refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build()
 }

@@ -926,7 +926,7 @@ impl Live {
         let note = Progress {
             done,
             total,
-            message: message.map(|m| crate::budget::cut_text(m, MAX_PROGRESS_CHARS, 4 * MAX_PROGRESS_CHARS)),
+            message: message.map(|m| crate::words::budget::cut_text(m, MAX_PROGRESS_CHARS, 4 * MAX_PROGRESS_CHARS)),
         };
         let now = Instant::now();
         let send = {

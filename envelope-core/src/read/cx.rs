@@ -7,9 +7,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::refusal::{Problem, Rejected};
-use crate::render;
+use crate::outcome::refusal::{Problem, Rejected};
 use crate::spec::{Rules, Ty, Unit};
+use crate::words::render;
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +57,7 @@ pub struct Cx<'a> {
     pub(crate) numbers: Numbers<'a>,
 }
 
-pub(crate) use crate::render::Numbers;
+pub(crate) use crate::words::render::Numbers;
 
 static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
 static NO_RULES: Rules = Rules::NONE;

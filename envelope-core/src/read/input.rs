@@ -9,7 +9,7 @@
 //! are inserted, and each of its numbers must read back as it was sent (`100`, `0.25`; not
 //! `1e3` or `0.10`), so a refusal that quotes it quotes the characters sent without the
 //! general path's table of numbers. The walk declines, and the caller reads the text the
-//! general way (`serde_json::Value` first, then the scan of `crate::sent`), for anything it
+//! general way (`serde_json::Value` first, then the scan of `crate::read::sent`), for anything it
 //! does not describe exactly: text that is not an object of parameters, a name that is not a
 //! parameter, a key sent twice at any depth, a key with an escape inside a value, an object of
 //! more than `sent::MAX_KEYS` members, nesting deeper than [`WALK_DEPTH`], a number no double
@@ -21,8 +21,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
-use crate::context::Context;
-use crate::cx::Numbers;
+use crate::read::context::Context;
+use crate::read::cx::Numbers;
 use crate::spec::ParamSpec;
 
 /// A JSON scalar of the arguments' text, as `serde_json` reads it.
@@ -230,7 +230,7 @@ fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
                 let Some((end, false)) = string_end(b, j) else { return None };
                 let key = &text[j + 1..end - 1];
                 j = skip_ws(b, end);
-                if b.get(j) != Some(&b':') || members.len() == crate::sent::MAX_KEYS {
+                if b.get(j) != Some(&b':') || members.len() == crate::read::sent::MAX_KEYS {
                     return None;
                 }
                 let (v, end) = tree(text, skip_ws(b, j + 1), depth + 1)?;
@@ -432,8 +432,8 @@ mod tests {
             let members: Vec<String> = (0..n).map(|i| format!(r#""k{i}": {i}"#)).collect();
             format!(r#"{{"top": {{{}}}}}"#, members.join(","))
         };
-        assert!(walked(&wide(crate::sent::MAX_KEYS)).is_some());
-        assert!(walked(&wide(crate::sent::MAX_KEYS + 1)).is_none());
+        assert!(walked(&wide(crate::read::sent::MAX_KEYS)).is_some());
+        assert!(walked(&wide(crate::read::sent::MAX_KEYS + 1)).is_none());
     }
 
     #[test]

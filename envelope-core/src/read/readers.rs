@@ -14,13 +14,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::cx::{ArgPath as Path, Cx, SHOWN_ITEMS, holds_secret};
-pub use crate::input::Sent;
-use crate::refusal::{Problem, Rejected};
-use crate::render;
-use crate::rules::range::Ends;
-use crate::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
+use crate::outcome::refusal::{Problem, Rejected};
+use crate::read::cx::{ArgPath as Path, Cx, SHOWN_ITEMS, holds_secret};
+pub use crate::read::input::Sent;
+use crate::read::rules::range::Ends;
+use crate::read::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
+use crate::words::render;
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
 /// `Vec<T>` and `serde_json::Value`.
@@ -121,7 +121,7 @@ numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f6
 /// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
 fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) -> T) -> T {
     // An array or object the walk built: its numbers read back as sent, no text needed.
-    if let crate::input::Scalar::Tree(v) = &sent.scalar {
+    if let crate::read::input::Scalar::Tree(v) = &sent.scalar {
         return read(v, cx);
     }
     let v = sent.to_value();
@@ -203,7 +203,7 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
 /// An integer of the arguments' text within `[lo, hi]` and its range, when its rules have no
 /// choices or step: what `read_int` accepts at once; `None` for anything `read_int` must look at.
 fn int_in_range(sent: &Sent<'_>, cx: &Cx<'_>, lo: i128, hi: i128) -> Option<i128> {
-    let crate::input::Scalar::Number(num) = &sent.scalar else { return None };
+    let crate::read::input::Scalar::Number(num) = &sent.scalar else { return None };
     if cx.rules.choices.is_some() || cx.rules.multiple_of.is_some() {
         return None;
     }

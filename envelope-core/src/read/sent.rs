@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::cx::ArgPath;
+use crate::read::cx::ArgPath;
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,7 @@ pub(crate) const SHOWN_VALUES: usize = 4;
 /// The most members one object of the arguments may have, at any depth: 4096. The arguments
 /// object of a tool has one key per parameter, and a `serde_json::Value` parameter holding a
 /// map of thousands of entries is rare in a tool call; an object past this is refused whole
-/// (`crate::args::too_many_keys`) and its keys are not compared with each other.
+/// (`crate::read::args::too_many_keys`) and its keys are not compared with each other.
 pub(crate) const MAX_KEYS: usize = 4096;
 
 /// Objects nested deeper than this are skipped, not checked (serde_json refuses past 128 levels).

@@ -1,4 +1,4 @@
-//! The arguments read from their JSON text when the one-pass walk (see `crate::input`) does not
+//! The arguments read from their JSON text when the one-pass walk (see `crate::read::input`) does not
 //! take them: scanned for keys past the limit and keys sent twice, parsed whole (or, when the
 //! text does not parse whole, field by field), with every number's characters as sent, so a
 //! refusal quotes `1e400` or `0.10` rather than the double it was read as.
@@ -6,10 +6,10 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::args::{self, Args};
-use crate::input::Input;
-use crate::refusal::Refusal;
-use crate::sent;
+use crate::outcome::refusal::Refusal;
+use crate::read::args::{self, Args};
+use crate::read::input::Input;
+use crate::read::sent;
 use crate::spec::ToolSpec;
 
 /// Where [`read`] puts what it reads, kept by its caller for as long as the numbers it answers:

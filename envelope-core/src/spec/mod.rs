@@ -62,7 +62,7 @@ impl Ty {
             Ty::Number => "a number".into(),
             Ty::String => "a string".into(),
             Ty::Boolean => "true or false".into(),
-            Ty::Enum(names) => format!("one of {}", crate::render::quoted_list(names.iter().copied())),
+            Ty::Enum(names) => format!("one of {}", crate::words::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("an array of {}", item.plural()),
             Ty::Object(o) => format!("an object with the keys {}", o.keys()),
             Ty::Any => "any JSON value".into(),
@@ -76,7 +76,9 @@ impl Ty {
             Ty::Number => "numbers".into(),
             Ty::String => "strings".into(),
             Ty::Boolean => "booleans".into(),
-            Ty::Enum(names) => format!("strings, each one of {}", crate::render::quoted_list(names.iter().copied())),
+            Ty::Enum(names) => {
+                format!("strings, each one of {}", crate::words::render::quoted_list(names.iter().copied()))
+            }
             Ty::Array(item) => format!("arrays of {}", item.plural()),
             Ty::Object(o) => format!("objects with the keys {}", o.keys()),
             Ty::Any => "JSON values".into(),
@@ -102,7 +104,7 @@ impl ObjectSpec {
 
     /// `"since", "limit"`.
     pub fn keys(&self) -> String {
-        crate::render::quoted_list(self.params.iter().map(|p| p.name))
+        crate::words::render::quoted_list(self.params.iter().map(|p| p.name))
     }
 }
 
@@ -321,11 +323,11 @@ impl Format {
     /// Whether `s` is of this form (see each variant for its RFC).
     pub fn accepts(self, s: &str) -> bool {
         match self {
-            Format::Date => crate::formats::is_date(s),
-            Format::DateTime => crate::formats::is_date_time(s),
+            Format::Date => crate::spec::formats::is_date(s),
+            Format::DateTime => crate::spec::formats::is_date_time(s),
             Format::Uuid => s.len() == 36 && uuid::Uuid::try_parse(s).is_ok(),
-            Format::Email => crate::formats::is_email(s),
-            Format::Uri => crate::formats::is_uri(s),
+            Format::Email => crate::spec::formats::is_email(s),
+            Format::Uri => crate::spec::formats::is_uri(s),
         }
     }
 }
@@ -567,7 +569,7 @@ pub struct ToolSpec {
     /// `#[tool(idempotency_key)]`: the last parameter is the optional `idempotency_key`.
     pub idempotency_key: bool,
     /// `#[tool(rate_limit = "30/min")]`: calls of one caller (and tenant) past this are
-    /// refused with `RATE_LIMITED` (see [`crate::rate`]).
+    /// refused with `RATE_LIMITED` (see [`crate::spec::rate`]).
     pub rate_limit: Option<crate::spec::rate::RateLimit>,
     /// `#[tool(scopes = ["notes:write"])]`: the OAuth scopes (RFC 6749 §3.3) a caller must have
     /// been granted, every one of them; empty: any caller.

@@ -79,7 +79,7 @@ impl RateLimit {
             1000 => format!("{calls} a second"),
             60_000 => format!("{calls} a minute"),
             3_600_000 => format!("{calls} an hour"),
-            ms => format!("{calls} every {}", crate::render::in_words(Duration::from_millis(ms))),
+            ms => format!("{calls} every {}", crate::words::render::in_words(Duration::from_millis(ms))),
         }
     }
 }
@@ -131,7 +131,7 @@ impl std::str::FromStr for RateLimit {
     }
 }
 
-/// What a count of one call came to ([`Store::rate`](crate::store::Store::rate)).
+/// What a count of one call came to ([`Store::rate`](crate::call::guard::store::Store::rate)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RateCheck {
     /// Admitted, and counted.
@@ -154,7 +154,7 @@ pub(crate) fn gcra(tat_us: u64, now_us: u64, limit: RateLimit) -> Result<u64, u6
 
 /// The store key of a caller's count for `tool` (`*`: the toolbox's own limit).
 pub(crate) fn rate_key(tool: &str, caller: &str) -> String {
-    format!("envelope:rate:{tool}:{}", &crate::digest::sha256_hex(caller)[..32])
+    format!("envelope:rate:{tool}:{}", &crate::outcome::digest::sha256_hex(caller)[..32])
 }
 
 #[cfg(test)]

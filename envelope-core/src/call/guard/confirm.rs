@@ -8,10 +8,10 @@ use serde_json::{Map, Value, json};
 use super::seal::{Sealed, now_secs, open, seal, verifies};
 use super::store::{Admission, Full, Kind, Scope};
 use super::{AfterDelay, Guard, Lookup, Steps};
-use crate::code::codes;
-use crate::envelope::{Confirmation, Envelope};
-use crate::fault::Fault;
-use crate::refusal::Refusal;
+use crate::outcome::code::codes;
+use crate::outcome::envelope::{Confirmation, Envelope};
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::Refusal;
 use crate::spec::{Choices, ParamSpec, Ty};
 
 /// The name of the tool a toolbox adds when one of its tools needs confirmation.
@@ -54,7 +54,7 @@ impl fmt::Display for SecretTooShort {
 
 impl std::error::Error for SecretTooShort {}
 
-pub use crate::digest::{canonical, sha256_hex};
+pub use crate::outcome::digest::{canonical, sha256_hex};
 
 /// The `preview_hash` of a pending action: SHA-256, lowercase hex, of the RFC 8785 canonical
 /// JSON of `{"tool": tool, "arguments": arguments, "preview": preview}`. `arguments` is the
@@ -143,7 +143,7 @@ impl Guard {
 
     /// A confirm tool's call: the preview, then `needs_confirmation` with a sealed id (or the
     /// preview's refusal; or `CONFIRMATION_REQUIRED` as an `error` where nothing can be queued).
-    /// `caller`: the key its pending action counts against ([`crate::store::ANONYMOUS`] without
+    /// `caller`: the key its pending action counts against ([`crate::call::guard::store::ANONYMOUS`] without
     /// a verified identity).
     pub(crate) async fn queue(
         &self,
@@ -161,7 +161,7 @@ impl Guard {
             ));
         }
         let id = seal(&self.key, self.confirm_ttl, name, &args);
-        let hash = preview_hash(name, &crate::args::public_args(&tool.declared().params, &args), &preview);
+        let hash = preview_hash(name, &crate::read::args::public_args(&tool.declared().params, &args), &preview);
         // The queuing caller's tenant: the action is decided within that tenant only.
         let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
                             "preview_hash": hash, "tenant": caller.tenant()})
@@ -240,7 +240,7 @@ impl Guard {
         toolbox: &impl Lookup,
         id: &str,
         decision: Decision,
-        call: Option<&crate::audit::Governed>,
+        call: Option<&crate::call::audit::Governed>,
         cx: &crate::Context,
     ) -> Envelope {
         let Some(sealed) = open(id) else { return self.not_found(id) };
@@ -325,7 +325,7 @@ impl Guard {
             .accepted(format!("this call once fewer than {n} {whose} wait (each waits at most {})", self.minutes()))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest expires.",
-                crate::render::in_words(full.retry_after)
+                crate::words::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)

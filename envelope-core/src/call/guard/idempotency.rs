@@ -9,13 +9,13 @@ use serde_json::{Map, Value, json};
 use super::seal::{fingerprint, random};
 use super::store::{Admission, Full, Kind, Scope};
 use super::{AfterDelay, Guard, Steps};
-use crate::code::Status;
-use crate::code::{Code, codes};
-use crate::digest::{hex, sha256_hex};
-use crate::envelope::Envelope;
-use crate::fault::Fault;
+use crate::outcome::code::Status;
+use crate::outcome::code::{Code, codes};
+use crate::outcome::digest::{hex, sha256_hex};
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::Refusal;
 use crate::outcome::{Guarded, Step};
-use crate::refusal::Refusal;
 use crate::spec::{ParamSpec, Ty};
 
 /// The name of the parameter `#[tool(idempotency_key)]` adds.
@@ -28,14 +28,14 @@ const RUNNING_LEASE: Duration = Duration::from_secs(5 * 60);
 
 impl Guard {
     /// A key tool's call: replay, conflict, wait, or run and record. `caller`: the key its
-    /// record counts against ([`crate::store::ANONYMOUS`] without a verified identity).
+    /// record counts against ([`crate::call::guard::store::ANONYMOUS`] without a verified identity).
     pub(crate) async fn idempotent(
         &self,
         tool: &impl Steps,
         args: &Map<String, Value>,
         g: Guarded<'_>,
         caller: &str,
-        call: Option<&crate::audit::Governed>,
+        call: Option<&crate::call::audit::Governed>,
     ) -> Envelope {
         let Some(key) = g.key.clone() else {
             if let Some(call) = call
@@ -119,7 +119,7 @@ impl Guard {
             // A fault is not replayed: free the key so a retry can succeed.
             let _ = self.store.replace_if(&record_key, &claim, None, Duration::ZERO).await;
         } else {
-            let at = crate::audit::rfc3339(SystemTime::now());
+            let at = crate::call::audit::rfc3339(SystemTime::now());
             let done =
                 json!({"state": "done", "fingerprint": fp, "envelope": envelope.to_value(), "at": at}).to_string();
             // Unrecorded (the store failed, or the claim lapsed and is another call's now), the
@@ -179,11 +179,11 @@ impl Guard {
             .reason(reason)
             .accepted(format!(
                 "a new idempotency_key once fewer than {n} {whose} kept (each is kept {})",
-                crate::render::in_words(self.idem_ttl)
+                crate::words::render::in_words(self.idem_ttl)
             ))
             .fix(format!(
                 "Send this call again in {} (hints.retry_after_ms), when the oldest key expires.",
-                crate::render::in_words(full.retry_after)
+                crate::words::render::in_words(full.retry_after)
             ))
             .build()
             .with_code(codes::RATE_LIMITED)
@@ -348,17 +348,17 @@ mod tests {
             let (guard, tool) = (guard.clone(), tool.clone());
             async move {
                 let g = keyed(&tool);
-                guard.idempotent(&*tool, &Map::new(), g, crate::store::ANONYMOUS, None).await
+                guard.idempotent(&*tool, &Map::new(), g, crate::call::guard::store::ANONYMOUS, None).await
             }
         });
         // Past its lease twice over, the first call still holds the key: nothing runs twice.
         tokio::time::sleep(Duration::from_millis(400)).await;
-        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await;
         assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
         let first = first.await.unwrap();
         assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
         // Recorded: replayed, not run again.
-        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::store::ANONYMOUS, None).await;
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await;
         assert_eq!(third.data(), first.data());
         assert!(third.warning().unwrap().starts_with("Answered from the call at "), "{}", third.to_json());
         assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
@@ -371,14 +371,16 @@ mod tests {
         let args = Map::new();
         let first = tokio::spawn({
             let (guard, tool) = (guard.clone(), tool.clone());
-            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::store::ANONYMOUS, None).await }
+            async move {
+                guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await
+            }
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
         first.abort();
         // Within its lease after the call died, the key can be claimed again.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let quick = Arc::new(slow(1));
-        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::store::ANONYMOUS, None).await;
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::call::guard::store::ANONYMOUS, None).await;
         assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
     }
 }

@@ -18,11 +18,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::code::codes;
-use crate::envelope::Envelope;
-use crate::fault::Fault;
+use crate::outcome::code::codes;
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::Refusal;
 use crate::outcome::{Guarded, Step};
-use crate::refusal::Refusal;
 use crate::spec::ToolSpec;
 use seal::process_key;
 use store::{MemoryStore, Store};
@@ -45,7 +45,7 @@ pub(crate) struct Guard {
     /// The toolbox's own rate limit, per caller, over all its tools.
     pub(crate) rate_limit: Option<crate::spec::rate::RateLimit>,
     /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
-    pub(crate) governance: crate::audit::Governance,
+    pub(crate) governance: crate::call::audit::Governance,
 }
 
 /// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
@@ -113,7 +113,7 @@ impl Default for Guard {
             lease: CLAIM_LEASE,
             queue: true,
             rate_limit: None,
-            governance: crate::audit::Governance::default(),
+            governance: crate::call::audit::Governance::default(),
         }
     }
 }
@@ -136,14 +136,14 @@ impl Guard {
     }
 
     /// Counts a call of `spec` by `caller` against the toolbox's rate limit, then the tool's
-    /// own (GCRA in the store, see [`crate::rate`]): `None` to go on, or the envelope to answer
+    /// own (GCRA in the store, see [`crate::spec::rate`]): `None` to go on, or the envelope to answer
     /// instead, `RATE_LIMITED` with the delay (or `BACKEND_ERROR` when the store cannot count).
     pub(crate) async fn rate_limited(&self, spec: &ToolSpec, caller: &str) -> Option<Envelope> {
         for (scope, limit) in [("*", self.rate_limit), (spec.name, spec.rate_limit)] {
             let Some(limit) = limit else { continue };
-            let wait = match self.store.rate(&crate::rate::rate_key(scope, caller), limit).await {
-                Ok(crate::rate::RateCheck::Allowed) => continue,
-                Ok(crate::rate::RateCheck::Limited { retry_after }) => retry_after,
+            let wait = match self.store.rate(&crate::spec::rate::rate_key(scope, caller), limit).await {
+                Ok(crate::spec::rate::RateCheck::Allowed) => continue,
+                Ok(crate::spec::rate::RateCheck::Limited { retry_after }) => retry_after,
                 Err(e) => match e.as_full() {
                     // No room to count one more caller: wait for a count to expire.
                     Some(full) => full.retry_after,
@@ -172,7 +172,7 @@ impl AfterDelay for Refusal {
 /// `RATE_LIMITED` for a call past `limit` of `whom` (a tool's name, or "this server"): the delay
 /// in `hints.retry_after_ms` and in the sentence.
 pub(crate) fn rate_limited(whom: &str, limit: crate::spec::rate::RateLimit, wait: Duration) -> Envelope {
-    let delay = crate::render::in_words(wait);
+    let delay = crate::words::render::in_words(wait);
     Refusal::parameter("arguments")
         .missing()
         .reason(format!(

@@ -12,7 +12,7 @@ use hmac::{KeyInit, Mac};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::digest::{canonical, hex};
+use crate::outcome::digest::{canonical, hex};
 
 /// The random key of this process, drawn once.
 pub(super) fn process_key() -> Arc<[u8]> {

@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | `envelope:pending:<id>` | the pending action (tool, validated arguments, preview), then the mark that it was decided | [`Store::admit`] as a [`Kind::PendingAction`], then [`Store::replace_if`]: of every replica deciding at once, one wins |
 //! | `envelope:idem:<tool>:<caller>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
-//! | `envelope:rate:<tool>:<caller>` | a caller's rate-limit count: its GCRA theoretical arrival time (`*` for the toolbox's own limit; see [`crate::rate`]) | [`Store::rate`], atomic; expires by itself |
+//! | `envelope:rate:<tool>:<caller>` | a caller's rate-limit count: its GCRA theoretical arrival time (`*` for the toolbox's own limit; see [`crate::spec::rate`]) | [`Store::rate`], atomic; expires by itself |
 //!
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
@@ -34,12 +34,12 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-pub use crate::rate::{RateCheck, RateLimit};
+pub use crate::spec::rate::{RateCheck, RateLimit};
 
 /// A boxed future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-pub use crate::context::ANONYMOUS;
+pub use crate::read::context::ANONYMOUS;
 
 /// A store operation did not happen: it failed (the connection, the server, no answer within
 /// the deadline), or a bound refused a new record ([`as_full`](Self::as_full)). A failure's text
@@ -280,7 +280,7 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         true
     }
 
-    /// Counts one call against `limit` under `key` (GCRA, see [`crate::rate`]): admitted and
+    /// Counts one call against `limit` under `key` (GCRA, see [`crate::spec::rate`]): admitted and
     /// counted ([`RateCheck::Allowed`]), or refused and not counted, with the wait
     /// ([`RateCheck::Limited`]). Atomic: of any number of concurrent calls on any replica, no
     /// more than the limit are admitted.
@@ -297,7 +297,7 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
                     .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
                 let old = self.get(key).await?;
                 let tat = old.as_deref().and_then(|v| v.strip_prefix("gcra:")?.parse::<u64>().ok()).unwrap_or(0);
-                let new_tat = match crate::rate::gcra(tat, now, limit) {
+                let new_tat = match crate::spec::rate::gcra(tat, now, limit) {
                     Ok(t) => t,
                     Err(wait) => return Ok(RateCheck::Limited { retry_after: micros(wait) }),
                 };
@@ -615,7 +615,7 @@ impl Store for MemoryStore {
             // Times from `now` on: `now` is 0, the TAT its distance ahead.
             let live = e.live(key, now);
             let tat = if live { e.map.get(key).map_or(0, |entry| us(entry.expires)) } else { 0 };
-            match crate::rate::gcra(tat, 0, limit) {
+            match crate::spec::rate::gcra(tat, 0, limit) {
                 Err(wait) => Ok(RateCheck::Limited { retry_after: micros(wait) }),
                 Ok(new_tat) => {
                     let expires = now.checked_add(Duration::from_micros(new_tat)).unwrap_or(now);
@@ -995,7 +995,7 @@ return {1, 0}
         ) -> StoreFuture<'a, bool> {
             Box::pin(async move {
                 let kind = class(who.kind);
-                let owner = &crate::digest::sha256_hex(who.caller)[..32];
+                let owner = &crate::outcome::digest::sha256_hex(who.caller)[..32];
                 let all = format!("{}envelope:quota:{kind}", self.prefix);
                 let own = format!("{all}:{owner}");
                 let bound = self.limits.of(who.kind);

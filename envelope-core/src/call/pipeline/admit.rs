@@ -2,12 +2,12 @@
 //! caller checked (scopes, tenant), the call's audit and provenance opened, its rate limit
 //! counted.
 
-use crate::audit::Governed;
+use crate::call::audit::Governed;
 use crate::call::pipeline::At;
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
-use crate::context::{Caller, Context};
-use crate::envelope::Envelope;
+use crate::outcome::envelope::Envelope;
+use crate::read::context::{Caller, Context};
 
 impl Tool {
     /// Whether a call at `at` is counted against a rate limit (the toolbox's or the tool's):
@@ -22,7 +22,7 @@ impl Tool {
     }
 
     /// The toolbox's and the tool's rate limits, counted for `at`'s caller: `None` to go on,
-    /// else the envelope to answer (see [`crate::rate`]).
+    /// else the envelope to answer (see [`crate::spec::rate`]).
     pub(super) async fn rate_limited(&self, at: At<'_>) -> Option<Envelope> {
         let guard: &crate::call::guard::Guard = match at.toolbox {
             Some(t) => &t.guard,
@@ -59,7 +59,7 @@ impl Toolbox {
             caller = %cx.caller().key(),
             "hidden tool called"
         );
-        if let Some(call) = crate::audit::Governed::of(&self.guard.governance, cx, tool.spec(), false) {
+        if let Some(call) = crate::call::audit::Governed::of(&self.guard.governance, cx, tool.spec(), false) {
             call.attempted().await;
         }
     }
@@ -92,12 +92,12 @@ impl Toolbox {
         let caller = cx.caller();
         let missing = self.missing_scopes(caller, tool);
         if !missing.is_empty() {
-            return Some(self.on_the_wire(crate::policy::missing_scopes(tool.name(), &missing)));
+            return Some(self.on_the_wire(crate::call::policy::missing_scopes(tool.name(), &missing)));
         }
         if let Some(surface) = self.surface.as_deref().filter(|s| s.needs_tenant())
             && caller.tenant().is_none()
         {
-            return Some(self.on_the_wire(crate::policy::tenant_missing(tool.name(), surface.name())));
+            return Some(self.on_the_wire(crate::call::policy::tenant_missing(tool.name(), surface.name())));
         }
         None
     }
@@ -131,7 +131,7 @@ impl Toolbox {
             || spec.idempotency_key
             || spec.rate_limit.is_some()
             || self.guard.rate_limit.is_some()
-            || spec.name == crate::confirm::CONFIRM_ACTION;
+            || spec.name == crate::call::guard::confirm::CONFIRM_ACTION;
         Governed::of(&self.guard.governance, cx, spec, uses_store && !self.guard.store.is_shared())
     }
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::context::Context;
-use crate::envelope::Envelope;
+use crate::call::policy::{Policy, PolicyRequest, Verdict};
 use crate::outcome::Guarded;
 use crate::outcome::Outcome;
-use crate::policy::{Policy, PolicyRequest, Verdict};
+use crate::outcome::envelope::Envelope;
+use crate::read::context::Context;
 
 /// The policy hook of a toolbox and its timeout.
 #[derive(Clone)]
@@ -24,7 +24,7 @@ pub(in crate::call) struct Policing {
 
 impl Default for Policing {
     fn default() -> Self {
-        Policing { policy: None, timeout: crate::policy::DEFAULT_POLICY_TIMEOUT }
+        Policing { policy: None, timeout: crate::call::policy::DEFAULT_POLICY_TIMEOUT }
     }
 }
 
@@ -56,11 +56,13 @@ impl Policing {
         let policy = self.policy.as_deref()?;
         let name = tool.spec.name;
         let request = PolicyRequest::new(cx, &tool.spec, args);
-        match crate::policy::within(self.timeout, || policy.decide(&request)).await {
+        match crate::call::policy::within(self.timeout, || policy.decide(&request)).await {
             Ok(Verdict::Allow) => None,
             Ok(Verdict::Confirm) => Some(Ruled::Confirm),
-            Ok(Verdict::Deny(missing)) => Some(Ruled::Answer(crate::policy::denied(name, &missing))),
-            Ok(Verdict::Block(reason)) => Some(Ruled::Answer(crate::policy::blocked(name, cx.surface(), &reason))),
+            Ok(Verdict::Deny(missing)) => Some(Ruled::Answer(crate::call::policy::denied(name, &missing))),
+            Ok(Verdict::Block(reason)) => {
+                Some(Ruled::Answer(crate::call::policy::blocked(name, cx.surface(), &reason)))
+            }
             Err(why) => {
                 #[cfg(feature = "http")]
                 tracing::warn!(
@@ -69,7 +71,7 @@ impl Policing {
                     "the policy gave no decision ({why}); the call is refused"
                 );
                 let _ = why;
-                Some(Ruled::Answer(crate::policy::undecided(name)))
+                Some(Ruled::Answer(crate::call::policy::undecided(name)))
             }
         }
     }
@@ -94,7 +96,7 @@ impl Tool {
         }
         let preview = serde_json::json!({
             "tool": self.spec.name,
-            "arguments": crate::args::public_args(&self.spec.params, &args),
+            "arguments": crate::read::args::public_args(&self.spec.params, &args),
         });
         let g = Guarded::new(None, move |_| Outcome::Ready(Envelope::ok(preview)));
         toolbox.guard.queue(self, args, g, cx.caller()).await

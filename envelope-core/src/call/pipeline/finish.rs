@@ -7,8 +7,8 @@ use std::pin::Pin;
 use crate::call::pipeline::{Deferred, Started};
 use crate::call::registry::Toolbox;
 
-use crate::audit::Governed;
-use crate::envelope::Envelope;
+use crate::call::audit::Governed;
+use crate::outcome::envelope::Envelope;
 
 impl Toolbox {
     /// An envelope as this toolbox answers it: its code prefix and wire format applied. The one

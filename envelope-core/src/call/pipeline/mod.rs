@@ -5,15 +5,15 @@
 //! builds a call and hands it here; it cannot reach admission.
 
 use crate::call::confirm_api::Approver;
-use crate::confirm::PendingCheck;
+use crate::call::guard::confirm::PendingCheck;
 use crate::outcome::Decision;
 use serde_json::Value;
 
-use crate::audit::Governed;
+use crate::call::audit::Governed;
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
-use crate::context::Context;
-use crate::envelope::Envelope;
+use crate::outcome::envelope::Envelope;
+use crate::read::context::Context;
 use crate::spec::ToolSpec;
 
 /// The arguments of a call as they came: parsed, the JSON text, or the bytes of a body (read
@@ -51,7 +51,8 @@ impl<'t> At<'t> {
     /// Whether a call of `spec` here waits for a policy's verdict: a toolbox with a policy, a
     /// tool other than `confirm_action`.
     pub(crate) fn under_policy(&self, spec: &ToolSpec) -> bool {
-        self.toolbox.is_some_and(|t| t.policing.policy.is_some()) && spec.name != crate::confirm::CONFIRM_ACTION
+        self.toolbox.is_some_and(|t| t.policing.policy.is_some())
+            && spec.name != crate::call::guard::confirm::CONFIRM_ACTION
     }
 }
 
@@ -293,7 +294,8 @@ impl Toolbox {
     ///
     /// Decided by [`Caller::anonymous`](crate::Caller::anonymous); [`decide_in`](Self::decide_in) decides as a caller.
     pub async fn decide(&self, pending_action_id: &str, decision: Decision) -> Envelope {
-        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
+        let call =
+            self.get(crate::call::guard::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
         let cx = Context::anonymous();
         let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx).await;
         self.finished(call.as_ref(), envelope).await
@@ -305,7 +307,7 @@ impl Toolbox {
     /// call id and surface) and the audit trail records `cx`'s caller as the approver.
     pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
         let cx = &*self.on_its_surface(cx);
-        let call = self.get(crate::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
+        let call = self.get(crate::call::guard::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
         let approver = Approver { toolbox: self, caller: cx.caller() };
         let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx).await;
         self.finished(call.as_ref(), envelope).await

@@ -7,11 +7,11 @@ use super::run::Rest;
 use crate::call::pipeline::{At, Started};
 use crate::call::tool::Tool;
 
-use crate::args;
-use crate::cx::Numbers;
-use crate::input::{self, Input, Sent};
+use crate::outcome::refusal::Refusal;
+use crate::read::args;
+use crate::read::cx::Numbers;
+use crate::read::input::{self, Input, Sent};
 use crate::read::text;
-use crate::refusal::Refusal;
 
 /// How many parameters' walked values `call_json` keeps inline, on the stack (more take one
 /// allocation).
@@ -59,7 +59,7 @@ impl Tool {
         let obj = match arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) => Some(o),
-            Some(Value::String(s)) if !self.spec.strict => match crate::readers::container_in_string(s) {
+            Some(Value::String(s)) if !self.spec.strict => match crate::read::readers::container_in_string(s) {
                 Some(Value::Object(o)) => {
                     decoded = Box::new(o);
                     Some(&*decoded)
@@ -114,7 +114,7 @@ impl Tool {
         rest.await
     }
 
-    /// The walk of an object of parameters (see `crate::input`), the call started without
+    /// The walk of an object of parameters (see `crate::read::input`), the call started without
     /// awaiting anything: the walked values stay on this stack. `None`: not an object the walk
     /// reads (the general reading reads it). `Err`: what is left to await ([`Rest`]): an async
     /// body, or the rest of a call that needs a future (a guard, `confirm_action`).

@@ -14,15 +14,15 @@ use crate::call::pipeline::At;
 use crate::call::tool::Tool;
 use crate::call::unwind::CatchUnwind;
 
-use crate::audit::Governed;
+use crate::call::audit::Governed;
+use crate::call::guard::confirm::validated_args;
 use crate::call::tool::retry_as_declared;
-use crate::confirm::validated_args;
-#[cfg(any(feature = "rmcp", feature = "http"))]
-use crate::context::Context;
-use crate::envelope::Envelope;
-use crate::fault::Fault;
+use crate::outcome::envelope::Envelope;
+use crate::outcome::fault::Fault;
+use crate::outcome::wire::WireFormat;
 use crate::outcome::{EnvelopeFuture, Outcome};
-use crate::wire::WireFormat;
+#[cfg(any(feature = "rmcp", feature = "http"))]
+use crate::read::context::Context;
 
 /// A call whose arguments were read: its envelope, or its sync body still to run.
 pub(crate) enum Started {
@@ -193,7 +193,7 @@ impl Tool {
         };
         match outcome {
             Outcome::Guarded(g) => {
-                let args = crate::confirm::validated_args(&self.spec.params, obj);
+                let args = crate::call::guard::confirm::validated_args(&self.spec.params, obj);
                 // Quotas and keys are counted per caller (and tenant).
                 let caller = at.cx.caller().key();
                 if self.spec.needs_confirmation {

@@ -5,10 +5,10 @@ use std::sync::OnceLock;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::code::{Code, Retry, Status, codes};
-use crate::fault::Fault;
-use crate::refusal::{Hints, Refusal};
-use crate::wire::{Extra, Parts, WireFormat};
+use crate::outcome::code::{Code, Retry, Status, codes};
+use crate::outcome::fault::Fault;
+use crate::outcome::refusal::{Hints, Refusal};
+use crate::outcome::wire::{Extra, Parts, WireFormat};
 use crate::words::escape;
 
 /// One outcome of one tool call, serialized as the wire contract says.
@@ -108,7 +108,7 @@ struct Failed {
 /// `confirm_action` takes (see [`Toolbox::confirm`](crate::Toolbox::confirm)), `preview` is what
 /// the preview function returned, and `preview_hash` is the SHA-256 (lowercase hex) of the
 /// RFC 8785 canonical JSON of `{"tool", "arguments", "preview"}`, the arguments without any
-/// `secret` parameter ([`crate::confirm::preview_hash`]).
+/// `secret` parameter ([`crate::call::guard::confirm::preview_hash`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Confirmation {
     pending_action_id: String,
@@ -122,7 +122,7 @@ impl Confirmation {
     /// of what it would do; `preview_hash` is the SHA-256 (lowercase hex) of its RFC 8785
     /// canonical JSON. `message` tells the model what to ask the person and how to confirm.
     pub fn new(pending_action_id: impl Into<String>, message: impl Into<String>, preview: Value) -> Self {
-        let preview_hash = crate::digest::sha256_hex(&crate::digest::canonical(&preview));
+        let preview_hash = crate::outcome::digest::sha256_hex(&crate::outcome::digest::canonical(&preview));
         Confirmation { pending_action_id: pending_action_id.into(), message: message.into(), preview, preview_hash }
     }
 
@@ -501,7 +501,7 @@ impl Envelope {
         if let Inner::Invalid(i) = &mut self.inner
             && !i.message().contains("ry again in ")
         {
-            let message = format!("{} Try again in {}.", i.message().trim_end(), crate::render::in_words(wait));
+            let message = format!("{} Try again in {}.", i.message().trim_end(), crate::words::render::in_words(wait));
             i.message = OnceLock::from(message);
         }
         let ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
@@ -625,7 +625,14 @@ impl Serialize for Envelope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.format != WireFormat::Envelope {
             let extra = self.extra.as_deref();
-            return crate::wire::serialize(self.format, self.status(), self.code_on_wire(), self.parts(), extra, s);
+            return crate::outcome::wire::serialize(
+                self.format,
+                self.status(),
+                self.code_on_wire(),
+                self.parts(),
+                extra,
+                s,
+            );
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("status", self.status().as_str())?;
@@ -667,7 +674,7 @@ impl Serialize for Envelope {
             }
         }
         if let Some(extra) = &self.extra {
-            crate::wire::serialize_extra(&mut m, extra)?;
+            crate::outcome::wire::serialize_extra(&mut m, extra)?;
         }
         m.end()
     }
@@ -762,7 +769,7 @@ fn write_answer(json: &Json, extra: Option<&Extra>, out: &mut Vec<u8>) -> serde_
     impl Serialize for Keys<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let mut m = s.serialize_map(None)?;
-            crate::wire::serialize_extra(&mut m, self.0)?;
+            crate::outcome::wire::serialize_extra(&mut m, self.0)?;
             m.end()
         }
     }

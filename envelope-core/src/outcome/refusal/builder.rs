@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Problem, Refusal, Rejected};
-use crate::code::Code;
-use crate::render;
+use crate::outcome::code::Code;
+use crate::words::render;
 
 /// Typestate marker: a part the builder has been given.
 #[derive(Debug)]

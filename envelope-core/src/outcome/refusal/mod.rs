@@ -10,9 +10,9 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::Map;
 use serde_json::Value;
 
-use crate::code::{Code, codes};
+use crate::outcome::code::{Code, codes};
 use crate::words::escape;
-use crate::{budget, render};
+use crate::{words::budget, words::render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
 /// envelope with `status: "invalid"`.
@@ -230,11 +230,11 @@ impl Problem {
         loop {
             let mut p = self.clone();
             p.0.also.clear();
-            let cut = |text: &mut String| *text = crate::budget::cut_text(text, chars, chars * 2);
+            let cut = |text: &mut String| *text = crate::words::budget::cut_text(text, chars, chars * 2);
             for text in [&mut p.0.parameter, &mut p.0.accepted, &mut p.0.fix] {
                 cut(text);
             }
-            p.0.issue = Cow::Owned(crate::budget::cut_text(&p.0.issue, chars, chars * 2));
+            p.0.issue = Cow::Owned(crate::words::budget::cut_text(&p.0.issue, chars, chars * 2));
             for text in [p.0.path.as_mut(), p.0.suggestion.as_mut()].into_iter().flatten() {
                 cut(text);
             }

@@ -44,7 +44,7 @@ fn typed_hints_write_and_measure_as_the_map_did() {
 /// writes through serde_json: every key, escape, prefix, delay, warning and provenance.
 #[test]
 fn a_refusal_is_written_straight_as_serde_json_writes_it() {
-    use crate::envelope::Envelope;
+    use crate::outcome::envelope::Envelope;
     let all = problems();
     let mut envelopes = Vec::new();
     for n in 0..=all.len() {

@@ -8,7 +8,7 @@
 
 use std::fmt::Display;
 
-use crate::cx::{Cx, holds_secret};
+use crate::read::cx::{Cx, holds_secret};
 use crate::spec::{Choices, Format, Length, Num, Pattern, Range, Rules, Ty};
 
 /// What a value may be. `Display` gives the accepted set in words: `a whole number from 1 to
@@ -111,7 +111,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cx::ArgPath as Path;
+    use crate::read::cx::ArgPath as Path;
     use crate::spec::{Bound, Range, Unit};
 
     fn real(min: Bound, max: Bound, step: Option<Num>) -> Accepted<'static> {
@@ -165,7 +165,7 @@ mod tests {
         let rules = Rules::NONE.with_range(Range::new(Bound::Unbounded, Bound::Exclusive(Num::Float(2.5))));
         let read = |rules: &Rules| {
             let cx = Cx::new(rules, false, Path::Param("p"));
-            crate::readers::read_f64(&json!("ten"), &cx).unwrap_err().fix().to_owned()
+            crate::read::readers::read_f64(&json!("ten"), &cx).unwrap_err().fix().to_owned()
         };
         assert_eq!(read(&rules), "Send a JSON number, like 1.5.");
         assert_eq!(read(&rules.with_secret()), "Send a JSON number.");

@@ -6,11 +6,11 @@ use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
-use crate::render;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Choices, Rules, Ty};
+use crate::words::render;
 
 /// Refuses a whole number not among integer choices, or a string not among string choices
 /// (a case-only difference taken under `ignore_case`), offering the closest choice.

@@ -6,9 +6,9 @@ use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Format, Rules, Ty};
 
 /// Refuses a string not of the form.

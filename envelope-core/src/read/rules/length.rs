@@ -6,9 +6,9 @@ use std::fmt::{self, Display, Formatter};
 
 use serde_json::{Map, Value, json};
 
-use crate::cx::{Cx, count};
-use crate::refusal::Problem;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::{Cx, count};
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Length, Rules, Ty, Unit};
 
 /// Refuses a string whose length (in the rule's unit) or an array whose count of items is

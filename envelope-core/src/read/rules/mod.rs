@@ -8,7 +8,7 @@
 //! - `schema(m, ty, rules)`: inserts the rule's JSON Schema keywords, when it is set.
 //!
 //! [`check`] and [`schema`] apply every rule in one fixed order. They stand on the reading
-//! context ([`crate::cx`]) alone; the value readers ([`crate::readers`]) call them, and the
+//! context ([`crate::read::cx`]) alone; the value readers ([`crate::read::readers`]) call them, and the
 //! schema and the refusals of a whole parameter read their words here.
 //!
 //! Beside the six rules: `accepted` holds the accepted set as data (with [`Subject`] and the
@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 
 pub(crate) use accepted::{Accepted, Subject, fix_like};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
 use crate::spec::{Choices, Rules, Ty};
 
 /// Every rule of `cx.rules` on `x`, in a fixed order; the first broken one refuses. A whole

@@ -7,12 +7,12 @@ use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
-use crate::render;
-use crate::rules::range;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
+use crate::read::rules::range;
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Num, Range, Rules, Ty};
+use crate::words::render;
 
 /// Refuses a number that is not a multiple of the step, offering the multiples on either side
 /// of it within range: `7 is not a multiple of 5 ... Send 5 or 10.`

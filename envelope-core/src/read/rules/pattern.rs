@@ -6,11 +6,11 @@ use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
-use crate::render;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Anchoring, Pattern, Rules, Ty};
+use crate::words::render;
 
 /// Refuses a string holding no match; the accepted set is the string's, every rule on it
 /// stated.

@@ -6,11 +6,11 @@ use std::fmt::{self, Formatter};
 
 use serde_json::{Map, Value, json};
 
-use crate::cx::Cx;
-use crate::refusal::Problem;
-use crate::render;
-use crate::rules::{Accepted, Subject};
+use crate::outcome::refusal::Problem;
+use crate::read::cx::Cx;
+use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Bound, Num, Range, Rules, Ty};
+use crate::words::render;
 
 /// Refuses a number outside its bounds (a whole number: its type's, narrowed by the rule).
 #[inline]

@@ -6,10 +6,10 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use crate::render;
-use crate::rules::accepted::{Accepted, Ends, rendered};
-use crate::rules::{choices, format, length, multiple_of, pattern, range};
+use crate::read::rules::accepted::{Accepted, Ends, rendered};
+use crate::read::rules::{choices, format, length, multiple_of, pattern, range};
 use crate::spec::{Choices, Num, Rules, Ty};
+use crate::words::render;
 
 impl<'a> Accepted<'a> {
     /// The set of a value of shape `ty` under `rules`, every rule stated (the choices first,
