@@ -14,7 +14,8 @@ pub(crate) struct Break<'t> {
     pub(crate) character: usize,
     /// The character of the `"` opening the string the break is inside, if it is in one.
     pub(crate) in_string: Option<usize>,
-    /// The byte offset of the break.
+    /// The byte offset of the break (read by MCP's parse error, feature `rmcp`).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) at: usize,
 }
 
