@@ -32,14 +32,16 @@ inspect() {
   local label="$1" refusal="$2"
   shift 2
   local rc=0
-  timeout 300 npx -y @modelcontextprotocol/inspector --cli "$@" > "$out/run.log" 2>&1 || rc=$?
+  # The result (JSON, whose schemas hold a `warning` property) on stdout; what the Inspector
+  # says of its own, warnings included, on stderr.
+  timeout 300 npx -y @modelcontextprotocol/inspector --cli "$@" > "$out/run.log" 2> "$out/run.err" || rc=$?
   if [ "$rc" -ne 0 ] && ! { [ "$refusal" = 1 ] && [ "$rc" -eq 5 ]; }; then
     echo "FAILED: $label: the Inspector exited $rc"
-    tail -20 "$out/run.log"
+    tail -20 "$out/run.err" "$out/run.log"
     failed=1
-  elif grep -Eiq 'warn|unknown format|ignored' "$out/run.log"; then
+  elif grep -Eiq 'warn|unknown format|ignored' "$out/run.err"; then
     echo "FAILED: $label: the Inspector warned:"
-    grep -Ei 'warn|unknown format|ignored' "$out/run.log" | head -10
+    grep -Ei 'warn|unknown format|ignored' "$out/run.err" | head -10
     failed=1
   else
     echo "ok: $label (exit $rc, no warning)"
