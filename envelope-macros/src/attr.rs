@@ -769,7 +769,7 @@ mod tests {
                 "`title` is given twice: keep one",
                 "`timeout_ms` is a whole number of milliseconds, like `timeout_ms = 5000`",
                 "`strict` is a flag: write `strict` alone",
-                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`, `scopes`, `tier`",
+                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `description`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`, `scopes`, `tier`",
             ]
         );
     }
