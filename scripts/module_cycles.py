@@ -62,7 +62,7 @@ KNOWN_CYCLES: dict[str, dict[str, str]] = {}
 # only point to the same layer or a lower one (within a layer, the cycle check is the rule).
 # Every top-level module must be listed; a child (`mcp::wire`) is in its top-level module's
 # layer. `crate` is lib.rs's own code (ToolError, ToolFailure): its re-exports are no edges.
-# For envelope-core the layers are the folders of src/ (README "Layout").
+# For envelope-core the layers are the folders of src/ (docs/guide/development.md, "Layout").
 LAYERS = {
     "envelope-core": [
         ["__private010"],  # what generated code calls: re-exports only

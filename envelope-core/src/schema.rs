@@ -318,7 +318,8 @@ pub(crate) fn data_schema_of<T: ?Sized + schemars::JsonSchema>() -> Value {
 /// confirm tool, also the answer of an action not run, `{"done": false, "reason": R}`, which an
 /// MCP approval retry answers under the tool's own name (`rejected`, `declined`, `cancelled`).
 pub(crate) fn data_schema(spec: &ToolSpec) -> Value {
-    let Some(declared) = spec.output_schema.map(|f| f()) else { return json!({}) };
+    let Some(mut declared) = spec.output_schema.map(|f| f()) else { return json!({}) };
+    standard_formats(&mut declared);
     if !spec.needs_confirmation {
         return declared;
     }
@@ -419,6 +420,72 @@ pub(crate) fn output_schema(spec: &ToolSpec, prefix: &str, format: WireFormat) -
     match schema.take() {
         Value::Object(m) => m,
         _ => Map::new(),
+    }
+}
+
+/// Rewrites, everywhere in `schema`, the `format` values that schemars writes for Rust's number
+/// types and JSON Schema does not define (2020-12 §7.3 lists the formats it does: `date-time`,
+/// `uuid`, `ipv4`, ...), into the bounds they mean: `"format": "uint32"` becomes `"minimum": 0,
+/// "maximum": 4294967295`, `int64` the bounds of an `i64`, `float` those of an `f32`; `double`,
+/// `int128`'s and `uint128`'s upper bound (beyond what a JSON number here holds) and `ip` (an
+/// `IpAddr`: `ipv4` or `ipv6`) are removed. A bound already there is kept when it is tighter.
+/// Clients that validate `outputSchema` with a strict validator (ajv: the MCP Inspector) warn
+/// `unknown format "uint32" ignored` on every call otherwise. Other formats are left as written.
+pub(crate) fn standard_formats(schema: &mut Value) {
+    match schema {
+        Value::Array(items) => items.iter_mut().for_each(standard_formats),
+        Value::Object(o) => {
+            if let Some(Value::String(format)) = o.get("format")
+                && let Some((min, max)) = number_format_bounds(format)
+            {
+                o.remove("format");
+                if let Some(min) = min {
+                    tighter(o, "minimum", min, |new, old| new > old);
+                }
+                if let Some(max) = max {
+                    tighter(o, "maximum", max, |new, old| new < old);
+                }
+            }
+            o.values_mut().for_each(standard_formats);
+        }
+        _ => {}
+    }
+}
+
+/// The bounds a schemars number format means (`None` for a format it does not write); each
+/// bound `None` where there is none to state.
+#[allow(clippy::type_complexity)]
+fn number_format_bounds(format: &str) -> Option<(Option<Value>, Option<Value>)> {
+    let b = |min: i64, max: u64| (Some(Value::from(min)), Some(Value::from(max)));
+    Some(match format {
+        "int8" => b(i8::MIN.into(), 127),
+        "int16" => b(i16::MIN.into(), 32_767),
+        "int32" => b(i32::MIN.into(), 2_147_483_647),
+        "int64" => b(i64::MIN, 9_223_372_036_854_775_807),
+        "int" => b(isize::MIN as i64, isize::MAX as u64),
+        "uint8" => b(0, u8::MAX.into()),
+        "uint16" => b(0, u16::MAX.into()),
+        "uint32" => b(0, u32::MAX.into()),
+        "uint64" => b(0, u64::MAX),
+        "uint" => b(0, usize::MAX as u64),
+        "uint128" => (Some(Value::from(0)), None),
+        "float" => {
+            let max = f64::from(f32::MAX);
+            (Some(Value::from(-max)), Some(Value::from(max)))
+        }
+        "int128" | "double" | "ip" => (None, None),
+        _ => return None,
+    })
+}
+
+/// Sets `key` to `bound` unless a number already there is tighter (`better(bound, old)` false).
+fn tighter(o: &mut Map<String, Value>, key: &str, bound: Value, better: impl Fn(f64, f64) -> bool) {
+    let keep = match (o.get(key).and_then(Value::as_f64), bound.as_f64()) {
+        (Some(old), Some(new)) => !better(new, old),
+        _ => false,
+    };
+    if !keep {
+        o.insert(key.to_owned(), bound);
     }
 }
 

@@ -35,6 +35,8 @@ pub struct ToolArgs {
     pub name: Option<LitStr>,
     /// A human title.
     pub title: Option<LitStr>,
+    /// The description the model reads, when not written as the function's doc comment.
+    pub description: Option<LitStr>,
     /// MCP annotations: `read_only` (or `read_only = false`), likewise the others. An absent
     /// flag is an absent hint.
     pub read_only: Option<bool>,
@@ -272,6 +274,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "strict",
     "name",
     "title",
+    "description",
     "rename_all",
     "timeout_ms",
     "output_schema",
@@ -297,6 +300,7 @@ pub fn tool_args(tokens: TokenStream, errors: &mut Accumulator) -> ToolArgs {
             "idempotency_key" => set_flag(&mut out.idempotency_key, meta, errors),
             "name" => once(&mut out.name, meta, lit_str(meta, errors), errors),
             "title" => once(&mut out.title, meta, lit_str(meta, errors), errors),
+            "description" => once(&mut out.description, meta, lit_str(meta, errors), errors),
             "rename_all" => {
                 let v = lit_str(meta, errors).map(|s| Sp::new(s.value(), s.span()));
                 once(&mut out.rename_all, meta, v, errors);
@@ -765,7 +769,7 @@ mod tests {
                 "`title` is given twice: keep one",
                 "`timeout_ms` is a whole number of milliseconds, like `timeout_ms = 5000`",
                 "`strict` is a flag: write `strict` alone",
-                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`, `scopes`, `tier`",
+                "unknown `#[tool]` option `zzz`; the `#[tool]` options are `strict`, `name`, `title`, `description`, `rename_all`, `timeout_ms`, `output_schema`, `read_only`, `destructive`, `idempotent`, `open_world`, `confirm`, `idempotency_key`, `rate_limit`, `scopes`, `tier`",
             ]
         );
     }

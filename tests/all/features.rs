@@ -141,8 +141,7 @@ fn renames_are_used_everywhere_and_ignore_case_passes_the_canonical_spelling() {
     let env = run(&tb, "renamed", json!({"row_limit": 3, "kind": "Gamma"}));
     assert_eq!(
         env["message"],
-        "rowLimit: required, but not sent; accepted: a whole number from 0 to 4294967295. Add \"rowLimit\" to the arguments, like \"rowLimit\": 10.\n\
-         kind: \"Gamma\" is not an accepted value; accepted: one of \"Alpha\", \"Beta\". Send one of the accepted values, spelled exactly as listed.\n\
+        "kind: \"Gamma\" is not an accepted value; accepted: one of \"Alpha\", \"Beta\". Send one of the accepted values, spelled exactly as listed.\n\
          row_limit: \"row_limit\" is not a parameter of renamed; accepted: rowLimit, kind. Did you mean \"rowLimit\"? Rename \"row_limit\" to \"rowLimit\"."
     );
     let schema = Value::Object(tb.get("renamed").unwrap().input_schema());

@@ -237,6 +237,29 @@ async fn unknown_tool_and_bodies_that_are_not_objects() {
         "arguments: \"hours_back=24&group_by=database\" is not JSON; accepted: an object with the keys \
          \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
     );
+    // Where broken JSON breaks, in the words MCP's parse error uses: a body cut short, a raw
+    // control character in a string, a word without quotes.
+    for (body, where_) in [
+        ("{\"hours_back\": 24, \"group_by\": ", ": it ends before its object does (a missing `}`, `]` or `\"`)"),
+        (
+            "{\"hours_back\": 24, \"group_by\": \"data\u{1}base\"}",
+            ": the string opened at character 32 holds, near character 36, what a JSON string cannot (a raw \
+             control character, or an escape other than \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)",
+        ),
+        ("{\"hours_back\": 24,\n \"group_by\": database}", " from character 33 (\"database}\")"),
+    ] {
+        let broken = send(addr, "POST", "/tools/get_top_queries", &[], body).await;
+        assert_eq!(broken.status, 400, "{}", broken.text);
+        let message = broken.json()["message"].as_str().unwrap().to_owned();
+        let reason = message.split_once(" is not JSON").map(|(_, r)| r).unwrap_or_default();
+        assert_eq!(
+            reason,
+            format!(
+                "{where_}; accepted: an object with the keys \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {{\"hours_back\": 10}}."
+            ),
+            "{body:?}"
+        );
+    }
     // JSON's whitespace around the object is read past; Unicode's is not JSON (RFC 8259 §2).
     let spaced =
         send(addr, "POST", "/tools/get_top_queries", &[], " \t\r\n{\"hours_back\": 1, \"group_by\": \"database\"}\n ")
@@ -247,7 +270,10 @@ async fn unknown_tool_and_bodies_that_are_not_objects() {
             .await;
     assert_eq!(nbsp.status, 400, "{}", nbsp.text);
     assert!(
-        nbsp.json()["message"].as_str().unwrap().contains(" is not JSON; accepted: an object with the keys"),
+        nbsp.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains(" is not JSON from character 42 (\"\\u{a0}\"); accepted: an object with the keys"),
         "{}",
         nbsp.text
     );

@@ -339,3 +339,69 @@ fn lookup(id: u64) -> Result<u64, OtherError> {
 fn two_different_codes_of_one_name_are_refused() {
     let _ = Toolbox::new().with(cancel_order::tool()).with(lookup::tool()).manifest();
 }
+
+/// Every number type's range, in an answer derived with schemars.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Widths {
+    byte: u8,
+    count: u32,
+    total: u64,
+    signed: i32,
+    offset: i64,
+    size: usize,
+    ratio: f64,
+    single: f32,
+    maybe: Option<u32>,
+    items: Vec<u16>,
+    /// A hand-tightened bound is kept.
+    #[schemars(range(max = 100))]
+    percent: u32,
+}
+
+/// Answers numbers of every width.
+#[tool]
+fn widths() -> Widths {
+    Widths {
+        byte: 1,
+        count: 2,
+        total: 3,
+        signed: -4,
+        offset: -5,
+        size: 6,
+        ratio: 0.5,
+        single: 0.25,
+        maybe: None,
+        items: vec![7],
+        percent: 8,
+    }
+}
+
+/// `outputSchema` says what the number types mean in JSON Schema's own words (2020-12): no
+/// `format` JSON Schema does not define (schemars writes `uint32`, `int64`, `double`, ...,
+/// which strict validators such as the MCP Inspector's warn about on every call), the bounds
+/// instead.
+#[test]
+fn output_schema_states_number_widths_as_bounds_not_formats() {
+    let tool = Toolbox::new().with(widths::tool());
+    let schema = Value::Object(tool.get("widths").unwrap().output_schema(None));
+    let text = schema.to_string();
+    assert!(!text.contains("\"format\""), "{schema:#}");
+    let props = &schema["properties"]["data"]["properties"];
+    assert_eq!(props["byte"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+    assert_eq!(props["count"], json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u32}));
+    assert_eq!(props["total"], json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}));
+    assert_eq!(props["signed"], json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX}));
+    assert_eq!(props["offset"], json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}));
+    assert_eq!(props["size"], json!({"type": "integer", "minimum": 0, "maximum": usize::MAX}));
+    assert_eq!(props["ratio"], json!({"type": "number"}));
+    assert_eq!(
+        props["single"],
+        json!({"type": "number", "minimum": -f64::from(f32::MAX), "maximum": f64::from(f32::MAX)})
+    );
+    assert_eq!(props["maybe"], json!({"type": ["integer", "null"], "minimum": 0, "maximum": 4_294_967_295_u32}));
+    assert_eq!(props["items"]["items"], json!({"type": "integer", "minimum": 0, "maximum": 65535}));
+    assert_eq!(props["percent"]["maximum"], 100);
+    // The answer validates against it.
+    let answer = crate::block_on(tool.call("widths", None)).unwrap().to_value();
+    assert!(jsonschema::is_valid(&schema, &answer), "{answer}");
+}

@@ -99,6 +99,7 @@ fn floats_are_multiples_to_within_rounding() {
 
 /// Whether `m_float`-like reading takes `x` under a step `m`, through a tool built here.
 fn envelope_multiple(x: f64, m: f64) -> bool {
+    /// Takes a multiple of 0.1.
     #[tool]
     fn tenth(#[validate(multiple_of = 0.1)] x: f64) -> f64 {
         x

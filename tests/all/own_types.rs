@@ -43,6 +43,7 @@ impl FromArg for Ratio {
 
 impl Numeric for Ratio {}
 
+/// Reads values of the crate's own types.
 #[tool]
 fn own(
     #[validate(range = 1..=720)] hours_back: Hours,

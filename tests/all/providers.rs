@@ -1517,11 +1517,6 @@ fn nulls_for_optional_parameters_read_as_absent() {
             json!({"dimension": "date", "data_state": null, "row_limit": null}),
             json!({"dimension": "date"}),
         ),
-        (
-            "search_analytics",
-            json!({"dimension": "hour", "data_state": null, "row_limit": null}),
-            json!({"dimension": "hour"}),
-        ),
         ("list_notes", json!({"pinned_only": null}), json!({})),
         (
             "numbers",
@@ -1560,10 +1555,35 @@ fn nulls_for_optional_parameters_read_as_absent() {
             assert_eq!(a, b, "{provider:?} {name}: {with_nulls}");
         }
     }
+    // A null read as absent that breaks a rule says it was sent as null (not "was not sent"),
+    // and is otherwise refused as the call without it.
+    for provider in Provider::ALL {
+        let call = |args: Value| {
+            carried(provider, &answer(&examples, provider, tool_call(provider, "search_analytics", &args)))
+        };
+        let (mut a, b) = (
+            call(json!({"dimension": "hour", "data_state": null, "row_limit": null})),
+            call(json!({"dimension": "hour"})),
+        );
+        assert_eq!(
+            a["message"],
+            "data_state: was sent as null, which reads as not sent, and its default \"ALL\" does not go with dimension \"hour\"; \
+             accepted: \"HOURLY_ALL\" when dimension is \"hour\". Send data_state \"HOURLY_ALL\", or change dimension.",
+            "{provider:?}"
+        );
+        assert_eq!(
+            b["message"],
+            "data_state: was not sent, and its default \"ALL\" does not go with dimension \"hour\"; \
+             accepted: \"HOURLY_ALL\" when dimension is \"hour\". Send data_state \"HOURLY_ALL\", or change dimension.",
+            "{provider:?}"
+        );
+        a["message"] = b["message"].clone();
+        assert_eq!(a, b, "{provider:?}");
+    }
     // Served, the nulls gone: a served strict-mode call of every example tool but the two below.
     let strings = carried(
         Provider::OpenAiChat,
-        &answer(&generated, Provider::OpenAiChat, tool_call(Provider::OpenAiChat, "strings", &cases[5].1)),
+        &answer(&generated, Provider::OpenAiChat, tool_call(Provider::OpenAiChat, "strings", &cases[4].1)),
     );
     assert_eq!(
         strings,
@@ -1571,7 +1591,15 @@ fn nulls_for_optional_parameters_read_as_absent() {
     );
     let refused = carried(
         Provider::OpenAiChat,
-        &answer(&examples, Provider::OpenAiChat, tool_call(Provider::OpenAiChat, "search_analytics", &cases[2].1)),
+        &answer(
+            &examples,
+            Provider::OpenAiChat,
+            tool_call(
+                Provider::OpenAiChat,
+                "search_analytics",
+                &json!({"dimension": "hour", "data_state": null, "row_limit": null}),
+            ),
+        ),
     );
     assert_eq!(refused["hints"]["parameter"], "data_state");
 }
@@ -1587,7 +1615,7 @@ fn malformed_calls_are_answered_with_refusals() {
         envelope(Provider::OpenAiChat, chat(json!("get_top_queries"), json!("{\"hours_back\": 24, \"group_by\": ")));
     assert_eq!(
         e["message"],
-        "arguments: \"{\\\"hours_back\\\": 24, \\\"group_by\\\": \" is not JSON; accepted: an object with the keys \"hours_back\", \
+        "arguments: \"{\\\"hours_back\\\": 24, \\\"group_by\\\": \" is not JSON: it ends before its object does (a missing `}`, `]` or `\"`); accepted: an object with the keys \"hours_back\", \
          \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
     );
     // ... never echoed for a tool with a secret parameter.

@@ -31,8 +31,7 @@ fn missing_parameters_are_all_named() {
 fn unknown_parameter_is_refused_with_the_closest_name() {
     assert_eq!(
         message("get_top_queries", json!({"hours": 48, "group_by": "database"})),
-        "hours_back: required, but not sent; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10.\n\
-         hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\"."
+        "hours: \"hours\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Did you mean \"hours_back\"? Rename \"hours\" to \"hours_back\"."
     );
 }
 
@@ -224,5 +223,33 @@ fn many_unknown_names_are_counted_not_listed() {
     assert_eq!(
         msg.lines().last().unwrap(),
         "arguments: 2 more names are not parameters of get_top_queries (\"d\", \"e\"); accepted: hours_back, group_by, top. Remove every name that is not listed as accepted."
+    );
+}
+
+/// A trip: two required names a model misspells.
+#[envelope_core::tool]
+fn trip(from: String, to: String) -> String {
+    format!("{from}-{to}")
+}
+
+fn trip_message(args: serde_json::Value) -> String {
+    let toolbox = envelope_core::Toolbox::new().with(trip::tool());
+    let env = crate::block_on(toolbox.call("trip", Some(&args))).unwrap().to_value();
+    assert_eq!(env["status"], "invalid", "{env:#}");
+    env["message"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_misspelt_required_name_is_one_problem() {
+    // `form` for `from`: the unknown name, with the rename; no second sentence for `from`.
+    assert_eq!(
+        trip_message(json!({"form": "AMS", "to": "LIS"})),
+        "form: \"form\" is not a parameter of trip; accepted: from, to. Did you mean \"from\"? Rename \"form\" to \"from\"."
+    );
+    // A name close to none: the missing parameter is its own problem, as before.
+    assert_eq!(
+        trip_message(json!({"origin": "AMS", "to": "LIS"})),
+        "from: required, but not sent; accepted: a string. Add \"from\" to the arguments.\n\
+         origin: \"origin\" is not a parameter of trip; accepted: from, to. Remove it."
     );
 }

@@ -16,6 +16,8 @@ use rmcp::model::{ClientJsonRpcMessage, ErrorData, GetExtensions, JsonRpcMessage
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value, value::RawValue};
 
+use crate::read::broken;
+
 /// The exact JSON text of a `tools/call`'s `params.arguments` (`None`: not sent, or `null`),
 /// carried in the request's extensions (or, over HTTP, in the extensions of the request's
 /// `http::request::Parts`) for [`super::McpServer`] to read.
@@ -295,37 +297,27 @@ fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
 fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
     let send = "send one JSON-RPC message object per line";
     if e.is_eof() {
-        return format!(
-            "the message is not valid JSON: it ends before its object does (a missing `}}`, `]` or `\"`); {send}"
-        );
+        return format!("the message is not valid JSON: {}; {send}", broken::ENDS_EARLY);
     }
-    // serde_json counts columns in bytes from 1 on the error's line; messages are one line.
-    let at = e.column().saturating_sub(1).min(text.len());
-    let start = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-    // At most 12 characters, and never a string's text (it may be a secret argument).
-    let rest = &text[start..];
-    let shown: String =
-        if rest.starts_with('"') { "\"".to_owned() } else { rest.chars().take(12).take_while(|&c| c != '"').collect() };
-    let character = text[..start].chars().count() + 1;
+    // The words of where it breaks are those of a tool's arguments text (`read::broken`).
+    let at = broken::Break::of(text, e);
+    let character = at.character;
     let what = if !text.starts_with(['{', '[']) {
         let shown = crate::words::cut::head(text, 12);
         format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
-    } else if let Some(opened) = string_around(text, start) {
+    } else if let Some(words) = at.string_words() {
         // Not quoted: a string's text may be a secret argument.
-        let opened = text[..opened].chars().count() + 1;
-        format!(
-            "the string opened at character {opened} holds, near character {character}, what a JSON string cannot (a raw control character, or an escape other than \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"
-        )
-    } else if inside_arguments(text, start) {
+        words
+    } else if inside_arguments(text, at.at) {
         // Not quoted: a tool's arguments may hold a secret sent without its quotes
         // (`"api_key":sk-…`), and which tool is called, and whether it has a secret parameter,
         // cannot be read from text that does not parse (`name` may come after `arguments`).
         format!(
             "the text from character {character}, inside params.arguments, is not JSON ({}; not quoted, since arguments may hold a secret)",
-            token_kind(rest)
+            at.token_kind()
         )
     } else {
-        format!("the text from character {character} ({shown:?}) is not JSON")
+        format!("the text from character {character} ({:?}) is not JSON", at.shown())
     };
     format!("the message is not valid JSON: {what}; {send}, like {EXAMPLE}")
 }
@@ -385,36 +377,6 @@ fn inside_arguments(text: &str, at: usize) -> bool {
         i += 1;
     }
     depth >= 2 && member[0].as_deref() == Some("params") && member[1].as_deref() == Some("arguments")
-}
-
-/// What kind of token starts `rest` (text that is not JSON), in words, without quoting it.
-fn token_kind(rest: &str) -> String {
-    match rest.chars().next() {
-        None => "the end of the text".to_owned(),
-        Some(c @ ('{' | '}' | '[' | ']' | ':' | ',')) => format!("a `{c}` out of place"),
-        Some(c) if c.is_alphabetic() || c == '_' => {
-            "a word without quotes: a string is written in double quotes; true, false and null in lower case".to_owned()
-        }
-        Some(c) if c.is_ascii_digit() || matches!(c, '-' | '+' | '.') => {
-            "a number JSON does not allow (like 01, +1, .5 or 1.)".to_owned()
-        }
-        Some(_) => "a character JSON does not allow there".to_owned(),
-    }
-}
-
-/// The byte offset of the `"` that opens the string `at` is inside of, if it is inside one.
-fn string_around(text: &str, at: usize) -> Option<usize> {
-    let (mut opened, mut escaped) = (None, false);
-    for (i, &byte) in text.as_bytes()[..at].iter().enumerate() {
-        match (opened, byte) {
-            (Some(_), _) if escaped => escaped = false,
-            (Some(_), b'\\') => escaped = true,
-            (Some(_), b'"') => opened = None,
-            (None, b'"') => opened = Some(i),
-            _ => {}
-        }
-    }
-    opened
 }
 
 fn read_object(text: &str, members: &Members<'_>) -> Incoming {

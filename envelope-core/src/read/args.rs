@@ -118,9 +118,11 @@ struct Cause {
 }
 
 /// A broken `requires`: `other` must be `want` (or sent) because of `cause`.
+#[allow(clippy::too_many_arguments)]
 fn cross_problem(
     other: &ParamSpec,
     sent: Option<&Value>,
+    sent_null: bool,
     value: Option<&Value>,
     want: Option<&Value>,
     by: &ParamSpec,
@@ -142,8 +144,18 @@ fn cross_problem(
         (Some(v), _) => {
             (rejected_of(v, holds_secret(&other.rules, Some(&other.ty)), numbers), format!("does not go with {noun}"))
         }
+        (None, Some(d)) if sent_null => (
+            Rejected::Missing,
+            format!(
+                "was sent as null, which reads as not sent, and its default {} does not go with {noun}",
+                render::shown(d)
+            ),
+        ),
         (None, Some(d)) => {
             (Rejected::Missing, format!("was not sent, and its default {} does not go with {noun}", render::shown(d)))
+        }
+        (None, None) if sent_null => {
+            (Rejected::Missing, format!("was sent as null, which reads as not sent; it is required when {when}"))
         }
         (None, None) => (Rejected::Missing, format!("is required when {when}")),
     };
@@ -308,6 +320,11 @@ impl<'a> Args<'a> {
         if let Some(v) = T::absent() {
             return Some(v);
         }
+        // A name misspelt (`form` for `from`) is one problem, the unknown name's ("did you mean
+        // "from"? Rename ..."), not a second one for the parameter it was meant as.
+        if !sent_null && self.unknown.iter().any(|u| u.0.suggestion.as_deref() == Some(p.name)) {
+            return None;
+        }
         let problem = self.missing(p, &T::ty(), sent_null);
         self.problems.push(problem);
         None
@@ -352,7 +369,12 @@ impl<'a> Args<'a> {
             Some(parent) => parent.to_string(),
             None => "the arguments".to_owned(),
         };
-        let example = example_json(ty, &p.rules);
+        // The declared example (`#[validate(pattern = ..., example = "...")]`) where there is
+        // one: a value the pattern takes, where the generic example would be `"…"`.
+        let example = match p.rules.pattern.as_ref().and_then(|pattern| pattern.example) {
+            Some(e) if matches!(ty, Ty::String) => Value::String(e.to_owned()).to_string(),
+            _ => example_json(ty, &p.rules),
+        };
         let fix = if example.contains('…') {
             format!("Add \"{}\" to {into}.", p.name)
         } else {
@@ -416,6 +438,11 @@ impl<'a> Args<'a> {
         self.sent(p).or(p.default.as_ref())
     }
 
+    /// Whether the parameter was sent as `null` (read as not sent; the refusal says which).
+    fn sent_null(&self, p: &ParamSpec) -> bool {
+        self.params.iter().position(|q| std::ptr::eq(q, p)).and_then(|i| self.slots.get(i)).is_some_and(|s| s.is_null())
+    }
+
     fn sent(&self, p: &ParamSpec) -> Option<&'a Value> {
         self.obj.and_then(|o| o.get(p.name)).filter(|v| !v.is_null())
     }
@@ -461,8 +488,16 @@ impl<'a> Args<'a> {
                         (Some(_), None) => false,
                     };
                     if !ok {
-                        let problem =
-                            cross_problem(other, self.sent(other), value, want.as_ref(), p, &cause, self.numbers);
+                        let problem = cross_problem(
+                            other,
+                            self.sent(other),
+                            self.sent_null(other),
+                            value,
+                            want.as_ref(),
+                            p,
+                            &cause,
+                            self.numbers,
+                        );
                         found.push(problem.at(self.path_of(other.name)).under(self.parameter_of(other.name)));
                     }
                 }
@@ -569,7 +604,8 @@ pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::outcome::refusal::
     let shape = not_an_object(spec, &Value::Null, &[]);
     let refusal = crate::outcome::refusal::Refusal::parameter("arguments");
     let refusal = if secret { refusal.rejected_secret() } else { refusal.rejected(text) };
-    refusal.reason("is not JSON").accepted(shape.accepted()).fix(shape.fix()).build()
+    let reason = format!("is not JSON{}", crate::read::broken::arguments_words(text, secret));
+    refusal.reason(reason).accepted(shape.accepted()).fix(shape.fix()).build()
 }
 
 /// Refusal of a parameter (or of the whole `arguments`) whose JSON text cannot be read: nested

@@ -5,6 +5,8 @@
 
 // The arguments object read parameter by parameter; the refusals of the arguments as a whole.
 pub(crate) mod args;
+// Where JSON text stops being JSON, in JSON's words (MCP's parse error, arguments not JSON).
+pub(crate) mod broken;
 // Who is calling (`Caller`) and the call a tool body sees (`Context`).
 pub(crate) mod context;
 // The reading context: where a value is, what reading it needs, the secret check.

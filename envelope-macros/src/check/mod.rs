@@ -110,10 +110,11 @@ pub fn check(raw: &RawTool, errors: &mut Accumulator) -> Tool {
             ),
         }
     }
+    let description = description(raw, errors);
     Tool {
         name,
         title: raw.args.title.as_ref().map(syn::LitStr::value),
-        description: join_docs(&raw.docs),
+        description,
         strict: raw.args.strict.is_present(),
         read_only: raw.args.read_only,
         destructive: raw.args.destructive,
@@ -146,4 +147,40 @@ pub(crate) fn mcp_tool_name(name: &str) -> Option<String> {
     }
     let n = name.len();
     (n > 128).then(|| format!("it has {n} characters"))
+}
+
+/// The description the model reads (`tools/list`'s `description`): the function's doc comment,
+/// or `#[tool(description = "...")]`. Exactly one of them, and not blank: a model chooses a tool
+/// by its description, and an empty one compiled silently before.
+fn description(raw: &RawTool, errors: &mut Accumulator) -> String {
+    let docs = join_docs(&raw.docs);
+    match &raw.args.description {
+        Some(lit) if !docs.is_empty() => {
+            errors.push(
+                Error::custom(
+                    "this tool has a doc comment already; keep one description: the doc comment or `description`",
+                )
+                .with_span(lit),
+            );
+            docs
+        }
+        Some(lit) if lit.value().trim().is_empty() => {
+            errors.push(
+                Error::custom("`description` is what the model reads to choose this tool: say what it does, like `description = \"Reads the weather of a city.\"`")
+                    .with_span(lit),
+            );
+            String::new()
+        }
+        Some(lit) => lit.value(),
+        None if docs.is_empty() => {
+            errors.push(
+                Error::custom(
+                    "this tool has no description, and the model reads one to choose it: write a doc comment above the function (`/// Reads the weather of a city.`), or `#[tool(description = \"Reads the weather of a city.\")]`",
+                )
+                .with_span(&raw.item.sig.ident),
+            );
+            docs
+        }
+        None => docs,
+    }
 }

@@ -33,6 +33,7 @@ fn three_mistakes_in_one_tool_are_three_errors_in_order() {
     let errors = tool_errors(
         quote::quote!(),
         syn::parse_quote! {
+            /// Reports.
             fn report(
                 #[validate(rnage = 1..=720)] hours_back: u32,
                 #[validate(range = 1..=120)] query: String,
@@ -55,6 +56,7 @@ fn rules_across_parameters_are_checked_against_the_tool() {
     let errors = tool_errors(
         quote::quote!(rename_all = "camelcase"),
         syn::parse_quote! {
+            /// Pages.
             fn page(
                 #[validate(requires = "page_sise", excludes = "cursor")] cursor: Option<String>,
                 page_size: Option<u32>,
@@ -71,6 +73,7 @@ fn rules_across_parameters_are_checked_against_the_tool() {
     let fine = tool_errors(
         quote::quote!(read_only),
         syn::parse_quote! {
+            /// Pages.
             fn page(#[validate(requires = "page_size")] cursor: Option<String>, page_size: Option<u32>) -> bool { true }
         },
     );
@@ -259,4 +262,18 @@ fn mcp_tool_names_are_1_to_128_characters_of_sep_986() {
     assert_eq!(mcp_tool_name("get weather").as_deref(), Some("' ' is not one of its characters"));
     assert_eq!(mcp_tool_name("météo").as_deref(), Some("'é' is not one of its characters"));
     assert_eq!(mcp_tool_name("a:b").as_deref(), Some("':' is not one of its characters"));
+}
+
+#[test]
+fn a_tool_without_a_description_is_one_error_saying_what_to_write() {
+    let item: syn::ItemFn = syn::parse_quote! {
+        fn weather(city: String) -> String { city }
+    };
+    assert_eq!(
+        tool_errors(quote::quote!(), item.clone()),
+        [
+            "this tool has no description, and the model reads one to choose it: write a doc comment above the function (`/// Reads the weather of a city.`), or `#[tool(description = \"Reads the weather of a city.\")]`"
+        ]
+    );
+    assert!(tool_errors(quote::quote!(description = "Reads the weather of a city."), item).is_empty());
 }

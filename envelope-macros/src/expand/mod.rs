@@ -223,6 +223,7 @@ mod tests {
         let errs = errors(
             quote!(confirm = preview, idempotency_key),
             quote!(
+                /// A tool.
                 fn drop_table(name: String) -> u32 {
                     0
                 }
@@ -241,6 +242,7 @@ mod tests {
         let errs = errors(
             quote!(idempotency_key),
             quote!(
+                /// A tool.
                 fn write(idempotency_key: String) -> u32 {
                     0
                 }
@@ -259,6 +261,7 @@ mod tests {
         let out = super::tool(
             quote!(confirm = preview),
             quote!(
+                /// A tool.
                 fn wipe(id: u32) -> u32 {
                     id
                 }

@@ -8,6 +8,7 @@ enum Order {
     ASC,
 }
 
+/// Sorts in an order.
 #[tool]
 fn sort(order: Order) -> bool {
     matches!(order, Order::Asc)

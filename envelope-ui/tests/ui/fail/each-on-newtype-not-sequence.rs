@@ -15,6 +15,7 @@ impl FromArg for Csv {
 
 impl Textual for Csv {}
 
+/// Imports rows and lines.
 #[tool]
 fn import(#[validate(each(length = 1..=20))] rows: Csv, #[validate(each(fix = "Send lines."))] lines: Csv) -> String {
     rows.0 + &lines.0

@@ -15,6 +15,7 @@ impl FromArg for Count {
 
 impl Numeric for Count {}
 
+/// Repeats a number of times.
 #[tool]
 fn repeat(#[validate(length = 1..=3)] times: Count) -> u32 {
     times.0

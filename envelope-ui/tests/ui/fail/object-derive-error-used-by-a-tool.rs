@@ -7,6 +7,7 @@ struct Filter {
     since: String,
 }
 
+/// Searches with a filter.
 #[tool]
 fn search(filter: Filter) -> String {
     filter.since

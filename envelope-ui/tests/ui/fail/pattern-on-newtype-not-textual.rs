@@ -15,6 +15,7 @@ impl FromArg for Port {
 
 impl Numeric for Port {}
 
+/// Connects to a port.
 #[tool]
 fn connect(#[validate(pattern = "^[0-9]+$")] port: Port) -> u16 {
     port.0

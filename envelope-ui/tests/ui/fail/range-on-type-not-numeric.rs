@@ -13,6 +13,7 @@ impl FromArg for Code {
     }
 }
 
+/// Looks up a code.
 #[tool]
 fn lookup(#[validate(range = 1..=9)] code: Code) -> String {
     code.0
