@@ -19,6 +19,8 @@ CRATES = ["envelope-core", "envelope-macros"]
 ITEM = re.compile(r"^\s*pub(?:\([^)]*\))?\s+(struct|enum|trait|type|union)\s+([A-Za-z_]\w*)", re.M)
 MOD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_]\w*)\s*[;{]", re.M)
 TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
+# A test module in a file of its own (`#[cfg(test)] mod tests;`): no name of the crate's.
+TEST_MOD_FILE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;")
 
 
 def strip_tests(text):
@@ -34,7 +36,7 @@ def strip_tests(text):
             j += 1
         i = j
     out.append(text[i:])
-    return "".join(out)
+    return TEST_MOD_FILE.sub("", "".join(out))
 
 
 def names(crate):

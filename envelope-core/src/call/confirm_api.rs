@@ -107,3 +107,26 @@ impl Toolbox {
         }
     }
 }
+
+impl crate::call::guard::Lookup for Toolbox {
+    type Tool = Tool;
+
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.get(name)
+    }
+
+    fn approval_verdict<'a>(
+        &'a self,
+        tool: &'a Tool,
+        args: &'a serde_json::Map<String, serde_json::Value>,
+        cx: &'a crate::Context,
+    ) -> impl std::future::Future<Output = Option<crate::Envelope>> + Send + 'a {
+        async move {
+            match self.policing.verdict(tool, args, cx).await? {
+                crate::call::pipeline::decide::Ruled::Answer(refused) => Some(refused),
+                // The approval it asked for is this one.
+                crate::call::pipeline::decide::Ruled::Confirm => None,
+            }
+        }
+    }
+}

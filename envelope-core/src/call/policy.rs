@@ -11,6 +11,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -337,6 +338,33 @@ pub(crate) fn blocked(tool: &str, surface: &str, reason: &str) -> Envelope {
         .with_code(codes::T4_BLOCKED);
     Envelope::from(refusal)
 }
+
+/// The policy hook of a toolbox and its timeout.
+#[derive(Clone)]
+pub(crate) struct Policing {
+    pub(crate) policy: Option<Arc<dyn Policy>>,
+    pub(crate) timeout: Duration,
+}
+
+impl Default for Policing {
+    fn default() -> Self {
+        Policing { policy: None, timeout: DEFAULT_POLICY_TIMEOUT }
+    }
+}
+
+impl fmt::Debug for Policing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policing").field("policy", &self.policy.is_some()).field("timeout", &self.timeout).finish()
+    }
+}
+
+/// The codes a policy can add to any tool's answers.
+pub(crate) const POLICY_CODES: [crate::Code; 4] = [
+    crate::codes::FORBIDDEN,
+    crate::codes::T4_BLOCKED,
+    crate::codes::CONFIRMATION_REQUIRED,
+    crate::codes::POLICY_UNAVAILABLE,
+];
 
 #[cfg(test)]
 mod tests {

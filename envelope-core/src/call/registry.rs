@@ -5,7 +5,7 @@ use std::fmt;
 
 use std::sync::Arc;
 
-use crate::call::pipeline::{POLICY_CODES, Policing};
+use crate::call::policy::{POLICY_CODES, Policing};
 
 use crate::call::tool::{Tool, ToolSet};
 use crate::outcome::refusal::Refusal;
@@ -136,29 +136,6 @@ pub(crate) struct UnknownToolWords {
     pub(crate) more: &'static str,
     /// The fix, with the closest name or without one.
     pub(crate) fix: fn(Option<&str>) -> String,
-}
-
-impl crate::call::guard::Lookup for Toolbox {
-    type Tool = Tool;
-
-    fn tool(&self, name: &str) -> Option<&Tool> {
-        self.get(name)
-    }
-
-    fn approval_verdict<'a>(
-        &'a self,
-        tool: &'a Tool,
-        args: &'a serde_json::Map<String, serde_json::Value>,
-        cx: &'a crate::Context,
-    ) -> impl std::future::Future<Output = Option<crate::Envelope>> + Send + 'a {
-        async move {
-            match self.policing.verdict(tool, args, cx).await? {
-                crate::call::pipeline::Ruled::Answer(refused) => Some(refused),
-                // The approval it asked for is this one.
-                crate::call::pipeline::Ruled::Confirm => None,
-            }
-        }
-    }
 }
 
 impl Toolbox {

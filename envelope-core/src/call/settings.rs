@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::call::pipeline::POLICY_CODES;
+use crate::call::policy::POLICY_CODES;
 use crate::call::registry::Toolbox;
 
 use crate::call::guard::confirm::{MIN_SECRET_BYTES, SecretTooShort};

@@ -6,7 +6,7 @@
 // A tool's answer as MCP content blocks (image, audio, resources, ...).
 pub mod content;
 // A tool's requests to its client on 2026-07-28: input-required results (SEP-2322).
-mod input;
+mod input_required;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
 // One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
@@ -63,7 +63,7 @@ pub struct McpServer {
     /// Whether tools may ask the client (sampling, elicitation): every call then goes through
     /// rmcp's service, where the request's peer can carry a request to the client.
     asks_client: bool,
-    /// The key that seals the request state of input-required results ([`input`]).
+    /// The key that seals the request state of input-required results ([`input_required`]).
     input_key: Arc<[u8; 32]>,
     /// `ttlMs` of `tools/list` (SEP-2549); `None`: rmcp's `0`.
     ttl_ms: Option<u64>,
@@ -216,7 +216,7 @@ impl McpServer {
     fn notifier(
         &self,
         context: &RequestContext<RoleServer>,
-        round: Option<Arc<input::Round>>,
+        round: Option<Arc<input_required::Round>>,
     ) -> Arc<notify::Notifier> {
         let silent = refuses_event_stream(&context.extensions);
         notify::Notifier::new(context, self.log_level(context), round, silent)
@@ -347,7 +347,7 @@ impl ServerHandler for McpServer {
             .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
         let round = if stateless && answers && !mrtr::applies(&self.toolbox, &request.name, &context) {
             let state = request.request_state.as_deref();
-            Some(input::Round::open(&*self.input_key, &request.name, state, request.input_responses.as_ref())?)
+            Some(input_required::Round::open(&*self.input_key, &request.name, state, request.input_responses.as_ref())?)
         } else {
             None
         };

@@ -76,7 +76,7 @@ struct Asker {
     /// A 2025 session (not stateless 2026-07-28, which forbids requests to the client).
     session: bool,
     /// On 2026-07-28: the call's input round (SEP-2322).
-    round: Option<Arc<super::input::Round>>,
+    round: Option<Arc<super::input_required::Round>>,
     /// What the client declared (2026-07-28: in the request's `_meta`).
     capabilities: Option<rmcp::model::ClientCapabilities>,
 }
@@ -90,7 +90,7 @@ impl Notifier {
     pub(super) fn new(
         context: &RequestContext<RoleServer>,
         level: Option<LogLevel>,
-        round: Option<Arc<super::input::Round>>,
+        round: Option<Arc<super::input_required::Round>>,
         silent: bool,
     ) -> Arc<Self> {
         let (token, level) = if silent { (None, None) } else { (context.meta.get_progress_token(), level) };

@@ -35,7 +35,10 @@ use super::{
     McpServer,
     frame::{self, Incoming, RawArguments},
 };
-use crate::{Caller, Context, Toolbox, http::{AuthLayer, Authenticate, OriginLayer, TransportError, auth::ProtectedResource, read_body}};
+use crate::{
+    Caller, Context, Toolbox,
+    http::{AuthLayer, Authenticate, OriginLayer, TransportError, auth::ProtectedResource, read_body},
+};
 
 /// The largest request body read by default: 4 MiB, rmcp's own default.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;

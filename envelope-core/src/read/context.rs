@@ -518,26 +518,6 @@ impl Context {
         Ok(Elicitation { action, content })
     }
 
-    /// Asks the user for a `T`: [`elicit`](Self::elicit) with `T`'s JSON Schema (feature
-    /// `schemars`) as `requestedSchema`; an accepted answer is read as `T`, and one that does
-    /// not read is [`ClientError::Failed`] with code `-32602` and serde's sentence. `Ok(None)`:
-    /// the user declined or cancelled.
-    #[cfg(feature = "schemars")]
-    pub async fn elicit_as<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
-        &self,
-        message: impl Into<String>,
-    ) -> Result<Option<T>, ClientError> {
-        let schema = crate::schema::data_schema_of::<T>();
-        let answer = self.elicit(message, schema).await?;
-        if answer.action != ElicitAction::Accept {
-            return Ok(None);
-        }
-        let content = Value::Object(answer.content.unwrap_or_default());
-        serde_json::from_value(content)
-            .map(Some)
-            .map_err(|e| ClientError::Failed { code: -32602, message: format!("the answer does not read: {e}") })
-    }
-
     /// Asks the client `ask` with `params` as sent, under `key`: the key of the request in a
     /// 2026-07-28 input-required result (SEP-2322, `inputRequests.<key>`; see
     /// [`crate::mcp`]), unused in a 2025 session, where the request goes to the client at once.

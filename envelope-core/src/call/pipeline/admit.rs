@@ -2,8 +2,8 @@
 //! caller checked (scopes, tenant), the call's audit and provenance opened, its rate limit
 //! counted.
 
+use super::at::At;
 use crate::call::audit::Governed;
-use crate::call::pipeline::At;
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
 use crate::outcome::envelope::Envelope;

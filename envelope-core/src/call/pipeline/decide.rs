@@ -2,37 +2,16 @@
 //! or queue for approval), within its timeout.
 
 use serde_json::{Map, Value};
-use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
 
+use crate::call::policy::Policing;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::call::policy::{Policy, PolicyRequest, Verdict};
+use crate::call::policy::{PolicyRequest, Verdict};
 use crate::outcome::Guarded;
 use crate::outcome::Outcome;
 use crate::outcome::envelope::Envelope;
 use crate::read::context::Context;
-
-/// The policy hook of a toolbox and its timeout.
-#[derive(Clone)]
-pub(in crate::call) struct Policing {
-    pub(in crate::call) policy: Option<Arc<dyn Policy>>,
-    pub(in crate::call) timeout: Duration,
-}
-
-impl Default for Policing {
-    fn default() -> Self {
-        Policing { policy: None, timeout: crate::call::policy::DEFAULT_POLICY_TIMEOUT }
-    }
-}
-
-impl fmt::Debug for Policing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Policing").field("policy", &self.policy.is_some()).field("timeout", &self.timeout).finish()
-    }
-}
 
 /// What a policy made of a call it did not allow.
 pub(in crate::call) enum Ruled {
@@ -41,14 +20,6 @@ pub(in crate::call) enum Ruled {
     /// Queued for approval.
     Confirm,
 }
-
-/// The codes a policy can add to any tool's answers.
-pub(in crate::call) const POLICY_CODES: [crate::Code; 4] = [
-    crate::codes::FORBIDDEN,
-    crate::codes::T4_BLOCKED,
-    crate::codes::CONFIRMATION_REQUIRED,
-    crate::codes::POLICY_UNAVAILABLE,
-];
 
 impl Policing {
     /// The policy's verdict on a call of `tool` with `args` in `cx`: `None` to go on.

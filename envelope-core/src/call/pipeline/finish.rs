@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::call::pipeline::{Deferred, Started};
+use super::run::{Deferred, Started};
 use crate::call::registry::Toolbox;
 
 use crate::call::audit::Governed;

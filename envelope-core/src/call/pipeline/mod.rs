@@ -9,52 +9,10 @@ use crate::call::guard::confirm::PendingCheck;
 use crate::outcome::Decision;
 use serde_json::Value;
 
-use crate::call::audit::Governed;
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
 use crate::outcome::envelope::Envelope;
 use crate::read::context::Context;
-use crate::spec::ToolSpec;
-
-/// The arguments of a call as they came: parsed, the JSON text, or the bytes of a body (read
-/// as UTF-8 JSON text once the call is admitted, see `text::of_bytes`).
-#[derive(Clone, Copy)]
-pub(crate) enum Arguments<'a> {
-    Value(Option<&'a Value>),
-    Text(&'a str),
-    Bytes(&'a [u8]),
-}
-
-/// Where a call is made: the toolbox it was found in (its store, its secret; `confirm_action`
-/// needs it; `None` for a lone [`Tool`]), and the call's [`Context`].
-#[derive(Clone, Copy)]
-pub(crate) struct At<'t> {
-    pub(crate) toolbox: Option<&'t Toolbox>,
-    pub(crate) cx: &'t Context,
-    /// What the toolbox adds around the call, when it adds anything.
-    pub(crate) call: Option<&'t Governed>,
-}
-
-impl<'t> At<'t> {
-    pub(crate) fn of(toolbox: &'t Toolbox, cx: &'t Context) -> Self {
-        At { toolbox: Some(toolbox), cx, call: None }
-    }
-
-    pub(crate) fn alone(cx: &'t Context) -> Self {
-        At { toolbox: None, cx, call: None }
-    }
-
-    pub(crate) fn with_call(self, call: Option<&'t Governed>) -> Self {
-        At { call, ..self }
-    }
-
-    /// Whether a call of `spec` here waits for a policy's verdict: a toolbox with a policy, a
-    /// tool other than `confirm_action`.
-    pub(crate) fn under_policy(&self, spec: &ToolSpec) -> bool {
-        self.toolbox.is_some_and(|t| t.policing.policy.is_some())
-            && spec.name != crate::call::guard::confirm::CONFIRM_ACTION
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -66,7 +24,7 @@ mod tests {
     /// future of `Toolbox::call_json` was over 1 KB and carried the walked values of twelve
     /// parameters; now about 370 bytes (a debug build).
     #[test]
-    pub(in crate::call) fn the_futures_of_a_call_stay_small() {
+    fn the_futures_of_a_call_stay_small() {
         let toolbox = Toolbox::new();
         let cx = Context::anonymous();
         let sizes = [
@@ -344,10 +302,12 @@ impl Toolbox {
     }
 }
 
+// Where a call is made (`At`) and its arguments as they came (`Arguments`).
+mod at;
 // Admission: the tool found, the caller checked, audit opened, the rate limit counted.
 mod admit;
 // Deciding: the policy hook's verdict.
-mod decide;
+pub(in crate::call) mod decide;
 // Finishing, the one exit: prefix, wire format, the outcome recorded, provenance.
 mod finish;
 // Reading: the arguments, from a value or their text, to the tool's outcome.
@@ -355,5 +315,5 @@ mod reading;
 // Running: a started call's body, settled, guarded or left to run off the runtime.
 mod run;
 
-pub(in crate::call) use decide::{POLICY_CODES, Policing, Ruled};
-pub(crate) use run::{Deferred, Started};
+pub(crate) use at::{Arguments, At};
+pub(crate) use run::Started;

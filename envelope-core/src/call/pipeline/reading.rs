@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
+use super::at::At;
 use super::run::Rest;
-use crate::call::pipeline::{At, Started};
+use super::run::Started;
 use crate::call::tool::Tool;
 
 use crate::outcome::refusal::Refusal;

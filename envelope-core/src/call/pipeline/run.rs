@@ -8,9 +8,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{self, Poll};
 
+use super::at::At;
 use super::decide::Ruled;
 use crate::call::confirm_api::Approver;
-use crate::call::pipeline::At;
 use crate::call::tool::Tool;
 use crate::call::unwind::CatchUnwind;
 
