@@ -17,6 +17,7 @@ mod tools;
 #[allow(dead_code)]
 mod client;
 
+mod fair;
 mod http;
 mod ids;
 mod store;

@@ -117,6 +117,8 @@ struct Limits {
     body_read_timeout: Duration,
     write_stall_timeout: Duration,
     max_connections: usize,
+    max_unfinished_heads_per_peer: usize,
+    min_data_rate: usize,
     max_in_flight: usize,
     body_budget_bytes: usize,
     max_header_bytes: usize,
@@ -131,6 +133,8 @@ impl Default for Limits {
             body_read_timeout: Serve::DEFAULT_BODY_READ_TIMEOUT,
             write_stall_timeout: Serve::DEFAULT_WRITE_STALL_TIMEOUT,
             max_connections: Serve::DEFAULT_MAX_CONNECTIONS,
+            max_unfinished_heads_per_peer: Serve::DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER,
+            min_data_rate: Serve::DEFAULT_MIN_DATA_RATE,
             max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
             body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
             max_header_bytes: Serve::DEFAULT_MAX_HEADER_BYTES,
@@ -178,6 +182,11 @@ impl Serve {
     /// The default [`max_connections`](Self::max_connections): 512, half the common limit of
     /// 1,024 open files.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// The default [`max_unfinished_heads_per_peer`](Self::max_unfinished_heads_per_peer): 64.
+    pub const DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER: usize = 64;
+    /// The default [`min_data_rate`](Self::min_data_rate): 240 bytes a second (Kestrel's
+    /// `MinRequestBodyDataRate`).
+    pub const DEFAULT_MIN_DATA_RATE: usize = 240;
     /// The default [`max_in_flight`](Self::max_in_flight): 128 requests.
     pub const DEFAULT_MAX_IN_FLIGHT: usize = 128;
     /// The default [`body_budget_bytes`](Self::body_budget_bytes): 64 MiB.
@@ -217,10 +226,37 @@ impl Serve {
     }
 
     /// How many connections are open at once, at most (each is a file descriptor and a task).
-    /// A connection past the bound is answered `503 service_unavailable` with `Retry-After`
-    /// before its request is read, and closed. Default 512; at least 1.
+    /// When the bound is reached, a new connection closes a connection that waits for a request
+    /// head (an unfinished head, or an idle kept-alive connection): the one waiting longest of
+    /// the peer address holding the most such connections, so that a flood from some addresses
+    /// never keeps another address out. When every connection is serving a request, a new one
+    /// is answered `503 service_unavailable` with `Retry-After` before its request is read, and
+    /// closed. Default 512; at least 1.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.limits.max_connections = connections.clamp(1, u32::MAX as usize);
+        self
+    }
+
+    /// How many unfinished request heads one peer address holds at once, at most: connections
+    /// of that address on which some bytes of a head have arrived, but not the whole head. A
+    /// new connection from an address already holding this many is answered
+    /// `503 service_unavailable` with `Retry-After` before its request is read, and closed
+    /// (nginx's `limit_conn` per address, for heads). Idle connections (no byte of a head yet)
+    /// are not counted: a client opening many kept-alive connections at once is not refused.
+    /// Default 64; at least 1.
+    pub fn max_unfinished_heads_per_peer(mut self, heads: usize) -> Self {
+        self.limits.max_unfinished_heads_per_peer = heads.max(1);
+        self
+    }
+
+    /// The lowest rate, in bytes a second, at which a request head, once its first byte has
+    /// arrived, must keep arriving: one second after that byte, and from then on, a head with
+    /// fewer than this many bytes a second since its first byte is closed unanswered, as one past
+    /// [`header_read_timeout`](Self::header_read_timeout) is (a trickled head, slowloris). A
+    /// head that arrives whole (the usual one) is never measured. Default 240 B/s; 0 turns the
+    /// rule off.
+    pub fn min_data_rate(mut self, bytes_per_second: usize) -> Self {
+        self.limits.min_data_rate = bytes_per_second;
         self
     }
 
@@ -308,6 +344,13 @@ impl Serve {
             &format!("this server is at its bound of {} open connections", limits.max_connections),
             limits.retry_after_seconds,
         );
+        let heads = TransportError::service_unavailable(
+            &format!(
+                "this address already holds this server's bound of {} unfinished request heads",
+                limits.max_unfinished_heads_per_peer
+            ),
+            limits.retry_after_seconds,
+        );
         let shared = Arc::new(Shared {
             router: self.router,
             hosts,
@@ -316,6 +359,8 @@ impl Serve {
             in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
             budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
             busy_reply: Bytes::from(raw_response(503, "Service Unavailable", &busy, None)),
+            heads_reply: Bytes::from(raw_response(503, "Service Unavailable", &heads, None)),
+            registry: Registry::default(),
             limits,
         });
         let max_connections = shared.limits.max_connections;
@@ -339,11 +384,32 @@ impl Serve {
                     continue;
                 }
             };
+            if shared.registry.unfinished_heads(peer.ip()) >= shared.limits.max_unfinished_heads_per_peer {
+                refuse(stream, peer, &shared, &lingering, RefusedFor::Heads);
+                continue;
+            }
             match Arc::clone(&connections).try_acquire_owned() {
                 Ok(permit) => {
-                    tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit));
+                    let registered = Tracked::registered(&shared, peer);
+                    tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit, registered));
                 }
-                Err(_) => refuse(stream, peer, &shared, &lingering),
+                // Full: the longest wait for a head of the address holding the most is closed,
+                // and its place taken once it is.
+                Err(_) if shared.registry.evict_one(peer.ip()) => {
+                    let (shared, connections, stopping) =
+                        (Arc::clone(&shared), Arc::clone(&connections), stopping.clone());
+                    let lingering = Arc::clone(&lingering);
+                    tokio::spawn(async move {
+                        match tokio::time::timeout(LINGER, connections.acquire_owned()).await {
+                            Ok(Ok(permit)) => {
+                                let registered = Tracked::registered(&shared, peer);
+                                connection(stream, peer, shared, stopping, permit, registered).await;
+                            }
+                            _ => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
+                        }
+                    });
+                }
+                Err(_) => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
             }
         }
         drop(listener);
@@ -380,6 +446,122 @@ struct Shared {
     in_flight: Arc<Semaphore>,
     budget: Budget,
     busy_reply: Bytes,
+    heads_reply: Bytes,
+    registry: Registry,
+}
+
+/// The open connections of one server, by peer address: what the fair bounds read.
+#[derive(Default)]
+struct Registry {
+    peers: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, Vec<Arc<Tracked>>>>,
+}
+
+/// One open connection, as its [`HeadClock`], its requests and the [`Registry`] see it.
+struct Tracked {
+    /// The [`HeadClock`] phase: `BUSY` from a head to its response.
+    phase: AtomicU8,
+    /// Some bytes of the head awaited have arrived (an unfinished head, not an idle
+    /// connection).
+    started: std::sync::atomic::AtomicBool,
+    /// When the wait for a head began, in milliseconds since the tracking's `EPOCH`.
+    since_ms: std::sync::atomic::AtomicU64,
+    /// Closed by the server to make room ([`Registry::evict_one`]).
+    evicted: std::sync::atomic::AtomicBool,
+    close: tokio::sync::Notify,
+}
+
+/// The origin of [`Tracked::since_ms`].
+static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+fn millis_since_epoch(at: std::time::Instant) -> u64 {
+    let epoch = *EPOCH.get_or_init(std::time::Instant::now);
+    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Tracked {
+    fn new() -> Self {
+        Tracked {
+            phase: AtomicU8::new(REARM),
+            started: std::sync::atomic::AtomicBool::new(false),
+            since_ms: std::sync::atomic::AtomicU64::new(millis_since_epoch(std::time::Instant::now())),
+            evicted: std::sync::atomic::AtomicBool::new(false),
+            close: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// A new connection of `peer`, in the registry until the returned place is dropped.
+    fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
+        let tracked = Arc::new(Tracked::new());
+        shared.registry.add(peer.ip(), &tracked);
+        Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked }
+    }
+
+    /// Waits for a request head (idle or unfinished).
+    fn waits_for_head(&self) -> bool {
+        !self.evicted.load(Ordering::Relaxed) && matches!(self.phase.load(Ordering::Relaxed), REARM | WAITING)
+    }
+}
+
+impl Registry {
+    fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        peers.entry(ip).or_default().push(Arc::clone(tracked));
+    }
+
+    fn remove(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(connections) = peers.get_mut(&ip) {
+            connections.retain(|c| !Arc::ptr_eq(c, tracked));
+            if connections.is_empty() {
+                peers.remove(&ip);
+            }
+        }
+    }
+
+    /// The unfinished heads of `ip`'s connections.
+    fn unfinished_heads(&self, ip: std::net::IpAddr) -> usize {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        peers.get(&ip).map_or(0, |connections| {
+            connections.iter().filter(|c| c.waits_for_head() && c.started.load(Ordering::Relaxed)).count()
+        })
+    }
+
+    /// Closes the connection waiting longest for a head of the address with the most waiting,
+    /// for a new connection of `ip`: whether there was one. None is closed when `ip` itself
+    /// holds the most (it would only take its own place).
+    fn evict_one(&self, ip: std::net::IpAddr) -> bool {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut heaviest: Option<(usize, &Arc<Tracked>, &std::net::IpAddr)> = None;
+        for (ip, connections) in peers.iter() {
+            let mut waiting = 0;
+            let mut oldest: Option<&Arc<Tracked>> = None;
+            for c in connections.iter().filter(|c| c.waits_for_head()) {
+                waiting += 1;
+                if oldest.is_none_or(|o| c.since_ms.load(Ordering::Relaxed) < o.since_ms.load(Ordering::Relaxed)) {
+                    oldest = Some(c);
+                }
+            }
+            if let Some(oldest) = oldest
+                && heaviest.is_none_or(|(most, ..)| waiting > most)
+            {
+                heaviest = Some((waiting, oldest, ip));
+            }
+        }
+        let Some((waiting, victim, victim_ip)) = heaviest else { return false };
+        let own = peers.get(&ip).map_or(0, |connections| connections.iter().filter(|c| c.waits_for_head()).count());
+        if own >= waiting {
+            return false;
+        }
+        let ip = victim_ip;
+        victim.evicted.store(true, Ordering::Relaxed);
+        victim.close.notify_one();
+        tracing::info!(
+            peer = %ip,
+            "connection closed: this server is at its bound of open connections, and this address holds the most \
+             ({waiting}) waiting for a request head"
+        );
+        true
+    }
 }
 
 impl Shared {
@@ -434,13 +616,25 @@ fn raw_response(status: u16, reason: &str, error: &TransportError, date: Option<
 
 /// A connection over the bound: answered 503 and closed. Draining what the client sent before
 /// closing lets it read the answer (closing a socket with unread data resets it).
-fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<Semaphore>) {
-    tracing::warn!(
-        %peer,
-        "connection refused: this server is at its bound of {} open connections",
-        shared.limits.max_connections
-    );
-    let reply = shared.busy_reply.clone();
+fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<Semaphore>, why: RefusedFor) {
+    let reply = match why {
+        RefusedFor::Connections => {
+            tracing::warn!(
+                %peer,
+                "connection refused: this server is at its bound of {} open connections",
+                shared.limits.max_connections
+            );
+            shared.busy_reply.clone()
+        }
+        RefusedFor::Heads => {
+            tracing::warn!(
+                %peer,
+                "connection refused: this address holds this server's bound of {} unfinished request heads",
+                shared.limits.max_unfinished_heads_per_peer
+            );
+            shared.heads_reply.clone()
+        }
+    };
     match Arc::clone(lingering).try_acquire_owned() {
         Ok(permit) => {
             tokio::spawn(async move {
@@ -453,6 +647,13 @@ fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<
             let _ = stream.try_write(&reply);
         }
     }
+}
+
+/// Why a connection is refused before its request is read.
+#[derive(Clone, Copy)]
+enum RefusedFor {
+    Connections,
+    Heads,
 }
 
 async fn linger(mut stream: TcpStream, reply: Bytes) -> io::Result<()> {
@@ -478,11 +679,12 @@ async fn connection(
     shared: Arc<Shared>,
     mut stopping: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
+    registered: Registered,
 ) {
     let _ = stream.set_nodelay(true);
     let limits = &shared.limits;
-    let phase = Arc::new(AtomicU8::new(REARM));
-    let head = HeadClock::new(limits.header_read_timeout, Arc::clone(&phase), peer);
+    let tracked = Arc::clone(&registered.tracked);
+    let head = HeadClock::new(limits.header_read_timeout, limits.min_data_rate, Arc::clone(&tracked), peer);
     let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head, limits.write_stall_timeout, peer));
     let mut http = hyper::server::conn::http1::Builder::new();
     // The header read timeout is `HeadClock`'s: hyper's own makes a timer for each request.
@@ -492,7 +694,7 @@ async fn connection(
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
         .writev(false);
-    let service = PerRequest { shared: Arc::clone(&shared), peer, phase };
+    let service = PerRequest { shared: Arc::clone(&shared), peer, phase: Arc::clone(&tracked) };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
     let result = tokio::select! {
@@ -501,6 +703,8 @@ async fn connection(
             conn.as_mut().graceful_shutdown();
             conn.await
         }
+        // Closed to make room (logged where it was chosen).
+        () = tracked.close.notified() => return,
     };
     let Err(e) = result else { return };
     if HeadClock::ended(&e) {
@@ -511,6 +715,19 @@ async fn connection(
         tracing::info!(%peer, "connection closed: a malformed request head ({e})");
     } else {
         tracing::debug!(%peer, "connection closed: {e}");
+    }
+}
+
+/// A connection's place in the [`Registry`], left when the connection ends.
+struct Registered {
+    shared: Arc<Shared>,
+    ip: std::net::IpAddr,
+    tracked: Arc<Tracked>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.shared.registry.remove(self.ip, &self.tracked);
     }
 }
 
@@ -526,7 +743,7 @@ struct PerRequest {
     shared: Arc<Shared>,
     peer: SocketAddr,
     /// The connection's [`HeadClock`] phase: `BUSY` from a head to its response.
-    phase: Arc<AtomicU8>,
+    phase: Arc<Tracked>,
 }
 
 /// The answer to one request: refused at once, or the router's answer on its way (no future
@@ -578,7 +795,7 @@ impl PerRequest {
 /// taken its last frame, or will send none).
 struct Ended {
     body: Body,
-    phase: Arc<AtomicU8>,
+    phase: Arc<Tracked>,
 }
 
 impl hyper::body::Body for Ended {
@@ -600,7 +817,7 @@ impl hyper::body::Body for Ended {
 
 impl Drop for Ended {
     fn drop(&mut self) {
-        let _ = self.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self.phase.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -611,7 +828,8 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
 
     fn call(&self, request: Request<Incoming>) -> Answer {
         // A whole head arrived: no header timeout until its response is written.
-        self.phase.store(BUSY, Ordering::Relaxed);
+        self.phase.phase.store(BUSY, Ordering::Relaxed);
+        self.phase.started.store(false, Ordering::Relaxed);
         let shared = Arc::clone(&self.shared);
         let peer = self.peer;
         if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
@@ -880,10 +1098,16 @@ struct HeadClock {
     since: tokio::time::Instant,
     /// The timer was polled since it was last set: it wakes this task when it fires.
     registered: bool,
-    /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
-    /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
-    phase: Arc<AtomicU8>,
+    /// `phase`: `REARM` on a new connection; `BUSY` from a head's arrival (set by
+    /// [`PerRequest`]), `DONE` once its response's body is dropped by hyper ([`Ended`]),
+    /// `WAITING` once flushed.
+    tracked: Arc<Tracked>,
     peer: SocketAddr,
+    /// [`Serve::min_data_rate`], and the first byte of the head awaited, with the bytes read
+    /// since (a head under the rate is closed as one past its timeout).
+    min_rate: usize,
+    first: Option<tokio::time::Instant>,
+    bytes: usize,
 }
 
 /// The error a connection whose head did not arrive in time ends with.
@@ -899,10 +1123,57 @@ impl fmt::Display for HeadTimedOut {
 impl StdError for HeadTimedOut {}
 
 impl HeadClock {
-    fn new(timeout: Duration, phase: Arc<AtomicU8>, peer: SocketAddr) -> Self {
+    fn new(timeout: Duration, min_rate: usize, tracked: Arc<Tracked>, peer: SocketAddr) -> Self {
         let since = tokio::time::Instant::now();
         let sleep = Box::pin(tokio::time::sleep_until(since + timeout));
-        HeadClock { timeout, sleep, since, registered: false, phase, peer }
+        HeadClock { timeout, sleep, since, registered: false, tracked, peer, min_rate, first: None, bytes: 0 }
+    }
+
+    /// The deadline of the wait in progress: its timeout, or earlier where the head's bytes
+    /// fall under the minimum rate (one second after its first byte at the soonest).
+    fn due(&self) -> tokio::time::Instant {
+        let limit = self.since + self.timeout;
+        match self.first {
+            Some(first) if self.min_rate > 0 => {
+                let ms = (self.bytes as u64).saturating_mul(1000) / self.min_rate as u64;
+                limit.min(first + Duration::from_millis(ms.max(1000)))
+            }
+            _ => limit,
+        }
+    }
+
+    /// A new wait for a head begins now.
+    fn begin(&mut self) {
+        self.since = tokio::time::Instant::now();
+        self.first = None;
+        self.bytes = 0;
+        self.tracked.started.store(false, Ordering::Relaxed);
+        self.tracked.since_ms.store(millis_since_epoch(self.since.into_std()), Ordering::Relaxed);
+    }
+
+    /// `n` bytes of the awaited head arrived.
+    fn received(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.bytes = self.bytes.saturating_add(n);
+        if self.first.is_none() {
+            self.first = Some(tokio::time::Instant::now());
+            self.tracked.started.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The head is unfinished (more of it awaited after some bytes): the timer is brought
+    /// forward to the minimum rate's deadline if that is sooner. A head that arrives whole
+    /// (the usual) never moves the timer here.
+    fn bring_forward(&mut self) {
+        if self.first.is_some() && self.min_rate > 0 {
+            let due = self.due();
+            if self.sleep.deadline() > due {
+                self.sleep.as_mut().reset(due);
+                self.registered = false;
+            }
+        }
     }
 
     /// Polls the timer (registering it with this task): whether it fired.
@@ -914,7 +1185,7 @@ impl HeadClock {
     /// The timer fired while a head is awaited: whether the wait's deadline has passed; if not
     /// (the timer was set for an earlier wait), the timer is moved to it.
     fn expired(&mut self, cx: &mut Context<'_>) -> bool {
-        let due = self.since + self.timeout;
+        let due = self.due();
         if tokio::time::Instant::now() >= due {
             return true;
         }
@@ -926,15 +1197,15 @@ impl HeadClock {
 
     /// Whether a head is awaited; its deadline set from now if it is to be.
     fn waiting(&mut self) -> bool {
-        match self.phase.load(Ordering::Relaxed) {
+        match self.tracked.phase.load(Ordering::Relaxed) {
             BUSY | DONE => false,
             WAITING => true,
             _ => {
-                self.since = tokio::time::Instant::now();
+                self.begin();
                 self.sleep.as_mut().reset(self.since + self.timeout);
                 self.registered = false;
                 // Unless a head arrived meanwhile (on this same task, so it cannot have).
-                let _ = self.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
+                let _ = self.tracked.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
                 true
             }
         }
@@ -943,8 +1214,8 @@ impl HeadClock {
     /// Everything hyper wrote reached the socket: once a response is written whole, a head is
     /// awaited from now, and the task woken at its deadline (hyper may not read again before).
     fn flushed(&mut self, cx: &mut Context<'_>) {
-        if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-            self.since = tokio::time::Instant::now();
+        if self.tracked.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            self.begin();
             // A timer still to fire fires before this wait's deadline (`expired` moves it on
             // then); one that fired is set to this deadline. Either is registered with this
             // task now: hyper may not read again before the deadline, and a timer never polled
@@ -959,12 +1230,21 @@ impl HeadClock {
 
     /// The deadline passed: logged once, and the error the read ends with.
     fn end(&mut self) -> io::Error {
-        if self.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
-            tracing::info!(
-                peer = %self.peer,
-                "connection closed: no whole request head within {} ms",
-                self.timeout.as_millis()
-            );
+        if self.tracked.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
+            if tokio::time::Instant::now() < self.since + self.timeout {
+                tracing::info!(
+                    peer = %self.peer,
+                    "connection closed: a request head arriving under {} bytes a second ({} bytes)",
+                    self.min_rate,
+                    self.bytes
+                );
+            } else {
+                tracing::info!(
+                    peer = %self.peer,
+                    "connection closed: no whole request head within {} ms",
+                    self.timeout.as_millis()
+                );
+            }
         }
         io::Error::new(io::ErrorKind::TimedOut, HeadTimedOut)
     }
@@ -1032,9 +1312,20 @@ impl AsyncRead for Shaped {
         if waiting && this.head.sleep.is_elapsed() && this.head.expired(cx) {
             return Poll::Ready(Err(this.head.end()));
         }
+        let before = buf.filled().len();
         let read = Pin::new(&mut this.stream).poll_read(cx, buf);
-        // Waiting for a head, and none here yet: woken at its deadline.
-        if read.is_pending() && waiting && this.head.poll_fired(cx) && this.head.expired(cx) {
+        if waiting && read.is_ready() {
+            this.head.received(buf.filled().len() - before);
+        }
+        // Waiting for a head, and none here yet (or not the whole): woken at its deadline.
+        if read.is_pending()
+            && waiting
+            && {
+                this.head.bring_forward();
+                this.head.poll_fired(cx)
+            }
+            && this.head.expired(cx)
+        {
             return Poll::Ready(Err(this.head.end()));
         }
         read
