@@ -364,9 +364,10 @@ async fn trickling_heads_are_closed_by_the_header_timeout() {
     assert_eq!(after.status, 200);
 }
 
-/// Past `max_in_flight` a request is answered 503 `service_unavailable` with `Retry-After`,
-/// before any route sees it; over `/mcp` as a JSON-RPC error. Once the requests in flight are
-/// answered, requests are served again.
+/// Past `max_in_flight` a request is answered 503 `service_unavailable` with `Retry-After`:
+/// one without a body before any route sees it; one with a body once read, after waiting a
+/// second in the queue for a place, through `read_body` (over `/mcp` as a JSON-RPC error).
+/// Once the requests in flight are answered, requests are served again.
 #[tokio::test]
 async fn requests_past_the_in_flight_bound_are_answered_503() {
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -379,7 +380,18 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
             json_body(json!({"answered": true}))
         }
     };
-    let router = Router::new().route("/slow", get(held.clone())).route("/mcp", axum::routing::post(held));
+    let read_then_held = {
+        let held = held.clone();
+        move |request: axum::extract::Request| async move {
+            use axum::response::IntoResponse;
+            let (parts, body) = request.into_parts();
+            match envelope_core::http::read_body(&parts.headers, body, 1024).await {
+                Ok(_) => held().await.into_response(),
+                Err(e) => e.into_response_as(envelope_core::http::ErrorBody::JsonRpc),
+            }
+        }
+    };
+    let router = Router::new().route("/slow", get(held)).route("/mcp", axum::routing::post(read_then_held));
     let (listener, addr) = bind().await;
     spawn(serve(listener, router).max_in_flight(2).retry_after_seconds(7));
 
@@ -400,8 +412,14 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
         json!({"error": "service_unavailable",
                "message": "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 7 s."})
     );
+    let queued = Instant::now();
     let rpc = client::send(addr, "POST", "/mcp", &[("content-type", "application/json")], "{}").await;
+    assert!(queued.elapsed() >= Duration::from_millis(900), "answered after {:?}", queued.elapsed());
     assert_eq!((rpc.status, rpc.header("retry-after")), (503, Some("7")));
+    assert_eq!(
+        rpc.json()["error"]["message"],
+        "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 7 s."
+    );
     assert_eq!(rpc.json()["id"], Value::Null);
     assert_eq!(rpc.json()["error"]["data"]["error"], "service_unavailable");
     assert_eq!(entered.load(Ordering::SeqCst), 2, "a refused request reached its route");

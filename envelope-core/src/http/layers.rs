@@ -548,14 +548,33 @@ pub(crate) async fn read_body_declared(
 /// error sources and answers as a transport error.
 #[derive(Debug)]
 pub(crate) enum BodyRefused {
-    Timeout { limit_ms: u64 },
-    Budget { limit_bytes: usize, retry_after_seconds: u64 },
+    Timeout {
+        limit_ms: u64,
+    },
+    /// Under the minimum rate, in bytes a second.
+    TooSlow {
+        min_rate: usize,
+    },
+    Budget {
+        limit_bytes: usize,
+        retry_after_seconds: u64,
+    },
+    /// Read whole, but no place in flight came within the queue's wait.
+    Busy {
+        max_in_flight: usize,
+        retry_after_seconds: u64,
+    },
 }
 
 impl BodyRefused {
     pub(crate) fn transport_error(&self) -> TransportError {
         match *self {
             BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
+            BodyRefused::TooSlow { min_rate } => TransportError::request_too_slow(min_rate),
+            BodyRefused::Busy { max_in_flight, retry_after_seconds } => TransportError::service_unavailable(
+                &format!("this server is at its bound of {max_in_flight} requests in flight"),
+                retry_after_seconds,
+            ),
             BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
                 &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
                 retry_after_seconds,
@@ -580,6 +599,10 @@ impl fmt::Display for BodyRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
+            BodyRefused::TooSlow { min_rate } => write!(f, "the body arrived under {min_rate} bytes a second"),
+            BodyRefused::Busy { max_in_flight, .. } => {
+                write!(f, "no place among the {max_in_flight} requests in flight within the queue's wait")
+            }
             BodyRefused::Budget { limit_bytes, .. } => {
                 write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
             }

@@ -39,10 +39,12 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 ///
 /// | when | HTTP | `error` |
 /// |---|---|---|
-/// | more connections open than [`max_connections`](Serve::max_connections) | 503, `Retry-After`, then closed | `service_unavailable` (always the plain shape: no request was read) |
-/// | more requests in flight than [`max_in_flight`](Serve::max_in_flight) | 503, `Retry-After` | `service_unavailable` |
+/// | more connections open than [`max_connections`](Serve::max_connections), none of them closable for it | 503, `Retry-After`, then closed | `service_unavailable` (always the plain shape: no request was read) |
+/// | a new connection from an address holding [`max_unfinished_heads_per_peer`](Serve::max_unfinished_heads_per_peer) unfinished heads | 503, `Retry-After`, then closed | `service_unavailable` (plain) |
+/// | more requests in flight than [`max_in_flight`](Serve::max_in_flight), after a second's wait in its queue for a request with a body | 503, `Retry-After` | `service_unavailable` |
+/// | more bodies being read from one address than [`max_bodies_per_peer`](Serve::max_bodies_per_peer) | 503, `Retry-After` | `service_unavailable` |
 /// | the bodies being read hold more than [`body_budget_bytes`](Serve::body_budget_bytes) | 503, `Retry-After` | `service_unavailable` |
-/// | the body not read within [`body_read_timeout`](Serve::body_read_timeout) | 408, `Connection: close` | `request_timeout` |
+/// | the body not read within [`body_read_timeout`](Serve::body_read_timeout), or arriving under [`min_data_rate`](Serve::min_data_rate) | 408, `Connection: close` | `request_timeout` |
 /// | a `Host` the server does not serve ([`AllowedHosts`]) | 403 | `forbidden_host` |
 /// | a path no route serves (the router's own empty 404) | 404 | `not_found`, naming the [`routes`](Serve::routes) |
 /// | a method the route does not take (the router's own empty 405) | 405, `Allow` | `method_not_allowed` |
@@ -118,6 +120,7 @@ struct Limits {
     write_stall_timeout: Duration,
     max_connections: usize,
     max_unfinished_heads_per_peer: usize,
+    max_bodies_per_peer: usize,
     min_data_rate: usize,
     max_in_flight: usize,
     body_budget_bytes: usize,
@@ -134,6 +137,7 @@ impl Default for Limits {
             write_stall_timeout: Serve::DEFAULT_WRITE_STALL_TIMEOUT,
             max_connections: Serve::DEFAULT_MAX_CONNECTIONS,
             max_unfinished_heads_per_peer: Serve::DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER,
+            max_bodies_per_peer: Serve::DEFAULT_MAX_BODIES_PER_PEER,
             min_data_rate: Serve::DEFAULT_MIN_DATA_RATE,
             max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
             body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
@@ -184,6 +188,8 @@ impl Serve {
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
     /// The default [`max_unfinished_heads_per_peer`](Self::max_unfinished_heads_per_peer): 64.
     pub const DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER: usize = 64;
+    /// The default [`max_bodies_per_peer`](Self::max_bodies_per_peer): 64.
+    pub const DEFAULT_MAX_BODIES_PER_PEER: usize = 64;
     /// The default [`min_data_rate`](Self::min_data_rate): 240 bytes a second (Kestrel's
     /// `MinRequestBodyDataRate`).
     pub const DEFAULT_MIN_DATA_RATE: usize = 240;
@@ -249,21 +255,39 @@ impl Serve {
         self
     }
 
-    /// The lowest rate, in bytes a second, at which a request head, once its first byte has
-    /// arrived, must keep arriving: one second after that byte, and from then on, a head with
-    /// fewer than this many bytes a second since its first byte is closed unanswered, as one past
-    /// [`header_read_timeout`](Self::header_read_timeout) is (a trickled head, slowloris). A
-    /// head that arrives whole (the usual one) is never measured. Default 240 B/s; 0 turns the
-    /// rule off.
+    /// How many request bodies one peer address sends at once, at most (requests whose head
+    /// has arrived and whose body is still being read). A request past it is answered
+    /// `503 service_unavailable` with `Retry-After` before any route sees it. A body being read
+    /// holds no place under [`max_in_flight`](Self::max_in_flight): bodies sent slowly, or never
+    /// finished, keep no other client from being served. Default 64; at least 1.
+    pub fn max_bodies_per_peer(mut self, bodies: usize) -> Self {
+        self.limits.max_bodies_per_peer = bodies.max(1);
+        self
+    }
+
+    /// The lowest rate, in bytes a second, at which a request head and a request body must
+    /// keep arriving. A head, once its first byte has arrived: one second after that byte, and
+    /// from then on, a head with fewer than this many bytes a second since its first byte is
+    /// closed unanswered, as one past [`header_read_timeout`](Self::header_read_timeout) is (a
+    /// trickled head, slowloris). A body: one second after its head, and from then on, a body
+    /// with fewer than this many bytes a second since its head fails its stream, and
+    /// [`read_body`](super::read_body) answers `408 request_timeout`, `Connection: close`. A
+    /// head or body that arrives whole (the usual one) is never measured. Default 240 B/s (a
+    /// 4 MiB body has 17 s); 0 turns the rule off.
     pub fn min_data_rate(mut self, bytes_per_second: usize) -> Self {
         self.limits.min_data_rate = bytes_per_second;
         self
     }
 
-    /// How many requests are being answered at once, at most, across all connections (from the
-    /// end of the head to the response). A request past the bound is answered
-    /// `503 service_unavailable` with `Retry-After` before any route sees it. Default 128; at
-    /// least 1.
+    /// How many requests are being answered at once, at most, across all connections: a
+    /// request without a body from the end of its head to its response, one with a body from
+    /// the end of its body (when the handler has read it whole) to its response, so a body
+    /// sent slowly or never finished holds no place. A request without a body past the bound
+    /// is answered `503 service_unavailable` with `Retry-After` before any route sees it; one
+    /// with a body waits in a queue (at most this many requests, at most a second) and is
+    /// then refused the same way through its body's stream ([`read_body`](super::read_body)
+    /// answers it). A handler that answers without reading its body to the end takes no place.
+    /// Default 128; at least 1.
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.limits.max_in_flight = requests.clamp(1, Semaphore::MAX_PERMITS);
         self
@@ -274,9 +298,10 @@ impl Serve {
     /// body is dropped (after the handler has read it, or given up). A chunk past the budget
     /// fails the body's stream and [`read_body`](super::read_body) answers `503 service_unavailable` with
     /// `Retry-After`. Default 64 MiB. The first 64 KiB of each body are bounded by
-    /// [`max_in_flight`](Self::max_in_flight) instead, so small requests are served while large
-    /// bodies hold the budget: bodies hold at most this budget plus 64 KiB per request in
-    /// flight (72 MiB by default), and each connection's read buffer at most 64 KiB more.
+    /// [`max_connections`](Self::max_connections) instead (one body a connection), so small
+    /// requests are served while large bodies hold the budget: bodies hold at most this budget
+    /// plus 64 KiB per open connection (96 MiB by default), and each connection's read buffer
+    /// at most 64 KiB more.
     pub fn body_budget_bytes(mut self, bytes: usize) -> Self {
         self.limits.body_budget_bytes = bytes;
         self
@@ -358,6 +383,7 @@ impl Serve {
             json_rpc_paths: self.json_rpc_paths,
             in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
             budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
+            queued: AtomicUsize::new(0),
             busy_reply: Bytes::from(raw_response(503, "Service Unavailable", &busy, None)),
             heads_reply: Bytes::from(raw_response(503, "Service Unavailable", &heads, None)),
             registry: Registry::default(),
@@ -395,12 +421,14 @@ impl Serve {
                 }
                 // Full: the longest wait for a head of the address holding the most is closed,
                 // and its place taken once it is.
-                Err(_) if shared.registry.evict_one(peer.ip()) => {
+                Err(_) if shared.registry.evict_one(peer.ip(), max_connections) => {
                     let (shared, connections, stopping) =
                         (Arc::clone(&shared), Arc::clone(&connections), stopping.clone());
                     let lingering = Arc::clone(&lingering);
                     tokio::spawn(async move {
-                        match tokio::time::timeout(LINGER, connections.acquire_owned()).await {
+                        let waited = tokio::time::timeout(LINGER, connections.acquire_owned()).await;
+                        shared.registry.unclaim();
+                        match waited {
                             Ok(Ok(permit)) => {
                                 let registered = Tracked::registered(&shared, peer);
                                 connection(stream, peer, shared, stopping, permit, registered).await;
@@ -445,6 +473,8 @@ struct Shared {
     json_rpc_paths: Vec<String>,
     in_flight: Arc<Semaphore>,
     budget: Budget,
+    /// Requests waiting for a place in flight.
+    queued: AtomicUsize,
     busy_reply: Bytes,
     heads_reply: Bytes,
     registry: Registry,
@@ -453,7 +483,18 @@ struct Shared {
 /// The open connections of one server, by peer address: what the fair bounds read.
 #[derive(Default)]
 struct Registry {
-    peers: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, Vec<Arc<Tracked>>>>,
+    peers: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, Peer>>,
+    /// Connections closed to make room and not yet gone, and the new connections waiting for
+    /// the places they leave.
+    evicted: AtomicUsize,
+    claimed: AtomicUsize,
+}
+
+/// One peer address's open connections, and its request bodies being read.
+#[derive(Default)]
+struct Peer {
+    connections: Vec<Arc<Tracked>>,
+    bodies: Arc<AtomicUsize>,
 }
 
 /// One open connection, as its [`HeadClock`], its requests and the [`Registry`] see it.
@@ -492,8 +533,8 @@ impl Tracked {
     /// A new connection of `peer`, in the registry until the returned place is dropped.
     fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
         let tracked = Arc::new(Tracked::new());
-        shared.registry.add(peer.ip(), &tracked);
-        Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked }
+        let bodies = shared.registry.add(peer.ip(), &tracked);
+        Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, bodies }
     }
 
     /// Waits for a request head (idle or unfinished).
@@ -503,16 +544,22 @@ impl Tracked {
 }
 
 impl Registry {
-    fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
+    /// Adds a connection of `ip`: the count of `ip`'s bodies being read.
+    fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<AtomicUsize> {
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        peers.entry(ip).or_default().push(Arc::clone(tracked));
+        let peer = peers.entry(ip).or_default();
+        peer.connections.push(Arc::clone(tracked));
+        Arc::clone(&peer.bodies)
     }
 
     fn remove(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(connections) = peers.get_mut(&ip) {
-            connections.retain(|c| !Arc::ptr_eq(c, tracked));
-            if connections.is_empty() {
+        if tracked.evicted.load(Ordering::Relaxed) {
+            self.evicted.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Some(peer) = peers.get_mut(&ip) {
+            peer.connections.retain(|c| !Arc::ptr_eq(c, tracked));
+            if peer.connections.is_empty() {
                 peers.remove(&ip);
             }
         }
@@ -521,18 +568,26 @@ impl Registry {
     /// The unfinished heads of `ip`'s connections.
     fn unfinished_heads(&self, ip: std::net::IpAddr) -> usize {
         let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        peers.get(&ip).map_or(0, |connections| {
-            connections.iter().filter(|c| c.waits_for_head() && c.started.load(Ordering::Relaxed)).count()
+        peers.get(&ip).map_or(0, |peer| {
+            peer.connections.iter().filter(|c| c.waits_for_head() && c.started.load(Ordering::Relaxed)).count()
         })
     }
 
     /// Closes the connection waiting longest for a head of the address with the most waiting,
-    /// for a new connection of `ip`: whether there was one. None is closed when `ip` itself
-    /// holds the most (it would only take its own place).
-    fn evict_one(&self, ip: std::net::IpAddr) -> bool {
+    /// for a new connection of `ip`: whether the new connection has a claim on the place it
+    /// leaves (or on one that an earlier closing leaves unclaimed), given up with
+    /// [`unclaim`](Self::unclaim). None is closed when `ip` itself holds the most (it would
+    /// only take its own place), nor when `ip` holds its fair share already: the bound over the
+    /// addresses with open connections (so addresses that flood make no room for one another
+    /// and a fresh address finds its room).
+    fn evict_one(&self, ip: std::net::IpAddr, max_connections: usize) -> bool {
         let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let claim = || {
+            self.claimed.fetch_add(1, Ordering::AcqRel);
+            true
+        };
         let mut heaviest: Option<(usize, &Arc<Tracked>, &std::net::IpAddr)> = None;
-        for (ip, connections) in peers.iter() {
+        for (ip, Peer { connections, .. }) in peers.iter() {
             let mut waiting = 0;
             let mut oldest: Option<&Arc<Tracked>> = None;
             for c in connections.iter().filter(|c| c.waits_for_head()) {
@@ -547,12 +602,18 @@ impl Registry {
                 heaviest = Some((waiting, oldest, ip));
             }
         }
-        let Some((waiting, victim, victim_ip)) = heaviest else { return false };
-        let own = peers.get(&ip).map_or(0, |connections| connections.iter().filter(|c| c.waits_for_head()).count());
-        if own >= waiting {
+        let own = peers.get(&ip).map_or(0, |peer| peer.connections.len());
+        let share = (max_connections / (peers.len() + usize::from(!peers.contains_key(&ip)))).max(1);
+        if own >= share {
             return false;
         }
+        let Some((waiting, victim, victim_ip)) = heaviest.filter(|(waiting, ..)| own < *waiting) else {
+            // A connection closed for an earlier one, and not claimed by it (it came in meanwhile).
+            let unclaimed = self.evicted.load(Ordering::Acquire) > self.claimed.load(Ordering::Acquire);
+            return unclaimed && claim();
+        };
         let ip = victim_ip;
+        self.evicted.fetch_add(1, Ordering::AcqRel);
         victim.evicted.store(true, Ordering::Relaxed);
         victim.close.notify_one();
         tracing::info!(
@@ -560,7 +621,12 @@ impl Registry {
             "connection closed: this server is at its bound of open connections, and this address holds the most \
              ({waiting}) waiting for a request head"
         );
-        true
+        claim()
+    }
+
+    /// A claim of [`evict_one`](Self::evict_one) is given up (its place taken, or not come).
+    fn unclaim(&self) {
+        self.claimed.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -694,7 +760,12 @@ async fn connection(
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
         .writev(false);
-    let service = PerRequest { shared: Arc::clone(&shared), peer, phase: Arc::clone(&tracked) };
+    let service = PerRequest {
+        shared: Arc::clone(&shared),
+        peer,
+        phase: Arc::clone(&tracked),
+        bodies: Arc::clone(&registered.bodies),
+    };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
     let result = tokio::select! {
@@ -723,6 +794,8 @@ struct Registered {
     shared: Arc<Shared>,
     ip: std::net::IpAddr,
     tracked: Arc<Tracked>,
+    /// The request bodies of the address being read.
+    bodies: Arc<AtomicUsize>,
 }
 
 impl Drop for Registered {
@@ -744,6 +817,8 @@ struct PerRequest {
     peer: SocketAddr,
     /// The connection's [`HeadClock`] phase: `BUSY` from a head to its response.
     phase: Arc<Tracked>,
+    /// The request bodies of the peer's address being read.
+    bodies: Arc<AtomicUsize>,
 }
 
 /// The answer to one request: refused at once, or the router's answer on its way (no future
@@ -754,11 +829,19 @@ enum Answer {
     Routed(Routed),
 }
 
+/// A request's place under `max_in_flight`: taken with its head (a request without a body), or
+/// once its body is read whole ([`Budgeted`] takes it then, and holds it as long as the body
+/// lives: the router's answer and the body each hold it).
+enum Slot {
+    Held(#[allow(dead_code)] OwnedSemaphorePermit),
+    AfterBody(#[allow(dead_code)] Arc<std::sync::OnceLock<OwnedSemaphorePermit>>),
+}
+
 /// A request handed to the router, with what its answer needs once it comes.
 struct Routed {
     future: axum::routing::future::RouteFuture<Infallible>,
     /// Released when the answer comes (the bound on requests in flight).
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Slot>,
     request: PerRequest,
     method: Method,
     uri: Uri,
@@ -837,17 +920,38 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             let response = error.into_response_as(shared.shape(request.uri().path()));
             return Answer::Ready(Some(self.ended(response)));
         }
-        let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
-            let bound = format!("this server is at its bound of {} requests in flight", shared.limits.max_in_flight);
+        use hyper::body::Body as _;
+        let refused = |bound: String| {
             tracing::warn!(%peer, "request refused: {bound}");
             let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Answer::Ready(Some(self.ended(response)));
+            Answer::Ready(Some(self.ended(response)))
+        };
+        let (permit, after_body) = if request.body().is_end_stream() {
+            let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
+                return refused(format!(
+                    "this server is at its bound of {} requests in flight",
+                    shared.limits.max_in_flight
+                ));
+            };
+            (Slot::Held(permit), None)
+        } else {
+            // A body is read before the request takes a place in flight: a client that sends
+            // it slowly, or never, holds no place; its address holds a bounded number.
+            let bound = shared.limits.max_bodies_per_peer;
+            if self.bodies.fetch_add(1, Ordering::AcqRel) >= bound {
+                self.bodies.fetch_sub(1, Ordering::AcqRel);
+                return refused(format!(
+                    "this address already sends this server's bound of {bound} request bodies at once"
+                ));
+            }
+            let slot = Arc::new(std::sync::OnceLock::new());
+            (Slot::AfterBody(Arc::clone(&slot)), Some((slot, Arc::clone(&self.bodies))))
         };
         let method = request.method().clone();
         let uri = request.uri().clone();
         let (parts, body) = request.into_parts();
-        let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer));
+        let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer, after_body));
         let future = shared.router.clone().call(Request::from_parts(parts, body));
         Answer::Routed(Routed { future, permit: Some(permit), request: self.clone(), method, uri })
     }
@@ -878,7 +982,8 @@ impl Budget {
 type BoxError = Box<dyn StdError + Send + Sync>;
 
 /// A request body under the server's bounds: its chunks counted against the shared budget as
-/// they arrive (released when the body is dropped), and its deadline.
+/// they arrive (released when the body is dropped), its deadline and minimum rate, and, once
+/// read whole, its request's place in flight.
 struct Budgeted {
     inner: Incoming,
     shared: Arc<Shared>,
@@ -887,36 +992,162 @@ struct Budgeted {
     seen: usize,
     /// Of them, those counted against the budget.
     held: usize,
-    /// When the body's time is up: set from the end of the head.
+    /// When the body began (the end of its head), and when its time is up.
+    began: tokio::time::Instant,
     due: Option<tokio::time::Instant>,
     /// Its timer, started the first time the body is waited for: a body that has arrived
     /// with its head (most) is read without one.
     deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     failed: bool,
+    /// The request's place in flight, taken once the body has ended, and the count of the
+    /// address's bodies being read (left then, or when the body is dropped unread).
+    slot: Option<Arc<std::sync::OnceLock<OwnedSemaphorePermit>>>,
+    bodies: Option<Arc<AtomicUsize>>,
+    /// The wait for a place in flight, once the body has ended.
+    queued: Option<Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>>,
+    ended: bool,
 }
 
 impl Budgeted {
-    fn new(inner: Incoming, shared: Arc<Shared>, peer: SocketAddr) -> Self {
+    fn new(
+        inner: Incoming,
+        shared: Arc<Shared>,
+        peer: SocketAddr,
+        after_body: Option<(Arc<std::sync::OnceLock<OwnedSemaphorePermit>>, Arc<AtomicUsize>)>,
+    ) -> Self {
         use hyper::body::Body as _;
+        let began = tokio::time::Instant::now();
         // No deadline for a request without a body (most GETs).
-        let due = (!inner.is_end_stream()).then(|| tokio::time::Instant::now() + shared.limits.body_read_timeout);
-        Budgeted { inner, shared, peer, seen: 0, held: 0, due, deadline: None, failed: false }
+        let due = (!inner.is_end_stream()).then(|| began + shared.limits.body_read_timeout);
+        let (slot, bodies) = match after_body {
+            Some((slot, bodies)) => (Some(slot), Some(bodies)),
+            None => (None, None),
+        };
+        Budgeted {
+            inner,
+            shared,
+            peer,
+            seen: 0,
+            held: 0,
+            began,
+            due,
+            deadline: None,
+            failed: false,
+            slot,
+            bodies,
+            queued: None,
+            ended: false,
+        }
+    }
+
+    /// When the body's time is up now: its timeout, or sooner where the bytes seen so far fall
+    /// under the minimum rate (a second after the head at the soonest).
+    fn due_now(&self) -> Option<tokio::time::Instant> {
+        let due = self.due?;
+        let rate = self.shared.limits.min_data_rate;
+        if rate == 0 {
+            return Some(due);
+        }
+        let ms = (self.seen as u64).saturating_mul(1000) / rate as u64;
+        Some(due.min(self.began + Duration::from_millis(ms.max(1000))))
     }
 
     fn timed_out(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let limit_ms = u64::try_from(self.shared.limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
+        let limits = &self.shared.limits;
+        if self.due.is_some_and(|due| tokio::time::Instant::now() < due) {
+            let min_rate = limits.min_data_rate;
+            return self.fail(BodyRefused::TooSlow { min_rate });
+        }
+        let limit_ms = u64::try_from(limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
         self.fail(BodyRefused::Timeout { limit_ms })
+    }
+
+    /// The body is read (or given up): it no longer counts among its address's.
+    fn leave_bodies(&mut self) {
+        if let Some(bodies) = self.bodies.take() {
+            bodies.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     fn fail(&mut self, refused: BodyRefused) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         self.failed = true;
         self.due = None;
         self.deadline = None;
+        self.leave_bodies();
         match &refused {
-            BodyRefused::Timeout { .. } => tracing::info!(peer = %self.peer, "request body refused: {refused}"),
-            BodyRefused::Budget { .. } => tracing::warn!(peer = %self.peer, "request body refused: {refused}"),
+            BodyRefused::Timeout { .. } | BodyRefused::TooSlow { .. } => {
+                tracing::info!(peer = %self.peer, "request body refused: {refused}");
+            }
+            BodyRefused::Budget { .. } | BodyRefused::Busy { .. } => {
+                tracing::warn!(peer = %self.peer, "request body refused: {refused}");
+            }
         }
         Poll::Ready(Some(Err(Box::new(refused))))
+    }
+
+    /// The body has ended: its request takes its place in flight, waiting in the queue at
+    /// most [`IN_FLIGHT_QUEUE_WAIT`] (and only while the queue is shorter than the places).
+    fn poll_slot(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.leave_bodies();
+        let Some(slot) = self.slot.clone() else { return Poll::Ready(None) };
+        if slot.get().is_some() {
+            return Poll::Ready(None);
+        }
+        if self.queued.is_none() {
+            if let Ok(permit) = Arc::clone(&self.shared.in_flight).try_acquire_owned() {
+                let _ = slot.set(permit);
+                return Poll::Ready(None);
+            }
+            let Some(place) = Queued::join(&self.shared) else { return self.busy() };
+            let in_flight = Arc::clone(&self.shared.in_flight);
+            self.queued = Some(Box::pin(async move {
+                let _place = place;
+                tokio::time::timeout(IN_FLIGHT_QUEUE_WAIT, in_flight.acquire_owned()).await.ok()?.ok()
+            }));
+        }
+        let queued = self.queued.as_mut().expect("set above");
+        match ready!(queued.as_mut().poll(cx)) {
+            Some(permit) => {
+                self.queued = None;
+                let _ = slot.set(permit);
+                Poll::Ready(None)
+            }
+            None => {
+                self.queued = None;
+                self.busy()
+            }
+        }
+    }
+
+    fn busy(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let limits = &self.shared.limits;
+        let refused =
+            BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds };
+        self.fail(refused)
+    }
+}
+
+/// How long a request whose body is read waits for a place in flight before it is answered
+/// `503`: a burst of calls is queued briefly rather than refused.
+const IN_FLIGHT_QUEUE_WAIT: Duration = Duration::from_secs(1);
+
+/// A place in the queue for a place in flight: at most `max_in_flight` requests wait at once.
+struct Queued(Arc<Shared>);
+
+impl Queued {
+    fn join(shared: &Arc<Shared>) -> Option<Queued> {
+        let max = shared.limits.max_in_flight;
+        shared
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .ok()
+            .map(|_| Queued(Arc::clone(shared)))
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.0.queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -929,15 +1160,28 @@ impl hyper::body::Body for Budgeted {
         if this.failed {
             return Poll::Ready(None);
         }
+        if this.ended {
+            return this.poll_slot(cx);
+        }
+        let due_now = this.due_now();
         if let Some(deadline) = &mut this.deadline
             && deadline.as_mut().poll(cx).is_ready()
         {
-            return this.timed_out();
+            // Set for a sooner deadline than the bytes since seen give: moved on to theirs.
+            match due_now {
+                Some(due) if tokio::time::Instant::now() < due => {
+                    deadline.as_mut().reset(due);
+                    if deadline.as_mut().poll(cx).is_ready() {
+                        return this.timed_out();
+                    }
+                }
+                _ => return this.timed_out(),
+            }
         }
         let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) else {
             // Waiting for the body: under its timer from now on (registered with this task).
             if this.deadline.is_none()
-                && let Some(due) = this.due
+                && let Some(due) = this.due_now()
             {
                 let mut deadline = Box::pin(tokio::time::sleep_until(due));
                 if deadline.as_mut().poll(cx).is_ready() {
@@ -951,8 +1195,8 @@ impl hyper::body::Body for Budgeted {
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
                     // The first UNCOUNTED_BODY_BYTES of each body are outside the budget: the
-                    // in-flight bound bounds them, and small requests pass while large bodies
-                    // hold the budget.
+                    // bodies an address sends at once bound them, and small requests pass
+                    // while large bodies hold the budget.
                     let seen = this.seen + data.len();
                     let bytes =
                         seen.saturating_sub(UNCOUNTED_BODY_BYTES) - this.seen.saturating_sub(UNCOUNTED_BODY_BYTES);
@@ -972,13 +1216,14 @@ impl hyper::body::Body for Budgeted {
             None => {
                 this.due = None;
                 this.deadline = None;
-                Poll::Ready(None)
+                this.ended = true;
+                this.poll_slot(cx)
             }
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.failed || self.inner.is_end_stream()
+        self.failed || (self.inner.is_end_stream() && self.slot.as_ref().is_none_or(|slot| slot.get().is_some()))
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -989,6 +1234,7 @@ impl hyper::body::Body for Budgeted {
 impl Drop for Budgeted {
     fn drop(&mut self) {
         self.shared.budget.release(self.held);
+        self.leave_bodies();
     }
 }
 

@@ -292,6 +292,19 @@ impl TransportError {
         )
     }
 
+    /// `request_timeout` (408): the request body arrived at fewer than `min_rate` bytes a
+    /// second, measured from its head and from one second after it
+    /// ([`Serve::min_data_rate`](super::Serve::min_data_rate)). Sent with `Connection: close`.
+    pub fn request_too_slow(min_rate: usize) -> Self {
+        Self::new(
+            TransportErrorKind::RequestTimeout,
+            format!(
+                "The request body arrived slower than this server's minimum of {min_rate} bytes a second. Send \
+                 the whole body at once."
+            ),
+        )
+    }
+
     /// `malformed_request` (400): the request head is not HTTP/1.1 (a bad method, target,
     /// version or header line).
     pub fn malformed_request() -> Self {
