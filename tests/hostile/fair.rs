@@ -278,3 +278,106 @@ async fn trickled_bodies_leave_others_served() {
     stop.store(true, Ordering::Relaxed);
     assert_served("trickled bodies", CALLS, result, opened.load(Ordering::Relaxed));
 }
+
+const ISSUER: &str = "https://auth.test.example";
+const RSA_A: &str = include_str!("../fixtures/auth/TEST-ONLY-rsa-a.pem");
+
+/// A token signed with the test key `rsa-a`, its header naming `kid`, for `resource`.
+fn token(kid: &str, resource: &str) -> String {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let claims = serde_json::json!({"iss": ISSUER, "sub": "alice", "aud": resource, "iat": now, "exp": now + 600});
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some(kid.to_owned());
+    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_rsa_pem(RSA_A.as_bytes()).unwrap()).unwrap()
+}
+
+/// A JWKS server on loopback: its first fetch answers the key `rsa-a` at once; every later
+/// one never answers (a key set that hangs).
+async fn hanging_jwks() -> (String, Arc<AtomicUsize>) {
+    use jsonwebtoken::jwk::Jwk;
+    use jsonwebtoken::{Algorithm, EncodingKey};
+    let key = EncodingKey::from_rsa_pem(RSA_A.as_bytes()).unwrap();
+    let mut jwk = serde_json::to_value(Jwk::from_encoding_key(&key, Algorithm::RS256).unwrap()).unwrap();
+    jwk["kid"] = "rsa-a".into();
+    let document = serde_json::json!({"keys": [jwk]}).to_string();
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&fetches);
+    let app = Router::new().route(
+        "/jwks.json",
+        get(move || {
+            let (count, document) = (Arc::clone(&count), document.clone());
+            async move {
+                if count.fetch_add(1, Ordering::SeqCst) > 0 {
+                    std::future::pending::<()>().await;
+                }
+                ([(axum::http::header::CONTENT_TYPE, "application/json")], document)
+            }
+        }),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/jwks.json"), fetches)
+}
+
+/// 200 requests at once, again and again, from one address, each with a token naming a `kid`
+/// the key set does not hold, while the key set's refetch never answers; a server of 16
+/// requests in flight: an unknown `kid` waits for the refetch at most a short while and holds
+/// no place meanwhile, so a fresh client's valid token from another address is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_kids_during_a_hanging_jwks_leave_others_served() {
+    use envelope_core::http::auth::{Jwks, JwtVerifier};
+    use envelope_core::http::{AuthLayer, HttpTools};
+    const CALLS: usize = 100;
+    let _alone = ONE_FLOOD.lock().await;
+    let (jwks_url, fetches) = hanging_jwks().await;
+    let listener = TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let resource = format!("http://127.0.0.1:{port}/tools");
+    let jwks = Jwks::from_url(&jwks_url).unwrap().with_min_refetch_interval(Duration::from_millis(100));
+    let verifier = JwtVerifier::new(ISSUER, &resource).with_jwks(jwks);
+    let app = HttpTools::new(crate::tools::toolbox()).router().layer(AuthLayer::new(verifier));
+    let server = serve(listener, app).hosts(envelope_core::http::AllowedHosts::any()).max_in_flight(16);
+    tokio::spawn(async move { server.await.unwrap() });
+
+    let valid = token("rsa-a", &resource);
+    let call = |token: &str, method: &str, path: &str, body: &str| {
+        format!(
+            "{method} {path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\nauthorization: Bearer {token}\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    };
+    let args = r#"{"hours_back": 24, "group_by": "database"}"#;
+    let fresh = call(&valid, "POST", "/tools/get_top_queries", args);
+    // The first fetch of the keys, with a valid token.
+    assert_eq!(status_from(FRESH, addr, &fresh).await.0, 200);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let refused = Arc::new(AtomicUsize::new(0));
+    for i in 0..200 {
+        let forged = call(&token(&format!("unknown-{i}"), &resource), "GET", "/tools", "");
+        let (stop, refused) = (Arc::clone(&stop), Arc::clone(&refused));
+        tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                if status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &forged).await.0 == 401 {
+                    refused.fetch_add(1, Ordering::Relaxed);
+                }
+                sleep(Duration::from_millis(20)).await;
+            }
+        });
+    }
+    sleep(Duration::from_millis(500)).await;
+    let result = fresh_client(addr, &fresh, CALLS, Duration::from_millis(30)).await;
+    stop.store(true, Ordering::Relaxed);
+    let refused = refused.load(Ordering::Relaxed);
+    eprintln!(
+        "unknown kids: {refused} forged tokens answered 401; {} fetches of the keys",
+        fetches.load(Ordering::SeqCst)
+    );
+    assert_served("unknown kids during a hanging JWKS", CALLS, result, 200);
+    assert!(refused > 0, "no forged token was answered 401");
+}

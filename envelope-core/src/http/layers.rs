@@ -367,7 +367,29 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let layer = self.layer.clone();
         Box::pin(async move {
-            match layer.verify(request.headers()).await {
+            // A verification that waits (a JWKS refetch) gives up the request's place in
+            // flight under `serve`, and takes it again once verified: a token holds no place
+            // while its key is fetched.
+            let place = request.extensions().get::<super::serve::Place>().cloned();
+            let verified = {
+                let mut verifying = std::pin::pin!(layer.verify(request.headers()));
+                match std::future::poll_fn(|cx| Poll::Ready(verifying.as_mut().poll(cx))).await {
+                    Poll::Ready(verified) => verified,
+                    Poll::Pending => {
+                        if let Some(place) = &place {
+                            place.give_up();
+                        }
+                        let verified = verifying.await;
+                        if let (Ok(_), Some(place)) = (&verified, &place)
+                            && let Err(busy) = place.take_again().await
+                        {
+                            return Ok(busy.into_response_as(layer.body));
+                        }
+                        verified
+                    }
+                }
+            };
+            match verified {
                 Ok(caller) => {
                     request.extensions_mut().insert(caller);
                     inner.call(request).await

@@ -833,8 +833,66 @@ enum Answer {
 /// once its body is read whole ([`Budgeted`] takes it then, and holds it as long as the body
 /// lives: the router's answer and the body each hold it).
 enum Slot {
-    Held(#[allow(dead_code)] OwnedSemaphorePermit),
+    Held(#[allow(dead_code)] Place),
     AfterBody(#[allow(dead_code)] Arc<std::sync::OnceLock<OwnedSemaphorePermit>>),
+}
+
+/// The place in flight of a request without a body, shared with the layers before its route
+/// (a request extension): [`AuthLayer`](super::AuthLayer) gives it up while a verification
+/// waits (a JWKS refetch), and takes it again, through the queue, once the caller is verified.
+#[derive(Clone)]
+pub(crate) struct Place(Arc<PlaceInner>);
+
+struct PlaceInner {
+    shared: Arc<Shared>,
+    permit: std::sync::Mutex<Option<OwnedSemaphorePermit>>,
+}
+
+impl Place {
+    fn held(shared: Arc<Shared>, permit: OwnedSemaphorePermit) -> Place {
+        Place(Arc::new(PlaceInner { shared, permit: std::sync::Mutex::new(Some(permit)) }))
+    }
+
+    /// The place is given up (a wait that needs none).
+    pub(crate) fn give_up(&self) {
+        drop(self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
+    }
+
+    /// The place is taken again, waiting in the queue as a request whose body is read does.
+    ///
+    /// # Errors
+    /// `service_unavailable` (503, `Retry-After`) when no place came within the queue's wait.
+    pub(crate) async fn take_again(&self) -> Result<(), TransportError> {
+        if self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some() {
+            return Ok(());
+        }
+        let shared = &self.0.shared;
+        match queued_place(Arc::clone(shared)).await {
+            Some(permit) => {
+                *self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(permit);
+                Ok(())
+            }
+            None => {
+                let limits = &shared.limits;
+                let busy = BodyRefused::Busy {
+                    max_in_flight: limits.max_in_flight,
+                    retry_after_seconds: limits.retry_after_seconds,
+                };
+                Err(busy.transport_error())
+            }
+        }
+    }
+}
+
+/// A place in flight: at once, or after waiting in the queue at most
+/// [`IN_FLIGHT_QUEUE_WAIT`] (when the queue is shorter than the places); `None` past it.
+async fn queued_place(shared: Arc<Shared>) -> Option<OwnedSemaphorePermit> {
+    if let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() {
+        return Some(permit);
+    }
+    let _place = Queued::join(&shared)?;
+    let in_flight = Arc::clone(&shared.in_flight);
+    tokio::time::timeout(IN_FLIGHT_QUEUE_WAIT, in_flight.acquire_owned()).await.ok()?.ok()
 }
 
 /// A request handed to the router, with what its answer needs once it comes.
@@ -934,7 +992,7 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
                     shared.limits.max_in_flight
                 ));
             };
-            (Slot::Held(permit), None)
+            (Slot::Held(Place::held(Arc::clone(&shared), permit)), None)
         } else {
             // A body is read before the request takes a place in flight: a client that sends
             // it slowly, or never, holds no place; its address holds a bounded number.
@@ -950,7 +1008,10 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
         };
         let method = request.method().clone();
         let uri = request.uri().clone();
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        if let Slot::Held(place) = &permit {
+            parts.extensions.insert(place.clone());
+        }
         let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer, after_body));
         let future = shared.router.clone().call(Request::from_parts(parts, body));
         Answer::Routed(Routed { future, permit: Some(permit), request: self.clone(), method, uri })
@@ -1098,12 +1159,7 @@ impl Budgeted {
                 let _ = slot.set(permit);
                 return Poll::Ready(None);
             }
-            let Some(place) = Queued::join(&self.shared) else { return self.busy() };
-            let in_flight = Arc::clone(&self.shared.in_flight);
-            self.queued = Some(Box::pin(async move {
-                let _place = place;
-                tokio::time::timeout(IN_FLIGHT_QUEUE_WAIT, in_flight.acquire_owned()).await.ok()?.ok()
-            }));
+            self.queued = Some(Box::pin(queued_place(Arc::clone(&self.shared))));
         }
         let queued = self.queued.as_mut().expect("set above");
         match ready!(queued.as_mut().poll(cx)) {
