@@ -381,3 +381,107 @@ async fn unknown_kids_during_a_hanging_jwks_leave_others_served() {
     assert_served("unknown kids during a hanging JWKS", CALLS, result, 200);
     assert!(refused > 0, "no forged token was answered 401");
 }
+
+/// A server whose `POST /slow` reads its body and answers after 2 s, beside [`router`]'s
+/// routes, with `max_in_flight` 16 and each caller's share `share`.
+async fn served_with_slow_route(share: usize) -> SocketAddr {
+    let slow = Router::new().route(
+        "/slow",
+        post(|request: axum::extract::Request| async move {
+            let (parts, body) = request.into_parts();
+            match envelope_core::http::read_body(&parts.headers, body, 1 << 20).await {
+                Ok(_) => {
+                    sleep(Duration::from_secs(2)).await;
+                    "{}".into_response()
+                }
+                Err(e) => e.into_response(),
+            }
+        }),
+    );
+    let listener = TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = serve(listener, router().merge(slow))
+        .hosts(envelope_core::http::AllowedHosts::any())
+        .max_in_flight(16)
+        .max_in_flight_per_caller(share);
+    tokio::spawn(async move { server.await.unwrap() });
+    SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+/// One anonymous caller (127.0.0.1) keeps 40 calls of a 2 s route going, against a server of
+/// 16 requests in flight and a share of 4 each: past its share it alone is answered
+/// `429 rate_limited`, and a fresh client from another address is served. (With a share above
+/// the bound, the measure of the server before shares, the fresh client waits a second in the
+/// queue and is refused.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_callers_long_calls_leave_others_served() {
+    const CALLS: usize = 60;
+    let _alone = ONE_FLOOD.lock().await;
+    let mut results = Vec::new();
+    for share in [1000, 4] {
+        let addr = served_with_slow_route(share).await;
+        let stop = Arc::new(AtomicBool::new(false));
+        let statuses = Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<u16, usize>::new()));
+        let limited = Arc::new(std::sync::Mutex::new(String::new()));
+        for _ in 0..40 {
+            let (stop, statuses, limited) = (Arc::clone(&stop), Arc::clone(&statuses), Arc::clone(&limited));
+            tokio::spawn(async move {
+                let request = post_echo("{}").iter().copied().collect::<Vec<u8>>();
+                let request = String::from_utf8(request).unwrap().replace("/echo", "/slow").into_bytes();
+                while !stop.load(Ordering::Relaxed) {
+                    let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &request).await;
+                    *statuses.lock().unwrap().entry(status).or_default() += 1;
+                    if status == 429 {
+                        *limited.lock().unwrap() = body;
+                        sleep(Duration::from_millis(100)).await;
+                    }
+                }
+            });
+        }
+        sleep(Duration::from_millis(500)).await;
+        let result = fresh_client(addr, &post_echo(r#"{"a": 1}"#), CALLS, Duration::from_millis(30)).await;
+        stop.store(true, Ordering::Relaxed);
+        let statuses = statuses.lock().unwrap().clone();
+        eprintln!("one caller's long calls, share {share}: the caller's answers {statuses:?}");
+        results.push((share, result, statuses, limited.lock().unwrap().clone()));
+    }
+    let (_, before, ..) = &results[0];
+    eprintln!("one caller's long calls, no share: a fresh client served {} of {CALLS}", before.0);
+    let (_, after, statuses, limited) = results.pop().unwrap();
+    assert!(statuses.get(&429).copied().unwrap_or(0) > 0, "{statuses:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&limited).unwrap(),
+        serde_json::json!({"error": "rate_limited",
+            "message": "The request was not served: this caller already has its share of 4 requests in flight. Send it again after 1 s."})
+    );
+    assert_served("one caller's long calls, share 4", CALLS, after, 40);
+}
+
+/// 500 clients from 50 addresses send a valid call each at once, five times over, against a
+/// server of the default bounds (128 in flight): a request past the places in flight waits in
+/// the queue, and every call is answered 200.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_500_valid_clients_is_all_answered() {
+    let _alone = ONE_FLOOD.lock().await;
+    let addr = served(|s| s).await;
+    let started = Instant::now();
+    let mut clients = tokio::task::JoinSet::new();
+    for i in 0..500u32 {
+        let from = Ipv4Addr::new(127, 0, 4, 1 + (i % 50) as u8);
+        clients.spawn(async move {
+            let mut statuses = Vec::new();
+            for _ in 0..5 {
+                statuses.push(status_from(from, addr, &post_echo(r#"{"a": 1}"#)).await.0);
+            }
+            statuses
+        });
+    }
+    let mut answered = std::collections::BTreeMap::<u16, usize>::new();
+    while let Some(statuses) = clients.join_next().await {
+        for status in statuses.unwrap() {
+            *answered.entry(status).or_default() += 1;
+        }
+    }
+    eprintln!("a burst of 500 clients x 5 calls: {answered:?} in {:?}", started.elapsed());
+    assert_eq!(answered, std::collections::BTreeMap::from([(200, 2500)]));
+}

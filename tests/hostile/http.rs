@@ -393,7 +393,8 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
     };
     let router = Router::new().route("/slow", get(held)).route("/mcp", axum::routing::post(read_then_held));
     let (listener, addr) = bind().await;
-    spawn(serve(listener, router).max_in_flight(2).retry_after_seconds(7));
+    // One caller (127.0.0.1) sends them all: its share is above the bound.
+    spawn(serve(listener, router).max_in_flight(2).max_in_flight_per_caller(3).retry_after_seconds(7));
 
     let first = tokio::spawn(client::send(addr, "GET", "/slow", &[], ""));
     let second = tokio::spawn(client::send(addr, "GET", "/slow", &[], ""));

@@ -379,16 +379,17 @@ where
                         if let Some(place) = &place {
                             place.give_up();
                         }
-                        let verified = verifying.await;
-                        if let (Ok(_), Some(place)) = (&verified, &place)
-                            && let Err(busy) = place.take_again().await
-                        {
-                            return Ok(busy.into_response_as(layer.body));
-                        }
-                        verified
+                        verifying.await
                     }
                 }
             };
+            // The place counts under the verified caller's share from now on.
+            if let (Ok(caller), Some(place)) = (&verified, &place)
+                && let Err(refused) = place.identified(&caller.key()).await
+            {
+                tracing::warn!("request refused: {}", refused.message());
+                return Ok(refused.into_response_as(layer.body));
+            }
             match verified {
                 Ok(caller) => {
                     request.extensions_mut().insert(caller);
@@ -581,6 +582,11 @@ pub(crate) enum BodyRefused {
         limit_bytes: usize,
         retry_after_seconds: u64,
     },
+    /// Read whole, but its caller already holds its share of the places in flight.
+    RateLimited {
+        share: usize,
+        retry_after_seconds: u64,
+    },
     /// Read whole, but no place in flight came within the queue's wait.
     Busy {
         max_in_flight: usize,
@@ -593,6 +599,9 @@ impl BodyRefused {
         match *self {
             BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
             BodyRefused::TooSlow { min_rate } => TransportError::request_too_slow(min_rate),
+            BodyRefused::RateLimited { share, retry_after_seconds } => {
+                TransportError::rate_limited(share, retry_after_seconds)
+            }
             BodyRefused::Busy { max_in_flight, retry_after_seconds } => TransportError::service_unavailable(
                 &format!("this server is at its bound of {max_in_flight} requests in flight"),
                 retry_after_seconds,
@@ -622,6 +631,9 @@ impl fmt::Display for BodyRefused {
         match self {
             BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
             BodyRefused::TooSlow { min_rate } => write!(f, "the body arrived under {min_rate} bytes a second"),
+            BodyRefused::RateLimited { share, .. } => {
+                write!(f, "its caller already holds its share of {share} requests in flight")
+            }
             BodyRefused::Busy { max_in_flight, .. } => {
                 write!(f, "no place among the {max_in_flight} requests in flight within the queue's wait")
             }

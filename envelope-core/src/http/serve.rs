@@ -123,6 +123,7 @@ struct Limits {
     max_bodies_per_peer: usize,
     min_data_rate: usize,
     max_in_flight: usize,
+    max_in_flight_per_caller: Option<usize>,
     body_budget_bytes: usize,
     max_header_bytes: usize,
     keep_alive: bool,
@@ -140,6 +141,7 @@ impl Default for Limits {
             max_bodies_per_peer: Serve::DEFAULT_MAX_BODIES_PER_PEER,
             min_data_rate: Serve::DEFAULT_MIN_DATA_RATE,
             max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
+            max_in_flight_per_caller: None,
             body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
             max_header_bytes: Serve::DEFAULT_MAX_HEADER_BYTES,
             keep_alive: true,
@@ -293,6 +295,18 @@ impl Serve {
         self
     }
 
+    /// How many of the requests in flight ([`max_in_flight`](Self::max_in_flight)) one caller
+    /// holds at once, at most: the caller an [`AuthLayer`](super::AuthLayer) verified (its
+    /// [`Caller::key`](crate::Caller::key): subject with tenant), else the peer's address. A
+    /// request past its caller's share is answered `429 rate_limited` with `Retry-After`
+    /// ([`TransportError::rate_limited`]): that caller alone is refused while others are served.
+    /// Default a quarter of `max_in_flight` (32 of 128); at least 1 (a share above
+    /// `max_in_flight` is none).
+    pub fn max_in_flight_per_caller(mut self, requests: usize) -> Self {
+        self.limits.max_in_flight_per_caller = Some(requests.max(1));
+        self
+    }
+
     /// How many bytes of request bodies the server holds at once, across all connections: each
     /// chunk of a body past its first 64 KiB is counted as it arrives and released when the
     /// body is dropped (after the handler has read it, or given up). A chunk past the budget
@@ -384,6 +398,8 @@ impl Serve {
             in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
             budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
             queued: AtomicUsize::new(0),
+            callers: std::sync::Mutex::default(),
+            share: limits.max_in_flight_per_caller.unwrap_or(limits.max_in_flight / 4).max(1),
             busy_reply: Bytes::from(raw_response(503, "Service Unavailable", &busy, None)),
             heads_reply: Bytes::from(raw_response(503, "Service Unavailable", &heads, None)),
             registry: Registry::default(),
@@ -475,6 +491,9 @@ struct Shared {
     budget: Budget,
     /// Requests waiting for a place in flight.
     queued: AtomicUsize,
+    /// The places in flight each caller holds, and the most one may hold.
+    callers: std::sync::Mutex<std::collections::HashMap<Box<str>, usize>>,
+    share: usize,
     busy_reply: Bytes,
     heads_reply: Bytes,
     registry: Registry,
@@ -631,6 +650,32 @@ impl Registry {
 }
 
 impl Shared {
+    /// One more place for `key`, unless it holds its share.
+    fn enter(&self, key: &str) -> bool {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match callers.get_mut(key) {
+            Some(held) if *held >= self.share => false,
+            Some(held) => {
+                *held += 1;
+                true
+            }
+            None => {
+                callers.insert(key.into(), 1);
+                true
+            }
+        }
+    }
+
+    fn leave(&self, key: &str) {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = callers.get_mut(key) {
+            *held -= 1;
+            if *held == 0 {
+                callers.remove(key);
+            }
+        }
+    }
+
     fn shape(&self, path: &str) -> ErrorBody {
         if self.json_rpc_paths.iter().any(|p| p == path) { ErrorBody::JsonRpc } else { ErrorBody::Plain }
     }
@@ -829,58 +874,156 @@ enum Answer {
     Routed(Routed),
 }
 
-/// A request's place under `max_in_flight`: taken with its head (a request without a body), or
-/// once its body is read whole ([`Budgeted`] takes it then, and holds it as long as the body
-/// lives: the router's answer and the body each hold it).
-enum Slot {
-    Held(#[allow(dead_code)] Place),
-    AfterBody(#[allow(dead_code)] Arc<std::sync::OnceLock<OwnedSemaphorePermit>>),
-}
-
-/// The place in flight of a request without a body, shared with the layers before its route
-/// (a request extension): [`AuthLayer`](super::AuthLayer) gives it up while a verification
-/// waits (a JWKS refetch), and takes it again, through the queue, once the caller is verified.
+/// A request's place under `max_in_flight`, shared by its answer, its body and the layers
+/// before its route (a request extension): taken with its head for a request without a body,
+/// once its body is read whole for one with a body; released when the last of them drops it.
+/// Its caller's count under [`Serve::max_in_flight_per_caller`] goes with it: the caller the
+/// [`AuthLayer`](super::AuthLayer) verified ([`Place::identify`]), else the peer's address.
+/// The layer gives the place up while a verification waits (a JWKS refetch) and takes it again,
+/// through the queue, once the caller is verified.
 #[derive(Clone)]
 pub(crate) struct Place(Arc<PlaceInner>);
 
 struct PlaceInner {
     shared: Arc<Shared>,
-    permit: std::sync::Mutex<Option<OwnedSemaphorePermit>>,
+    peer: std::net::IpAddr,
+    state: std::sync::Mutex<PlaceState>,
+}
+
+#[derive(Default)]
+struct PlaceState {
+    permit: Option<OwnedSemaphorePermit>,
+    /// The verified caller's key ([`Caller::key`](crate::Caller::key)).
+    caller: Option<Box<str>>,
+    /// The key the place is counted under among the callers' shares.
+    counted: Option<Box<str>>,
+    /// Given up while a verification waited: taken again after it.
+    given_up: bool,
+}
+
+impl Drop for PlaceInner {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(key) = state.counted.take() {
+            self.shared.leave(&key);
+        }
+    }
 }
 
 impl Place {
-    fn held(shared: Arc<Shared>, permit: OwnedSemaphorePermit) -> Place {
-        Place(Arc::new(PlaceInner { shared, permit: std::sync::Mutex::new(Some(permit)) }))
+    fn new(shared: Arc<Shared>, peer: std::net::IpAddr) -> Place {
+        Place(Arc::new(PlaceInner { shared, peer, state: std::sync::Mutex::new(PlaceState::default()) }))
     }
 
-    /// The place is given up (a wait that needs none).
-    pub(crate) fn give_up(&self) {
-        drop(self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
+    fn state(&self) -> std::sync::MutexGuard<'_, PlaceState> {
+        self.0.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The place is taken again, waiting in the queue as a request whose body is read does.
-    ///
-    /// # Errors
-    /// `service_unavailable` (503, `Retry-After`) when no place came within the queue's wait.
-    pub(crate) async fn take_again(&self) -> Result<(), TransportError> {
-        if self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some() {
+    fn held(&self) -> bool {
+        self.state().permit.is_some()
+    }
+
+    /// The key the caller's share is counted under.
+    fn key(state: &PlaceState, peer: std::net::IpAddr) -> Box<str> {
+        state.caller.clone().unwrap_or_else(|| format!("peer {peer}").into())
+    }
+
+    /// Counts the place under its caller's share.
+    fn enter(&self, state: &mut PlaceState) -> Result<(), BodyRefused> {
+        if state.counted.is_some() {
             return Ok(());
         }
-        let shared = &self.0.shared;
-        match queued_place(Arc::clone(shared)).await {
+        let key = Self::key(state, self.0.peer);
+        if !self.0.shared.enter(&key) {
+            return Err(self.rate_limited());
+        }
+        state.counted = Some(key);
+        Ok(())
+    }
+
+    fn leave(&self, state: &mut PlaceState) {
+        if let Some(key) = state.counted.take() {
+            self.0.shared.leave(&key);
+        }
+    }
+
+    fn rate_limited(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::RateLimited { share: self.0.shared.share, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    fn busy(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    /// Takes a place now, if one is free: `Ok(false)` when none is.
+    fn take_now(&self) -> Result<bool, BodyRefused> {
+        let mut state = self.state();
+        self.enter(&mut state)?;
+        match Arc::clone(&self.0.shared.in_flight).try_acquire_owned() {
+            Ok(permit) => {
+                state.permit = Some(permit);
+                Ok(true)
+            }
+            Err(_) => {
+                self.leave(&mut state);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Takes a place, waiting in the queue at most [`IN_FLIGHT_QUEUE_WAIT`].
+    async fn take(self) -> Result<(), BodyRefused> {
+        if self.take_now()? {
+            return Ok(());
+        }
+        self.enter(&mut self.state())?;
+        match queued_place(Arc::clone(&self.0.shared)).await {
             Some(permit) => {
-                *self.0.permit.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(permit);
+                self.state().permit = Some(permit);
                 Ok(())
             }
             None => {
-                let limits = &shared.limits;
-                let busy = BodyRefused::Busy {
-                    max_in_flight: limits.max_in_flight,
-                    retry_after_seconds: limits.retry_after_seconds,
-                };
-                Err(busy.transport_error())
+                self.leave(&mut self.state());
+                Err(self.busy())
             }
         }
+    }
+
+    /// A verification is about to wait: the place, if held, is given up until
+    /// [`identified`](Self::identified).
+    pub(crate) fn give_up(&self) {
+        let mut state = self.state();
+        if state.permit.take().is_some() {
+            state.given_up = true;
+        }
+        self.leave(&mut state);
+    }
+
+    /// The caller is verified as `key`: the place is counted under that caller's share from
+    /// now on (taken again, through the queue, if given up while the verification waited).
+    ///
+    /// # Errors
+    /// `rate_limited` (429) when the caller already holds its share; `service_unavailable`
+    /// (503) when no place came within the queue's wait. Either with `Retry-After`.
+    pub(crate) async fn identified(&self, key: &str) -> Result<(), TransportError> {
+        let retake = {
+            let mut state = self.state();
+            state.caller = Some(key.into());
+            if state.counted.as_deref().is_some_and(|counted| counted != key) {
+                self.leave(&mut state);
+                if let Err(refused) = self.enter(&mut state) {
+                    state.permit = None;
+                    return Err(refused.transport_error());
+                }
+            }
+            std::mem::take(&mut state.given_up)
+        };
+        if retake {
+            self.clone().take().await.map_err(|refused| refused.transport_error())?;
+        }
+        Ok(())
     }
 }
 
@@ -899,7 +1042,7 @@ async fn queued_place(shared: Arc<Shared>) -> Option<OwnedSemaphorePermit> {
 struct Routed {
     future: axum::routing::future::RouteFuture<Infallible>,
     /// Released when the answer comes (the bound on requests in flight).
-    permit: Option<Slot>,
+    permit: Option<Place>,
     request: PerRequest,
     method: Method,
     uri: Uri,
@@ -985,14 +1128,22 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             let response = error.into_response_as(shared.shape(request.uri().path()));
             Answer::Ready(Some(self.ended(response)))
         };
-        let (permit, after_body) = if request.body().is_end_stream() {
-            let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
-                return refused(format!(
-                    "this server is at its bound of {} requests in flight",
-                    shared.limits.max_in_flight
-                ));
-            };
-            (Slot::Held(Place::held(Arc::clone(&shared), permit)), None)
+        let place = Place::new(Arc::clone(&shared), peer.ip());
+        let after_body = if request.body().is_end_stream() {
+            match place.take_now() {
+                Ok(true) => None,
+                Ok(false) => {
+                    return refused(format!(
+                        "this server is at its bound of {} requests in flight",
+                        shared.limits.max_in_flight
+                    ));
+                }
+                Err(limited) => {
+                    tracing::warn!(%peer, "request refused: {limited}");
+                    let response = limited.transport_error().into_response_as(shared.shape(request.uri().path()));
+                    return Answer::Ready(Some(self.ended(response)));
+                }
+            }
         } else {
             // A body is read before the request takes a place in flight: a client that sends
             // it slowly, or never, holds no place; its address holds a bounded number.
@@ -1003,18 +1154,15 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
                     "this address already sends this server's bound of {bound} request bodies at once"
                 ));
             }
-            let slot = Arc::new(std::sync::OnceLock::new());
-            (Slot::AfterBody(Arc::clone(&slot)), Some((slot, Arc::clone(&self.bodies))))
+            Some((place.clone(), Arc::clone(&self.bodies)))
         };
         let method = request.method().clone();
         let uri = request.uri().clone();
         let (mut parts, body) = request.into_parts();
-        if let Slot::Held(place) = &permit {
-            parts.extensions.insert(place.clone());
-        }
+        parts.extensions.insert(place.clone());
         let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer, after_body));
         let future = shared.router.clone().call(Request::from_parts(parts, body));
-        Answer::Routed(Routed { future, permit: Some(permit), request: self.clone(), method, uri })
+        Answer::Routed(Routed { future, permit: Some(place), request: self.clone(), method, uri })
     }
 }
 
@@ -1062,10 +1210,10 @@ struct Budgeted {
     failed: bool,
     /// The request's place in flight, taken once the body has ended, and the count of the
     /// address's bodies being read (left then, or when the body is dropped unread).
-    slot: Option<Arc<std::sync::OnceLock<OwnedSemaphorePermit>>>,
+    slot: Option<Place>,
     bodies: Option<Arc<AtomicUsize>>,
     /// The wait for a place in flight, once the body has ended.
-    queued: Option<Pin<Box<dyn Future<Output = Option<OwnedSemaphorePermit>> + Send>>>,
+    queued: Option<Pin<Box<dyn Future<Output = Result<(), BodyRefused>> + Send>>>,
     ended: bool,
 }
 
@@ -1074,7 +1222,7 @@ impl Budgeted {
         inner: Incoming,
         shared: Arc<Shared>,
         peer: SocketAddr,
-        after_body: Option<(Arc<std::sync::OnceLock<OwnedSemaphorePermit>>, Arc<AtomicUsize>)>,
+        after_body: Option<(Place, Arc<AtomicUsize>)>,
     ) -> Self {
         use hyper::body::Body as _;
         let began = tokio::time::Instant::now();
@@ -1139,7 +1287,7 @@ impl Budgeted {
             BodyRefused::Timeout { .. } | BodyRefused::TooSlow { .. } => {
                 tracing::info!(peer = %self.peer, "request body refused: {refused}");
             }
-            BodyRefused::Budget { .. } | BodyRefused::Busy { .. } => {
+            BodyRefused::Budget { .. } | BodyRefused::Busy { .. } | BodyRefused::RateLimited { .. } => {
                 tracing::warn!(peer = %self.peer, "request body refused: {refused}");
             }
         }
@@ -1150,36 +1298,20 @@ impl Budgeted {
     /// most [`IN_FLIGHT_QUEUE_WAIT`] (and only while the queue is shorter than the places).
     fn poll_slot(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         self.leave_bodies();
-        let Some(slot) = self.slot.clone() else { return Poll::Ready(None) };
-        if slot.get().is_some() {
-            return Poll::Ready(None);
-        }
+        let Some(place) = self.slot.clone() else { return Poll::Ready(None) };
         if self.queued.is_none() {
-            if let Ok(permit) = Arc::clone(&self.shared.in_flight).try_acquire_owned() {
-                let _ = slot.set(permit);
+            if place.held() {
                 return Poll::Ready(None);
             }
-            self.queued = Some(Box::pin(queued_place(Arc::clone(&self.shared))));
+            self.queued = Some(Box::pin(place.take()));
         }
         let queued = self.queued.as_mut().expect("set above");
-        match ready!(queued.as_mut().poll(cx)) {
-            Some(permit) => {
-                self.queued = None;
-                let _ = slot.set(permit);
-                Poll::Ready(None)
-            }
-            None => {
-                self.queued = None;
-                self.busy()
-            }
+        let taken = ready!(queued.as_mut().poll(cx));
+        self.queued = None;
+        match taken {
+            Ok(()) => Poll::Ready(None),
+            Err(refused) => self.fail(refused),
         }
-    }
-
-    fn busy(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let limits = &self.shared.limits;
-        let refused =
-            BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds };
-        self.fail(refused)
     }
 }
 
@@ -1279,7 +1411,7 @@ impl hyper::body::Body for Budgeted {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.failed || (self.inner.is_end_stream() && self.slot.as_ref().is_none_or(|slot| slot.get().is_some()))
+        self.failed || (self.inner.is_end_stream() && self.slot.as_ref().is_none_or(Place::held))
     }
 
     fn size_hint(&self) -> SizeHint {
