@@ -378,7 +378,7 @@ impl TransportError {
         Self::new(
             TransportErrorKind::TenantRequired,
             format!(
-                "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters).",
+                "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters, no comma).",
                 crate::budget::cut_text(surface, 64, 128)
             ),
         )

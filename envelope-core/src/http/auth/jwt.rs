@@ -111,7 +111,7 @@ impl Refused {
             Refused::NoIssuer => "it names no issuer (iss)",
             Refused::NoKeys => "this server has no key to verify it with",
             Refused::DuplicateClaim => "it names a claim twice",
-            Refused::Tenant => "its tenant claim is not a tenant id (1 to 128 visible ASCII characters)",
+            Refused::Tenant => "its tenant claim is not a tenant id (1 to 128 visible ASCII characters, no comma)",
         }
     }
 
