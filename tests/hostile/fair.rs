@@ -485,3 +485,24 @@ async fn a_burst_of_500_valid_clients_is_all_answered() {
     eprintln!("a burst of 500 clients x 5 calls: {answered:?} in {:?}", started.elapsed());
     assert_eq!(answered, std::collections::BTreeMap::from([(200, 2500)]));
 }
+
+/// A body cut short before its `Content-Length` (the client ends its side) is told it ended
+/// early, not that it was larger than the server's limit.
+#[tokio::test]
+async fn a_body_cut_short_is_told_it_ended_early() {
+    let addr = served(|s| s).await;
+    let mut stream = connect_from(Ipv4Addr::new(127, 0, 0, 5), addr).await.unwrap();
+    let head = "POST /echo HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\n{\"a\": 1";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut reply = Vec::new();
+    timeout(Duration::from_secs(5), stream.read_to_end(&mut reply)).await.unwrap().unwrap();
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 400 "), "{reply}");
+    let body = reply.split_once("\r\n\r\n").unwrap().1;
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(body).unwrap(),
+        serde_json::json!({"error": "malformed_request",
+            "message": "The request body ended before all of the 100 bytes its Content-Length declared arrived. Send the whole body."})
+    );
+}

@@ -521,10 +521,11 @@ where
 /// # Errors
 /// `payload_too_large` (413) when `Content-Length` says more than `limit`, or when the body
 /// grows past it while read (the rest is not read). Under [`serve`](super::serve), whose bounds
-/// cut a body's stream: `request_timeout` (408) past its body read timeout,
-/// `service_unavailable` (503, with `Retry-After`) past its budget of body bytes. A body whose
-/// stream fails otherwise (the client went away) is answered `payload_too_large`, since nothing
-/// can be served from it.
+/// cut a body's stream: `request_timeout` (408) past its body read timeout or under its minimum
+/// rate, `service_unavailable` (503, with `Retry-After`) past its budget of body bytes or when
+/// no place in flight came, `rate_limited` (429) past its caller's share. A body whose stream
+/// breaks off (the client went away before its `Content-Length`) is answered
+/// `malformed_request` (400, [`TransportError::incomplete_body`]).
 pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TransportError> {
     read_body_declared(content_length(headers), body, limit).await
 }
@@ -546,7 +547,9 @@ pub(crate) async fn read_body_declared(
     use http_body_util::BodyExt;
     let refused = |e: Box<dyn std::error::Error + Send + Sync>| match BodyRefused::find(&*e) {
         Some(refused) => refused.transport_error(),
-        None => TransportError::payload_too_large(limit),
+        None if e.is::<http_body_util::LengthLimitError>() => TransportError::payload_too_large(limit),
+        // The stream broke off (the client closed before the end): no body to serve.
+        None => TransportError::incomplete_body(declared),
     };
     let mut body = http_body_util::Limited::new(body, limit);
     // A body that arrives as one chunk (most) is that chunk, not copied; more are joined.

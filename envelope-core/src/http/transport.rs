@@ -310,6 +310,20 @@ impl TransportError {
         )
     }
 
+    /// `malformed_request` (400): the request body ended before its end (the connection
+    /// closed, or a chunked body broke off): before the `declared` bytes of its
+    /// `Content-Length` when it sent one (RFC 9112 §8: an incomplete message).
+    pub fn incomplete_body(declared: Option<u64>) -> Self {
+        let told = match declared {
+            Some(bytes) => format!(" of the {bytes} bytes its Content-Length declared"),
+            None => String::new(),
+        };
+        Self::new(
+            TransportErrorKind::MalformedRequest,
+            format!("The request body ended before all{told} arrived. Send the whole body."),
+        )
+    }
+
     /// `malformed_request` (400): the request head is not HTTP/1.1 (a bad method, target,
     /// version or header line).
     pub fn malformed_request() -> Self {
