@@ -736,3 +736,38 @@ async fn the_example_server_requires_its_token() {
     assert!(log.lines().any(|l| l.contains("request refused") && l.contains("rebind.example")), "{log}");
     assert!(!log.contains("rmcp::"), "{log}");
 }
+
+/// `RUST_LOG` chooses what the example server logs: at `warn` a served call writes no line
+/// (at the default, one); an unreadable `RUST_LOG` stops it at start with exit code 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_honours_rust_log() {
+    let exe = example_server();
+    let mut bad = Command::new(&exe);
+    bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
+    let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RUST_LOG"), "{}", String::from_utf8_lossy(&bad.stderr));
+
+    let mut lines = Vec::new();
+    for level in [None, Some("warn")] {
+        let mut command = Command::new(&exe);
+        command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
+        if let Some(level) = level {
+            command.env("RUST_LOG", level);
+        }
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let addr: SocketAddr =
+            line.rsplit(' ').next().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+        let args = r#"{"hours_back": 24, "group_by": "database"}"#;
+        let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
+        assert_eq!(call.status, 200, "{call:?}");
+        let mut stderr = child.stderr.take().unwrap();
+        drop(child);
+        let mut log = String::new();
+        let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
+        lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
+    }
+    assert_eq!(lines, [1, 0], "call lines at the default level, then at RUST_LOG=warn");
+}
