@@ -426,8 +426,7 @@ async fn one_callers_long_calls_leave_others_served() {
         for _ in 0..40 {
             let (stop, statuses, limited) = (Arc::clone(&stop), Arc::clone(&statuses), Arc::clone(&limited));
             tokio::spawn(async move {
-                let request = post_echo("{}").iter().copied().collect::<Vec<u8>>();
-                let request = String::from_utf8(request).unwrap().replace("/echo", "/slow").into_bytes();
+                let request = String::from_utf8(post_echo("{}")).unwrap().replace("/echo", "/slow").into_bytes();
                 while !stop.load(Ordering::Relaxed) {
                     let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &request).await;
                     *statuses.lock().unwrap().entry(status).or_default() += 1;

@@ -1213,9 +1213,12 @@ struct Budgeted {
     slot: Option<Place>,
     bodies: Option<Arc<AtomicUsize>>,
     /// The wait for a place in flight, once the body has ended.
-    queued: Option<Pin<Box<dyn Future<Output = Result<(), BodyRefused>> + Send>>>,
+    queued: Option<Taking>,
     ended: bool,
 }
+
+/// A request's wait for its place in flight ([`Place::take`]).
+type Taking = Pin<Box<dyn Future<Output = Result<(), BodyRefused>> + Send>>;
 
 impl Budgeted {
     fn new(
@@ -1752,15 +1755,11 @@ impl AsyncRead for Shaped {
             this.head.received(buf.filled().len() - before);
         }
         // Waiting for a head, and none here yet (or not the whole): woken at its deadline.
-        if read.is_pending()
-            && waiting
-            && {
-                this.head.bring_forward();
-                this.head.poll_fired(cx)
+        if read.is_pending() && waiting {
+            this.head.bring_forward();
+            if this.head.poll_fired(cx) && this.head.expired(cx) {
+                return Poll::Ready(Err(this.head.end()));
             }
-            && this.head.expired(cx)
-        {
-            return Poll::Ready(Err(this.head.end()));
         }
         read
     }
