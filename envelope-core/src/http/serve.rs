@@ -43,6 +43,7 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 /// | a new connection from an address holding [`max_unfinished_heads_per_peer`](Serve::max_unfinished_heads_per_peer) unfinished heads | 503, `Retry-After`, then closed | `service_unavailable` (plain) |
 /// | more requests in flight than [`max_in_flight`](Serve::max_in_flight), after a second's wait in its queue for a request with a body | 503, `Retry-After` | `service_unavailable` |
 /// | more bodies being read from one address than [`max_bodies_per_peer`](Serve::max_bodies_per_peer) | 503, `Retry-After` | `service_unavailable` |
+/// | a caller (verified subject, else the address) past its share, [`max_in_flight_per_caller`](Serve::max_in_flight_per_caller) | 429, `Retry-After` | `rate_limited` |
 /// | the bodies being read hold more than [`body_budget_bytes`](Serve::body_budget_bytes) | 503, `Retry-After` | `service_unavailable` |
 /// | the body not read within [`body_read_timeout`](Serve::body_read_timeout), or arriving under [`min_data_rate`](Serve::min_data_rate) | 408, `Connection: close` | `request_timeout` |
 /// | a `Host` the server does not serve ([`AllowedHosts`]) | 403 | `forbidden_host` |
