@@ -8,7 +8,9 @@
 //! line on stdout; `--help` lists the options). Choose the address with `--host` / `--port`
 //! (or the `HOST` / `PORT` environment variables; port `0` picks a free one). An argument that
 //! is none of the options stops it at start. Each call logs one line to stderr, and so
-//! does each request or connection the server refuses. Attach a client, e.g. the MCP Inspector:
+//! does each request or connection the server refuses; `RUST_LOG` (`target=level` directives
+//! and a default level, comma-separated: `debug`, `warn,envelope_core=debug`) chooses what is
+//! logged instead (an unreadable one stops it at start). Attach a client, e.g. the MCP Inspector:
 //! `npx -y @modelcontextprotocol/inspector --cli http://127.0.0.1:8080/mcp --transport http --method tools/list`.
 //!
 //! Configured from the environment:
@@ -351,8 +353,15 @@ fn hosts(config: &Config, address: SocketAddr) -> Option<AllowedHosts> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> io::Result<()> {
-    // One line per call (envelope's events), not rmcp's three per stateless request.
-    let filter = Targets::new().with_default(LevelFilter::INFO).with_target("rmcp", LevelFilter::WARN);
+    // One line per call (envelope's events), not rmcp's three per stateless request; or what
+    // RUST_LOG asks for.
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if !directives.trim().is_empty() => directives.parse::<Targets>().unwrap_or_else(|e| {
+            eprintln!("RUST_LOG={directives:?} is not a list of target=level directives ({e}); e.g. RUST_LOG=debug");
+            std::process::exit(2);
+        }),
+        _ => Targets::new().with_default(LevelFilter::INFO).with_target("rmcp", LevelFilter::WARN),
+    };
     tracing_subscriber::registry()
         .with(tracing_subscriber::fmt::layer().with_writer(io::stderr).with_filter(filter))
         .init();

@@ -394,7 +394,7 @@ async fn scopes_from_scp_and_the_tenant_claim() {
     assert_eq!(caller.claims()["tenant_id"], "acme");
 }
 
-/// A tenant claim the header rule would refuse (not 1 to 128 visible ASCII characters) is no
+/// A tenant claim the header rule would refuse (not 1 to 128 visible ASCII characters, or a comma) is no
 /// tenant to drop: dropped, the caller would have none and `X-Tenant-ID` could name any. The
 /// token is refused; an integer claim is its decimal text.
 #[tokio::test]
@@ -415,13 +415,21 @@ async fn a_tenant_claim_that_is_no_tenant_id_refuses_the_token() {
         rsa.sign(&c)
     };
     assert_eq!(verifier.verify(&without).await.unwrap().tenant(), None);
-    for tenant in [json!(""), json!("t".repeat(10_000)), json!("ac me"), json!("acmé"), json!(["acme"]), json!(1.5)] {
+    for tenant in [
+        json!(""),
+        json!("t".repeat(10_000)),
+        json!("ac me"),
+        json!("acmé"),
+        json!("acme,globex"),
+        json!(["acme"]),
+        json!(1.5),
+    ] {
         let refused = verifier.verify(&with_tenant(tenant.clone())).await.unwrap_err();
         assert_eq!(refused.word(), "invalid_bearer_token", "{tenant}");
         assert_eq!(
             refused.message(),
             "The bearer token was not accepted: its tenant claim is not a tenant id (1 to 128 visible ASCII \
-             characters). Get a new token from the authorization server and send it.",
+             characters, no comma). Get a new token from the authorization server and send it.",
             "{tenant}"
         );
     }

@@ -149,7 +149,8 @@ fn over_mcp_a_limited_call_is_an_error_result_carrying_the_same_envelope() {
 
 #[test]
 fn the_store_counts_with_gcra() {
-    use envelope_core::call::guard::store::{MemoryStore, RateCheck, Store};
+    use envelope_core::call::guard::store::{MemoryStore, Store};
+    use envelope_core::spec::rate::RateCheck;
     let store = MemoryStore::default();
     let limit = RateLimit::per_second(4);
     block_on(async {

@@ -294,11 +294,13 @@ async fn half_sent_bodies_hold_a_bounded_memory() {
     assert!(peak < before + 96 * 1024, "RSS grew from {before} KiB to {peak} KiB");
 }
 
-/// Sends a request line and one header field, then a byte every 200 ms; how long after
-/// connecting the server closed the connection without answering (`None` if it answered, or
-/// had not closed it after 10 s).
-async fn trickle(addr: SocketAddr) -> Option<Duration> {
-    let mut stream = TcpStream::connect(addr).await.ok()?;
+/// Sends, from the loopback address `from`, a request line and one header field, then a byte
+/// every 200 ms; how long after connecting the server closed the connection without answering
+/// (`None` if it answered, or had not closed it after 10 s).
+async fn trickle(addr: SocketAddr, from: std::net::Ipv4Addr) -> Option<Duration> {
+    let socket = tokio::net::TcpSocket::new_v4().ok()?;
+    socket.bind(SocketAddr::from((from, 0))).ok()?;
+    let mut stream = socket.connect(addr).await.ok()?;
     let connected = Instant::now();
     stream.write_all(b"GET /tools HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ").await.ok()?;
     let mut buf = [0u8; 512];
@@ -316,9 +318,11 @@ async fn trickle(addr: SocketAddr) -> Option<Duration> {
     None
 }
 
-/// 2,000 connections trickle their heads a byte at a time (slowloris): each is closed when its
-/// head has not arrived within the header read timeout (1 s here), the server's memory stays
-/// small, and a fresh client is served meanwhile. (With `axum::serve` none was ever closed.)
+/// 2,000 connections trickle their heads a byte at a time (slowloris), 50 from each of 40
+/// loopback addresses (under the 64 unfinished heads an address may hold): each is closed when
+/// its head has not arrived within the header read timeout (1 s here, as the minimum rate's
+/// first second), the server's memory stays small, and a fresh client is served meanwhile.
+/// (With `axum::serve` none was ever closed.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trickling_heads_are_closed_by_the_header_timeout() {
     const CONNECTIONS: usize = 2000;
@@ -328,7 +332,8 @@ async fn trickling_heads_are_closed_by_the_header_timeout() {
     let (peak, sampler) = watch_peak(server.pid);
     let mut tricklers = Vec::with_capacity(CONNECTIONS);
     for _ in 0..CONNECTIONS {
-        tricklers.push(tokio::spawn(trickle(addr)));
+        let from = std::net::Ipv4Addr::new(127, 0, 2, 1 + (tricklers.len() % 40) as u8);
+        tricklers.push(tokio::spawn(trickle(addr, from)));
         // 100 connections every 20 ms: faster, the accept queue (1,024) of a debug-build
         // server overflows, and the kernel resets connections the server never saw.
         if tricklers.len() % 100 == 0 {
@@ -359,9 +364,10 @@ async fn trickling_heads_are_closed_by_the_header_timeout() {
     assert_eq!(after.status, 200);
 }
 
-/// Past `max_in_flight` a request is answered 503 `service_unavailable` with `Retry-After`,
-/// before any route sees it; over `/mcp` as a JSON-RPC error. Once the requests in flight are
-/// answered, requests are served again.
+/// Past `max_in_flight` a request is answered 503 `service_unavailable` with `Retry-After`:
+/// one without a body before any route sees it; one with a body once read, after waiting a
+/// second in the queue for a place, through `read_body` (over `/mcp` as a JSON-RPC error).
+/// Once the requests in flight are answered, requests are served again.
 #[tokio::test]
 async fn requests_past_the_in_flight_bound_are_answered_503() {
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -374,9 +380,21 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
             json_body(json!({"answered": true}))
         }
     };
-    let router = Router::new().route("/slow", get(held.clone())).route("/mcp", axum::routing::post(held));
+    let read_then_held = {
+        let held = held.clone();
+        move |request: axum::extract::Request| async move {
+            use axum::response::IntoResponse;
+            let (parts, body) = request.into_parts();
+            match envelope_core::http::read_body(&parts.headers, body, 1024).await {
+                Ok(_) => held().await.into_response(),
+                Err(e) => e.into_response_as(envelope_core::http::ErrorBody::JsonRpc),
+            }
+        }
+    };
+    let router = Router::new().route("/slow", get(held)).route("/mcp", axum::routing::post(read_then_held));
     let (listener, addr) = bind().await;
-    spawn(serve(listener, router).max_in_flight(2).retry_after_seconds(7));
+    // One caller (127.0.0.1) sends them all: its share is above the bound.
+    spawn(serve(listener, router).max_in_flight(2).max_in_flight_per_caller(3).retry_after_seconds(7));
 
     let first = tokio::spawn(client::send(addr, "GET", "/slow", &[], ""));
     let second = tokio::spawn(client::send(addr, "GET", "/slow", &[], ""));
@@ -395,8 +413,14 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
         json!({"error": "service_unavailable",
                "message": "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 7 s."})
     );
+    let queued = Instant::now();
     let rpc = client::send(addr, "POST", "/mcp", &[("content-type", "application/json")], "{}").await;
+    assert!(queued.elapsed() >= Duration::from_millis(900), "answered after {:?}", queued.elapsed());
     assert_eq!((rpc.status, rpc.header("retry-after")), (503, Some("7")));
+    assert_eq!(
+        rpc.json()["error"]["message"],
+        "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 7 s."
+    );
     assert_eq!(rpc.json()["id"], Value::Null);
     assert_eq!(rpc.json()["error"]["data"]["error"], "service_unavailable");
     assert_eq!(entered.load(Ordering::SeqCst), 2, "a refused request reached its route");
@@ -711,4 +735,39 @@ async fn the_example_server_requires_its_token() {
     assert!(log.lines().any(|l| l.contains("tool_call") && l.contains("http_status=200")), "{log}");
     assert!(log.lines().any(|l| l.contains("request refused") && l.contains("rebind.example")), "{log}");
     assert!(!log.contains("rmcp::"), "{log}");
+}
+
+/// `RUST_LOG` chooses what the example server logs: at `warn` a served call writes no line
+/// (at the default, one); an unreadable `RUST_LOG` stops it at start with exit code 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_honours_rust_log() {
+    let exe = example_server();
+    let mut bad = Command::new(&exe);
+    bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
+    let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RUST_LOG"), "{}", String::from_utf8_lossy(&bad.stderr));
+
+    let mut lines = Vec::new();
+    for level in [None, Some("warn")] {
+        let mut command = Command::new(&exe);
+        command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
+        if let Some(level) = level {
+            command.env("RUST_LOG", level);
+        }
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+        let addr: SocketAddr =
+            line.rsplit(' ').next().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+        let args = r#"{"hours_back": 24, "group_by": "database"}"#;
+        let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
+        assert_eq!(call.status, 200, "{call:?}");
+        let mut stderr = child.stderr.take().unwrap();
+        drop(child);
+        let mut log = String::new();
+        let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
+        lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
+    }
+    assert_eq!(lines, [1, 0], "call lines at the default level, then at RUST_LOG=warn");
 }

@@ -7,7 +7,11 @@
 //! - [`http`]: the HTTP server (slow and half-sent requests, bounds in flight, routing and
 //!   protocol errors as JSON, the `Host` check);
 //! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
-//! - [`store`]: the approval and idempotency store under a flood and under Redis faults.
+//! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
+//! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s
+//!   during a hanging JWKS, long calls) while a fresh client from another address is served;
+//! - [`tokens`]: signed tokens that must still be refused (`iss` not the issuer's string, a
+//!   claim named twice).
 
 #[path = "../../examples/tools/mod.rs"]
 #[allow(dead_code)]
@@ -17,7 +21,9 @@ mod tools;
 #[allow(dead_code)]
 mod client;
 
+mod fair;
 mod http;
 mod ids;
 mod store;
 mod text;
+mod tokens;

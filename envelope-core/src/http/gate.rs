@@ -24,7 +24,7 @@ pub const TENANT_HEADER: &str = "x-tenant-id";
 ///    `insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope",
 ///    scope="<the scopes lacking, space-separated>"` (RFC 6750 §3.1);
 /// 2. on a surface that needs a tenant ([`Surface::requiring_tenant`]): the verified caller's
-///    tenant, else the header `X-Tenant-ID` (1 to 128 visible ASCII characters). A header that
+///    tenant, else the header `X-Tenant-ID` (1 to 128 visible ASCII characters, no comma). A header that
 ///    names another tenant than the verified one is 400 `tenant_mismatch` (a verified claim is
 ///    never overridden); no tenant, or a header that is no tenant id, is 400 `tenant_required`;
 /// 3. the surface's tenant policy ([`Surface::with_tenant_policy`]), if any: `Denied` is 403
@@ -67,10 +67,11 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
     Ok(caller.with_tenant(tenant))
 }
 
-/// Whether `text` is a tenant id: 1 to 128 visible ASCII characters (the header's rule, and a
-/// verified tenant claim's).
+/// Whether `text` is a tenant id: 1 to 128 visible ASCII characters other than a comma (the
+/// header's rule, and a verified tenant claim's). A comma separates the values of a header
+/// field sent twice (RFC 9110 §5.3): `X-Tenant-ID: acme,globex` names two tenants, not one.
 pub(crate) fn is_tenant_id(text: &str) -> bool {
-    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic())
+    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic() && b != b',')
 }
 
 /// The tenant the `X-Tenant-ID` header names, if sent: `Err` when a value is not 1 to 128
@@ -160,7 +161,9 @@ mod tests {
         assert_eq!(tenant(&[b"acme"]), Ok(Some("acme".to_owned())));
         assert_eq!(tenant(&[b"acme", b"acme"]), Ok(Some("acme".to_owned())));
         let long = "t".repeat(10_000);
-        let refused: [&[&[u8]]; 7] = [
+        let refused: [&[&[u8]]; 9] = [
+            &[b"acme,globex"],
+            &[b"acme, globex"],
             &[],
             &[b"acme", b"globex"],
             &[b""],

@@ -367,7 +367,30 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let layer = self.layer.clone();
         Box::pin(async move {
-            match layer.verify(request.headers()).await {
+            // A verification that waits (a JWKS refetch) gives up the request's place in
+            // flight under `serve`, and takes it again once verified: a token holds no place
+            // while its key is fetched.
+            let place = request.extensions().get::<super::serve::Place>().cloned();
+            let verified = {
+                let mut verifying = std::pin::pin!(layer.verify(request.headers()));
+                match std::future::poll_fn(|cx| Poll::Ready(verifying.as_mut().poll(cx))).await {
+                    Poll::Ready(verified) => verified,
+                    Poll::Pending => {
+                        if let Some(place) = &place {
+                            place.give_up();
+                        }
+                        verifying.await
+                    }
+                }
+            };
+            // The place counts under the verified caller's share from now on.
+            if let (Ok(caller), Some(place)) = (&verified, &place)
+                && let Err(refused) = place.identified(&caller.key()).await
+            {
+                tracing::warn!("request refused: {}", refused.message());
+                return Ok(refused.into_response_as(layer.body));
+            }
+            match verified {
                 Ok(caller) => {
                     request.extensions_mut().insert(caller);
                     inner.call(request).await
@@ -498,10 +521,11 @@ where
 /// # Errors
 /// `payload_too_large` (413) when `Content-Length` says more than `limit`, or when the body
 /// grows past it while read (the rest is not read). Under [`serve`](super::serve), whose bounds
-/// cut a body's stream: `request_timeout` (408) past its body read timeout,
-/// `service_unavailable` (503, with `Retry-After`) past its budget of body bytes. A body whose
-/// stream fails otherwise (the client went away) is answered `payload_too_large`, since nothing
-/// can be served from it.
+/// cut a body's stream: `request_timeout` (408) past its body read timeout or under its minimum
+/// rate, `service_unavailable` (503, with `Retry-After`) past its budget of body bytes or when
+/// no place in flight came, `rate_limited` (429) past its caller's share. A body whose stream
+/// breaks off (the client went away before its `Content-Length`) is answered
+/// `malformed_request` (400, [`TransportError::incomplete_body`]).
 pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TransportError> {
     read_body_declared(content_length(headers), body, limit).await
 }
@@ -523,7 +547,9 @@ pub(crate) async fn read_body_declared(
     use http_body_util::BodyExt;
     let refused = |e: Box<dyn std::error::Error + Send + Sync>| match BodyRefused::find(&*e) {
         Some(refused) => refused.transport_error(),
-        None => TransportError::payload_too_large(limit),
+        None if e.is::<http_body_util::LengthLimitError>() => TransportError::payload_too_large(limit),
+        // The stream broke off (the client closed before the end): no body to serve.
+        None => TransportError::incomplete_body(declared),
     };
     let mut body = http_body_util::Limited::new(body, limit);
     // A body that arrives as one chunk (most) is that chunk, not copied; more are joined.
@@ -548,14 +574,41 @@ pub(crate) async fn read_body_declared(
 /// error sources and answers as a transport error.
 #[derive(Debug)]
 pub(crate) enum BodyRefused {
-    Timeout { limit_ms: u64 },
-    Budget { limit_bytes: usize, retry_after_seconds: u64 },
+    Timeout {
+        limit_ms: u64,
+    },
+    /// Under the minimum rate, in bytes a second.
+    TooSlow {
+        min_rate: usize,
+    },
+    Budget {
+        limit_bytes: usize,
+        retry_after_seconds: u64,
+    },
+    /// Read whole, but its caller already holds its share of the places in flight.
+    RateLimited {
+        share: usize,
+        retry_after_seconds: u64,
+    },
+    /// Read whole, but no place in flight came within the queue's wait.
+    Busy {
+        max_in_flight: usize,
+        retry_after_seconds: u64,
+    },
 }
 
 impl BodyRefused {
     pub(crate) fn transport_error(&self) -> TransportError {
         match *self {
             BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
+            BodyRefused::TooSlow { min_rate } => TransportError::request_too_slow(min_rate),
+            BodyRefused::RateLimited { share, retry_after_seconds } => {
+                TransportError::rate_limited(share, retry_after_seconds)
+            }
+            BodyRefused::Busy { max_in_flight, retry_after_seconds } => TransportError::service_unavailable(
+                &format!("this server is at its bound of {max_in_flight} requests in flight"),
+                retry_after_seconds,
+            ),
             BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
                 &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
                 retry_after_seconds,
@@ -580,6 +633,13 @@ impl fmt::Display for BodyRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
+            BodyRefused::TooSlow { min_rate } => write!(f, "the body arrived under {min_rate} bytes a second"),
+            BodyRefused::RateLimited { share, .. } => {
+                write!(f, "its caller already holds its share of {share} requests in flight")
+            }
+            BodyRefused::Busy { max_in_flight, .. } => {
+                write!(f, "no place among the {max_in_flight} requests in flight within the queue's wait")
+            }
             BodyRefused::Budget { limit_bytes, .. } => {
                 write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
             }

@@ -39,10 +39,13 @@ use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 ///
 /// | when | HTTP | `error` |
 /// |---|---|---|
-/// | more connections open than [`max_connections`](Serve::max_connections) | 503, `Retry-After`, then closed | `service_unavailable` (always the plain shape: no request was read) |
-/// | more requests in flight than [`max_in_flight`](Serve::max_in_flight) | 503, `Retry-After` | `service_unavailable` |
+/// | more connections open than [`max_connections`](Serve::max_connections), none of them closable for it | 503, `Retry-After`, then closed | `service_unavailable` (always the plain shape: no request was read) |
+/// | a new connection from an address holding [`max_unfinished_heads_per_peer`](Serve::max_unfinished_heads_per_peer) unfinished heads | 503, `Retry-After`, then closed | `service_unavailable` (plain) |
+/// | more requests in flight than [`max_in_flight`](Serve::max_in_flight), after a second's wait in its queue for a request with a body | 503, `Retry-After` | `service_unavailable` |
+/// | more bodies being read from one address than [`max_bodies_per_peer`](Serve::max_bodies_per_peer) | 503, `Retry-After` | `service_unavailable` |
+/// | a caller (verified subject, else the address) past its share, [`max_in_flight_per_caller`](Serve::max_in_flight_per_caller) | 429, `Retry-After` | `rate_limited` |
 /// | the bodies being read hold more than [`body_budget_bytes`](Serve::body_budget_bytes) | 503, `Retry-After` | `service_unavailable` |
-/// | the body not read within [`body_read_timeout`](Serve::body_read_timeout) | 408, `Connection: close` | `request_timeout` |
+/// | the body not read within [`body_read_timeout`](Serve::body_read_timeout), or arriving under [`min_data_rate`](Serve::min_data_rate) | 408, `Connection: close` | `request_timeout` |
 /// | a `Host` the server does not serve ([`AllowedHosts`]) | 403 | `forbidden_host` |
 /// | a path no route serves (the router's own empty 404) | 404 | `not_found`, naming the [`routes`](Serve::routes) |
 /// | a method the route does not take (the router's own empty 405) | 405, `Allow` | `method_not_allowed` |
@@ -117,7 +120,11 @@ struct Limits {
     body_read_timeout: Duration,
     write_stall_timeout: Duration,
     max_connections: usize,
+    max_unfinished_heads_per_peer: usize,
+    max_bodies_per_peer: usize,
+    min_data_rate: usize,
     max_in_flight: usize,
+    max_in_flight_per_caller: Option<usize>,
     body_budget_bytes: usize,
     max_header_bytes: usize,
     keep_alive: bool,
@@ -131,7 +138,11 @@ impl Default for Limits {
             body_read_timeout: Serve::DEFAULT_BODY_READ_TIMEOUT,
             write_stall_timeout: Serve::DEFAULT_WRITE_STALL_TIMEOUT,
             max_connections: Serve::DEFAULT_MAX_CONNECTIONS,
+            max_unfinished_heads_per_peer: Serve::DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER,
+            max_bodies_per_peer: Serve::DEFAULT_MAX_BODIES_PER_PEER,
+            min_data_rate: Serve::DEFAULT_MIN_DATA_RATE,
             max_in_flight: Serve::DEFAULT_MAX_IN_FLIGHT,
+            max_in_flight_per_caller: None,
             body_budget_bytes: Serve::DEFAULT_BODY_BUDGET_BYTES,
             max_header_bytes: Serve::DEFAULT_MAX_HEADER_BYTES,
             keep_alive: true,
@@ -178,6 +189,13 @@ impl Serve {
     /// The default [`max_connections`](Self::max_connections): 512, half the common limit of
     /// 1,024 open files.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// The default [`max_unfinished_heads_per_peer`](Self::max_unfinished_heads_per_peer): 64.
+    pub const DEFAULT_MAX_UNFINISHED_HEADS_PER_PEER: usize = 64;
+    /// The default [`max_bodies_per_peer`](Self::max_bodies_per_peer): 64.
+    pub const DEFAULT_MAX_BODIES_PER_PEER: usize = 64;
+    /// The default [`min_data_rate`](Self::min_data_rate): 240 bytes a second (Kestrel's
+    /// `MinRequestBodyDataRate`).
+    pub const DEFAULT_MIN_DATA_RATE: usize = 240;
     /// The default [`max_in_flight`](Self::max_in_flight): 128 requests.
     pub const DEFAULT_MAX_IN_FLIGHT: usize = 128;
     /// The default [`body_budget_bytes`](Self::body_budget_bytes): 64 MiB.
@@ -217,19 +235,76 @@ impl Serve {
     }
 
     /// How many connections are open at once, at most (each is a file descriptor and a task).
-    /// A connection past the bound is answered `503 service_unavailable` with `Retry-After`
-    /// before its request is read, and closed. Default 512; at least 1.
+    /// When the bound is reached, a new connection closes a connection that waits for a request
+    /// head (an unfinished head, or an idle kept-alive connection): the one waiting longest of
+    /// the peer address holding the most such connections, so that a flood from some addresses
+    /// never keeps another address out. When every connection is serving a request, a new one
+    /// is answered `503 service_unavailable` with `Retry-After` before its request is read, and
+    /// closed. Default 512; at least 1.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.limits.max_connections = connections.clamp(1, u32::MAX as usize);
         self
     }
 
-    /// How many requests are being answered at once, at most, across all connections (from the
-    /// end of the head to the response). A request past the bound is answered
-    /// `503 service_unavailable` with `Retry-After` before any route sees it. Default 128; at
-    /// least 1.
+    /// How many unfinished request heads one peer address holds at once, at most: connections
+    /// of that address on which some bytes of a head have arrived, but not the whole head. A
+    /// new connection from an address already holding this many is answered
+    /// `503 service_unavailable` with `Retry-After` before its request is read, and closed
+    /// (nginx's `limit_conn` per address, for heads). Idle connections (no byte of a head yet)
+    /// are not counted: a client opening many kept-alive connections at once is not refused.
+    /// Default 64; at least 1.
+    pub fn max_unfinished_heads_per_peer(mut self, heads: usize) -> Self {
+        self.limits.max_unfinished_heads_per_peer = heads.max(1);
+        self
+    }
+
+    /// How many request bodies one peer address sends at once, at most (requests whose head
+    /// has arrived and whose body is still being read). A request past it is answered
+    /// `503 service_unavailable` with `Retry-After` before any route sees it. A body being read
+    /// holds no place under [`max_in_flight`](Self::max_in_flight): bodies sent slowly, or never
+    /// finished, keep no other client from being served. Default 64; at least 1.
+    pub fn max_bodies_per_peer(mut self, bodies: usize) -> Self {
+        self.limits.max_bodies_per_peer = bodies.max(1);
+        self
+    }
+
+    /// The lowest rate, in bytes a second, at which a request head and a request body must
+    /// keep arriving. A head, once its first byte has arrived: one second after that byte, and
+    /// from then on, a head with fewer than this many bytes a second since its first byte is
+    /// closed unanswered, as one past [`header_read_timeout`](Self::header_read_timeout) is (a
+    /// trickled head, slowloris). A body: one second after its head, and from then on, a body
+    /// with fewer than this many bytes a second since its head fails its stream, and
+    /// [`read_body`](super::read_body) answers `408 request_timeout`, `Connection: close`. A
+    /// head or body that arrives whole (the usual one) is never measured. Default 240 B/s (a
+    /// 4 MiB body has 17 s); 0 turns the rule off.
+    pub fn min_data_rate(mut self, bytes_per_second: usize) -> Self {
+        self.limits.min_data_rate = bytes_per_second;
+        self
+    }
+
+    /// How many requests are being answered at once, at most, across all connections: a
+    /// request without a body from the end of its head to its response, one with a body from
+    /// the end of its body (when the handler has read it whole) to its response, so a body
+    /// sent slowly or never finished holds no place. A request without a body past the bound
+    /// is answered `503 service_unavailable` with `Retry-After` before any route sees it; one
+    /// with a body waits in a queue (at most this many requests, at most a second) and is
+    /// then refused the same way through its body's stream ([`read_body`](super::read_body)
+    /// answers it). A handler that answers without reading its body to the end takes no place.
+    /// Default 128; at least 1.
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.limits.max_in_flight = requests.clamp(1, Semaphore::MAX_PERMITS);
+        self
+    }
+
+    /// How many of the requests in flight ([`max_in_flight`](Self::max_in_flight)) one caller
+    /// holds at once, at most: the caller an [`AuthLayer`](super::AuthLayer) verified (its
+    /// [`Caller::key`](crate::Caller::key): subject with tenant), else the peer's address. A
+    /// request past its caller's share is answered `429 rate_limited` with `Retry-After`
+    /// ([`TransportError::rate_limited`]): that caller alone is refused while others are served.
+    /// Default a quarter of `max_in_flight` (32 of 128); at least 1 (a share above
+    /// `max_in_flight` is none).
+    pub fn max_in_flight_per_caller(mut self, requests: usize) -> Self {
+        self.limits.max_in_flight_per_caller = Some(requests.max(1));
         self
     }
 
@@ -238,9 +313,10 @@ impl Serve {
     /// body is dropped (after the handler has read it, or given up). A chunk past the budget
     /// fails the body's stream and [`read_body`](super::read_body) answers `503 service_unavailable` with
     /// `Retry-After`. Default 64 MiB. The first 64 KiB of each body are bounded by
-    /// [`max_in_flight`](Self::max_in_flight) instead, so small requests are served while large
-    /// bodies hold the budget: bodies hold at most this budget plus 64 KiB per request in
-    /// flight (72 MiB by default), and each connection's read buffer at most 64 KiB more.
+    /// [`max_connections`](Self::max_connections) instead (one body a connection), so small
+    /// requests are served while large bodies hold the budget: bodies hold at most this budget
+    /// plus 64 KiB per open connection (96 MiB by default), and each connection's read buffer
+    /// at most 64 KiB more.
     pub fn body_budget_bytes(mut self, bytes: usize) -> Self {
         self.limits.body_budget_bytes = bytes;
         self
@@ -308,6 +384,13 @@ impl Serve {
             &format!("this server is at its bound of {} open connections", limits.max_connections),
             limits.retry_after_seconds,
         );
+        let heads = TransportError::service_unavailable(
+            &format!(
+                "this address already holds this server's bound of {} unfinished request heads",
+                limits.max_unfinished_heads_per_peer
+            ),
+            limits.retry_after_seconds,
+        );
         let shared = Arc::new(Shared {
             router: self.router,
             hosts,
@@ -315,7 +398,12 @@ impl Serve {
             json_rpc_paths: self.json_rpc_paths,
             in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
             budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
+            queued: AtomicUsize::new(0),
+            callers: std::sync::Mutex::default(),
+            share: limits.max_in_flight_per_caller.unwrap_or(limits.max_in_flight / 4).max(1),
             busy_reply: Bytes::from(raw_response(503, "Service Unavailable", &busy, None)),
+            heads_reply: Bytes::from(raw_response(503, "Service Unavailable", &heads, None)),
+            registry: Registry::default(),
             limits,
         });
         let max_connections = shared.limits.max_connections;
@@ -339,11 +427,34 @@ impl Serve {
                     continue;
                 }
             };
+            if shared.registry.unfinished_heads(peer.ip()) >= shared.limits.max_unfinished_heads_per_peer {
+                refuse(stream, peer, &shared, &lingering, RefusedFor::Heads);
+                continue;
+            }
             match Arc::clone(&connections).try_acquire_owned() {
                 Ok(permit) => {
-                    tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit));
+                    let registered = Tracked::registered(&shared, peer);
+                    tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit, registered));
                 }
-                Err(_) => refuse(stream, peer, &shared, &lingering),
+                // Full: the longest wait for a head of the address holding the most is closed,
+                // and its place taken once it is.
+                Err(_) if shared.registry.evict_one(peer.ip(), max_connections) => {
+                    let (shared, connections, stopping) =
+                        (Arc::clone(&shared), Arc::clone(&connections), stopping.clone());
+                    let lingering = Arc::clone(&lingering);
+                    tokio::spawn(async move {
+                        let waited = tokio::time::timeout(LINGER, connections.acquire_owned()).await;
+                        shared.registry.unclaim();
+                        match waited {
+                            Ok(Ok(permit)) => {
+                                let registered = Tracked::registered(&shared, peer);
+                                connection(stream, peer, shared, stopping, permit, registered).await;
+                            }
+                            _ => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
+                        }
+                    });
+                }
+                Err(_) => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
             }
         }
         drop(listener);
@@ -379,10 +490,193 @@ struct Shared {
     json_rpc_paths: Vec<String>,
     in_flight: Arc<Semaphore>,
     budget: Budget,
+    /// Requests waiting for a place in flight.
+    queued: AtomicUsize,
+    /// The places in flight each caller holds, and the most one may hold.
+    callers: std::sync::Mutex<std::collections::HashMap<Box<str>, usize>>,
+    share: usize,
     busy_reply: Bytes,
+    heads_reply: Bytes,
+    registry: Registry,
+}
+
+/// The open connections of one server, by peer address: what the fair bounds read.
+#[derive(Default)]
+struct Registry {
+    peers: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, Peer>>,
+    /// Connections closed to make room and not yet gone, and the new connections waiting for
+    /// the places they leave.
+    evicted: AtomicUsize,
+    claimed: AtomicUsize,
+}
+
+/// One peer address's open connections, and its request bodies being read.
+#[derive(Default)]
+struct Peer {
+    connections: Vec<Arc<Tracked>>,
+    bodies: Arc<AtomicUsize>,
+}
+
+/// One open connection, as its [`HeadClock`], its requests and the [`Registry`] see it.
+struct Tracked {
+    /// The [`HeadClock`] phase: `BUSY` from a head to its response.
+    phase: AtomicU8,
+    /// Some bytes of the head awaited have arrived (an unfinished head, not an idle
+    /// connection).
+    started: std::sync::atomic::AtomicBool,
+    /// When the wait for a head began, in milliseconds since the tracking's `EPOCH`.
+    since_ms: std::sync::atomic::AtomicU64,
+    /// Closed by the server to make room ([`Registry::evict_one`]).
+    evicted: std::sync::atomic::AtomicBool,
+    close: tokio::sync::Notify,
+}
+
+/// The origin of [`Tracked::since_ms`].
+static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+fn millis_since_epoch(at: std::time::Instant) -> u64 {
+    let epoch = *EPOCH.get_or_init(std::time::Instant::now);
+    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Tracked {
+    fn new() -> Self {
+        Tracked {
+            phase: AtomicU8::new(REARM),
+            started: std::sync::atomic::AtomicBool::new(false),
+            since_ms: std::sync::atomic::AtomicU64::new(millis_since_epoch(std::time::Instant::now())),
+            evicted: std::sync::atomic::AtomicBool::new(false),
+            close: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// A new connection of `peer`, in the registry until the returned place is dropped.
+    fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
+        let tracked = Arc::new(Tracked::new());
+        let bodies = shared.registry.add(peer.ip(), &tracked);
+        Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, bodies }
+    }
+
+    /// Waits for a request head (idle or unfinished).
+    fn waits_for_head(&self) -> bool {
+        !self.evicted.load(Ordering::Relaxed) && matches!(self.phase.load(Ordering::Relaxed), REARM | WAITING)
+    }
+}
+
+impl Registry {
+    /// Adds a connection of `ip`: the count of `ip`'s bodies being read.
+    fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<AtomicUsize> {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let peer = peers.entry(ip).or_default();
+        peer.connections.push(Arc::clone(tracked));
+        Arc::clone(&peer.bodies)
+    }
+
+    fn remove(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tracked.evicted.load(Ordering::Relaxed) {
+            self.evicted.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Some(peer) = peers.get_mut(&ip) {
+            peer.connections.retain(|c| !Arc::ptr_eq(c, tracked));
+            if peer.connections.is_empty() {
+                peers.remove(&ip);
+            }
+        }
+    }
+
+    /// The unfinished heads of `ip`'s connections.
+    fn unfinished_heads(&self, ip: std::net::IpAddr) -> usize {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        peers.get(&ip).map_or(0, |peer| {
+            peer.connections.iter().filter(|c| c.waits_for_head() && c.started.load(Ordering::Relaxed)).count()
+        })
+    }
+
+    /// Closes the connection waiting longest for a head of the address with the most waiting,
+    /// for a new connection of `ip`: whether the new connection has a claim on the place it
+    /// leaves (or on one that an earlier closing leaves unclaimed), given up with
+    /// [`unclaim`](Self::unclaim). None is closed when `ip` itself holds the most (it would
+    /// only take its own place), nor when `ip` holds its fair share already: the bound over the
+    /// addresses with open connections (so addresses that flood make no room for one another
+    /// and a fresh address finds its room).
+    fn evict_one(&self, ip: std::net::IpAddr, max_connections: usize) -> bool {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let claim = || {
+            self.claimed.fetch_add(1, Ordering::AcqRel);
+            true
+        };
+        let mut heaviest: Option<(usize, &Arc<Tracked>, &std::net::IpAddr)> = None;
+        for (ip, Peer { connections, .. }) in peers.iter() {
+            let mut waiting = 0;
+            let mut oldest: Option<&Arc<Tracked>> = None;
+            for c in connections.iter().filter(|c| c.waits_for_head()) {
+                waiting += 1;
+                if oldest.is_none_or(|o| c.since_ms.load(Ordering::Relaxed) < o.since_ms.load(Ordering::Relaxed)) {
+                    oldest = Some(c);
+                }
+            }
+            if let Some(oldest) = oldest
+                && heaviest.is_none_or(|(most, ..)| waiting > most)
+            {
+                heaviest = Some((waiting, oldest, ip));
+            }
+        }
+        let own = peers.get(&ip).map_or(0, |peer| peer.connections.len());
+        let share = (max_connections / (peers.len() + usize::from(!peers.contains_key(&ip)))).max(1);
+        if own >= share {
+            return false;
+        }
+        let Some((waiting, victim, victim_ip)) = heaviest.filter(|(waiting, ..)| own < *waiting) else {
+            // A connection closed for an earlier one, and not claimed by it (it came in meanwhile).
+            let unclaimed = self.evicted.load(Ordering::Acquire) > self.claimed.load(Ordering::Acquire);
+            return unclaimed && claim();
+        };
+        let ip = victim_ip;
+        self.evicted.fetch_add(1, Ordering::AcqRel);
+        victim.evicted.store(true, Ordering::Relaxed);
+        victim.close.notify_one();
+        tracing::info!(
+            peer = %ip,
+            "connection closed: this server is at its bound of open connections, and this address holds the most \
+             ({waiting}) waiting for a request head"
+        );
+        claim()
+    }
+
+    /// A claim of [`evict_one`](Self::evict_one) is given up (its place taken, or not come).
+    fn unclaim(&self) {
+        self.claimed.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Shared {
+    /// One more place for `key`, unless it holds its share.
+    fn enter(&self, key: &str) -> bool {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match callers.get_mut(key) {
+            Some(held) if *held >= self.share => false,
+            Some(held) => {
+                *held += 1;
+                true
+            }
+            None => {
+                callers.insert(key.into(), 1);
+                true
+            }
+        }
+    }
+
+    fn leave(&self, key: &str) {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = callers.get_mut(key) {
+            *held -= 1;
+            if *held == 0 {
+                callers.remove(key);
+            }
+        }
+    }
+
     fn shape(&self, path: &str) -> ErrorBody {
         if self.json_rpc_paths.iter().any(|p| p == path) { ErrorBody::JsonRpc } else { ErrorBody::Plain }
     }
@@ -434,13 +728,25 @@ fn raw_response(status: u16, reason: &str, error: &TransportError, date: Option<
 
 /// A connection over the bound: answered 503 and closed. Draining what the client sent before
 /// closing lets it read the answer (closing a socket with unread data resets it).
-fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<Semaphore>) {
-    tracing::warn!(
-        %peer,
-        "connection refused: this server is at its bound of {} open connections",
-        shared.limits.max_connections
-    );
-    let reply = shared.busy_reply.clone();
+fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<Semaphore>, why: RefusedFor) {
+    let reply = match why {
+        RefusedFor::Connections => {
+            tracing::warn!(
+                %peer,
+                "connection refused: this server is at its bound of {} open connections",
+                shared.limits.max_connections
+            );
+            shared.busy_reply.clone()
+        }
+        RefusedFor::Heads => {
+            tracing::warn!(
+                %peer,
+                "connection refused: this address holds this server's bound of {} unfinished request heads",
+                shared.limits.max_unfinished_heads_per_peer
+            );
+            shared.heads_reply.clone()
+        }
+    };
     match Arc::clone(lingering).try_acquire_owned() {
         Ok(permit) => {
             tokio::spawn(async move {
@@ -453,6 +759,13 @@ fn refuse(stream: TcpStream, peer: SocketAddr, shared: &Shared, lingering: &Arc<
             let _ = stream.try_write(&reply);
         }
     }
+}
+
+/// Why a connection is refused before its request is read.
+#[derive(Clone, Copy)]
+enum RefusedFor {
+    Connections,
+    Heads,
 }
 
 async fn linger(mut stream: TcpStream, reply: Bytes) -> io::Result<()> {
@@ -478,11 +791,12 @@ async fn connection(
     shared: Arc<Shared>,
     mut stopping: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
+    registered: Registered,
 ) {
     let _ = stream.set_nodelay(true);
     let limits = &shared.limits;
-    let phase = Arc::new(AtomicU8::new(REARM));
-    let head = HeadClock::new(limits.header_read_timeout, Arc::clone(&phase), peer);
+    let tracked = Arc::clone(&registered.tracked);
+    let head = HeadClock::new(limits.header_read_timeout, limits.min_data_rate, Arc::clone(&tracked), peer);
     let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head, limits.write_stall_timeout, peer));
     let mut http = hyper::server::conn::http1::Builder::new();
     // The header read timeout is `HeadClock`'s: hyper's own makes a timer for each request.
@@ -492,7 +806,12 @@ async fn connection(
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
         .writev(false);
-    let service = PerRequest { shared: Arc::clone(&shared), peer, phase };
+    let service = PerRequest {
+        shared: Arc::clone(&shared),
+        peer,
+        phase: Arc::clone(&tracked),
+        bodies: Arc::clone(&registered.bodies),
+    };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
     let result = tokio::select! {
@@ -501,6 +820,8 @@ async fn connection(
             conn.as_mut().graceful_shutdown();
             conn.await
         }
+        // Closed to make room (logged where it was chosen).
+        () = tracked.close.notified() => return,
     };
     let Err(e) = result else { return };
     if HeadClock::ended(&e) {
@@ -511,6 +832,21 @@ async fn connection(
         tracing::info!(%peer, "connection closed: a malformed request head ({e})");
     } else {
         tracing::debug!(%peer, "connection closed: {e}");
+    }
+}
+
+/// A connection's place in the [`Registry`], left when the connection ends.
+struct Registered {
+    shared: Arc<Shared>,
+    ip: std::net::IpAddr,
+    tracked: Arc<Tracked>,
+    /// The request bodies of the address being read.
+    bodies: Arc<AtomicUsize>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.shared.registry.remove(self.ip, &self.tracked);
     }
 }
 
@@ -526,7 +862,9 @@ struct PerRequest {
     shared: Arc<Shared>,
     peer: SocketAddr,
     /// The connection's [`HeadClock`] phase: `BUSY` from a head to its response.
-    phase: Arc<AtomicU8>,
+    phase: Arc<Tracked>,
+    /// The request bodies of the peer's address being read.
+    bodies: Arc<AtomicUsize>,
 }
 
 /// The answer to one request: refused at once, or the router's answer on its way (no future
@@ -537,11 +875,175 @@ enum Answer {
     Routed(Routed),
 }
 
+/// A request's place under `max_in_flight`, shared by its answer, its body and the layers
+/// before its route (a request extension): taken with its head for a request without a body,
+/// once its body is read whole for one with a body; released when the last of them drops it.
+/// Its caller's count under [`Serve::max_in_flight_per_caller`] goes with it: the caller the
+/// [`AuthLayer`](super::AuthLayer) verified ([`Place::identify`]), else the peer's address.
+/// The layer gives the place up while a verification waits (a JWKS refetch) and takes it again,
+/// through the queue, once the caller is verified.
+#[derive(Clone)]
+pub(crate) struct Place(Arc<PlaceInner>);
+
+struct PlaceInner {
+    shared: Arc<Shared>,
+    peer: std::net::IpAddr,
+    state: std::sync::Mutex<PlaceState>,
+}
+
+#[derive(Default)]
+struct PlaceState {
+    permit: Option<OwnedSemaphorePermit>,
+    /// The verified caller's key ([`Caller::key`](crate::Caller::key)).
+    caller: Option<Box<str>>,
+    /// The key the place is counted under among the callers' shares.
+    counted: Option<Box<str>>,
+    /// Given up while a verification waited: taken again after it.
+    given_up: bool,
+}
+
+impl Drop for PlaceInner {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(key) = state.counted.take() {
+            self.shared.leave(&key);
+        }
+    }
+}
+
+impl Place {
+    fn new(shared: Arc<Shared>, peer: std::net::IpAddr) -> Place {
+        Place(Arc::new(PlaceInner { shared, peer, state: std::sync::Mutex::new(PlaceState::default()) }))
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, PlaceState> {
+        self.0.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn held(&self) -> bool {
+        self.state().permit.is_some()
+    }
+
+    /// The key the caller's share is counted under.
+    fn key(state: &PlaceState, peer: std::net::IpAddr) -> Box<str> {
+        state.caller.clone().unwrap_or_else(|| format!("peer {peer}").into())
+    }
+
+    /// Counts the place under its caller's share.
+    fn enter(&self, state: &mut PlaceState) -> Result<(), BodyRefused> {
+        if state.counted.is_some() {
+            return Ok(());
+        }
+        let key = Self::key(state, self.0.peer);
+        if !self.0.shared.enter(&key) {
+            return Err(self.rate_limited());
+        }
+        state.counted = Some(key);
+        Ok(())
+    }
+
+    fn leave(&self, state: &mut PlaceState) {
+        if let Some(key) = state.counted.take() {
+            self.0.shared.leave(&key);
+        }
+    }
+
+    fn rate_limited(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::RateLimited { share: self.0.shared.share, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    fn busy(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    /// Takes a place now, if one is free: `Ok(false)` when none is.
+    fn take_now(&self) -> Result<bool, BodyRefused> {
+        let mut state = self.state();
+        self.enter(&mut state)?;
+        match Arc::clone(&self.0.shared.in_flight).try_acquire_owned() {
+            Ok(permit) => {
+                state.permit = Some(permit);
+                Ok(true)
+            }
+            Err(_) => {
+                self.leave(&mut state);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Takes a place, waiting in the queue at most [`IN_FLIGHT_QUEUE_WAIT`].
+    async fn take(self) -> Result<(), BodyRefused> {
+        if self.take_now()? {
+            return Ok(());
+        }
+        self.enter(&mut self.state())?;
+        match queued_place(Arc::clone(&self.0.shared)).await {
+            Some(permit) => {
+                self.state().permit = Some(permit);
+                Ok(())
+            }
+            None => {
+                self.leave(&mut self.state());
+                Err(self.busy())
+            }
+        }
+    }
+
+    /// A verification is about to wait: the place, if held, is given up until
+    /// [`identified`](Self::identified).
+    pub(crate) fn give_up(&self) {
+        let mut state = self.state();
+        if state.permit.take().is_some() {
+            state.given_up = true;
+        }
+        self.leave(&mut state);
+    }
+
+    /// The caller is verified as `key`: the place is counted under that caller's share from
+    /// now on (taken again, through the queue, if given up while the verification waited).
+    ///
+    /// # Errors
+    /// `rate_limited` (429) when the caller already holds its share; `service_unavailable`
+    /// (503) when no place came within the queue's wait. Either with `Retry-After`.
+    pub(crate) async fn identified(&self, key: &str) -> Result<(), TransportError> {
+        let retake = {
+            let mut state = self.state();
+            state.caller = Some(key.into());
+            if state.counted.as_deref().is_some_and(|counted| counted != key) {
+                self.leave(&mut state);
+                if let Err(refused) = self.enter(&mut state) {
+                    state.permit = None;
+                    return Err(refused.transport_error());
+                }
+            }
+            std::mem::take(&mut state.given_up)
+        };
+        if retake {
+            self.clone().take().await.map_err(|refused| refused.transport_error())?;
+        }
+        Ok(())
+    }
+}
+
+/// A place in flight: at once, or after waiting in the queue at most
+/// [`IN_FLIGHT_QUEUE_WAIT`] (when the queue is shorter than the places); `None` past it.
+async fn queued_place(shared: Arc<Shared>) -> Option<OwnedSemaphorePermit> {
+    if let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() {
+        return Some(permit);
+    }
+    let _place = Queued::join(&shared)?;
+    let in_flight = Arc::clone(&shared.in_flight);
+    tokio::time::timeout(IN_FLIGHT_QUEUE_WAIT, in_flight.acquire_owned()).await.ok()?.ok()
+}
+
 /// A request handed to the router, with what its answer needs once it comes.
 struct Routed {
     future: axum::routing::future::RouteFuture<Infallible>,
     /// Released when the answer comes (the bound on requests in flight).
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Place>,
     request: PerRequest,
     method: Method,
     uri: Uri,
@@ -578,7 +1080,7 @@ impl PerRequest {
 /// taken its last frame, or will send none).
 struct Ended {
     body: Body,
-    phase: Arc<AtomicU8>,
+    phase: Arc<Tracked>,
 }
 
 impl hyper::body::Body for Ended {
@@ -600,7 +1102,7 @@ impl hyper::body::Body for Ended {
 
 impl Drop for Ended {
     fn drop(&mut self) {
-        let _ = self.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self.phase.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -611,7 +1113,8 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
 
     fn call(&self, request: Request<Incoming>) -> Answer {
         // A whole head arrived: no header timeout until its response is written.
-        self.phase.store(BUSY, Ordering::Relaxed);
+        self.phase.phase.store(BUSY, Ordering::Relaxed);
+        self.phase.started.store(false, Ordering::Relaxed);
         let shared = Arc::clone(&self.shared);
         let peer = self.peer;
         if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
@@ -619,19 +1122,48 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             let response = error.into_response_as(shared.shape(request.uri().path()));
             return Answer::Ready(Some(self.ended(response)));
         }
-        let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() else {
-            let bound = format!("this server is at its bound of {} requests in flight", shared.limits.max_in_flight);
+        use hyper::body::Body as _;
+        let refused = |bound: String| {
             tracing::warn!(%peer, "request refused: {bound}");
             let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
             let response = error.into_response_as(shared.shape(request.uri().path()));
-            return Answer::Ready(Some(self.ended(response)));
+            Answer::Ready(Some(self.ended(response)))
+        };
+        let place = Place::new(Arc::clone(&shared), peer.ip());
+        let after_body = if request.body().is_end_stream() {
+            match place.take_now() {
+                Ok(true) => None,
+                Ok(false) => {
+                    return refused(format!(
+                        "this server is at its bound of {} requests in flight",
+                        shared.limits.max_in_flight
+                    ));
+                }
+                Err(limited) => {
+                    tracing::warn!(%peer, "request refused: {limited}");
+                    let response = limited.transport_error().into_response_as(shared.shape(request.uri().path()));
+                    return Answer::Ready(Some(self.ended(response)));
+                }
+            }
+        } else {
+            // A body is read before the request takes a place in flight: a client that sends
+            // it slowly, or never, holds no place; its address holds a bounded number.
+            let bound = shared.limits.max_bodies_per_peer;
+            if self.bodies.fetch_add(1, Ordering::AcqRel) >= bound {
+                self.bodies.fetch_sub(1, Ordering::AcqRel);
+                return refused(format!(
+                    "this address already sends this server's bound of {bound} request bodies at once"
+                ));
+            }
+            Some((place.clone(), Arc::clone(&self.bodies)))
         };
         let method = request.method().clone();
         let uri = request.uri().clone();
-        let (parts, body) = request.into_parts();
-        let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer));
+        let (mut parts, body) = request.into_parts();
+        parts.extensions.insert(place.clone());
+        let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer, after_body));
         let future = shared.router.clone().call(Request::from_parts(parts, body));
-        Answer::Routed(Routed { future, permit: Some(permit), request: self.clone(), method, uri })
+        Answer::Routed(Routed { future, permit: Some(place), request: self.clone(), method, uri })
     }
 }
 
@@ -660,7 +1192,8 @@ impl Budget {
 type BoxError = Box<dyn StdError + Send + Sync>;
 
 /// A request body under the server's bounds: its chunks counted against the shared budget as
-/// they arrive (released when the body is dropped), and its deadline.
+/// they arrive (released when the body is dropped), its deadline and minimum rate, and, once
+/// read whole, its request's place in flight.
 struct Budgeted {
     inner: Incoming,
     shared: Arc<Shared>,
@@ -669,36 +1202,144 @@ struct Budgeted {
     seen: usize,
     /// Of them, those counted against the budget.
     held: usize,
-    /// When the body's time is up: set from the end of the head.
+    /// When the body began (the end of its head), and when its time is up.
+    began: tokio::time::Instant,
     due: Option<tokio::time::Instant>,
     /// Its timer, started the first time the body is waited for: a body that has arrived
     /// with its head (most) is read without one.
     deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     failed: bool,
+    /// The request's place in flight, taken once the body has ended, and the count of the
+    /// address's bodies being read (left then, or when the body is dropped unread).
+    slot: Option<Place>,
+    bodies: Option<Arc<AtomicUsize>>,
+    /// The wait for a place in flight, once the body has ended.
+    queued: Option<Taking>,
+    ended: bool,
 }
 
+/// A request's wait for its place in flight ([`Place::take`]).
+type Taking = Pin<Box<dyn Future<Output = Result<(), BodyRefused>> + Send>>;
+
 impl Budgeted {
-    fn new(inner: Incoming, shared: Arc<Shared>, peer: SocketAddr) -> Self {
+    fn new(
+        inner: Incoming,
+        shared: Arc<Shared>,
+        peer: SocketAddr,
+        after_body: Option<(Place, Arc<AtomicUsize>)>,
+    ) -> Self {
         use hyper::body::Body as _;
+        let began = tokio::time::Instant::now();
         // No deadline for a request without a body (most GETs).
-        let due = (!inner.is_end_stream()).then(|| tokio::time::Instant::now() + shared.limits.body_read_timeout);
-        Budgeted { inner, shared, peer, seen: 0, held: 0, due, deadline: None, failed: false }
+        let due = (!inner.is_end_stream()).then(|| began + shared.limits.body_read_timeout);
+        let (slot, bodies) = match after_body {
+            Some((slot, bodies)) => (Some(slot), Some(bodies)),
+            None => (None, None),
+        };
+        Budgeted {
+            inner,
+            shared,
+            peer,
+            seen: 0,
+            held: 0,
+            began,
+            due,
+            deadline: None,
+            failed: false,
+            slot,
+            bodies,
+            queued: None,
+            ended: false,
+        }
+    }
+
+    /// When the body's time is up now: its timeout, or sooner where the bytes seen so far fall
+    /// under the minimum rate (a second after the head at the soonest).
+    fn due_now(&self) -> Option<tokio::time::Instant> {
+        let due = self.due?;
+        let rate = self.shared.limits.min_data_rate;
+        if rate == 0 {
+            return Some(due);
+        }
+        let ms = (self.seen as u64).saturating_mul(1000) / rate as u64;
+        Some(due.min(self.began + Duration::from_millis(ms.max(1000))))
     }
 
     fn timed_out(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let limit_ms = u64::try_from(self.shared.limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
+        let limits = &self.shared.limits;
+        if self.due.is_some_and(|due| tokio::time::Instant::now() < due) {
+            let min_rate = limits.min_data_rate;
+            return self.fail(BodyRefused::TooSlow { min_rate });
+        }
+        let limit_ms = u64::try_from(limits.body_read_timeout.as_millis()).unwrap_or(u64::MAX);
         self.fail(BodyRefused::Timeout { limit_ms })
+    }
+
+    /// The body is read (or given up): it no longer counts among its address's.
+    fn leave_bodies(&mut self) {
+        if let Some(bodies) = self.bodies.take() {
+            bodies.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     fn fail(&mut self, refused: BodyRefused) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         self.failed = true;
         self.due = None;
         self.deadline = None;
+        self.leave_bodies();
         match &refused {
-            BodyRefused::Timeout { .. } => tracing::info!(peer = %self.peer, "request body refused: {refused}"),
-            BodyRefused::Budget { .. } => tracing::warn!(peer = %self.peer, "request body refused: {refused}"),
+            BodyRefused::Timeout { .. } | BodyRefused::TooSlow { .. } => {
+                tracing::info!(peer = %self.peer, "request body refused: {refused}");
+            }
+            BodyRefused::Budget { .. } | BodyRefused::Busy { .. } | BodyRefused::RateLimited { .. } => {
+                tracing::warn!(peer = %self.peer, "request body refused: {refused}");
+            }
         }
         Poll::Ready(Some(Err(Box::new(refused))))
+    }
+
+    /// The body has ended: its request takes its place in flight, waiting in the queue at
+    /// most [`IN_FLIGHT_QUEUE_WAIT`] (and only while the queue is shorter than the places).
+    fn poll_slot(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.leave_bodies();
+        let Some(place) = self.slot.clone() else { return Poll::Ready(None) };
+        if self.queued.is_none() {
+            if place.held() {
+                return Poll::Ready(None);
+            }
+            self.queued = Some(Box::pin(place.take()));
+        }
+        let queued = self.queued.as_mut().expect("set above");
+        let taken = ready!(queued.as_mut().poll(cx));
+        self.queued = None;
+        match taken {
+            Ok(()) => Poll::Ready(None),
+            Err(refused) => self.fail(refused),
+        }
+    }
+}
+
+/// How long a request whose body is read waits for a place in flight before it is answered
+/// `503`: a burst of calls is queued briefly rather than refused.
+const IN_FLIGHT_QUEUE_WAIT: Duration = Duration::from_secs(1);
+
+/// A place in the queue for a place in flight: at most `max_in_flight` requests wait at once.
+struct Queued(Arc<Shared>);
+
+impl Queued {
+    fn join(shared: &Arc<Shared>) -> Option<Queued> {
+        let max = shared.limits.max_in_flight;
+        shared
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .ok()
+            .map(|_| Queued(Arc::clone(shared)))
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.0.queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -711,15 +1352,28 @@ impl hyper::body::Body for Budgeted {
         if this.failed {
             return Poll::Ready(None);
         }
+        if this.ended {
+            return this.poll_slot(cx);
+        }
+        let due_now = this.due_now();
         if let Some(deadline) = &mut this.deadline
             && deadline.as_mut().poll(cx).is_ready()
         {
-            return this.timed_out();
+            // Set for a sooner deadline than the bytes since seen give: moved on to theirs.
+            match due_now {
+                Some(due) if tokio::time::Instant::now() < due => {
+                    deadline.as_mut().reset(due);
+                    if deadline.as_mut().poll(cx).is_ready() {
+                        return this.timed_out();
+                    }
+                }
+                _ => return this.timed_out(),
+            }
         }
         let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) else {
             // Waiting for the body: under its timer from now on (registered with this task).
             if this.deadline.is_none()
-                && let Some(due) = this.due
+                && let Some(due) = this.due_now()
             {
                 let mut deadline = Box::pin(tokio::time::sleep_until(due));
                 if deadline.as_mut().poll(cx).is_ready() {
@@ -733,8 +1387,8 @@ impl hyper::body::Body for Budgeted {
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
                     // The first UNCOUNTED_BODY_BYTES of each body are outside the budget: the
-                    // in-flight bound bounds them, and small requests pass while large bodies
-                    // hold the budget.
+                    // bodies an address sends at once bound them, and small requests pass
+                    // while large bodies hold the budget.
                     let seen = this.seen + data.len();
                     let bytes =
                         seen.saturating_sub(UNCOUNTED_BODY_BYTES) - this.seen.saturating_sub(UNCOUNTED_BODY_BYTES);
@@ -754,13 +1408,14 @@ impl hyper::body::Body for Budgeted {
             None => {
                 this.due = None;
                 this.deadline = None;
-                Poll::Ready(None)
+                this.ended = true;
+                this.poll_slot(cx)
             }
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.failed || self.inner.is_end_stream()
+        self.failed || (self.inner.is_end_stream() && self.slot.as_ref().is_none_or(Place::held))
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -771,6 +1426,7 @@ impl hyper::body::Body for Budgeted {
 impl Drop for Budgeted {
     fn drop(&mut self) {
         self.shared.budget.release(self.held);
+        self.leave_bodies();
     }
 }
 
@@ -880,10 +1536,16 @@ struct HeadClock {
     since: tokio::time::Instant,
     /// The timer was polled since it was last set: it wakes this task when it fires.
     registered: bool,
-    /// `REARM` on a new connection; `BUSY` from a head's arrival (set by [`PerRequest`]),
-    /// `DONE` once its response's body is dropped by hyper ([`Ended`]), `WAITING` once flushed.
-    phase: Arc<AtomicU8>,
+    /// `phase`: `REARM` on a new connection; `BUSY` from a head's arrival (set by
+    /// [`PerRequest`]), `DONE` once its response's body is dropped by hyper ([`Ended`]),
+    /// `WAITING` once flushed.
+    tracked: Arc<Tracked>,
     peer: SocketAddr,
+    /// [`Serve::min_data_rate`], and the first byte of the head awaited, with the bytes read
+    /// since (a head under the rate is closed as one past its timeout).
+    min_rate: usize,
+    first: Option<tokio::time::Instant>,
+    bytes: usize,
 }
 
 /// The error a connection whose head did not arrive in time ends with.
@@ -899,10 +1561,57 @@ impl fmt::Display for HeadTimedOut {
 impl StdError for HeadTimedOut {}
 
 impl HeadClock {
-    fn new(timeout: Duration, phase: Arc<AtomicU8>, peer: SocketAddr) -> Self {
+    fn new(timeout: Duration, min_rate: usize, tracked: Arc<Tracked>, peer: SocketAddr) -> Self {
         let since = tokio::time::Instant::now();
         let sleep = Box::pin(tokio::time::sleep_until(since + timeout));
-        HeadClock { timeout, sleep, since, registered: false, phase, peer }
+        HeadClock { timeout, sleep, since, registered: false, tracked, peer, min_rate, first: None, bytes: 0 }
+    }
+
+    /// The deadline of the wait in progress: its timeout, or earlier where the head's bytes
+    /// fall under the minimum rate (one second after its first byte at the soonest).
+    fn due(&self) -> tokio::time::Instant {
+        let limit = self.since + self.timeout;
+        match self.first {
+            Some(first) if self.min_rate > 0 => {
+                let ms = (self.bytes as u64).saturating_mul(1000) / self.min_rate as u64;
+                limit.min(first + Duration::from_millis(ms.max(1000)))
+            }
+            _ => limit,
+        }
+    }
+
+    /// A new wait for a head begins now.
+    fn begin(&mut self) {
+        self.since = tokio::time::Instant::now();
+        self.first = None;
+        self.bytes = 0;
+        self.tracked.started.store(false, Ordering::Relaxed);
+        self.tracked.since_ms.store(millis_since_epoch(self.since.into_std()), Ordering::Relaxed);
+    }
+
+    /// `n` bytes of the awaited head arrived.
+    fn received(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.bytes = self.bytes.saturating_add(n);
+        if self.first.is_none() {
+            self.first = Some(tokio::time::Instant::now());
+            self.tracked.started.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The head is unfinished (more of it awaited after some bytes): the timer is brought
+    /// forward to the minimum rate's deadline if that is sooner. A head that arrives whole
+    /// (the usual) never moves the timer here.
+    fn bring_forward(&mut self) {
+        if self.first.is_some() && self.min_rate > 0 {
+            let due = self.due();
+            if self.sleep.deadline() > due {
+                self.sleep.as_mut().reset(due);
+                self.registered = false;
+            }
+        }
     }
 
     /// Polls the timer (registering it with this task): whether it fired.
@@ -914,7 +1623,7 @@ impl HeadClock {
     /// The timer fired while a head is awaited: whether the wait's deadline has passed; if not
     /// (the timer was set for an earlier wait), the timer is moved to it.
     fn expired(&mut self, cx: &mut Context<'_>) -> bool {
-        let due = self.since + self.timeout;
+        let due = self.due();
         if tokio::time::Instant::now() >= due {
             return true;
         }
@@ -926,15 +1635,15 @@ impl HeadClock {
 
     /// Whether a head is awaited; its deadline set from now if it is to be.
     fn waiting(&mut self) -> bool {
-        match self.phase.load(Ordering::Relaxed) {
+        match self.tracked.phase.load(Ordering::Relaxed) {
             BUSY | DONE => false,
             WAITING => true,
             _ => {
-                self.since = tokio::time::Instant::now();
+                self.begin();
                 self.sleep.as_mut().reset(self.since + self.timeout);
                 self.registered = false;
                 // Unless a head arrived meanwhile (on this same task, so it cannot have).
-                let _ = self.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
+                let _ = self.tracked.phase.compare_exchange(REARM, WAITING, Ordering::Relaxed, Ordering::Relaxed);
                 true
             }
         }
@@ -943,8 +1652,8 @@ impl HeadClock {
     /// Everything hyper wrote reached the socket: once a response is written whole, a head is
     /// awaited from now, and the task woken at its deadline (hyper may not read again before).
     fn flushed(&mut self, cx: &mut Context<'_>) {
-        if self.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-            self.since = tokio::time::Instant::now();
+        if self.tracked.phase.compare_exchange(DONE, WAITING, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            self.begin();
             // A timer still to fire fires before this wait's deadline (`expired` moves it on
             // then); one that fired is set to this deadline. Either is registered with this
             // task now: hyper may not read again before the deadline, and a timer never polled
@@ -959,12 +1668,21 @@ impl HeadClock {
 
     /// The deadline passed: logged once, and the error the read ends with.
     fn end(&mut self) -> io::Error {
-        if self.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
-            tracing::info!(
-                peer = %self.peer,
-                "connection closed: no whole request head within {} ms",
-                self.timeout.as_millis()
-            );
+        if self.tracked.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
+            if tokio::time::Instant::now() < self.since + self.timeout {
+                tracing::info!(
+                    peer = %self.peer,
+                    "connection closed: a request head arriving under {} bytes a second ({} bytes)",
+                    self.min_rate,
+                    self.bytes
+                );
+            } else {
+                tracing::info!(
+                    peer = %self.peer,
+                    "connection closed: no whole request head within {} ms",
+                    self.timeout.as_millis()
+                );
+            }
         }
         io::Error::new(io::ErrorKind::TimedOut, HeadTimedOut)
     }
@@ -1032,10 +1750,17 @@ impl AsyncRead for Shaped {
         if waiting && this.head.sleep.is_elapsed() && this.head.expired(cx) {
             return Poll::Ready(Err(this.head.end()));
         }
+        let before = buf.filled().len();
         let read = Pin::new(&mut this.stream).poll_read(cx, buf);
-        // Waiting for a head, and none here yet: woken at its deadline.
-        if read.is_pending() && waiting && this.head.poll_fired(cx) && this.head.expired(cx) {
-            return Poll::Ready(Err(this.head.end()));
+        if waiting && read.is_ready() {
+            this.head.received(buf.filled().len() - before);
+        }
+        // Waiting for a head, and none here yet (or not the whole): woken at its deadline.
+        if read.is_pending() && waiting {
+            this.head.bring_forward();
+            if this.head.poll_fired(cx) && this.head.expired(cx) {
+                return Poll::Ready(Err(this.head.end()));
+            }
         }
         read
     }

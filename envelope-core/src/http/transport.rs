@@ -40,6 +40,9 @@ pub enum TransportErrorKind {
     /// `service_unavailable`, 503: a bound of the server is reached (RFC 9110 §15.6.4, with
     /// `Retry-After`).
     ServiceUnavailable,
+    /// `rate_limited`, 429: this caller already holds its share of the server's requests in
+    /// flight (RFC 6585 §4, with `Retry-After`); other callers are served.
+    RateLimited,
     /// `tenant_required`, 400: a surface that needs a tenant got none.
     TenantRequired,
     /// `tenant_mismatch`, 400: the `X-Tenant-ID` header names another tenant than the verified
@@ -71,6 +74,7 @@ impl TransportErrorKind {
             Self::UriTooLong => "uri_too_long",
             Self::HeaderFieldsTooLarge => "header_fields_too_large",
             Self::ServiceUnavailable => "service_unavailable",
+            Self::RateLimited => "rate_limited",
             Self::TenantRequired => "tenant_required",
             Self::TenantMismatch => "tenant_mismatch",
             Self::TenantForbidden => "tenant_forbidden",
@@ -97,6 +101,7 @@ impl TransportErrorKind {
             Self::UriTooLong => 414,
             Self::HeaderFieldsTooLarge => 431,
             Self::ServiceUnavailable => 503,
+            Self::RateLimited => 429,
         }
     }
 }
@@ -292,6 +297,33 @@ impl TransportError {
         )
     }
 
+    /// `request_timeout` (408): the request body arrived at fewer than `min_rate` bytes a
+    /// second, measured from its head and from one second after it
+    /// ([`Serve::min_data_rate`](super::Serve::min_data_rate)). Sent with `Connection: close`.
+    pub fn request_too_slow(min_rate: usize) -> Self {
+        Self::new(
+            TransportErrorKind::RequestTimeout,
+            format!(
+                "The request body arrived slower than this server's minimum of {min_rate} bytes a second. Send \
+                 the whole body at once."
+            ),
+        )
+    }
+
+    /// `malformed_request` (400): the request body ended before its end (the connection
+    /// closed, or a chunked body broke off): before the `declared` bytes of its
+    /// `Content-Length` when it sent one (RFC 9112 §8: an incomplete message).
+    pub fn incomplete_body(declared: Option<u64>) -> Self {
+        let told = match declared {
+            Some(bytes) => format!(" of the {bytes} bytes its Content-Length declared"),
+            None => String::new(),
+        };
+        Self::new(
+            TransportErrorKind::MalformedRequest,
+            format!("The request body ended before all{told} arrived. Send the whole body."),
+        )
+    }
+
     /// `malformed_request` (400): the request head is not HTTP/1.1 (a bad method, target,
     /// version or header line).
     pub fn malformed_request() -> Self {
@@ -330,9 +362,23 @@ impl TransportError {
     /// clause (`"this server is at its bound of 128 requests in flight"`). Sent with
     /// `Retry-After: <retry_after_seconds>` (RFC 9110 §10.2.3; at least 1).
     pub fn service_unavailable(bound: &str, retry_after_seconds: u64) -> Self {
+        Self::retry_later(TransportErrorKind::ServiceUnavailable, bound, retry_after_seconds)
+    }
+
+    /// `rate_limited` (429, with `Retry-After`): this caller (its verified subject, or its
+    /// address when anonymous) already holds `share` of the server's requests in flight
+    /// ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller)). The
+    /// message: "The request was not served: this caller already has its share of `share`
+    /// requests in flight. Send it again after `retry_after_seconds` s."
+    pub fn rate_limited(share: usize, retry_after_seconds: u64) -> Self {
+        let bound = format!("this caller already has its share of {share} requests in flight");
+        Self::retry_later(TransportErrorKind::RateLimited, &bound, retry_after_seconds)
+    }
+
+    fn retry_later(kind: TransportErrorKind, bound: &str, retry_after_seconds: u64) -> Self {
         let retry_after_seconds = retry_after_seconds.max(1);
         let mut e = Self::new(
-            TransportErrorKind::ServiceUnavailable,
+            kind,
             format!("The request was not served: {bound}. Send it again after {retry_after_seconds} s."),
         );
         e.retry_after = Some(retry_after_seconds);
@@ -346,7 +392,7 @@ impl TransportError {
         Self::new(
             TransportErrorKind::TenantRequired,
             format!(
-                "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters).",
+                "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters, no comma).",
                 crate::words::budget::cut_text(surface, 64, 128)
             ),
         )

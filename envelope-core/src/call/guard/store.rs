@@ -34,7 +34,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-pub use crate::spec::rate::{RateCheck, RateLimit};
+use crate::spec::rate::{RateCheck, RateLimit};
 
 /// A boxed future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -80,7 +80,7 @@ impl fmt::Display for StoreError {
             Repr::Failed(detail) => write!(f, "store failed: {detail}"),
             Repr::Full(full) => write!(
                 f,
-                "store full: {} {} {}, the bound; the oldest expires in {} ms",
+                "store full: {} {} {}, the bound; room for this caller in {} ms",
                 full.bound,
                 full.kind.plural(),
                 match full.scope {
@@ -380,6 +380,10 @@ struct Part {
     callers: HashMap<Arc<str>, BTreeSet<(Instant, Arc<str>)>>,
 }
 
+/// The delay a caller holding no record of a kind is given when the store's bound of that
+/// kind is reached in all: 1 s.
+const STORE_FULL_RETRY: Duration = Duration::from_secs(1);
+
 /// How many expired entries of each kind a write drops, at most (beyond them, only at a bound).
 const PURGE_BUDGET: usize = 64;
 
@@ -456,12 +460,16 @@ impl Entries {
         let wait = |set: &BTreeSet<(Instant, Arc<str>)>| {
             set.first().map_or(Duration::ZERO, |(at, _)| at.saturating_duration_since(now))
         };
-        if let Some(set) = caller.and_then(|c| part.callers.get(c))
+        let own = caller.and_then(|c| part.callers.get(c));
+        if let Some(set) = own
             && set.len() >= bound.per_caller
         {
             return Some(Full::new(kind, Scope::Caller, bound.per_caller, wait(set)));
         }
-        (part.by_expiry.len() >= bound.total).then(|| Full::new(kind, Scope::Store, bound.total, wait(&part.by_expiry)))
+        // Full in all: the caller is told when its own oldest record frees room, or, holding
+        // none, to try again shortly (never when another caller's record expires, a day away).
+        let delay = own.map_or(STORE_FULL_RETRY, wait);
+        (part.by_expiry.len() >= bound.total).then(|| Full::new(kind, Scope::Store, bound.total, delay))
     }
 
     /// Inserts a new entry, unless a bound refuses it.
@@ -488,6 +496,21 @@ impl Entries {
         });
         self.link(Arc::from(key), Entry { value: value.to_owned(), expires, kind, caller });
         Ok(())
+    }
+
+    /// Drops the rate limiter's key (value `gcra`, a GCRA theoretical arrival time as its
+    /// expiry) nearest its end, if any: its caller's limit is the one nearest to being no limit.
+    fn forget_nearest_rate(&mut self, now: Instant) {
+        let part = &self.parts[part_of(Kind::Other)];
+        let nearest = part
+            .by_expiry
+            .iter()
+            .filter(|(at, _)| *at > now)
+            .find(|(_, key)| self.map.get(key).is_some_and(|e| e.value == "gcra"))
+            .map(|(_, key)| key.clone());
+        if let Some(key) = nearest {
+            self.unlink(&key);
+        }
     }
 
     /// Sets the value and expiry of a live entry, keeping its kind and caller.
@@ -621,7 +644,11 @@ impl Store for MemoryStore {
                     let expires = now.checked_add(Duration::from_micros(new_tat)).unwrap_or(now);
                     if live {
                         e.rewrite(key, "gcra", expires);
-                    } else {
+                    } else if e.insert(key, "gcra", expires, None, &self.limits, now).is_err() {
+                        // Every key of the bound is in force (expired ones, whose time has
+                        // passed, were dropped): the limit nearest its end is forgotten for
+                        // this caller's, never this caller refused within its limit.
+                        e.forget_nearest_rate(now);
                         e.insert(key, "gcra", expires, None, &self.limits, now)?;
                     }
                     Ok(RateCheck::Allowed)
@@ -858,7 +885,7 @@ end
     /// KEYS: the record, its kind's set, its caller's set. ARGV: header, value, ttl (ms),
     /// bound in all, bound per caller. Answers `{1, 0}` admitted, `{0, 0}` taken, `{2, ms}`
     /// the caller's bound reached, `{3, ms}` the bound in all reached, with the wait until
-    /// the oldest record counted expires.
+    /// the caller's own oldest record expires (1 s for a caller holding none).
     const ADMIT: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
 local now = now_ms()
@@ -868,8 +895,12 @@ local function wait(k)
   local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
   return math.max(1, math.ceil(tonumber(first[2]) - now))
 end
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return {2, wait(KEYS[3])} end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {3, wait(KEYS[2])} end
+local own = redis.call('ZCARD', KEYS[3])
+if own >= tonumber(ARGV[5]) then return {2, wait(KEYS[3])} end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  if own > 0 then return {3, wait(KEYS[3])} end
+  return {3, 1000}
+end
 local ttl = tonumber(ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1] .. '\n' .. ARGV[2], 'PX', ttl)
 redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
@@ -1096,10 +1127,16 @@ mod tests {
         assert_eq!(
             full.to_string(),
             format!(
-                "store full: 3 pending actions in all, the bound; the oldest expires in {} ms",
+                "store full: 3 pending actions in all, the bound; room for this caller in {} ms",
                 full.as_full().unwrap().retry_after.as_millis()
             )
         );
+        // Holding none, ann is told to try again in a second, not when another's record
+        // expires; bob, full in all too, when his own oldest record does.
+        assert_eq!(full.as_full().unwrap().retry_after, STORE_FULL_RETRY);
+        let bob = block(s.admit("f", "f", MIN, Admission { kind: Kind::PendingAction, caller: "bob" })).unwrap_err();
+        assert_eq!(bob.as_full().unwrap().scope, Scope::Store);
+        assert!(bob.as_full().unwrap().retry_after > Duration::from_secs(59), "{bob:?}");
         // Another kind is counted apart.
         let key = Admission { kind: Kind::IdempotencyRecord, caller: "eve" };
         assert!(block(s.admit("k", "k", MIN, key)).unwrap());
@@ -1109,6 +1146,28 @@ mod tests {
         // A removed record frees its place.
         block(s.remove("a")).unwrap();
         assert!(block(s.admit("c", "c", MIN, pending("eve"))).unwrap());
+    }
+
+    /// The rate limiter's keys are bounded with the other keys, yet never refuse a caller
+    /// within its limit: past the bound, the limit nearest its end is forgotten.
+    #[test]
+    fn the_rate_limiter_never_refuses_a_caller_within_its_limit() {
+        let s = MemoryStore::new(3, MIN);
+        let limit = crate::spec::rate::RateLimit::per_hour(1);
+        for caller in ["a", "b", "c", "d", "e"] {
+            assert_eq!(block(s.rate(caller, limit)).unwrap(), RateCheck::Allowed, "{caller}");
+        }
+        assert_eq!(s.len(), 3);
+        // The latest callers' limits are in force.
+        assert!(matches!(block(s.rate("e", limit)).unwrap(), RateCheck::Limited { .. }));
+        assert!(matches!(block(s.rate("d", limit)).unwrap(), RateCheck::Limited { .. }));
+        // An other key is never forgotten for a limit.
+        let s = MemoryStore::new(2, MIN);
+        block(s.put("kept", "v", MIN)).unwrap();
+        for caller in ["a", "b", "c"] {
+            assert_eq!(block(s.rate(caller, limit)).unwrap(), RateCheck::Allowed, "{caller}");
+        }
+        assert_eq!(block(s.get("kept")).unwrap().as_deref(), Some("v"));
     }
 
     #[test]

@@ -26,6 +26,10 @@ const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 const MAX_KEYS: usize = 100;
 /// How long one fetch may take, connection and body included.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request naming a `kid` the cache does not hold waits for the refetch of the
+/// keys: 2 s. A request with a body holds no place among the server's requests in flight
+/// meanwhile (its body is read after the auth hook); past it, the token is refused.
+pub const REFETCH_WAIT: Duration = Duration::from_secs(2);
 
 /// A JWKS document that cannot be used: not read, not fetched, not JSON, no usable key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +88,9 @@ struct Shared {
     state: RwLock<State>,
     /// Held while a fetch runs: one fetch at a time (single-flight); others wait for its keys.
     refresh: tokio::sync::Mutex<()>,
+    /// The generation of the keys, sent when a fetch ends: what a request waiting for a
+    /// refetch watches.
+    generations: tokio::sync::watch::Sender<u64>,
     fetches: AtomicU64,
 }
 
@@ -102,6 +109,10 @@ struct Shared {
 /// keys are older than [`DEFAULT_MAX_AGE`] (1 h). A failed fetch keeps the keys it had and logs
 /// one `tracing` warning naming the URL and the cause. A fetch over the network has 10 s, and
 /// runs on tokio's I/O (never blocking a worker); a file is read on tokio's blocking threads.
+/// The fetch runs as a task of its own: a request naming an unknown `kid` waits for it at most
+/// [`REFETCH_WAIT`] (2 s), and is then refused as one naming a key the issuer does not publish
+/// (the fetch goes on; later requests use its keys); within the interval after a fetch, such a
+/// request is refused at once.
 ///
 /// Cheap to clone: clones share the cache.
 ///
@@ -144,6 +155,7 @@ impl Jwks {
                 source,
                 state: RwLock::new(state),
                 refresh: tokio::sync::Mutex::new(()),
+                generations: tokio::sync::watch::Sender::new(u64::from(fetched)),
                 fetches: AtomicU64::new(u64::from(fetched)),
             }),
             min_refetch_interval: DEFAULT_MIN_REFETCH_INTERVAL,
@@ -250,7 +262,7 @@ impl Jwks {
     }
 
     /// The key for a token's `kid` and `alg`: from the cache, else after one fetch when the
-    /// last is older than the interval.
+    /// last is older than the interval, waited for at most [`REFETCH_WAIT`].
     pub(crate) async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<Key, Miss> {
         let (keys, fetched_at, generation) = self.snapshot();
         match find(&keys, kid, alg) {
@@ -265,7 +277,17 @@ impl Jwks {
         if matches!(self.shared.source, Source::Document) {
             return Err(Miss::Unknown);
         }
-        self.refetch(generation).await;
+        let mut generations = self.shared.generations.subscribe();
+        // No fetch in flight: one is started unless the last is too recent (then the kid is
+        // unknown at once). The guard is dropped before the fetch's task takes it.
+        let idle = self.shared.refresh.try_lock().is_ok();
+        if idle {
+            if fetched_at.is_some_and(|t| t.elapsed() < self.min_refetch_interval) {
+                return Err(Miss::Unknown);
+            }
+            self.refresh_in_background(generation);
+        }
+        let _ = tokio::time::timeout(REFETCH_WAIT, generations.wait_for(|g| *g != generation)).await;
         find(&self.snapshot().0, kid, alg)
     }
 
@@ -308,6 +330,7 @@ impl Jwks {
         let mut state = self.shared.state.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         state.fetched_at = Some(Instant::now());
         state.generation += 1;
+        self.shared.generations.send_replace(state.generation);
         match loaded {
             Ok(keys) => {
                 let count = keys.len();

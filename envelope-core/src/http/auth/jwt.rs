@@ -88,6 +88,7 @@ enum Refused {
     NoIssuer,
     NoKeys,
     Tenant,
+    DuplicateClaim,
 }
 
 impl Refused {
@@ -109,7 +110,8 @@ impl Refused {
             Refused::NoSubject => "it names no subject (sub)",
             Refused::NoIssuer => "it names no issuer (iss)",
             Refused::NoKeys => "this server has no key to verify it with",
-            Refused::Tenant => "its tenant claim is not a tenant id (1 to 128 visible ASCII characters)",
+            Refused::DuplicateClaim => "it names a claim twice",
+            Refused::Tenant => "its tenant claim is not a tenant id (1 to 128 visible ASCII characters, no comma)",
         }
     }
 
@@ -327,10 +329,20 @@ impl JwtVerifier {
         validation.set_audience(&[&self.inner.resource]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         match jsonwebtoken::decode::<Map<String, Value>>(token, key, &validation) {
-            Ok(data) => match data.claims.get("sub").and_then(Value::as_str) {
-                Some(sub) if !sub.is_empty() => Ok(data.claims),
-                _ => Err(Refused::NoSubject),
-            },
+            Ok(data) => {
+                // `iss` a string equal to the issuer (an array naming it, or another with it, is
+                // not), and no claim named twice (a JSON map keeps the last of two).
+                if data.claims.get("iss").and_then(Value::as_str) != Some(self.inner.issuer.as_str()) {
+                    return Err(Refused::Issuer);
+                }
+                if names_a_claim_twice(token) {
+                    return Err(Refused::DuplicateClaim);
+                }
+                match data.claims.get("sub").and_then(Value::as_str) {
+                    Some(sub) if !sub.is_empty() => Ok(data.claims),
+                    _ => Err(Refused::NoSubject),
+                }
+            }
             Err(e) => Err(match e.kind() {
                 ErrorKind::InvalidSignature => Refused::Signature,
                 ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName | ErrorKind::UnsupportedAlgorithm => {
@@ -381,6 +393,37 @@ impl Authenticate for JwtVerifier {
         let token = bearer_token(headers);
         async move { self.verify(token?).await }
     }
+}
+
+/// Whether the claims set of compact JWS `token` (verified already) names a member twice at
+/// its top level (RFC 7519 §4: a JWT with duplicate claim names is rejected).
+fn names_a_claim_twice(token: &str) -> bool {
+    struct Distinct;
+    impl<'de> serde::Deserialize<'de> for Distinct {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Distinct;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Distinct, A::Error> {
+                    let mut seen = std::collections::HashSet::new();
+                    while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                        if !seen.insert(name) {
+                            return Err(serde::de::Error::custom("a claim named twice"));
+                        }
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                    Ok(Distinct)
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+    let Some(payload) = token.split('.').nth(1) else { return true };
+    let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload) else { return true };
+    serde_json::from_slice::<Distinct>(&bytes).is_err()
 }
 
 /// The parts of a JOSE header (RFC 7515 §4.1) that choose the key: `alg` (`None` for one this
@@ -438,6 +481,16 @@ mod tests {
         for opaque in ["opaque-token", "a.b", "a.b.c.d", "!!!.e30.x"] {
             assert!(header_of(opaque).is_none(), "{opaque}");
         }
+    }
+
+    #[test]
+    fn a_claim_named_twice_is_found() {
+        let token = |claims: &str| format!("{}.{}.sig", b64(r#"{"alg":"RS256"}"#), b64(claims));
+        assert!(!names_a_claim_twice(&token(r#"{"sub":"a","scope":"x","nested":{"a":1,"b":{"a":2}}}"#)));
+        assert!(names_a_claim_twice(&token(r#"{"sub":"a","tenant_id":"acme","tenant_id":"globex"}"#)));
+        assert!(names_a_claim_twice(&token(r#"{"scope":"read","sub":"a","scope":"admin"}"#)));
+        // An escaped name is the same name.
+        assert!(names_a_claim_twice(&token(r#"{"sub":"a","s\u0063ope":"x","scope":"y"}"#)));
     }
 
     #[test]

@@ -29,7 +29,7 @@ mod jwks;
 mod jwt;
 
 #[cfg(feature = "jwt")]
-pub use jwks::{DEFAULT_MAX_AGE, DEFAULT_MIN_REFETCH_INTERVAL, Jwks, JwksError};
+pub use jwks::{DEFAULT_MAX_AGE, DEFAULT_MIN_REFETCH_INTERVAL, Jwks, JwksError, REFETCH_WAIT};
 #[cfg(feature = "jwt")]
 pub use jwt::{DEFAULT_LEEWAY_SECONDS, DEFAULT_TENANT_CLAIM, Introspect, JwtVerifier};
 
