@@ -27,7 +27,7 @@
 //!   tool, and `-32021` (`data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`)
 //!   for a `required` one.
 //!
-//! State lives in the toolbox's [`Store`](crate::store::Store) (shared replicas poll and cancel each
+//! State lives in the toolbox's [`Store`](crate::call::guard::store::Store) (shared replicas poll and cancel each
 //! other's tasks): `envelope:task:<caller key>:<task id>` holds the task for its TTL
 //! ([`DEFAULT_TTL`], [`super::McpServer::with_task_ttl`]), and `envelope:tasks:<caller key>` the
 //! caller's live task ids, at most [`DEFAULT_PER_CALLER`] of them. The caller key is
@@ -138,7 +138,7 @@ fn index_key(caller: &str) -> String {
     format!("envelope:tasks:{caller}")
 }
 
-fn store_error(e: &crate::store::StoreError) -> ErrorData {
+fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
     ErrorData::internal_error(format!("the task store failed: {e}"), None)
 }
 
@@ -399,7 +399,7 @@ impl Tasks {
 /// Replaces the stored task at `key` with `f(record)` (compare and set) while it is not
 /// terminal and `f` returns `true`; whether it did.
 async fn update(
-    store: &dyn crate::store::Store,
+    store: &dyn crate::call::guard::store::Store,
     key: &str,
     f: impl Fn(&mut Record) -> bool,
 ) -> Result<bool, ErrorData> {
@@ -422,7 +422,7 @@ async fn update(
 /// (`inputRequests` in the stored record) until `tasks/update` delivers the answer, on any
 /// replica; progress and log messages are not kept.
 struct TaskSink {
-    store: Arc<dyn crate::store::Store>,
+    store: Arc<dyn crate::call::guard::store::Store>,
     key: String,
     capabilities: Option<ClientCapabilities>,
     /// The capability a request needed that the client did not declare: the task fails `-32021`.
