@@ -470,6 +470,15 @@ async fn multi_input(cx: Context) -> Result<Contents, Fault> {
     Ok(Contents::new().text(format!("{} confirmed={}", field(&name, "name"), field(&confirm, "confirm"))))
 }
 
+/// Asks the user's name through an input-required result, then works on as a task (required)
+#[tool(read_only)]
+async fn test_tool_with_task(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"));
+    let name = field(&answer.await.map_err(asked)?, "name");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    Ok(Contents::new().text(format!("Hello, {name}! (gathered before the task)")))
+}
+
 /// The tools served as tasks (the MCP tasks extension, SEP-2663).
 fn task_tools(server: McpServer) -> McpServer {
     server
@@ -478,6 +487,7 @@ fn task_tools(server: McpServer) -> McpServer {
         .with_task("protocol_error_job", TaskSupport::Optional)
         .with_task("confirm_delete", TaskSupport::Optional)
         .with_task("multi_input", TaskSupport::Optional)
+        .with_task_after_input("test_tool_with_task")
 }
 
 fn toolbox() -> Toolbox {
@@ -515,6 +525,7 @@ fn toolbox() -> Toolbox {
         .with(protocol_error_job::tool())
         .with(confirm_delete::tool())
         .with(multi_input::tool())
+        .with(test_tool_with_task::tool())
 }
 
 /// The suite's server: envelope's tools, and the fixture resources and prompts.

@@ -161,6 +161,23 @@ impl McpServer {
         self
     }
 
+    /// Serves tool `name` as a task that first gathers its input through input-required rounds
+    /// (SEP-2322) on 2026-07-28: the call's requests to its client are answered as any
+    /// stateless call's are (an `InputRequiredResult` per round, no task), and on the round
+    /// whose answers the body has all taken the task is created (the create-task result) and
+    /// the body runs on in it. Support is `required` ([`with_task`](Self::with_task)). On an
+    /// earlier version, or from a client that can answer nothing, it is an ordinary task.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_task_after_input(mut self, name: &str) -> Self {
+        let tasks = Arc::get_mut(&mut self.tasks).expect("set task tools before the server is cloned");
+        tasks.tools.insert(name.to_owned(), tasks::TaskSupport::Required);
+        tasks.gathering.insert(name.to_owned());
+        self
+    }
+
     /// Whether tool `name` is served as a task.
     pub(crate) fn is_task_tool(&self, name: &str) -> bool {
         !self.tasks.tools.is_empty() && self.tasks.tools.contains_key(name)
@@ -406,6 +423,30 @@ impl ServerHandler for McpServer {
             if declared {
                 let cx = self.context(&context);
                 let capabilities = context.client_capabilities();
+                let stateless =
+                    context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+                let answers = capabilities
+                    .as_ref()
+                    .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
+                if stateless && answers && self.tasks.gathering.contains(request.name.as_ref()) {
+                    let state = request.request_state.as_deref();
+                    let responses = request.input_responses.as_ref();
+                    let round = input::Round::open(&*self.input_key, &request.name, state, responses)?;
+                    let given = round.answers();
+                    return self
+                        .tasks
+                        .gather(
+                            &self.toolbox,
+                            cx,
+                            capabilities,
+                            round,
+                            given,
+                            &request.name,
+                            arguments,
+                            &*self.input_key,
+                        )
+                        .await;
+                }
                 return match self.tasks.start(&self.toolbox, cx, capabilities, &request.name, arguments).await? {
                     Ok(created) => Ok(CallToolResponse::Task(created)),
                     Err(envelope) => Ok(call_tool::call_tool_result(&envelope).into()),

@@ -84,6 +84,8 @@ impl TaskSupport {
 #[derive(Debug)]
 pub(super) struct Tasks {
     pub(super) tools: HashMap<String, TaskSupport>,
+    /// The task tools that gather their input through rounds first.
+    pub(super) gathering: std::collections::HashSet<String>,
     pub(super) ttl: Duration,
     pub(super) per_caller: usize,
     /// The contexts of the bodies running on this replica, by store key.
@@ -92,13 +94,25 @@ pub(super) struct Tasks {
 
 impl Default for Tasks {
     fn default() -> Self {
-        Tasks { tools: HashMap::new(), ttl: DEFAULT_TTL, per_caller: DEFAULT_PER_CALLER, running: Mutex::default() }
+        Tasks {
+            tools: HashMap::new(),
+            gathering: std::collections::HashSet::new(),
+            ttl: DEFAULT_TTL,
+            per_caller: DEFAULT_PER_CALLER,
+            running: Mutex::default(),
+        }
     }
 }
 
 impl Clone for Tasks {
     fn clone(&self) -> Self {
-        Tasks { tools: self.tools.clone(), ttl: self.ttl, per_caller: self.per_caller, running: Mutex::default() }
+        Tasks {
+            tools: self.tools.clone(),
+            gathering: self.gathering.clone(),
+            ttl: self.ttl,
+            per_caller: self.per_caller,
+            running: Mutex::default(),
+        }
     }
 }
 
@@ -238,22 +252,7 @@ impl Tasks {
         } else {
             None
         };
-        let caller = cx.caller().key();
-        let id = new_id();
-        let now = timestamp();
-        let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        self.admit(toolbox, &caller, &id, expires_ms).await?;
-        let record = Record {
-            status: TaskStatus::Working,
-            created_at: now.clone(),
-            last_updated_at: now.clone(),
-            expires_ms,
-            result: None,
-            error: None,
-            input_requests: JsonObject::new(),
-            responses: JsonObject::new(),
-        };
-        let key = task_key(&caller, &id);
+        let (id, key, now) = self.create(toolbox, &cx.caller().key()).await?;
         let sink = Arc::new(TaskSink {
             store: Arc::clone(&toolbox.guard.store),
             key: key.clone(),
@@ -262,9 +261,6 @@ impl Tasks {
             asked: std::sync::atomic::AtomicUsize::new(0),
         });
         let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
-        let text = serde_json::to_string(&record).unwrap_or_default();
-        // Written before the create-task result goes out: a `tasks/get` right after resolves.
-        toolbox.guard.store.put(&key, &text, self.ttl).await.map_err(|e| store_error(&e))?;
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), cx.clone());
 
         let tasks = Arc::clone(self);
@@ -308,24 +304,137 @@ impl Tasks {
                 outcome = Err(super::missing_capability(capability));
             }
             tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
-            // A body that ends after its task was cancelled has its result dropped here.
-            let _ = Self::settle(&toolbox, &key, |record| match &outcome {
-                Ok(envelope) => {
-                    record.status = TaskStatus::Completed;
-                    record.result = Some(result_object(&super::call_tool::call_tool_result(envelope)));
-                }
-                Err(error) => {
-                    record.status = TaskStatus::Failed;
-                    record.error = Some(error_object(error));
-                }
-            })
-            .await;
+            Self::finish(&toolbox, &key, &outcome).await;
         });
 
+        Ok(Ok(self.created(id, now)))
+    }
+
+    /// The create-task result of a task just created.
+    fn created(&self, id: String, now: String) -> CreateTaskResult {
         let task = Task::new(id, TaskStatus::Working, now.clone(), now)
             .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
             .with_poll_interval_ms(POLL_INTERVAL_MS);
-        Ok(Ok(CreateTaskResult::new(task)))
+        CreateTaskResult::new(task)
+    }
+
+    /// A new `working` task of `caller`, admitted under its bound and stored before the
+    /// create-task result goes out (a `tasks/get` right after it resolves): its id, store key
+    /// and creation time.
+    async fn create(&self, toolbox: &Toolbox, caller: &str) -> Result<(String, String, String), ErrorData> {
+        let id = new_id();
+        let now = timestamp();
+        let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
+        self.admit(toolbox, caller, &id, expires_ms).await?;
+        let record = Record {
+            status: TaskStatus::Working,
+            created_at: now.clone(),
+            last_updated_at: now.clone(),
+            expires_ms,
+            result: None,
+            error: None,
+            input_requests: JsonObject::new(),
+            responses: JsonObject::new(),
+        };
+        let key = task_key(caller, &id);
+        let text = serde_json::to_string(&record).unwrap_or_default();
+        toolbox.guard.store.put(&key, &text, self.ttl).await.map_err(|e| store_error(&e))?;
+        Ok((id, key, now))
+    }
+
+    /// The end of a task's body: `completed` with the call's result, or `failed` with its
+    /// JSON-RPC error; dropped when the task is no longer running (cancelled, expired).
+    async fn finish(toolbox: &Toolbox, key: &str, outcome: &Result<Envelope, ErrorData>) {
+        let _ = Self::settle(toolbox, key, |record| match outcome {
+            Ok(envelope) => {
+                record.status = TaskStatus::Completed;
+                record.result = Some(result_object(&super::call_tool::call_tool_result(envelope)));
+            }
+            Err(error) => {
+                record.status = TaskStatus::Failed;
+                record.error = Some(error_object(error));
+            }
+        })
+        .await;
+    }
+
+    /// A call of a tool that gathers its input first ([`super::McpServer::with_task_after_input`])
+    /// on 2026-07-28: its body runs with this request's input round (SEP-2322). A request it
+    /// makes that the round has no answer for ends the round (`InputRequiredResult`, no task);
+    /// once it has taken every answer this request carries (a later round), the task is
+    /// created and the body runs on in it (`CreateTaskResult`; further requests park the task
+    /// in `input_required`). A body that ends first is answered directly.
+    pub(super) async fn gather(
+        self: &Arc<Self>,
+        toolbox: &Arc<Toolbox>,
+        cx: Context,
+        capabilities: Option<ClientCapabilities>,
+        round: Arc<super::input::Round>,
+        given: usize,
+        name: &str,
+        arguments: Option<Arc<str>>,
+        state_key: &[u8],
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let gate = Arc::new(Gate {
+            round: Arc::clone(&round),
+            task: Mutex::new(None),
+            escalate: tokio::sync::Notify::new(),
+            taken: std::sync::atomic::AtomicUsize::new(0),
+            given,
+            capabilities: capabilities.clone(),
+        });
+        let cx = cx.with_sink(Arc::clone(&gate) as Arc<dyn Sink>);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let body = {
+            let toolbox = Arc::clone(toolbox);
+            let gate = Arc::clone(&gate);
+            let cx = cx.clone();
+            let name = name.to_owned();
+            tokio::spawn(async move {
+                let mut outcome = super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await;
+                let task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                match task {
+                    Some(sink) => {
+                        let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        if let Some(capability) = missing {
+                            outcome = Err(super::missing_capability(capability));
+                        }
+                        Self::finish(&toolbox, &sink.key, &outcome).await;
+                    }
+                    None => {
+                        let _ = tx.send(outcome);
+                    }
+                }
+            })
+        };
+        tokio::select! {
+            biased;
+            outcome = rx => {
+                let envelope = outcome.map_err(|_| ErrorData::internal_error("the call's body was lost", None))??;
+                Ok(super::call_tool::call_tool_result(&envelope).into())
+            }
+            () = round.wait() => {
+                cx.cancel();
+                body.abort();
+                if let Some(malformed) = round.malformed() {
+                    return Err(malformed);
+                }
+                Ok(round.input_required(state_key)?.into())
+            }
+            () = gate.escalate.notified() => {
+                let (id, key, now) = self.create(toolbox, &cx.caller().key()).await?;
+                let sink = Arc::new(TaskSink {
+                    store: Arc::clone(&toolbox.guard.store),
+                    key: key.clone(),
+                    capabilities,
+                    missing: Mutex::default(),
+                    asked: std::sync::atomic::AtomicUsize::new(0),
+                });
+                *gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sink);
+                self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, cx.clone());
+                Ok(rmcp::model::CallToolResponse::Task(self.created(id, now)))
+            }
+        }
     }
 
     /// `tasks/get`: the caller's task, its result or error inlined once terminal.
@@ -428,6 +537,57 @@ struct TaskSink {
     /// The capability a request needed that the client did not declare: the task fails `-32021`.
     missing: Mutex<Option<&'static str>>,
     asked: std::sync::atomic::AtomicUsize,
+}
+
+/// The sink of a body that gathers its input through rounds before its task exists
+/// ([`Tasks::gather`]): the round's answers, then (once the task is created) the task's sink.
+struct Gate {
+    round: Arc<super::input::Round>,
+    task: Mutex<Option<Arc<TaskSink>>>,
+    /// Told when the body has taken every answer the request carries.
+    escalate: tokio::sync::Notify,
+    taken: std::sync::atomic::AtomicUsize,
+    given: usize,
+    capabilities: Option<ClientCapabilities>,
+}
+
+impl Sink for Gate {
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        declared(self.capabilities.as_ref(), ask)
+    }
+
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Asked {
+        let task = self.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(task) = task {
+            return task.ask(ask, key, params);
+        }
+        if !declared(self.capabilities.as_ref(), ask) {
+            let capability = ask.capability();
+            return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        match self.round.answer(ask, key, params) {
+            Some(answer) => {
+                if answer.is_ok() && self.taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= self.given {
+                    self.escalate.notify_one();
+                }
+                Box::pin(async move { answer })
+            }
+            // No answer yet: the round ends ([`Tasks::gather`]).
+            None => Box::pin(std::future::pending()),
+        }
+    }
+
+    fn progress(&self, note: crate::read::context::Progress) {
+        let _ = note;
+    }
+
+    fn log_level(&self) -> Option<crate::read::LogLevel> {
+        None
+    }
+
+    fn log(&self, level: crate::read::LogLevel, message: String) {
+        let _ = (level, message);
+    }
 }
 
 /// How often a body waiting for its client's answer reads the store.
