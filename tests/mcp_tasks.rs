@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use envelope_core::{
     Caller, Context, Toolbox,
-    call::guard::store::MemoryStore,
+    call::guard::store::{MemoryStore, Store},
     mcp::{McpServer, serve_io, tasks::TaskSupport},
     tool,
 };
@@ -31,8 +31,12 @@ fn work(
     while std::time::Instant::now() < until && !cx.is_cancelled() {
         std::thread::sleep(Duration::from_millis(10));
     }
+    WORK_ENDED.lock().unwrap().push(seconds);
     format!("worked {seconds} s")
 }
+
+/// The `seconds` of the `work` bodies that ended.
+static WORK_ENDED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
 
 /// How many `stubborn` bodies ran to their end.
 static STUBBORN_ENDED: AtomicUsize = AtomicUsize::new(0);
@@ -50,7 +54,11 @@ fn stubborn(
 }
 
 fn server(store: &Arc<MemoryStore>, caller: &str) -> McpServer {
-    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with_store(Arc::clone(store) as _);
+    server_on(Arc::clone(store) as _, caller)
+}
+
+fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
+    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with_store(store);
     McpServer::new(toolbox)
         .with_caller(Caller::new(caller))
         .with_task("work", TaskSupport::Optional)
@@ -168,7 +176,7 @@ async fn another_callers_task_id_is_answered_as_an_unknown_one() {
     let mut alice = Session::start(server(&store, "alice")).await;
     let mut alice_elsewhere = Session::start(server(&store, "alice")).await;
     let mut bob = Session::start(server(&store, "bob")).await;
-    let id = task_id(&alice.call("work", json!({"seconds": 30})).await);
+    let id = task_id(&alice.call("work", json!({"seconds": 28})).await);
 
     // The same caller polls it on a second server over the same store.
     let polled = alice_elsewhere.get(&id).await;
@@ -193,6 +201,12 @@ async fn another_callers_task_id_is_answered_as_an_unknown_one() {
     let settled = alice.settled(&id).await;
     assert_eq!(settled["status"], "cancelled");
     assert!(settled.get("result").is_none(), "{settled}");
+    // The body, running on the first server, saw the cancellation through the store.
+    let started = std::time::Instant::now();
+    while !WORK_ENDED.lock().unwrap().contains(&28) {
+        assert!(started.elapsed() < Duration::from_secs(5), "the body did not see its task cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]
@@ -239,4 +253,59 @@ async fn the_tasks_stored_per_caller_are_bounded() {
     // A cancelled task still counts until it expires: the bound is on stored tasks.
     alice.request("tasks/cancel", json!({"taskId": first})).await;
     assert_eq!(alice.call("work", json!({"seconds": 0})).await["error"]["code"], -32600);
+}
+
+/// Two replicas on one real Redis (`RedisStore`): a task started on one is polled and cancelled
+/// on the other, and its body, running on the first, stops. Needs Redis as `tests/redis.rs`
+/// does (`cargo test --features redis --test mcp_tasks`, `ENVELOPE_TEST_REDIS_URL`).
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_polled_and_cancelled_from_a_second_replica_over_redis() {
+    use envelope_core::call::guard::store::RedisStore;
+    let url = std::env::var("ENVELOPE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned());
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let replica = || async {
+        let store = RedisStore::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("this test needs Redis at {url} (ENVELOPE_TEST_REDIS_URL): {e}"))
+            .with_prefix(format!("envelope-test-{run}:"));
+        server_on(Arc::new(store), "alice")
+    };
+    let mut first = Session::start(replica().await).await;
+    let mut second = Session::start(replica().await).await;
+    let mut bob = Session::start(server_on(
+        Arc::new(RedisStore::connect(&url).await.unwrap().with_prefix(format!("envelope-test-{run}:"))),
+        "bob",
+    ))
+    .await;
+
+    let id = task_id(&first.call("work", json!({"seconds": 29})).await);
+    let polled = second.get(&id).await;
+    assert_eq!(polled["result"]["taskId"], id.as_str(), "{polled}");
+    assert_eq!(polled["result"]["status"], "working");
+    assert_eq!(bob.get(&id).await["error"]["code"], -32602);
+
+    let started = std::time::Instant::now();
+    let ack = second.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let settled = first.settled(&id).await;
+    assert_eq!(settled["status"], "cancelled", "{settled}");
+    assert!(settled.get("result").is_none(), "{settled}");
+
+    // The body on the first replica saw the cancellation (within the watch interval) and
+    // ended long before its 29 s; its answer was dropped, the task stays cancelled.
+    while !WORK_ENDED.lock().unwrap().contains(&29) {
+        assert!(started.elapsed() < Duration::from_secs(5), "the body did not see its task cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = second.get(&id).await;
+    assert_eq!(after["result"]["status"], "cancelled", "{after}");
+    assert!(after["result"].get("result").is_none(), "{after}");
+
+    // A task completed on the first replica is read, result inlined, on the second.
+    let quick = task_id(&first.call("work", json!({"seconds": 0})).await);
+    let done = second.settled(&quick).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["data"], "worked 0 s", "{done}");
 }

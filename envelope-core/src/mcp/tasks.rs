@@ -234,6 +234,18 @@ impl Tasks {
         name: &str,
         arguments: Option<Arc<str>>,
     ) -> Result<Result<CreateTaskResult, Envelope>, ErrorData> {
+        let caller = cx.caller().key();
+        let id = new_id();
+        let key = task_key(&caller, &id);
+        // The body's context from the start, so the one it holds is the one a cancel reaches.
+        let sink = Arc::new(TaskSink {
+            store: Arc::clone(&toolbox.guard.store),
+            key: key.clone(),
+            capabilities,
+            missing: Mutex::default(),
+            asked: std::sync::atomic::AtomicUsize::new(0),
+        });
+        let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
         // The pipeline first: a refusal never becomes a task. A sync body comes back unrun.
         let body = if toolbox.get(name).is_some_and(crate::Tool::has_sync_body) {
             let text = arguments.as_deref().unwrap_or("{}").trim_start();
@@ -252,15 +264,7 @@ impl Tasks {
         } else {
             None
         };
-        let (id, key, now) = self.create(toolbox, &cx.caller().key()).await?;
-        let sink = Arc::new(TaskSink {
-            store: Arc::clone(&toolbox.guard.store),
-            key: key.clone(),
-            capabilities,
-            missing: Mutex::default(),
-            asked: std::sync::atomic::AtomicUsize::new(0),
-        });
-        let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
+        let now = self.create(toolbox, &caller, &id).await?;
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), cx.clone());
 
         let tasks = Arc::clone(self);
@@ -318,14 +322,12 @@ impl Tasks {
         CreateTaskResult::new(task)
     }
 
-    /// A new `working` task of `caller`, admitted under its bound and stored before the
-    /// create-task result goes out (a `tasks/get` right after it resolves): its id, store key
-    /// and creation time.
-    async fn create(&self, toolbox: &Toolbox, caller: &str) -> Result<(String, String, String), ErrorData> {
-        let id = new_id();
+    /// A new `working` task `id` of `caller`, admitted under its bound and stored before the
+    /// create-task result goes out (a `tasks/get` right after it resolves): its creation time.
+    async fn create(&self, toolbox: &Toolbox, caller: &str, id: &str) -> Result<String, ErrorData> {
         let now = timestamp();
         let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        self.admit(toolbox, caller, &id, expires_ms).await?;
+        self.admit(toolbox, caller, id, expires_ms).await?;
         let record = Record {
             status: TaskStatus::Working,
             created_at: now.clone(),
@@ -336,10 +338,10 @@ impl Tasks {
             input_requests: JsonObject::new(),
             responses: JsonObject::new(),
         };
-        let key = task_key(caller, &id);
+        let key = task_key(caller, id);
         let text = serde_json::to_string(&record).unwrap_or_default();
         toolbox.guard.store.put(&key, &text, self.ttl).await.map_err(|e| store_error(&e))?;
-        Ok((id, key, now))
+        Ok(now)
     }
 
     /// The end of a task's body: `completed` with the call's result, or `failed` with its
@@ -422,7 +424,10 @@ impl Tasks {
                 Ok(round.input_required(state_key)?.into())
             }
             () = gate.escalate.notified() => {
-                let (id, key, now) = self.create(toolbox, &cx.caller().key()).await?;
+                let caller = cx.caller().key();
+                let id = new_id();
+                let key = task_key(&caller, &id);
+                let now = self.create(toolbox, &caller, &id).await?;
                 let sink = Arc::new(TaskSink {
                     store: Arc::clone(&toolbox.guard.store),
                     key: key.clone(),
