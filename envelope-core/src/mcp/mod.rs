@@ -429,22 +429,9 @@ impl ServerHandler for McpServer {
                     .as_ref()
                     .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
                 if stateless && answers && self.tasks.gathering.contains(request.name.as_ref()) {
-                    let state = request.request_state.as_deref();
-                    let responses = request.input_responses.as_ref();
-                    let round = input::Round::open(&*self.input_key, &request.name, state, responses)?;
-                    let given = round.answers();
                     return self
                         .tasks
-                        .gather(
-                            &self.toolbox,
-                            cx,
-                            capabilities,
-                            round,
-                            given,
-                            &request.name,
-                            arguments,
-                            &*self.input_key,
-                        )
+                        .gather(&self.toolbox, cx, capabilities, &request, arguments, &*self.input_key)
                         .await;
                 }
                 return match self.tasks.start(&self.toolbox, cx, capabilities, &request.name, arguments).await? {

@@ -371,12 +371,14 @@ impl Tasks {
         toolbox: &Arc<Toolbox>,
         cx: Context,
         capabilities: Option<ClientCapabilities>,
-        round: Arc<super::input::Round>,
-        given: usize,
-        name: &str,
+        request: &rmcp::model::CallToolRequestParams,
         arguments: Option<Arc<str>>,
         state_key: &[u8],
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let state = request.request_state.as_deref();
+        let round = super::input::Round::open(state_key, name, state, request.input_responses.as_ref())?;
+        let given = round.answers();
         let gate = Arc::new(Gate {
             round: Arc::clone(&round),
             task: Mutex::new(None),
