@@ -18,7 +18,12 @@
 //! - `tasks/get` answers the task's status; once `completed`, `result` is the `CallToolResult`
 //!   a direct call would have answered (the envelope as `structuredContent` and as the one text
 //!   block, `isError` when the envelope is not ok). A call that ends in a JSON-RPC error (the
-//!   body's thread lost) is `failed` with that `error` inlined.
+//!   body asked its client for a capability the client did not declare: `-32021`) is `failed`
+//!   with that `error` inlined, and no `result`.
+//! - A body's request to its client ([`crate::Context::elicit`], [`crate::Context::ask`], ...)
+//!   parks the task in `input_required`, its requests under `inputRequests` (keyed as the body
+//!   asked, else `input-<n>`); `tasks/update` delivers `inputResponses`, the task staying
+//!   `input_required` while any request is unanswered.
 //! - `tasks/cancel` answers the empty acknowledgement, on a terminal task too; a working task
 //!   settles to `cancelled`, its body's [`crate::Context`] is cancelled (on this replica at
 //!   once, on another within [`WATCH_INTERVAL`]), and a body that ends after that has its
@@ -27,10 +32,13 @@
 //!   tool, and `-32021` (`data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`)
 //!   for a `required` one.
 //!
-//! State lives in the toolbox's [`Store`](crate::call::guard::store::Store) (shared replicas poll and cancel each
-//! other's tasks): `envelope:task:<caller key>:<task id>` holds the task for its TTL
+//! State lives in the toolbox's [`Store`](crate::call::guard::store::Store) (replicas on one
+//! shared store poll and cancel each other's tasks): `envelope:task:<caller key>:<task id>`
+//! holds the task (JSON: status, timestamps, result or error, pending requests) for its TTL
 //! ([`DEFAULT_TTL`], [`super::McpServer::with_task_ttl`]), and `envelope:tasks:<caller key>` the
-//! caller's live task ids, at most [`DEFAULT_PER_CALLER`] of them. The caller key is
+//! caller's live task ids, at most [`DEFAULT_PER_CALLER`] of them (a call past the bound is
+//! refused `-32600` and runs nothing; a cancelled or finished task counts until it expires).
+//! The caller key is
 //! [`crate::Caller::key`] (subject and tenant), so another caller's task id is answered exactly
 //! as an unknown one: `-32602` `unknown task id`.
 
