@@ -21,17 +21,18 @@ use envelope_core::mcp::content::Contents;
 use envelope_core::mcp::rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, ErrorCode,
+        GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+        SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
     },
     service::{RequestContext, SubscriptionContext},
 };
 // Logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it.
 #[allow(deprecated)]
 use envelope_core::mcp::rmcp::model::SetLevelRequestParams;
-use envelope_core::mcp::{McpServer, streamable::McpHttp};
+use envelope_core::mcp::{McpServer, streamable::McpHttp, tasks::TaskSupport};
 use envelope_core::{ClientAsk, ClientError, Context, Fault, Toolbox, tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -401,6 +402,94 @@ fn input_schema(name: &str) -> Option<serde_json::Map<String, Value>> {
     Some(from_json(schema))
 }
 
+/// Greets by name (the tasks scenarios' tool that is never a task)
+#[tool(read_only)]
+fn greet(
+    /// Whom to greet
+    name: String,
+) -> Contents {
+    Contents::new().text(format!("Hello, {name}!"))
+}
+
+/// Sleeps `seconds` seconds, then answers; a task (optional). Stops when its call is cancelled.
+#[tool(read_only)]
+fn slow_compute(
+    cx: &Context,
+    /// How long to work, in seconds (0: at once)
+    #[validate(range(max = 600))]
+    seconds: u64,
+    /// A label echoed in the answer
+    label: Option<String>,
+) -> Result<Contents, Fault> {
+    let until = std::time::Instant::now() + Duration::from_secs(seconds);
+    while std::time::Instant::now() < until {
+        if cx.is_cancelled() {
+            return Err(Fault::backend("slow_compute, cancelled"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(Contents::new().text(format!("computed {} after {seconds} s", label.unwrap_or_default())))
+}
+
+/// Works a second, then fails as a tool (an error envelope); a task (required)
+#[tool(read_only)]
+fn failing_job() -> Result<Contents, Fault> {
+    std::thread::sleep(Duration::from_secs(1));
+    Err(Fault::backend("failing_job"))
+}
+
+/// Asks the client's roots, which the tasks scenarios' clients do not declare: a protocol
+/// error (-32021), so its task fails; a task (optional)
+#[tool(read_only)]
+async fn protocol_error_job(cx: Context) -> Result<Contents, Fault> {
+    let roots = cx.ask("roots", ClientAsk::Roots, json!({})).await.map_err(asked)?;
+    Ok(Contents::new().text(format!("roots: {roots}")))
+}
+
+/// Asks the person to confirm deleting a file; a task (optional), input_required until answered
+#[tool(read_only)]
+async fn confirm_delete(
+    cx: Context,
+    /// The file to delete
+    filename: String,
+) -> Result<Contents, Fault> {
+    let answer =
+        cx.ask("confirm", ClientAsk::Elicitation, one_field(&format!("Delete {filename}?"), "confirm", "boolean"));
+    let confirmed = field(&answer.await.map_err(asked)?, "confirm");
+    Ok(Contents::new().text(format!("delete {filename}: confirmed={confirmed}")))
+}
+
+/// Asks two things at once (a name, a confirmation); a task (optional)
+#[tool(read_only)]
+async fn multi_input(cx: Context) -> Result<Contents, Fault> {
+    let (name, confirm) = tokio::join!(
+        cx.ask("name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string")),
+        cx.ask("confirm", ClientAsk::Elicitation, one_field("Continue?", "confirm", "boolean")),
+    );
+    let (name, confirm) = (name.map_err(asked)?, confirm.map_err(asked)?);
+    Ok(Contents::new().text(format!("{} confirmed={}", field(&name, "name"), field(&confirm, "confirm"))))
+}
+
+/// Asks the user's name through an input-required result, then works on as a task (required)
+#[tool(read_only)]
+async fn test_tool_with_task(cx: Context) -> Result<Contents, Fault> {
+    let answer = cx.ask("user_name", ClientAsk::Elicitation, one_field("What is your name?", "name", "string"));
+    let name = field(&answer.await.map_err(asked)?, "name");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    Ok(Contents::new().text(format!("Hello, {name}! (gathered before the task)")))
+}
+
+/// The tools served as tasks (the MCP tasks extension, SEP-2663).
+fn task_tools(server: McpServer) -> McpServer {
+    server
+        .with_task("slow_compute", TaskSupport::Optional)
+        .with_task("failing_job", TaskSupport::Required)
+        .with_task("protocol_error_job", TaskSupport::Optional)
+        .with_task("confirm_delete", TaskSupport::Optional)
+        .with_task("multi_input", TaskSupport::Optional)
+        .with_task_after_input("test_tool_with_task")
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::new()
         .with(test_simple_text::tool())
@@ -430,6 +519,13 @@ fn toolbox() -> Toolbox {
         .with(test_input_required_result_multiple_inputs::tool())
         .with(test_input_required_result_multi_round::tool())
         .with(test_input_required_result_capabilities::tool())
+        .with(greet::tool())
+        .with(slow_compute::tool())
+        .with(failing_job::tool())
+        .with(protocol_error_job::tool())
+        .with(confirm_delete::tool())
+        .with(multi_input::tool())
+        .with(test_tool_with_task::tool())
 }
 
 /// The suite's server: envelope's tools, and the fixture resources and prompts.
@@ -460,6 +556,7 @@ impl ServerHandler for Conformance {
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_completions()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("envelope-conformance-server", env!("CARGO_PKG_VERSION")))
@@ -493,6 +590,30 @@ impl ServerHandler for Conformance {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.tools.call_tool(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tools.get_task(request, context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.update_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.cancel_task(request, context).await
     }
 
     #[allow(deprecated)]
@@ -722,7 +843,7 @@ async fn main() -> std::io::Result<()> {
         }
     };
     let server = Conformance {
-        tools: McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS),
+        tools: task_tools(McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS)),
         subscriptions: Arc::default(),
     };
     let app = McpHttp::with_handler(server).with_sessions().router();

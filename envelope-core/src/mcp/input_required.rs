@@ -108,6 +108,11 @@ impl Round {
         None
     }
 
+    /// How many answers the round holds (of earlier rounds and of this one).
+    pub(super) fn answers(&self) -> usize {
+        self.responses.len()
+    }
+
     /// Completes once the call made a request that has no answer.
     pub(super) async fn wait(&self) {
         self.waiting.notified().await;

@@ -17,6 +17,8 @@ mod mrtr;
 mod notify;
 // MCP over stdio, each line read before rmcp does.
 mod stdio;
+// Long-running tools as tasks (SEP-2663).
+pub mod tasks;
 
 // MCP over Streamable HTTP, stateless, on axum.
 #[cfg(feature = "http")]
@@ -69,6 +71,8 @@ pub struct McpServer {
     ttl_ms: Option<u64>,
     /// The names of the tools that answer [`content::Contents`].
     block_tools: Arc<std::collections::HashSet<String>>,
+    /// The tools served as tasks, and the tasks running here ([`tasks`]).
+    tasks: Arc<tasks::Tasks>,
 }
 
 impl Clone for McpServer {
@@ -83,6 +87,7 @@ impl Clone for McpServer {
             asks_client: self.asks_client,
             ttl_ms: self.ttl_ms,
             input_key: Arc::clone(&self.input_key),
+            tasks: Arc::clone(&self.tasks),
         }
     }
 }
@@ -111,7 +116,71 @@ impl McpServer {
             surface,
             default_level: None,
             level: Arc::default(),
+            tasks: Arc::default(),
         }
+    }
+
+    /// Serves tool `name` as a task (the MCP tasks extension, SEP-2663; see [`tasks`]): a
+    /// client that declared `io.modelcontextprotocol/tasks` gets the create-task result at
+    /// once and polls `tasks/get`; `support` says what any other client gets (the direct
+    /// answer, or `-32021`). `tools/list` lists it in the tool's `_meta`
+    /// (`{"io.modelcontextprotocol/tasks": {"taskSupport": "optional"}}`), and the server
+    /// advertises the extension under `capabilities.extensions`.
+    ///
+    /// # Panics
+    /// After the server was cloned (set it while building the server).
+    #[must_use]
+    pub fn with_task(mut self, name: &str, support: tasks::TaskSupport) -> Self {
+        Arc::get_mut(&mut self.tasks)
+            .expect("set task tools before the server is cloned")
+            .tools
+            .insert(name.to_owned(), support);
+        self
+    }
+
+    /// How long a task is kept after it was created ([`tasks::DEFAULT_TTL`], one hour, by
+    /// default): its `ttlMs`; `tasks/get` answers it as unknown after that.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_task_ttl(mut self, ttl: std::time::Duration) -> Self {
+        Arc::get_mut(&mut self.tasks).expect("set the task TTL before the server is cloned").ttl = ttl;
+        self
+    }
+
+    /// How many live tasks one caller ([`Caller::key`]: subject and tenant) may have stored
+    /// ([`tasks::DEFAULT_PER_CALLER`] by default); a task-tool call past it is refused
+    /// `-32600` and runs nothing.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_tasks_per_caller(mut self, bound: usize) -> Self {
+        Arc::get_mut(&mut self.tasks).expect("set the task bound before the server is cloned").per_caller = bound;
+        self
+    }
+
+    /// Serves tool `name` as a task that first gathers its input through input-required rounds
+    /// (SEP-2322) on 2026-07-28: the call's requests to its client are answered as any
+    /// stateless call's are (an `InputRequiredResult` per round, no task), and on the round
+    /// whose answers the body has all taken the task is created (the create-task result) and
+    /// the body runs on in it. Support is `required` ([`with_task`](Self::with_task)). On an
+    /// earlier version, or from a client that can answer nothing, it is an ordinary task.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_task_after_input(mut self, name: &str) -> Self {
+        let tasks = Arc::get_mut(&mut self.tasks).expect("set task tools before the server is cloned");
+        tasks.tools.insert(name.to_owned(), tasks::TaskSupport::Required);
+        tasks.gathering.insert(name.to_owned());
+        self
+    }
+
+    /// Whether tool `name` is served as a task.
+    pub(crate) fn is_task_tool(&self, name: &str) -> bool {
+        !self.tasks.tools.is_empty() && self.tasks.tools.contains_key(name)
     }
 
     /// Log messages of tools (`Context::log`) at `level` and above are sent to a client that set
@@ -284,7 +353,11 @@ fn raw_arguments(extensions: &Extensions) -> Option<frame::RawArguments> {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         #[allow(deprecated)] // logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it
-        let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
+        let capabilities = if self.tasks.tools.is_empty() {
+            ServerCapabilities::builder().enable_logging().enable_tools().build()
+        } else {
+            ServerCapabilities::builder().enable_logging().enable_tools().enable_tasks().build()
+        };
         ServerConfig::new(capabilities).with_server_info(Implementation::new("envelope", env!("CARGO_PKG_VERSION")))
     }
 
@@ -310,6 +383,14 @@ impl ServerHandler for McpServer {
                     a.idempotent_hint,
                     a.open_world_hint,
                 ));
+            }
+            if let Some(support) = self.tasks.tools.get(tool.name()) {
+                let mut meta = serde_json::Map::new();
+                meta.insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    serde_json::json!({"taskSupport": support.as_str()}),
+                );
+                listed.meta = Some(rmcp::model::MetaObject(meta));
             }
             listed
         });
@@ -337,6 +418,31 @@ impl ServerHandler for McpServer {
             Some(raw) => raw.0,
             None => request.arguments.take().map(|object| Value::Object(object).to_string().into()),
         };
+        if let Some(support) = self.tasks.tools.get(request.name.as_ref()).copied() {
+            let declared = context.client_capabilities().is_some_and(|c| c.supports_tasks());
+            if declared {
+                let cx = self.context(&context);
+                let capabilities = context.client_capabilities();
+                let stateless =
+                    context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+                let answers = capabilities
+                    .as_ref()
+                    .is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some() || c.roots.is_some());
+                if stateless && answers && self.tasks.gathering.contains(request.name.as_ref()) {
+                    return self
+                        .tasks
+                        .gather(&self.toolbox, cx, capabilities, &request, arguments, &*self.input_key)
+                        .await;
+                }
+                return match self.tasks.start(&self.toolbox, cx, capabilities, &request.name, arguments).await? {
+                    Ok(created) => Ok(CallToolResponse::Task(created)),
+                    Err(envelope) => Ok(call_tool::call_tool_result(&envelope).into()),
+                };
+            }
+            if support == tasks::TaskSupport::Required {
+                return Err(tasks::missing_extension());
+            }
+        }
         // A stateless 2026-07-28 call asks its client through input-required results.
         let stateless =
             context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
@@ -408,6 +514,42 @@ impl ServerHandler for McpServer {
             return Err(malformed);
         }
         result
+    }
+
+    /// `tasks/get` (SEP-2663): the caller's task ([`tasks`]); another caller's id, or an
+    /// expired one, is `-32602` as an unknown one.
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.tasks.get(&self.toolbox, &self.context(&context), &request.task_id).await
+    }
+
+    /// `tasks/cancel` (SEP-2663): the empty acknowledgement; a working task settles to
+    /// `cancelled` and its body's [`Context`] is cancelled.
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&self.toolbox, &self.context(&context), &request.task_id).await
+    }
+
+    /// `tasks/update` (SEP-2663): the answers to a task's input requests (the requests its
+    /// body made with [`Context::elicit`] and the like), then the empty acknowledgement;
+    /// `-32602` for an unknown id.
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let responses = serde_json::to_value(&request.input_responses).ok();
+        let responses = match responses {
+            Some(Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        self.tasks.update(&self.toolbox, &self.context(&context), &request.task_id, &responses).await
     }
 
     /// `logging/setLevel` (MCP 2025-11-25, "Utilities / Logging"): tools' log messages at

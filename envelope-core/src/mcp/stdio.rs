@@ -351,6 +351,7 @@ async fn read_lines(
             && !server.toolbox.needs_confirmation(&call.name)
             && !server.answers_blocks(&call.name)
             && !server.asks_client
+            && !server.is_task_tool(&call.name)
         {
             if in_flight.holds(&call.id) {
                 lines.send(line_of(&id_in_use(call.id))).await.map_err(|_| closed())?;

@@ -568,6 +568,7 @@ fn direct_call_applies(
         && !server.toolbox.needs_confirmation(&params.name)
         && !server.answers_blocks(&params.name)
         && !server.asks_client
+        && !server.is_task_tool(&params.name)
 }
 
 /// A `tools/call` answered by `server` itself ([`direct_call_applies`]): the call made as

@@ -1,0 +1,700 @@
+//! Long-running tools as tasks: the MCP tasks extension (`io.modelcontextprotocol/tasks`,
+//! SEP-2663).
+//!
+//! A tool declared as a task ([`super::McpServer::with_task`]) called by a client that declared
+//! the extension (in its request's `_meta` `io.modelcontextprotocol/clientCapabilities`, or at
+//! `initialize`) is answered at once with the flat create-task result, and its body runs on:
+//!
+//! ```json
+//! {"resultType": "task", "taskId": "5f0c…", "status": "working",
+//!  "createdAt": "2026-12-06T03:50:00Z", "lastUpdatedAt": "2026-12-06T03:50:00Z",
+//!  "ttlMs": 3600000, "pollIntervalMs": 500}
+//! ```
+//!
+//! - The call goes through the toolbox's one pipeline first: a refusal (an unknown tool, a bad
+//!   argument, a caller without the scopes) is answered as a direct call answers it, and no task
+//!   is created. Only a sync (`fn`) body is left to run in the task; an `async fn` tool's call
+//!   runs whole in the task, so its refusal is a completed task whose `result` has `isError`.
+//! - `tasks/get` answers the task's status; once `completed`, `result` is the `CallToolResult`
+//!   a direct call would have answered (the envelope as `structuredContent` and as the one text
+//!   block, `isError` when the envelope is not ok). A call that ends in a JSON-RPC error (the
+//!   body asked its client for a capability the client did not declare: `-32021`) is `failed`
+//!   with that `error` inlined, and no `result`.
+//! - A body's request to its client ([`crate::Context::elicit`], [`crate::Context::ask`], ...)
+//!   parks the task in `input_required`, its requests under `inputRequests` (keyed as the body
+//!   asked, else `input-<n>`); `tasks/update` delivers `inputResponses`, the task staying
+//!   `input_required` while any request is unanswered.
+//! - `tasks/cancel` answers the empty acknowledgement, on a terminal task too; a working task
+//!   settles to `cancelled`, its body's [`crate::Context`] is cancelled (on this replica at
+//!   once, on another within [`WATCH_INTERVAL`]), and a body that ends after that has its
+//!   result dropped.
+//! - A client that did not declare the extension gets the direct answer of an `optional` task
+//!   tool, and `-32021` (`data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`)
+//!   for a `required` one.
+//!
+//! State lives in the toolbox's [`Store`](crate::call::guard::store::Store) (replicas on one
+//! shared store poll and cancel each other's tasks): `envelope:task:<caller key>:<task id>`
+//! holds the task (JSON: status, timestamps, result or error, pending requests) for its TTL
+//! ([`DEFAULT_TTL`], [`super::McpServer::with_task_ttl`]), and `envelope:tasks:<caller key>` the
+//! caller's live task ids, at most [`DEFAULT_PER_CALLER`] of them (a call past the bound is
+//! refused `-32600` and runs nothing; a cancelled or finished task counts until it expires).
+//! The caller key is
+//! [`crate::Caller::key`] (subject and tenant), so another caller's task id is answered exactly
+//! as an unknown one: `-32602` `unknown task id`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, ErrorCode, ErrorData, GetTaskResult,
+    JsonObject, Task, TaskPayload, TaskStatus,
+};
+use serde::{Deserialize, Serialize};
+
+use serde_json::Value;
+
+use crate::call::pipeline::Started;
+use crate::read::context::{Asked, Sink};
+use crate::{ClientAsk, ClientError, Context, Envelope, Toolbox};
+
+/// How long a task is kept after it was created, unless set otherwise: one hour.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
+/// How many live tasks one caller may have stored, unless set otherwise.
+pub const DEFAULT_PER_CALLER: usize = 64;
+/// The `pollIntervalMs` suggested to clients.
+pub const POLL_INTERVAL_MS: u64 = 500;
+/// How often a running body checks the store for a cancellation made on another replica.
+pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Whether a tool runs as a task (SEP-2663; listed in the tool's `_meta`
+/// `{"io.modelcontextprotocol/tasks": {"taskSupport": "optional" | "required"}}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// A client that declared the extension gets a task; any other the direct answer.
+    Optional,
+    /// Only as a task: a client that did not declare the extension is refused `-32021`.
+    Required,
+}
+
+impl TaskSupport {
+    /// The value listed as `taskSupport`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+}
+
+/// The task tools of a server, their settings, and the contexts of the bodies running here.
+#[derive(Debug)]
+pub(super) struct Tasks {
+    pub(super) tools: HashMap<String, TaskSupport>,
+    /// The task tools that gather their input through rounds first.
+    pub(super) gathering: std::collections::HashSet<String>,
+    pub(super) ttl: Duration,
+    pub(super) per_caller: usize,
+    /// The contexts of the bodies running on this replica, by store key.
+    running: Mutex<HashMap<String, Context>>,
+}
+
+impl Default for Tasks {
+    fn default() -> Self {
+        Tasks {
+            tools: HashMap::new(),
+            gathering: std::collections::HashSet::new(),
+            ttl: DEFAULT_TTL,
+            per_caller: DEFAULT_PER_CALLER,
+            running: Mutex::default(),
+        }
+    }
+}
+
+impl Clone for Tasks {
+    fn clone(&self) -> Self {
+        Tasks {
+            tools: self.tools.clone(),
+            gathering: self.gathering.clone(),
+            ttl: self.ttl,
+            per_caller: self.per_caller,
+            running: Mutex::default(),
+        }
+    }
+}
+
+/// A task as stored (JSON).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Record {
+    status: TaskStatus,
+    created_at: String,
+    last_updated_at: String,
+    /// Milliseconds since the Unix epoch when it expires.
+    expires_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<JsonObject>,
+    /// The body's requests to its client waiting for an answer, by key (`{"method", "params"}`).
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    input_requests: JsonObject,
+    /// Answers `tasks/update` delivered that the body has not taken yet, by key.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    responses: JsonObject,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn timestamp() -> String {
+    crate::call::audit::rfc3339(SystemTime::now())
+}
+
+fn task_key(caller: &str, id: &str) -> String {
+    format!("envelope:task:{caller}:{id}")
+}
+
+fn index_key(caller: &str) -> String {
+    format!("envelope:tasks:{caller}")
+}
+
+fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
+    ErrorData::internal_error(format!("the task store failed: {e}"), None)
+}
+
+fn unknown(id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("unknown task id: {}", super::frame::shorten(id)), None)
+}
+
+/// `-32021` for a `required` task tool called by a client without the extension.
+pub(super) fn missing_extension() -> ErrorData {
+    ErrorData::missing_required_client_capability(ClientCapabilities::builder().enable_tasks().build())
+}
+
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        let seed = format!("{:?}{:p}", SystemTime::now(), &bytes);
+        bytes.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes())[..16]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn ttl_left(record: &Record) -> Duration {
+    Duration::from_millis(record.expires_ms.saturating_sub(now_ms()).max(1))
+}
+
+impl Tasks {
+    /// Adds `id` to the caller's index of live tasks, unless it holds `per_caller` already.
+    async fn admit(&self, toolbox: &Toolbox, caller: &str, id: &str, expires_ms: u64) -> Result<(), ErrorData> {
+        let store = &toolbox.guard.store;
+        let key = index_key(caller);
+        for _ in 0..32 {
+            let old = store.get(&key).await.map_err(|e| store_error(&e))?;
+            let now = now_ms();
+            let mut live: Vec<(String, u64)> =
+                old.as_deref().and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default();
+            live.retain(|(_, expires)| *expires > now);
+            if live.len() >= self.per_caller {
+                return Err(ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    format!(
+                        "this caller has {} tasks stored, the bound; wait for one to expire (tasks are kept {} s)",
+                        live.len(),
+                        self.ttl.as_secs()
+                    ),
+                    None,
+                ));
+            }
+            live.push((id.to_owned(), expires_ms));
+            let new = serde_json::to_string(&live).unwrap_or_default();
+            let written = match &old {
+                None => store.put_new(&key, &new, self.ttl).await,
+                Some(old) => store.replace_if(&key, old, Some(&new), self.ttl).await,
+            };
+            if written.map_err(|e| store_error(&e))? {
+                return Ok(());
+            }
+        }
+        Err(ErrorData::internal_error("the task index is contended; try again", None))
+    }
+
+    /// Replaces the stored task with `f(record)` while its status is not terminal; `false` when
+    /// it is absent or terminal (a result then dropped), or `f` leaves it (`false`).
+    async fn settle(toolbox: &Toolbox, key: &str, f: impl Fn(&mut Record)) -> Result<bool, ErrorData> {
+        update(&*toolbox.guard.store, key, |record| {
+            f(record);
+            true
+        })
+        .await
+    }
+
+    /// A task-tool call from a client that declared the extension: refused or answered at once
+    /// when the pipeline does so before the body (`Ok(Err(result))`), else a task created, its
+    /// body running on, and the create-task result.
+    pub(super) async fn start(
+        self: &Arc<Self>,
+        toolbox: &Arc<Toolbox>,
+        cx: Context,
+        capabilities: Option<ClientCapabilities>,
+        name: &str,
+        arguments: Option<Arc<str>>,
+    ) -> Result<Result<CreateTaskResult, Envelope>, ErrorData> {
+        let caller = cx.caller().key();
+        let id = new_id();
+        let key = task_key(&caller, &id);
+        // The body's context from the start, so the one it holds is the one a cancel reaches.
+        let sink = Arc::new(TaskSink {
+            store: Arc::clone(&toolbox.guard.store),
+            key: key.clone(),
+            capabilities,
+            missing: Mutex::default(),
+            asked: std::sync::atomic::AtomicUsize::new(0),
+        });
+        let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
+        // The pipeline first: a refusal never becomes a task. A sync body comes back unrun.
+        let body = if toolbox.get(name).is_some_and(crate::Tool::has_sync_body) {
+            let text = arguments.as_deref().unwrap_or("{}").trim_start();
+            if !text.starts_with('{') {
+                // Not an object: answered as a direct call answers it (`-32602`).
+                return super::call_tool::call_with_raw_arguments(toolbox, &cx, name, arguments).await.map(Err);
+            }
+            let started = match arguments.as_deref() {
+                Some(text) => toolbox.call_json_started(&cx, name, text).await,
+                None => toolbox.call_started(&cx, name).await,
+            };
+            match started.map_err(|unknown| ErrorData::invalid_params(unknown.to_string(), None))? {
+                Started::Done(envelope) => return Ok(Err(envelope)),
+                Started::Body(body) => Some(body),
+            }
+        } else {
+            None
+        };
+        let now = self.create(toolbox, &caller, &id).await?;
+        self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), cx.clone());
+
+        let tasks = Arc::clone(self);
+        let toolbox = Arc::clone(toolbox);
+        let name = name.to_owned();
+        tokio::spawn(async move {
+            let run = async {
+                match body {
+                    Some(body) => Ok(body.run_off_the_runtime(&cx).await),
+                    None => super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await,
+                }
+            };
+            tokio::pin!(run);
+            // Cancelled on another replica: seen in the store.
+            let watch = async {
+                loop {
+                    tokio::time::sleep(WATCH_INTERVAL).await;
+                    match toolbox.guard.store.get(&key).await {
+                        Ok(Some(text)) => {
+                            let status = serde_json::from_str::<Record>(&text).map(|r| r.status);
+                            if !matches!(status, Ok(TaskStatus::Working | TaskStatus::InputRequired)) {
+                                cx.cancel();
+                                return;
+                            }
+                        }
+                        Ok(None) => {
+                            cx.cancel();
+                            return;
+                        }
+                        Err(_) => {}
+                    }
+                }
+            };
+            let mut outcome = tokio::select! {
+                outcome = &mut run => outcome,
+                () = watch => run.await,
+            };
+            let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(capability) = missing {
+                // As a direct call: the request the body needed is a protocol error.
+                outcome = Err(super::missing_capability(capability));
+            }
+            tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+            Self::finish(&toolbox, &key, &outcome).await;
+        });
+
+        Ok(Ok(self.created(id, now)))
+    }
+
+    /// The create-task result of a task just created.
+    fn created(&self, id: String, now: String) -> CreateTaskResult {
+        let task = Task::new(id, TaskStatus::Working, now.clone(), now)
+            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        CreateTaskResult::new(task)
+    }
+
+    /// A new `working` task `id` of `caller`, admitted under its bound and stored before the
+    /// create-task result goes out (a `tasks/get` right after it resolves): its creation time.
+    async fn create(&self, toolbox: &Toolbox, caller: &str, id: &str) -> Result<String, ErrorData> {
+        let now = timestamp();
+        let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
+        self.admit(toolbox, caller, id, expires_ms).await?;
+        let record = Record {
+            status: TaskStatus::Working,
+            created_at: now.clone(),
+            last_updated_at: now.clone(),
+            expires_ms,
+            result: None,
+            error: None,
+            input_requests: JsonObject::new(),
+            responses: JsonObject::new(),
+        };
+        let key = task_key(caller, id);
+        let text = serde_json::to_string(&record).unwrap_or_default();
+        toolbox.guard.store.put(&key, &text, self.ttl).await.map_err(|e| store_error(&e))?;
+        Ok(now)
+    }
+
+    /// The end of a task's body: `completed` with the call's result, or `failed` with its
+    /// JSON-RPC error; dropped when the task is no longer running (cancelled, expired).
+    async fn finish(toolbox: &Toolbox, key: &str, outcome: &Result<Envelope, ErrorData>) {
+        let _ = Self::settle(toolbox, key, |record| match outcome {
+            Ok(envelope) => {
+                record.status = TaskStatus::Completed;
+                record.result = Some(result_object(&super::call_tool::call_tool_result(envelope)));
+            }
+            Err(error) => {
+                record.status = TaskStatus::Failed;
+                record.error = Some(error_object(error));
+            }
+        })
+        .await;
+    }
+
+    /// A call of a tool that gathers its input first ([`super::McpServer::with_task_after_input`])
+    /// on 2026-07-28: its body runs with this request's input round (SEP-2322). A request it
+    /// makes that the round has no answer for ends the round (`InputRequiredResult`, no task);
+    /// once it has taken every answer this request carries (a later round), the task is
+    /// created and the body runs on in it (`CreateTaskResult`; further requests park the task
+    /// in `input_required`). A body that ends first is answered directly.
+    pub(super) async fn gather(
+        self: &Arc<Self>,
+        toolbox: &Arc<Toolbox>,
+        cx: Context,
+        capabilities: Option<ClientCapabilities>,
+        request: &rmcp::model::CallToolRequestParams,
+        arguments: Option<Arc<str>>,
+        state_key: &[u8],
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let state = request.request_state.as_deref();
+        let round = super::input::Round::open(state_key, name, state, request.input_responses.as_ref())?;
+        let given = round.answers();
+        let gate = Arc::new(Gate {
+            round: Arc::clone(&round),
+            task: Mutex::new(None),
+            escalate: tokio::sync::Notify::new(),
+            taken: std::sync::atomic::AtomicUsize::new(0),
+            given,
+            capabilities: capabilities.clone(),
+        });
+        let cx = cx.with_sink(Arc::clone(&gate) as Arc<dyn Sink>);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let body = {
+            let toolbox = Arc::clone(toolbox);
+            let gate = Arc::clone(&gate);
+            let cx = cx.clone();
+            let name = name.to_owned();
+            tokio::spawn(async move {
+                let mut outcome = super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await;
+                let task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+                match task {
+                    Some(sink) => {
+                        let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        if let Some(capability) = missing {
+                            outcome = Err(super::missing_capability(capability));
+                        }
+                        Self::finish(&toolbox, &sink.key, &outcome).await;
+                    }
+                    None => {
+                        let _ = tx.send(outcome);
+                    }
+                }
+            })
+        };
+        tokio::select! {
+            biased;
+            outcome = rx => {
+                let envelope = outcome.map_err(|_| ErrorData::internal_error("the call's body was lost", None))??;
+                Ok(super::call_tool::call_tool_result(&envelope).into())
+            }
+            () = round.wait() => {
+                cx.cancel();
+                body.abort();
+                if let Some(malformed) = round.malformed() {
+                    return Err(malformed);
+                }
+                Ok(round.input_required(state_key)?.into())
+            }
+            () = gate.escalate.notified() => {
+                let caller = cx.caller().key();
+                let id = new_id();
+                let key = task_key(&caller, &id);
+                let now = self.create(toolbox, &caller, &id).await?;
+                let sink = Arc::new(TaskSink {
+                    store: Arc::clone(&toolbox.guard.store),
+                    key: key.clone(),
+                    capabilities,
+                    missing: Mutex::default(),
+                    asked: std::sync::atomic::AtomicUsize::new(0),
+                });
+                *gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sink);
+                self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, cx.clone());
+                Ok(rmcp::model::CallToolResponse::Task(self.created(id, now)))
+            }
+        }
+    }
+
+    /// `tasks/get`: the caller's task, its result or error inlined once terminal.
+    pub(super) async fn get(&self, toolbox: &Toolbox, cx: &Context, id: &str) -> Result<GetTaskResult, ErrorData> {
+        let key = task_key(&cx.caller().key(), id);
+        let text = toolbox.guard.store.get(&key).await.map_err(|e| store_error(&e))?.ok_or_else(|| unknown(id))?;
+        let record: Record = serde_json::from_str(&text).map_err(|_| unknown(id))?;
+        let payload = match record.status {
+            TaskStatus::Completed => TaskPayload::Completed { result: record.result.unwrap_or_default() },
+            TaskStatus::Failed => TaskPayload::Failed { error: record.error.unwrap_or_default() },
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            TaskStatus::InputRequired => match serde_json::from_value(Value::Object(record.input_requests)) {
+                Ok(input_requests) => TaskPayload::InputRequired { input_requests },
+                Err(_) => TaskPayload::Working,
+            },
+            _ => TaskPayload::Working,
+        };
+        let task = Task::new(id, record.status, record.created_at, record.last_updated_at)
+            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
+    }
+
+    /// `tasks/update`: the answers to the task's pending input requests, each taken by the
+    /// body on whichever replica runs it; keys the task does not wait on are ignored. The task
+    /// stays `input_required` while any request is unanswered. Unknown id: `-32602`.
+    pub(super) async fn update(
+        &self,
+        toolbox: &Toolbox,
+        cx: &Context,
+        id: &str,
+        responses: &JsonObject,
+    ) -> Result<(), ErrorData> {
+        let key = task_key(&cx.caller().key(), id);
+        if toolbox.guard.store.get(&key).await.map_err(|e| store_error(&e))?.is_none() {
+            return Err(unknown(id));
+        }
+        update(&*toolbox.guard.store, &key, |record| {
+            let mut changed = false;
+            for (k, answer) in responses {
+                if record.input_requests.remove(k).is_some() {
+                    record.responses.insert(k.clone(), answer.clone());
+                    changed = true;
+                }
+            }
+            if changed && record.input_requests.is_empty() {
+                record.status = TaskStatus::Working;
+            }
+            changed
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// `tasks/cancel`: a working task settles to `cancelled` and its body's context is
+    /// cancelled; a terminal one is left as it is. Unknown (or another caller's): `-32602`.
+    pub(super) async fn cancel(&self, toolbox: &Toolbox, cx: &Context, id: &str) -> Result<(), ErrorData> {
+        let key = task_key(&cx.caller().key(), id);
+        if toolbox.guard.store.get(&key).await.map_err(|e| store_error(&e))?.is_none() {
+            return Err(unknown(id));
+        }
+        Self::settle(toolbox, &key, |record| record.status = TaskStatus::Cancelled).await?;
+        let running = self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+        if let Some(body) = running {
+            body.cancel();
+        }
+        Ok(())
+    }
+}
+
+/// Replaces the stored task at `key` with `f(record)` (compare and set) while it is not
+/// terminal and `f` returns `true`; whether it did.
+async fn update(
+    store: &dyn crate::call::guard::store::Store,
+    key: &str,
+    f: impl Fn(&mut Record) -> bool,
+) -> Result<bool, ErrorData> {
+    for _ in 0..32 {
+        let Some(old) = store.get(key).await.map_err(|e| store_error(&e))? else { return Ok(false) };
+        let Ok(mut record) = serde_json::from_str::<Record>(&old) else { return Ok(false) };
+        if record.status.is_terminal() || !f(&mut record) {
+            return Ok(false);
+        }
+        record.last_updated_at = timestamp();
+        let new = serde_json::to_string(&record).unwrap_or_default();
+        if store.replace_if(key, &old, Some(&new), ttl_left(&record)).await.map_err(|e| store_error(&e))? {
+            return Ok(true);
+        }
+    }
+    Err(ErrorData::internal_error("the task record is contended; try again", None))
+}
+
+/// The sink of a task's body: its requests to the client park the task in `input_required`
+/// (`inputRequests` in the stored record) until `tasks/update` delivers the answer, on any
+/// replica; progress and log messages are not kept.
+struct TaskSink {
+    store: Arc<dyn crate::call::guard::store::Store>,
+    key: String,
+    capabilities: Option<ClientCapabilities>,
+    /// The capability a request needed that the client did not declare: the task fails `-32021`.
+    missing: Mutex<Option<&'static str>>,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+/// The sink of a body that gathers its input through rounds before its task exists
+/// ([`Tasks::gather`]): the round's answers, then (once the task is created) the task's sink.
+struct Gate {
+    round: Arc<super::input::Round>,
+    task: Mutex<Option<Arc<TaskSink>>>,
+    /// Told when the body has taken every answer the request carries.
+    escalate: tokio::sync::Notify,
+    taken: std::sync::atomic::AtomicUsize,
+    given: usize,
+    capabilities: Option<ClientCapabilities>,
+}
+
+impl Sink for Gate {
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        declared(self.capabilities.as_ref(), ask)
+    }
+
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Asked {
+        let task = self.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(task) = task {
+            return task.ask(ask, key, params);
+        }
+        if !declared(self.capabilities.as_ref(), ask) {
+            let capability = ask.capability();
+            return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        match self.round.answer(ask, key, params) {
+            Some(answer) => {
+                if answer.is_ok() && self.taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= self.given {
+                    self.escalate.notify_one();
+                }
+                Box::pin(async move { answer })
+            }
+            // No answer yet: the round ends ([`Tasks::gather`]).
+            None => Box::pin(std::future::pending()),
+        }
+    }
+
+    fn progress(&self, note: crate::read::context::Progress) {
+        let _ = note;
+    }
+
+    fn log_level(&self) -> Option<crate::read::LogLevel> {
+        None
+    }
+
+    fn log(&self, level: crate::read::LogLevel, message: String) {
+        let _ = (level, message);
+    }
+}
+
+/// How often a body waiting for its client's answer reads the store.
+const ANSWER_POLL: Duration = Duration::from_millis(100);
+
+fn declared(capabilities: Option<&ClientCapabilities>, ask: ClientAsk) -> bool {
+    capabilities.is_some_and(|c| match ask {
+        ClientAsk::Sampling => c.sampling.is_some(),
+        ClientAsk::Roots => c.roots.is_some(),
+        _ => c.elicitation.is_some(),
+    })
+}
+
+impl Sink for TaskSink {
+    fn can_ask(&self, ask: ClientAsk) -> bool {
+        declared(self.capabilities.as_ref(), ask)
+    }
+
+    fn ask(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Asked {
+        if !declared(self.capabilities.as_ref(), ask) {
+            let capability = ask.capability();
+            *self.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(capability);
+            return Box::pin(async move { Err(ClientError::MissingCapability(capability)) });
+        }
+        let n = self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = key.map_or_else(|| format!("input-{n}"), str::to_owned);
+        let store = Arc::clone(&self.store);
+        let key = self.key.clone();
+        Box::pin(async move {
+            let request = serde_json::json!({"method": ask.method(), "params": params});
+            let parked = update(&*store, &key, |record| {
+                record.input_requests.insert(id.clone(), request.clone());
+                record.status = TaskStatus::InputRequired;
+                true
+            })
+            .await
+            .map_err(|e| ClientError::Failed { code: -32603, message: e.message.into_owned() })?;
+            if !parked {
+                return Err(ClientError::Cancelled);
+            }
+            loop {
+                tokio::time::sleep(ANSWER_POLL).await;
+                let answer = Mutex::new(None);
+                let taken = update(&*store, &key, |record| match record.responses.remove(&id) {
+                    Some(answer_value) => {
+                        *answer.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(answer_value);
+                        true
+                    }
+                    None => false,
+                })
+                .await
+                .map_err(|e| ClientError::Failed { code: -32603, message: e.message.into_owned() })?;
+                if taken {
+                    let answer = answer.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    return answer.ok_or(ClientError::Cancelled);
+                }
+                // Ended (cancelled, expired) while waiting.
+                match store.get(&key).await {
+                    Ok(Some(text)) if serde_json::from_str::<Record>(&text).is_ok_and(|r| !r.status.is_terminal()) => {}
+                    Ok(_) => return Err(ClientError::Cancelled),
+                    Err(_) => {}
+                }
+            }
+        })
+    }
+
+    fn progress(&self, note: crate::read::context::Progress) {
+        let _ = note;
+    }
+
+    fn log_level(&self) -> Option<crate::read::LogLevel> {
+        None
+    }
+
+    fn log(&self, level: crate::read::LogLevel, message: String) {
+        let _ = (level, message);
+    }
+}
+
+fn result_object(result: &CallToolResult) -> JsonObject {
+    match serde_json::to_value(result) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.remove("resultType");
+            object
+        }
+        _ => JsonObject::new(),
+    }
+}
+
+fn error_object(error: &ErrorData) -> JsonObject {
+    match serde_json::to_value(error) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => JsonObject::new(),
+    }
+}

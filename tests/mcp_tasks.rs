@@ -1,0 +1,311 @@
+//! Long-running tools as MCP tasks (SEP-2663, `McpServer::with_task`) over MCP stdio: a refusal
+//! is answered before any task is created, another caller's task id is answered exactly as an
+//! unknown one (while the caller itself polls it from a second server on the same store), a
+//! body that ends after its task was cancelled has its result dropped, and the tasks stored per
+//! caller are bounded.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use envelope_core::{
+    Caller, Context, Toolbox,
+    call::guard::store::{MemoryStore, Store},
+    mcp::{McpServer, serve_io, tasks::TaskSupport},
+    tool,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+const READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Works `seconds` seconds, stopping early when its call is cancelled.
+#[tool(read_only)]
+fn work(
+    cx: &Context,
+    /// How long, in seconds
+    #[validate(range(max = 60))]
+    seconds: u64,
+) -> String {
+    let until = std::time::Instant::now() + Duration::from_secs(seconds);
+    while std::time::Instant::now() < until && !cx.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    WORK_ENDED.lock().unwrap().push(seconds);
+    format!("worked {seconds} s")
+}
+
+/// The `seconds` of the `work` bodies that ended.
+static WORK_ENDED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// How many `stubborn` bodies ran to their end.
+static STUBBORN_ENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// Works `ms` milliseconds whatever happens, then answers.
+#[tool(read_only)]
+fn stubborn(
+    /// How long, in milliseconds
+    #[validate(range(max = 10000))]
+    ms: u64,
+) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    STUBBORN_ENDED.fetch_add(1, Ordering::SeqCst);
+    "done anyway".to_owned()
+}
+
+fn server(store: &Arc<MemoryStore>, caller: &str) -> McpServer {
+    server_on(Arc::clone(store) as _, caller)
+}
+
+fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
+    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with_store(store);
+    McpServer::new(toolbox)
+        .with_caller(Caller::new(caller))
+        .with_task("work", TaskSupport::Optional)
+        .with_task("stubborn", TaskSupport::Optional)
+        .with_tasks_per_caller(2)
+}
+
+struct Session {
+    input: WriteHalf<DuplexStream>,
+    output: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    id: u64,
+}
+
+impl Session {
+    async fn start(server: McpServer) -> Self {
+        let (client, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(serve_io(server, server_read, server_write));
+        let (read, input) = tokio::io::split(client);
+        let mut session = Session { input, output: BufReader::new(read).lines(), id: 0 };
+        let capabilities = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let reply = session
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                    "clientInfo": {"name": "t", "version": "0"}}),
+            )
+            .await;
+        assert_eq!(reply["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"], json!({}));
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        session
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.input.write_all(message.to_string().as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+        self.input.flush().await.unwrap();
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        let id = self.id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let line = tokio::time::timeout(READ_TIMEOUT, self.output.next_line())
+            .await
+            .expect("no line from the server in time")
+            .unwrap()
+            .expect("the server closed its output");
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    async fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    }
+
+    async fn get(&mut self, task: &str) -> Value {
+        self.request("tasks/get", json!({"taskId": task})).await
+    }
+
+    /// `tasks/get` until the task is terminal.
+    async fn settled(&mut self, task: &str) -> Value {
+        for _ in 0..200 {
+            let reply = self.get(task).await;
+            if ["completed", "failed", "cancelled"].contains(&reply["result"]["status"].as_str().unwrap_or("")) {
+                return reply["result"].clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("task {task} did not settle");
+    }
+}
+
+fn task_id(reply: &Value) -> String {
+    assert_eq!(reply["result"]["resultType"], "task", "{reply}");
+    reply["result"]["taskId"].as_str().expect("a taskId").to_owned()
+}
+
+#[tokio::test]
+async fn a_completed_task_inlines_the_envelope_a_direct_call_answers() {
+    let store = Arc::new(MemoryStore::default());
+    let mut session = Session::start(server(&store, "alice")).await;
+    let created = session.call("work", json!({"seconds": 0})).await;
+    let id = task_id(&created);
+    assert_eq!(created["result"]["status"], "working");
+    assert_eq!(created["result"]["ttlMs"], 3_600_000);
+    let done = session.settled(&id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], false);
+    assert_eq!(done["result"]["structuredContent"]["data"], "worked 0 s", "{done}");
+    let text: Value = serde_json::from_str(done["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, done["result"]["structuredContent"]);
+}
+
+#[tokio::test]
+async fn a_refusal_is_answered_before_any_task_is_created() {
+    let store = Arc::new(MemoryStore::default());
+    let mut session = Session::start(server(&store, "alice")).await;
+    let refused = session.call("work", json!({"seconds": 3600})).await;
+    let result = &refused["result"];
+    assert!(result.get("taskId").is_none(), "{refused}");
+    assert_ne!(result["resultType"], "task", "{refused}");
+    assert_eq!(result["isError"], true, "{refused}");
+    assert_eq!(result["structuredContent"]["status"], "invalid", "{refused}");
+    assert_eq!(result["structuredContent"]["error_code"], "VALIDATION_ERROR", "{refused}");
+    assert_eq!(result["structuredContent"]["hints"]["parameter"], "seconds");
+    // Nothing was stored: no task record, no entry in the caller's index.
+    assert_eq!(store.len(), 0);
+}
+
+#[tokio::test]
+async fn another_callers_task_id_is_answered_as_an_unknown_one() {
+    let store = Arc::new(MemoryStore::default());
+    let mut alice = Session::start(server(&store, "alice")).await;
+    let mut alice_elsewhere = Session::start(server(&store, "alice")).await;
+    let mut bob = Session::start(server(&store, "bob")).await;
+    let id = task_id(&alice.call("work", json!({"seconds": 28})).await);
+
+    // The same caller polls it on a second server over the same store.
+    let polled = alice_elsewhere.get(&id).await;
+    assert_eq!(polled["result"]["taskId"], id.as_str(), "{polled}");
+    assert_eq!(polled["result"]["status"], "working");
+
+    let other = bob.get(&id).await;
+    let unknown_id = "0123456789abcdef0123456789abcdef";
+    let unknown = bob.get(unknown_id).await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+    assert_eq!(other["error"]["code"], unknown["error"]["code"]);
+    let shape = |reply: &Value, id: &str| reply["error"]["message"].as_str().unwrap().replace(id, "<id>");
+    assert_eq!(shape(&other, &id), shape(&unknown, unknown_id));
+    assert_eq!(shape(&other, &id), "unknown task id: <id>");
+    let cancel = bob.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+
+    // Bob's cancel did nothing; alice's (from the second server) settles it.
+    assert_eq!(alice.get(&id).await["result"]["status"], "working");
+    let ack = alice_elsewhere.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let settled = alice.settled(&id).await;
+    assert_eq!(settled["status"], "cancelled");
+    assert!(settled.get("result").is_none(), "{settled}");
+    // The body, running on the first server, saw the cancellation through the store.
+    let started = std::time::Instant::now();
+    while !WORK_ENDED.lock().unwrap().contains(&28) {
+        assert!(started.elapsed() < Duration::from_secs(5), "the body did not see its task cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_ends_after_its_task_was_cancelled_has_its_result_dropped() {
+    let store = Arc::new(MemoryStore::default());
+    let mut session = Session::start(server(&store, "alice")).await;
+    let before = STUBBORN_ENDED.load(Ordering::SeqCst);
+    let id = task_id(&session.call("stubborn", json!({"ms": 600})).await);
+    let ack = session.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    // The body runs on to its end...
+    for _ in 0..100 {
+        if STUBBORN_ENDED.load(Ordering::SeqCst) > before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(STUBBORN_ENDED.load(Ordering::SeqCst) > before, "the body never ended");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // ...and its answer is dropped: the task stays cancelled, with no result.
+    let task = session.get(&id).await["result"].clone();
+    assert_eq!(task["status"], "cancelled", "{task}");
+    assert!(task.get("result").is_none(), "{task}");
+    // A second cancel of the terminal task is the same empty acknowledgement.
+    let again = session.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(again["result"], json!({"resultType": "complete"}), "{again}");
+}
+
+#[tokio::test]
+async fn the_tasks_stored_per_caller_are_bounded() {
+    let store = Arc::new(MemoryStore::default());
+    let mut alice = Session::start(server(&store, "alice")).await;
+    let mut bob = Session::start(server(&store, "bob")).await;
+    let first = task_id(&alice.call("work", json!({"seconds": 30})).await);
+    let _second = task_id(&alice.call("work", json!({"seconds": 30})).await);
+    let third = alice.call("work", json!({"seconds": 30})).await;
+    assert_eq!(third["error"]["code"], -32600, "{third}");
+    assert!(
+        third["error"]["message"].as_str().unwrap().starts_with("this caller has 2 tasks stored, the bound"),
+        "{third}"
+    );
+    // The bound is alice's alone.
+    task_id(&bob.call("work", json!({"seconds": 0})).await);
+    // A cancelled task still counts until it expires: the bound is on stored tasks.
+    alice.request("tasks/cancel", json!({"taskId": first})).await;
+    assert_eq!(alice.call("work", json!({"seconds": 0})).await["error"]["code"], -32600);
+}
+
+/// Two replicas on one real Redis (`RedisStore`): a task started on one is polled and cancelled
+/// on the other, and its body, running on the first, stops. Needs Redis as `tests/redis.rs`
+/// does (`cargo test --features redis --test mcp_tasks`, `ENVELOPE_TEST_REDIS_URL`).
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_polled_and_cancelled_from_a_second_replica_over_redis() {
+    use envelope_core::call::guard::store::RedisStore;
+    let url = std::env::var("ENVELOPE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned());
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let replica = || async {
+        let store = RedisStore::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("this test needs Redis at {url} (ENVELOPE_TEST_REDIS_URL): {e}"))
+            .with_prefix(format!("envelope-test-{run}:"));
+        server_on(Arc::new(store), "alice")
+    };
+    let mut first = Session::start(replica().await).await;
+    let mut second = Session::start(replica().await).await;
+    let mut bob = Session::start(server_on(
+        Arc::new(RedisStore::connect(&url).await.unwrap().with_prefix(format!("envelope-test-{run}:"))),
+        "bob",
+    ))
+    .await;
+
+    let id = task_id(&first.call("work", json!({"seconds": 29})).await);
+    let polled = second.get(&id).await;
+    assert_eq!(polled["result"]["taskId"], id.as_str(), "{polled}");
+    assert_eq!(polled["result"]["status"], "working");
+    assert_eq!(bob.get(&id).await["error"]["code"], -32602);
+
+    let started = std::time::Instant::now();
+    let ack = second.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let settled = first.settled(&id).await;
+    assert_eq!(settled["status"], "cancelled", "{settled}");
+    assert!(settled.get("result").is_none(), "{settled}");
+
+    // The body on the first replica saw the cancellation (within the watch interval) and
+    // ended long before its 29 s; its answer was dropped, the task stays cancelled.
+    while !WORK_ENDED.lock().unwrap().contains(&29) {
+        assert!(started.elapsed() < Duration::from_secs(5), "the body did not see its task cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = second.get(&id).await;
+    assert_eq!(after["result"]["status"], "cancelled", "{after}");
+    assert!(after["result"].get("result").is_none(), "{after}");
+
+    // A task completed on the first replica is read, result inlined, on the second.
+    let quick = task_id(&first.call("work", json!({"seconds": 0})).await);
+    let done = second.settled(&quick).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["data"], "worked 0 s", "{done}");
+}
