@@ -385,7 +385,7 @@ impl Tasks {
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let state = request.request_state.as_deref();
-        let round = super::input::Round::open(state_key, name, state, request.input_responses.as_ref())?;
+        let round = super::input_required::Round::open(state_key, name, state, request.input_responses.as_ref())?;
         let given = round.answers();
         let gate = Arc::new(Gate {
             round: Arc::clone(&round),
@@ -557,7 +557,7 @@ struct TaskSink {
 /// The sink of a body that gathers its input through rounds before its task exists
 /// ([`Tasks::gather`]): the round's answers, then (once the task is created) the task's sink.
 struct Gate {
-    round: Arc<super::input::Round>,
+    round: Arc<super::input_required::Round>,
     task: Mutex<Option<Arc<TaskSink>>>,
     /// Told when the body has taken every answer the request carries.
     escalate: tokio::sync::Notify,
