@@ -493,7 +493,7 @@ fn the_http_endpoints_refuse_scopes_and_tenants() {
         let verified: Vec<(&str, &str)> = staff.iter().copied().chain([("x-test-tenant", "acme")]).collect();
         let contradicting: Vec<(&str, &str)> = verified.iter().copied().chain([("x-tenant-id", "globex")]).collect();
         let reply = send(addr, "POST", "/internal/tools/ping", &contradicting, "{}").await;
-        assert_eq!((reply.status, reply.json()["error"].clone()), (400, json!("tenant_mismatch")), "{}", reply.text);
+        assert_eq!((reply.status, reply.json()["error"].clone()), (403, json!("tenant_mismatch")), "{}", reply.text);
         assert!(!reply.text.contains("globex") && !reply.text.contains("acme"), "{}", reply.text);
         let agreeing: Vec<(&str, &str)> = verified.iter().copied().chain([("x-tenant-id", "acme")]).collect();
         assert_eq!(send(addr, "POST", "/internal/tools/ping", &agreeing, "{}").await.status, 200);
@@ -619,7 +619,7 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
                 ("x-tenant-id", "globex"),
             ];
             let (status, reply) = rpc(addr, "/internal/mcp", version, &contradicting, "tools/list", json!({})).await;
-            assert_eq!((status, reply["error"]["data"]["error"].clone()), (400, json!("tenant_mismatch")), "{version}");
+            assert_eq!((status, reply["error"]["data"]["error"].clone()), (403, json!("tenant_mismatch")), "{version}");
             let failing = [("x-test-subject", "carol"), ("x-test-scopes", "internal"), ("x-tenant-id", "down")];
             let (status, reply) = rpc(addr, "/internal/mcp", version, &failing, "tools/list", json!({})).await;
             assert_eq!(

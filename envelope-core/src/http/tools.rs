@@ -127,7 +127,7 @@ impl HttpTools {
     /// and called (a hidden one answers 404 `NOT_FOUND` exactly as a name no tool has), calls
     /// are made on its name, and every request passes its gate first
     /// ([`admit`](super::admit): 403 `insufficient_scope` without its scopes; 400
-    /// `tenant_required` / `tenant_mismatch`, 403 `tenant_forbidden` /
+    /// `tenant_required`, 403 `tenant_mismatch` / `tenant_forbidden` /
     /// `tenant_policy_unavailable` on a surface that needs a tenant). Without it the endpoints
     /// serve every tool on the surface `"http"`.
     #[must_use]

@@ -72,8 +72,8 @@ impl McpHttp<McpServer> {
     /// Serves the endpoint on `surface` ([`McpServer::with_surface`]: the tools it shows, calls
     /// made on its name), and checks every request against it after the auth hook and before
     /// the body is read ([`crate::http::admit`]): a caller without its scopes is 403
-    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required` or
-    /// `tenant_mismatch`, 403 `tenant_forbidden` or `tenant_policy_unavailable`; each a
+    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required`, 403
+    /// `tenant_mismatch`, `tenant_forbidden` or `tenant_policy_unavailable`; each a
     /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
     /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
     #[must_use]
