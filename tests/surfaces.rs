@@ -595,10 +595,11 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
             assert_eq!(hidden, unknown, "{version}");
             assert_eq!(hidden.1["error"]["code"], -32602, "{version}: {}", hidden.1);
 
-            // A tool's scope missing: isError with the FORBIDDEN envelope.
+            // A tool's scope missing: 403 (the step-up challenge), isError with the FORBIDDEN
+            // envelope.
             let call = json!({"name": "write_note", "arguments": {"title": 5}});
             let (status, reply) = rpc(addr, "/mcp", version, &reader, "tools/call", call).await;
-            assert_eq!(status, 200, "{version}: {reply}");
+            assert_eq!(status, 403, "{version}: {reply}");
             assert_eq!(reply["result"]["isError"], true, "{version}: {reply}");
             let envelope = &reply["result"]["structuredContent"];
             assert_eq!(envelope["error_code"], "FORBIDDEN", "{version}: {reply}");

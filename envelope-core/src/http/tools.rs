@@ -87,6 +87,7 @@ pub struct HttpTools {
     body_limit: usize,
     retry_after: u64,
     surface: Option<Surface>,
+    resource_metadata: Option<String>,
 }
 
 impl HttpTools {
@@ -103,6 +104,7 @@ impl HttpTools {
             body_limit: DEFAULT_BODY_LIMIT,
             retry_after: DEFAULT_RETRY_AFTER_SECONDS,
             surface: None,
+            resource_metadata: None,
         }
     }
 
@@ -110,6 +112,19 @@ impl HttpTools {
     #[must_use]
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// These endpoints as part of an OAuth protected resource (RFC 9728, MCP "Authorization"):
+    /// the 403 of a caller short of a tool's scopes carries `WWW-Authenticate: Bearer
+    /// error="insufficient_scope", scope="<lacking>", resource_metadata="<its metadata URL>"`
+    /// (RFC 9728 §5.1; MCP 2025-11-25 "Scope challenge handling"), so a client finds where to
+    /// ask for the scope. Serving the metadata document is [`ProtectedResource::router`]'s.
+    ///
+    /// [`ProtectedResource::router`]: super::auth::ProtectedResource::router
+    #[must_use]
+    pub fn with_protected_resource(mut self, resource: &super::auth::ProtectedResource) -> Self {
+        self.resource_metadata = Some(resource.metadata_url());
         self
     }
 
@@ -297,17 +312,20 @@ impl HttpTools {
     }
 
     /// A 403 of a call whose caller lacks scopes of the tool (or the surface) carries
-    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1).
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1),
+    /// with `resource_metadata` when [`with_protected_resource`](Self::with_protected_resource)
+    /// is set.
     fn insufficient_scope(&self, cx: &Context, name: &str, response: &mut Response) {
         let Some(tool) = self.toolbox.get(name) else { return };
         let missing = self.toolbox.missing_scopes(cx.caller(), tool);
         if missing.is_empty() {
             return;
         }
-        if let Some(value) = TransportError::insufficient_scope(&missing.join(" "))
-            .www_authenticate()
-            .and_then(|v| HeaderValue::from_str(&v).ok())
-        {
+        let mut refused = TransportError::insufficient_scope(&missing.join(" "));
+        if let Some(url) = &self.resource_metadata {
+            refused = refused.with_resource_metadata(url.clone());
+        }
+        if let Some(value) = refused.www_authenticate().and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         }
     }
