@@ -181,3 +181,57 @@ fn the_tools_endpoint_names_the_resource_metadata_in_its_step_up_challenge() {
         assert_eq!(reply.json()["error_code"], "FORBIDDEN");
     });
 }
+
+#[test]
+fn every_401_over_mcp_names_the_scopes_and_a_narrow_token_steps_up() {
+    use envelope_core::http::BearerTokens;
+    block_on(async {
+        let tokens = BearerTokens::new(["unused"])
+            .with_caller("tok-read", Caller::new("bob").with_scopes(["notes:read"]))
+            .with_caller("tok-write", Caller::new("bob").with_scopes(["notes:read", "notes:write"]));
+        let app = McpHttp::new(toolbox()).with_auth(tokens.clone()).with_protected_resource(resource()).router();
+        let addr = serve(app).await;
+        // No token, then a token not accepted: 401 naming resource_metadata and the scopes.
+        let none = call(addr, "2025-11-25", &[], "read_note", json!({"id": 1})).await;
+        assert_eq!(none.status, 401, "{}", none.text);
+        assert_eq!(
+            none.header("www-authenticate"),
+            Some(format!(r#"Bearer resource_metadata="{METADATA}", scope="notes:read notes:write""#).as_str())
+        );
+        assert_eq!(none.json()["error"]["data"]["error"], "missing_bearer_token");
+        let bad = call(addr, "2025-11-25", &[("authorization", "Bearer nope")], "read_note", json!({"id": 1})).await;
+        assert_eq!(bad.status, 401, "{}", bad.text);
+        let challenge = bad.header("www-authenticate").unwrap();
+        assert!(challenge.starts_with(r#"Bearer error="invalid_token""#), "{challenge}");
+        assert!(challenge.ends_with(r#"scope="notes:read notes:write""#), "{challenge}");
+
+        // Without a protected resource, the tools' own scopes are named.
+        let bare = serve(McpHttp::new(toolbox()).with_auth(tokens).router()).await;
+        let none = call(bare, "2026-07-28", &[], "read_note", json!({"id": 1})).await;
+        assert_eq!(
+            (none.status, none.header("www-authenticate")),
+            (401, Some(r#"Bearer scope="notes:read notes:write""#))
+        );
+
+        // A verified token short of the tool's scope: 403 with the full challenge; the
+        // stepped-up token is served.
+        for version in VERSIONS {
+            let narrow = [("authorization", "Bearer tok-read")];
+            let reply = call(addr, version, &narrow, "write_note", json!({"title": "t"})).await;
+            assert_eq!(reply.status, 403, "{version}: {}", reply.text);
+            assert_eq!(
+                reply.header("www-authenticate"),
+                Some(
+                    format!(
+                        r#"Bearer error="insufficient_scope", scope="notes:write", resource_metadata="{METADATA}""#
+                    )
+                    .as_str()
+                ),
+                "{version}"
+            );
+            let wide = [("authorization", "Bearer tok-write")];
+            let reply = call(addr, version, &wide, "write_note", json!({"title": "t"})).await;
+            assert_eq!(reply.status, 200, "{version}: {}", reply.text);
+        }
+    });
+}

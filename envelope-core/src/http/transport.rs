@@ -425,6 +425,21 @@ impl TransportError {
         self
     }
 
+    /// Adds `scope="<scopes>"` (space-separated, RFC 6749 §3.3) to the challenge of a 401
+    /// (`missing_bearer_token`, `invalid_bearer_token`): the scopes the surface's tools need,
+    /// so a client asks for them up front (RFC 6750 §3, MCP 2025-11-25 "Authorization / Scope
+    /// selection"). An empty `scopes` adds nothing; other kinds are returned unchanged (an
+    /// `insufficient_scope` names its own).
+    #[must_use]
+    pub fn with_scope(mut self, scopes: &str) -> Self {
+        let bearer_401 =
+            matches!(self.kind, TransportErrorKind::MissingBearerToken | TransportErrorKind::InvalidBearerToken);
+        if bearer_401 && !scopes.trim().is_empty() {
+            self.scope = Some(scopes.trim().to_owned());
+        }
+        self
+    }
+
     /// The `resource_metadata` URL this error's challenge carries, if any.
     pub fn resource_metadata(&self) -> Option<&str> {
         self.resource_metadata.as_deref()
@@ -452,23 +467,27 @@ impl TransportError {
 
     /// The `WWW-Authenticate` value (RFC 6750 §3) for the bearer errors: `Bearer` when no token
     /// was sent (no error code, §3.1), `Bearer error="invalid_token"`, or `Bearer
-    /// error="insufficient_scope", scope="..."`; each with `resource_metadata="..."` when set.
+    /// error="insufficient_scope", scope="..."`; each with `resource_metadata="..."` when set,
+    /// and a 401 with `scope="..."` when [`with_scope`](Self::with_scope) gave it.
     /// `None` for the other kinds.
     pub fn www_authenticate(&self) -> Option<String> {
         let mut params: Vec<String> = Vec::new();
+        let scope = self.scope.as_deref().map(|scope| format!("scope={}", quoted(scope)));
+        let metadata = self.resource_metadata.as_deref().map(|url| format!("resource_metadata={}", quoted(url)));
         match self.kind {
-            TransportErrorKind::MissingBearerToken => {}
-            TransportErrorKind::InvalidBearerToken => params.push(r#"error="invalid_token""#.to_owned()),
+            TransportErrorKind::MissingBearerToken | TransportErrorKind::InvalidBearerToken => {
+                if self.kind == TransportErrorKind::InvalidBearerToken {
+                    params.push(r#"error="invalid_token""#.to_owned());
+                }
+                params.extend(metadata);
+                params.extend(scope);
+            }
             TransportErrorKind::InsufficientScope => {
                 params.push(r#"error="insufficient_scope""#.to_owned());
-                if let Some(scope) = &self.scope {
-                    params.push(format!("scope={}", quoted(scope)));
-                }
+                params.extend(scope);
+                params.extend(metadata);
             }
             _ => return None,
-        }
-        if let Some(url) = &self.resource_metadata {
-            params.push(format!("resource_metadata={}", quoted(url)));
         }
         Some(if params.is_empty() { "Bearer".to_owned() } else { format!("Bearer {}", params.join(", ")) })
     }
@@ -669,6 +688,12 @@ mod tests {
         );
         let missing = TransportError::missing_bearer_token().with_resource_metadata("https://x.example/m");
         assert_eq!(missing.www_authenticate().as_deref(), Some(r#"Bearer resource_metadata="https://x.example/m""#));
+        assert_eq!(
+            missing.with_scope("notes:read notes:write").www_authenticate().as_deref(),
+            Some(r#"Bearer resource_metadata="https://x.example/m", scope="notes:read notes:write""#)
+        );
+        let narrower = TransportError::insufficient_scope("a").with_scope("b");
+        assert_eq!(narrower.www_authenticate().as_deref(), Some(r#"Bearer error="insufficient_scope", scope="a""#));
     }
 
     #[test]

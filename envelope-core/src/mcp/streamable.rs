@@ -141,7 +141,10 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     /// form (`/.well-known/oauth-protected-resource/mcp` for a resource URL ending `/mcp`),
     /// without a token, and every refusal of the auth hook carries
     /// `WWW-Authenticate: Bearer resource_metadata="<its URL>"` (RFC 9728 §5.1), so that a
-    /// client can find the authorization server.
+    /// client can find the authorization server; every 401 also names `scope="<its
+    /// scopes_supported>"` (else the scopes the tools need), and a `tools/call` short of the
+    /// tool's scopes is 403 `Bearer error="insufficient_scope", scope="<lacking>",
+    /// resource_metadata="<its URL>"` (MCP 2025-11-25 "Scope challenge handling").
     #[must_use]
     pub fn with_protected_resource(mut self, resource: ProtectedResource) -> Self {
         self.resource = Some(resource);
@@ -184,6 +187,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         // An `McpServer` (the handler of `McpHttp::new`) answers a plain 2026-07-28
         // `tools/call` itself; another handler is always served through rmcp.
         let direct = (&handler as &dyn std::any::Any).downcast_ref::<McpServer>().cloned().map(Arc::new);
+        let scopes_needed = direct.as_ref().map(|s| s.toolbox.scopes().join(" ")).unwrap_or_default();
         let shared = Arc::new(handler.clone());
         let factory = move || Ok(handler.clone());
         let rmcp = if self.sessions {
@@ -217,6 +221,23 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
                 auth = auth.with_resource_metadata(resource.metadata_url());
             }
             route = route.layer(auth.require_scopes(self.required_scopes));
+            // Every 401 names the scopes the surface's tools need (MCP 2025-11-25
+            // "Authorization / Scope selection"): the resource's `scopes_supported`, else the
+            // tools' own.
+            let scopes = match &self.resource {
+                Some(resource) if !resource.scopes_supported().is_empty() => resource.scopes_supported().join(" "),
+                _ => scopes_needed,
+            };
+            if !scopes.is_empty() {
+                let scopes: Arc<str> = Arc::from(scopes);
+                route = route.layer(axum::middleware::map_response(move |mut response: Response| {
+                    let scopes = Arc::clone(&scopes);
+                    async move {
+                        name_scopes(&mut response, &scopes);
+                        response
+                    }
+                }));
+            }
         }
         let route = route.layer(self.origins.json_rpc()).merge(crate::http::retired_sse());
         match self.resource {
@@ -612,6 +633,28 @@ async fn call_directly(
     match result {
         Ok(reply) => json(StatusCode::OK, reply),
         Err(error) => error_response(&ServerJsonRpcMessage::error(error, Some(id))),
+    }
+}
+
+/// Adds `scope="<scopes>"` to the `WWW-Authenticate` challenge of a 401 that names none.
+fn name_scopes(response: &mut Response, scopes: &str) {
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return;
+    }
+    let Some(challenge) = response.headers().get(header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()) else {
+        return;
+    };
+    if challenge.contains("scope=") {
+        return;
+    }
+    let quoted = scopes.replace(['"', '\\'], "");
+    let named = if challenge.trim() == "Bearer" {
+        format!(r#"Bearer scope="{quoted}""#)
+    } else {
+        format!(r#"{challenge}, scope="{quoted}""#)
+    };
+    if let Ok(value) = HeaderValue::from_str(&named) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
     }
 }
 
