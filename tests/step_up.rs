@@ -235,3 +235,66 @@ fn every_401_over_mcp_names_the_scopes_and_a_narrow_token_steps_up() {
         }
     });
 }
+
+fn purge_preview() -> Result<Value, envelope_core::Fault> {
+    Ok(json!({"would_purge": "all"}))
+}
+
+/// Purges every note, once a person approves.
+#[tool(destructive, scopes = ["notes:admin"], confirm = purge_preview)]
+fn purge_notes() -> Value {
+    json!({"purged": "all"})
+}
+
+#[test]
+fn an_approval_by_the_caller_who_queued_it_with_a_narrower_token_is_403_with_the_challenge() {
+    block_on(async {
+        let toolbox = Toolbox::new().with(purge_notes::tool());
+        let tools =
+            serve(with_callers(HttpTools::new(toolbox.clone()).with_protected_resource(&resource()).router())).await;
+        let mcp = serve(with_callers(McpHttp::new(toolbox).with_protected_resource(resource()).router())).await;
+        const ADMIN: &[(&str, &str)] = &[("x-test-subject", "alice"), ("x-test-scopes", "notes:admin")];
+        const NARROWER: &[(&str, &str)] = &[("x-test-subject", "alice"), ("x-test-scopes", "notes:read")];
+        const OTHER: &[(&str, &str)] = &[("x-test-subject", "bob"), ("x-test-scopes", "notes:read")];
+        let (admin, narrower, other) = (ADMIN, NARROWER, OTHER);
+        let challenge =
+            format!(r#"Bearer error="insufficient_scope", scope="notes:admin", resource_metadata="{METADATA}""#);
+
+        // Over /tools.
+        let post = |caller: &'static [(&'static str, &'static str)], path: &'static str, body: String| async move {
+            let mut headers = vec![("content-type", "application/json")];
+            headers.extend_from_slice(caller);
+            send(tools, "POST", path, &headers, &body).await
+        };
+        let queued = post(admin, "/tools/purge_notes", "{}".to_owned()).await;
+        assert_eq!(queued.status, 202, "{}", queued.text);
+        let id = queued.json()["pending_action_id"].as_str().unwrap().to_owned();
+        let approve = json!({"pending_action_id": id, "approved": true}).to_string();
+        let stranger = post(other, "/tools/confirm_action", approve.clone()).await;
+        assert_eq!((stranger.status, stranger.header("www-authenticate")), (404, None), "{}", stranger.text);
+        assert_eq!(stranger.json()["error_code"], "NOT_FOUND");
+        let narrow = post(narrower, "/tools/confirm_action", approve.clone()).await;
+        assert_eq!(narrow.status, 403, "{}", narrow.text);
+        assert_eq!(narrow.header("www-authenticate"), Some(challenge.as_str()));
+        assert_eq!(narrow.json()["error_code"], "FORBIDDEN");
+        // Nothing was used up: the stepped-up token approves it, once.
+        let ran = post(admin, "/tools/confirm_action", approve.clone()).await;
+        assert_eq!((ran.status, ran.json()["data"].clone()), (200, json!({"purged": "all"})), "{}", ran.text);
+
+        // Over /mcp (a 2025 client: the action's id in the envelope, confirm_action a tool).
+        let queued = call(mcp, "2025-11-25", admin, "purge_notes", json!({})).await;
+        let envelope = queued.json()["result"]["structuredContent"].clone();
+        let id = envelope["pending_action_id"].as_str().unwrap_or_else(|| panic!("{envelope}")).to_owned();
+        let approve = json!({"pending_action_id": id, "approved": true});
+        let stranger = call(mcp, "2025-11-25", other, "confirm_action", approve.clone()).await;
+        assert_eq!(stranger.status, 200, "{}", stranger.text);
+        assert_eq!(stranger.json()["result"]["structuredContent"]["error_code"], "NOT_FOUND");
+        let narrow = call(mcp, "2025-11-25", narrower, "confirm_action", approve.clone()).await;
+        assert_eq!(narrow.status, 403, "{}", narrow.text);
+        assert_eq!(narrow.header("www-authenticate"), Some(challenge.as_str()));
+        assert_eq!(narrow.json()["result"]["structuredContent"]["error_code"], "FORBIDDEN");
+        let ran = call(mcp, "2025-11-25", admin, "confirm_action", approve).await;
+        assert_eq!(ran.status, 200, "{}", ran.text);
+        assert_eq!(ran.json()["result"]["structuredContent"]["data"], json!({"purged": "all"}));
+    });
+}

@@ -725,8 +725,16 @@ fn confirm_action_runs_an_action_only_for_a_caller_with_its_scopes() {
         let admin = cx(&["notes:admin"]);
         let queued = toolbox.call_in(&admin, "purge_all", None).await.unwrap().to_value();
         let approve = json!({"pending_action_id": queued["pending_action_id"], "approved": true});
-        let refused = toolbox.call_in(&cx(&["notes:read"]), "confirm_action", Some(&approve)).await.unwrap();
+        // Another subject without the scope: the action is not found.
+        let bob = Context::new(Caller::new("bob").with_scopes(["notes:read"]));
+        let refused = toolbox.call_in(&bob, "confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
+        // The subject who queued it, with a narrower token: FORBIDDEN naming the scope to step
+        // up to (the adapters' 403 challenge).
+        let refused = toolbox.call_in(&cx(&["notes:read"]), "confirm_action", Some(&approve)).await.unwrap();
+        let refused = refused.to_value();
+        assert_eq!(refused["error_code"], "FORBIDDEN", "{refused}");
+        assert_eq!(refused["hints"]["accepted"], "a caller granted notes:admin", "{refused}");
         // The id was not used up: the admin approves it.
         let ran = toolbox.call_in(&admin, "confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"purged":"all"}}"#);

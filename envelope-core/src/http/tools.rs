@@ -263,9 +263,14 @@ impl HttpTools {
             } else {
                 tracing::info!("tool call answered");
             }
+            // A refusal naming the scopes lacking (of a tool, or of the action an approval
+            // would run), read before the envelope is written.
+            let lacking = (status == 403)
+                .then(|| crate::policy::lacking_scopes(&envelope.to_value()).map(str::to_owned))
+                .flatten();
             let mut response = self.envelope_response(envelope, status);
             if status == 403 {
-                self.insufficient_scope(cx, name, &mut response);
+                self.insufficient_scope(cx, name, lacking.as_deref(), &mut response);
             }
             response
         }
@@ -315,13 +320,18 @@ impl HttpTools {
     /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1),
     /// with `resource_metadata` when [`with_protected_resource`](Self::with_protected_resource)
     /// is set.
-    fn insufficient_scope(&self, cx: &Context, name: &str, response: &mut Response) {
-        let Some(tool) = self.toolbox.get(name) else { return };
-        let missing = self.toolbox.missing_scopes(cx.caller(), tool);
+    fn insufficient_scope(&self, cx: &Context, name: &str, lacking: Option<&str>, response: &mut Response) {
+        let missing = match self.toolbox.get(name) {
+            Some(tool) => self.toolbox.missing_scopes(cx.caller(), tool).join(" "),
+            None => String::new(),
+        };
+        // `confirm_action` by the caller who queued the action, short of its tool's scopes: the
+        // scopes its refusal names.
+        let missing = if missing.is_empty() { lacking.unwrap_or_default().to_owned() } else { missing };
         if missing.is_empty() {
             return;
         }
-        let mut refused = TransportError::insufficient_scope(&missing.join(" "));
+        let mut refused = TransportError::insufficient_scope(&missing);
         if let Some(url) = &self.resource_metadata {
             refused = refused.with_resource_metadata(url.clone());
         }

@@ -702,7 +702,8 @@ async fn on_the_wire(
 /// - an envelope whose code answers 429 in the code table (`RATE_LIMITED`, `QUOTA_EXCEEDED`):
 ///   429, with `Retry-After` in whole seconds from `hints.retry_after_ms` (rounded up, at
 ///   least 1; RFC 9110 §10.2.3) when it gives one;
-/// - `FORBIDDEN` for a caller short of the tool's scopes (or its surface's): 403 with
+/// - `FORBIDDEN` for a caller short of the tool's scopes (or its surface's), or for the caller
+///   who queued an action approving it with a token short of its tool's scopes: 403 with
 ///   `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the scopes lacking>"`, and
 ///   `resource_metadata="<url>"` when the endpoint is a protected resource (RFC 6750 §3.1,
 ///   RFC 9728 §5.1), so that an MCP client can step up and retry.
@@ -734,15 +735,15 @@ fn step_up_or_delay(
         return Some((StatusCode::TOO_MANY_REQUESTS, None, seconds));
     }
     if *code == crate::codes::FORBIDDEN {
-        let server = server?;
         let anonymous = Caller::anonymous();
         let caller = caller.unwrap_or(&anonymous);
-        let found = server.toolbox.get(tool)?;
-        let missing = server.toolbox.missing_scopes(caller, found);
-        if missing.is_empty() {
-            return None;
-        }
-        let mut refused = TransportError::insufficient_scope(&missing.join(" "));
+        let missing = match server.and_then(|s| Some((s, s.toolbox.get(tool)?))) {
+            Some((server, found)) => server.toolbox.missing_scopes(caller, found).join(" "),
+            None => String::new(),
+        };
+        // `confirm_action` (or another handler's tool): the scopes the refusal names.
+        let missing = if missing.is_empty() { crate::policy::lacking_scopes(envelope)?.to_owned() } else { missing };
+        let mut refused = TransportError::insufficient_scope(&missing);
         if let Some(url) = resource_metadata {
             refused = refused.with_resource_metadata(url);
         }
