@@ -290,6 +290,7 @@ pub(crate) fn missing_scopes(tool: &str, missing: &[&str]) -> Envelope {
 /// The scopes lacking that a [`missing_scopes`] envelope (`value`, its JSON) names,
 /// space-separated: what an adapter's step-up challenge names as `scope` (RFC 6750 §3.1).
 /// `None` for any other envelope.
+#[cfg(feature = "http")]
 pub(crate) fn lacking_scopes(value: &serde_json::Value) -> Option<&str> {
     let code = value.get("error_code")?.as_str()?;
     let hints = value.get("hints")?;
