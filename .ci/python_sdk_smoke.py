@@ -118,11 +118,48 @@ async def drive_protected(url, mode):
             data = result.structured_content["data"]
             check(f"{label}: whoami is the token's subject and tenant",
                   (data["subject"], data["tenant"]) == ("sdk-smoke", "acme"), data)
-            result = await client.call_tool("delete_note", {"note_id": 1})
-            envelope = result.structured_content
-            check(f"{label}: delete_note without notes:admin is FORBIDDEN",
-                  result.is_error and envelope["error_code"] == "FORBIDDEN", envelope)
             check(f"{label}: the token is never echoed", token not in result.model_dump_json(), result)
+    await steps_up_and_backs_off(url, secret, issuer, label, mode)
+
+
+async def steps_up_and_backs_off(url, secret, issuer, label, mode):
+    """What the SDK's HTTP client sees of a call short of a tool's scope (403 with the step-up
+    challenge, MCP 2025-11-25 "Scope challenge handling") and of a rate-limited call (429 with
+    `Retry-After`), each over /mcp; the SDK turns either into an error of the call."""
+    now = int(time.time())
+    token = mint(secret, {"iss": issuer, "sub": f"sdk-limits-{mode}", "aud": url, "iat": now, "exp": now + 300,
+                          "scope": "notes:read notes:write", "tenant_id": "acme"})
+    seen = []
+
+    async def record(response):
+        seen.append((response.status_code, response.headers.get("www-authenticate"),
+                     response.headers.get("retry-after")))
+
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        http.event_hooks["response"] = [record]
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            try:
+                result = await client.call_tool("delete_note", {"note_id": 1})
+                raised = None
+            except Exception as e:  # the SDK's error for a non-2xx answer
+                result, raised = None, e
+            forbidden = [s for s in seen if s[0] == 403]
+            check(f"{label}: delete_note without notes:admin is 403 with the step-up challenge",
+                  forbidden and forbidden[-1][1].startswith('Bearer error="insufficient_scope", scope="notes:admin"')
+                  and 'resource_metadata="' in forbidden[-1][1], (seen, result, raised))
+            check(f"{label}: the SDK reports the refused call as an error", raised is not None or
+                  (result is not None and result.is_error), (result, raised))
+            # create_note's limit (30 a minute by default): within 40 calls, one is 429.
+            for i in range(40):
+                try:
+                    await client.call_tool("create_note", {"title": f"n{i}"})
+                except Exception:
+                    pass
+                if any(s[0] == 429 for s in seen):
+                    break
+            limited = [s for s in seen if s[0] == 429]
+            check(f"{label}: a rate-limited create_note is 429 with Retry-After in whole seconds",
+                  limited and limited[-1][2] is not None and int(limited[-1][2]) >= 1, seen[-3:])
 
 
 async def main():

@@ -134,12 +134,16 @@ fn with_an_hs256_secret_tokens_scopes_surfaces_and_tenants_hold() {
         let metadata = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
         let reader = hs256(&claims("alice", &resource, "notes:read", Some("acme")));
 
-        // No token: 401 naming the metadata, on /mcp and /tools alike.
+        // No token: 401 naming the metadata (and, over /mcp, the scopes the tools need), on
+        // /mcp and /tools alike.
         let refused = rpc(addr, "/mcp", "2025-11-25", None, "tools/list", json!({})).await;
         assert_eq!(refused.status, 401, "{}", refused.text);
         assert_eq!(
             refused.header("www-authenticate"),
-            Some(format!("Bearer resource_metadata=\"{metadata}\"").as_str())
+            Some(
+                format!("Bearer resource_metadata=\"{metadata}\", scope=\"notes:read notes:write notes:admin\"")
+                    .as_str()
+            )
         );
         assert_eq!(refused.json()["error"]["data"]["error"], "missing_bearer_token");
         let refused = send(addr, "POST", "/tools/list_notes", &[], "{}").await;

@@ -493,7 +493,7 @@ fn the_http_endpoints_refuse_scopes_and_tenants() {
         let verified: Vec<(&str, &str)> = staff.iter().copied().chain([("x-test-tenant", "acme")]).collect();
         let contradicting: Vec<(&str, &str)> = verified.iter().copied().chain([("x-tenant-id", "globex")]).collect();
         let reply = send(addr, "POST", "/internal/tools/ping", &contradicting, "{}").await;
-        assert_eq!((reply.status, reply.json()["error"].clone()), (400, json!("tenant_mismatch")), "{}", reply.text);
+        assert_eq!((reply.status, reply.json()["error"].clone()), (403, json!("tenant_mismatch")), "{}", reply.text);
         assert!(!reply.text.contains("globex") && !reply.text.contains("acme"), "{}", reply.text);
         let agreeing: Vec<(&str, &str)> = verified.iter().copied().chain([("x-tenant-id", "acme")]).collect();
         assert_eq!(send(addr, "POST", "/internal/tools/ping", &agreeing, "{}").await.status, 200);
@@ -595,10 +595,11 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
             assert_eq!(hidden, unknown, "{version}");
             assert_eq!(hidden.1["error"]["code"], -32602, "{version}: {}", hidden.1);
 
-            // A tool's scope missing: isError with the FORBIDDEN envelope.
+            // A tool's scope missing: 403 (the step-up challenge), isError with the FORBIDDEN
+            // envelope.
             let call = json!({"name": "write_note", "arguments": {"title": 5}});
             let (status, reply) = rpc(addr, "/mcp", version, &reader, "tools/call", call).await;
-            assert_eq!(status, 200, "{version}: {reply}");
+            assert_eq!(status, 403, "{version}: {reply}");
             assert_eq!(reply["result"]["isError"], true, "{version}: {reply}");
             let envelope = &reply["result"]["structuredContent"];
             assert_eq!(envelope["error_code"], "FORBIDDEN", "{version}: {reply}");
@@ -619,7 +620,7 @@ fn mcp_surfaces_over_streamable_http_on_every_version() {
                 ("x-tenant-id", "globex"),
             ];
             let (status, reply) = rpc(addr, "/internal/mcp", version, &contradicting, "tools/list", json!({})).await;
-            assert_eq!((status, reply["error"]["data"]["error"].clone()), (400, json!("tenant_mismatch")), "{version}");
+            assert_eq!((status, reply["error"]["data"]["error"].clone()), (403, json!("tenant_mismatch")), "{version}");
             let failing = [("x-test-subject", "carol"), ("x-test-scopes", "internal"), ("x-tenant-id", "down")];
             let (status, reply) = rpc(addr, "/internal/mcp", version, &failing, "tools/list", json!({})).await;
             assert_eq!(
@@ -724,8 +725,16 @@ fn confirm_action_runs_an_action_only_for_a_caller_with_its_scopes() {
         let admin = cx(&["notes:admin"]);
         let queued = toolbox.call_in(&admin, "purge_all", None).await.unwrap().to_value();
         let approve = json!({"pending_action_id": queued["pending_action_id"], "approved": true});
-        let refused = toolbox.call_in(&cx(&["notes:read"]), "confirm_action", Some(&approve)).await.unwrap();
+        // Another subject without the scope: the action is not found.
+        let bob = Context::new(Caller::new("bob").with_scopes(["notes:read"]));
+        let refused = toolbox.call_in(&bob, "confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
+        // The subject who queued it, with a narrower token: FORBIDDEN naming the scope to step
+        // up to (the adapters' 403 challenge).
+        let refused = toolbox.call_in(&cx(&["notes:read"]), "confirm_action", Some(&approve)).await.unwrap();
+        let refused = refused.to_value();
+        assert_eq!(refused["error_code"], "FORBIDDEN", "{refused}");
+        assert_eq!(refused["hints"]["accepted"], "a caller granted notes:admin", "{refused}");
         // The id was not used up: the admin approves it.
         let ran = toolbox.call_in(&admin, "confirm_action", Some(&approve)).await.unwrap();
         assert_eq!(ran.to_json(), r#"{"status":"ok","success":true,"data":{"purged":"all"}}"#);

@@ -213,7 +213,13 @@ async fn assert_refused(addr: std::net::SocketAddr, token: Option<&str>, expecte
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
     let reply = send(addr, "POST", "/tools/whoami", &headers, "{}").await;
     assert_eq!(reply.status, expected.status, "{case}: {}", reply.text);
-    assert_eq!(reply.header("www-authenticate"), Some(expected.challenge.as_str()), "{case}");
+    // `/tools` here sits behind an `AuthLayer` of the test's own, whose 401 names no scope;
+    // `/mcp` names the resource's `scopes_supported` on every 401.
+    let plain = match expected.status {
+        401 => expected.challenge.split(", scope=").next().unwrap_or_default(),
+        _ => expected.challenge.as_str(),
+    };
+    assert_eq!(reply.header("www-authenticate"), Some(plain), "{case}");
     assert_eq!(reply.header("content-type"), Some("application/json"), "{case}");
     assert_eq!(reply.json(), expected.error.to_value(), "{case}");
     assert_no_part_of(token, &reply.text, case);
@@ -275,7 +281,7 @@ async fn bearer_jwts_over_http_and_mcp() {
 
     let metadata = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
     let missing = refused(TransportError::missing_bearer_token(), &resource);
-    assert_eq!(missing.challenge, format!(r#"Bearer resource_metadata="{metadata}""#));
+    assert_eq!(missing.challenge, format!(r#"Bearer resource_metadata="{metadata}", scope="notes:read notes:write""#));
     assert_refused(addr, None, &missing, "no token").await;
 
     let good = claims(&url);

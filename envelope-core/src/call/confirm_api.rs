@@ -62,6 +62,18 @@ impl crate::call::guard::Lookup for Approver<'_> {
         self.caller.tenant() == tenant
     }
 
+    fn step_up(&self, name: &str, queued_by: &str) -> Option<Envelope> {
+        if self.caller.is_anonymous() || self.caller.key() != queued_by {
+            return None;
+        }
+        let tool = self.toolbox.get(name)?;
+        let missing = self.toolbox.missing_scopes(self.caller, tool);
+        if missing.is_empty() {
+            return None;
+        }
+        Some(self.toolbox.on_the_wire(crate::call::policy::missing_scopes(name, &missing)))
+    }
+
     // Spelled out: the trait asks for a `Send` future, which an `async fn` here would not state.
     #[allow(clippy::manual_async_fn)]
     fn approval_verdict<'a>(

@@ -288,6 +288,19 @@ pub(crate) fn missing_scopes(tool: &str, missing: &[&str]) -> Envelope {
     Envelope::from(refusal)
 }
 
+/// The scopes lacking that a [`missing_scopes`] envelope (`value`, its JSON) names,
+/// space-separated: what an adapter's step-up challenge names as `scope` (RFC 6750 §3.1).
+/// `None` for any other envelope.
+#[cfg(feature = "http")]
+pub(crate) fn lacking_scopes(value: &serde_json::Value) -> Option<&str> {
+    let code = value.get("error_code")?.as_str()?;
+    let hints = value.get("hints")?;
+    if !code.ends_with(codes::FORBIDDEN.name()) || hints.get("parameter")?.as_str()? != "scope" {
+        return None;
+    }
+    hints.get("accepted")?.as_str()?.strip_prefix("a caller granted ").filter(|s| !s.is_empty())
+}
+
 /// `scope` or `scopes`, and the scopes space-separated (as an OAuth `scope` value).
 fn scope_words(missing: &[&str]) -> (&'static str, String) {
     (if missing.len() == 1 { "scope" } else { "scopes" }, missing.join(" "))

@@ -25,7 +25,7 @@ pub const TENANT_HEADER: &str = "x-tenant-id";
 ///    scope="<the scopes lacking, space-separated>"` (RFC 6750 §3.1);
 /// 2. on a surface that needs a tenant ([`Surface::requiring_tenant`]): the verified caller's
 ///    tenant, else the header `X-Tenant-ID` (1 to 128 visible ASCII characters, no comma). A header that
-///    names another tenant than the verified one is 400 `tenant_mismatch` (a verified claim is
+///    names another tenant than the verified one is 403 `tenant_mismatch` (a verified claim is
 ///    never overridden); no tenant, or a header that is no tenant id, is 400 `tenant_required`;
 /// 3. the surface's tenant policy ([`Surface::with_tenant_policy`]), if any: `Denied` is 403
 ///    `tenant_forbidden`; an error or no answer within its timeout is 403

@@ -87,6 +87,7 @@ pub struct HttpTools {
     body_limit: usize,
     retry_after: u64,
     surface: Option<Surface>,
+    resource_metadata: Option<String>,
 }
 
 impl HttpTools {
@@ -103,6 +104,7 @@ impl HttpTools {
             body_limit: DEFAULT_BODY_LIMIT,
             retry_after: DEFAULT_RETRY_AFTER_SECONDS,
             surface: None,
+            resource_metadata: None,
         }
     }
 
@@ -110,6 +112,19 @@ impl HttpTools {
     #[must_use]
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// These endpoints as part of an OAuth protected resource (RFC 9728, MCP "Authorization"):
+    /// the 403 of a caller short of a tool's scopes carries `WWW-Authenticate: Bearer
+    /// error="insufficient_scope", scope="<lacking>", resource_metadata="<its metadata URL>"`
+    /// (RFC 9728 §5.1; MCP 2025-11-25 "Scope challenge handling"), so a client finds where to
+    /// ask for the scope. Serving the metadata document is [`ProtectedResource::router`]'s.
+    ///
+    /// [`ProtectedResource::router`]: super::auth::ProtectedResource::router
+    #[must_use]
+    pub fn with_protected_resource(mut self, resource: &super::auth::ProtectedResource) -> Self {
+        self.resource_metadata = Some(resource.metadata_url());
         self
     }
 
@@ -127,7 +142,7 @@ impl HttpTools {
     /// and called (a hidden one answers 404 `NOT_FOUND` exactly as a name no tool has), calls
     /// are made on its name, and every request passes its gate first
     /// ([`admit`](super::admit): 403 `insufficient_scope` without its scopes; 400
-    /// `tenant_required` / `tenant_mismatch`, 403 `tenant_forbidden` /
+    /// `tenant_required`, 403 `tenant_mismatch` / `tenant_forbidden` /
     /// `tenant_policy_unavailable` on a surface that needs a tenant). Without it the endpoints
     /// serve every tool on the surface `"http"`.
     #[must_use]
@@ -248,9 +263,14 @@ impl HttpTools {
             } else {
                 tracing::info!("tool call answered");
             }
+            // A refusal naming the scopes lacking (of a tool, or of the action an approval
+            // would run), read before the envelope is written.
+            let lacking = (status == 403)
+                .then(|| crate::call::policy::lacking_scopes(&envelope.to_value()).map(str::to_owned))
+                .flatten();
             let mut response = self.envelope_response(envelope, status);
             if status == 403 {
-                self.insufficient_scope(cx, name, &mut response);
+                self.insufficient_scope(cx, name, lacking.as_deref(), &mut response);
             }
             response
         }
@@ -297,17 +317,25 @@ impl HttpTools {
     }
 
     /// A 403 of a call whose caller lacks scopes of the tool (or the surface) carries
-    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1).
-    fn insufficient_scope(&self, cx: &Context, name: &str, response: &mut Response) {
-        let Some(tool) = self.toolbox.get(name) else { return };
-        let missing = self.toolbox.missing_scopes(cx.caller(), tool);
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<lacking>"` (RFC 6750 §3.1),
+    /// with `resource_metadata` when [`with_protected_resource`](Self::with_protected_resource)
+    /// is set.
+    fn insufficient_scope(&self, cx: &Context, name: &str, lacking: Option<&str>, response: &mut Response) {
+        let missing = match self.toolbox.get(name) {
+            Some(tool) => self.toolbox.missing_scopes(cx.caller(), tool).join(" "),
+            None => String::new(),
+        };
+        // `confirm_action` by the caller who queued the action, short of its tool's scopes: the
+        // scopes its refusal names.
+        let missing = if missing.is_empty() { lacking.unwrap_or_default().to_owned() } else { missing };
         if missing.is_empty() {
             return;
         }
-        if let Some(value) = TransportError::insufficient_scope(&missing.join(" "))
-            .www_authenticate()
-            .and_then(|v| HeaderValue::from_str(&v).ok())
-        {
+        let mut refused = TransportError::insufficient_scope(&missing);
+        if let Some(url) = &self.resource_metadata {
+            refused = refused.with_resource_metadata(url.clone());
+        }
+        if let Some(value) = refused.www_authenticate().and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         }
     }

@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::outcome::code::{Retry, TransportWord};
+
 /// Which transport failure (DESIGN "Transport errors"): its word and its HTTP status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -45,8 +47,8 @@ pub enum TransportErrorKind {
     RateLimited,
     /// `tenant_required`, 400: a surface that needs a tenant got none.
     TenantRequired,
-    /// `tenant_mismatch`, 400: the `X-Tenant-ID` header names another tenant than the verified
-    /// caller's.
+    /// `tenant_mismatch`, 403: the `X-Tenant-ID` header names another tenant than the verified
+    /// caller's (an authorization failure).
     TenantMismatch,
     /// `tenant_forbidden`, 403: the tenant policy does not let this caller act for the tenant.
     TenantForbidden,
@@ -58,51 +60,74 @@ pub enum TransportErrorKind {
 }
 
 impl TransportErrorKind {
-    /// The lowercase word sent as `error`.
-    pub const fn word(self) -> &'static str {
+    /// Every kind, in the order of [`codes::transport::ALL`](crate::codes::transport::ALL).
+    pub const ALL: &'static [TransportErrorKind] = &[
+        Self::MissingBearerToken,
+        Self::InvalidBearerToken,
+        Self::InsufficientScope,
+        Self::ForbiddenOrigin,
+        Self::ForbiddenHost,
+        Self::NotFound,
+        Self::MethodNotAllowed,
+        Self::RequestTimeout,
+        Self::PayloadTooLarge,
+        Self::MalformedRequest,
+        Self::UriTooLong,
+        Self::HeaderFieldsTooLarge,
+        Self::ServiceUnavailable,
+        Self::RateLimited,
+        Self::TenantRequired,
+        Self::TenantMismatch,
+        Self::TenantForbidden,
+        Self::TenantPolicyUnavailable,
+        Self::LegacySseRetired,
+    ];
+
+    /// This kind's row of the one code table ([`crate::codes::transport`]): its word, HTTP
+    /// status, JSON-RPC code and retry class.
+    pub const fn row(self) -> TransportWord {
+        use crate::codes::transport as t;
         match self {
-            Self::MissingBearerToken => "missing_bearer_token",
-            Self::InvalidBearerToken => "invalid_bearer_token",
-            Self::InsufficientScope => "insufficient_scope",
-            Self::ForbiddenOrigin => "forbidden_origin",
-            Self::MethodNotAllowed => "method_not_allowed",
-            Self::PayloadTooLarge => "payload_too_large",
-            Self::ForbiddenHost => "forbidden_host",
-            Self::NotFound => "not_found",
-            Self::RequestTimeout => "request_timeout",
-            Self::MalformedRequest => "malformed_request",
-            Self::UriTooLong => "uri_too_long",
-            Self::HeaderFieldsTooLarge => "header_fields_too_large",
-            Self::ServiceUnavailable => "service_unavailable",
-            Self::RateLimited => "rate_limited",
-            Self::TenantRequired => "tenant_required",
-            Self::TenantMismatch => "tenant_mismatch",
-            Self::TenantForbidden => "tenant_forbidden",
-            Self::TenantPolicyUnavailable => "tenant_policy_unavailable",
-            Self::LegacySseRetired => "legacy_sse_retired",
+            Self::MissingBearerToken => t::MISSING_BEARER_TOKEN,
+            Self::InvalidBearerToken => t::INVALID_BEARER_TOKEN,
+            Self::InsufficientScope => t::INSUFFICIENT_SCOPE,
+            Self::ForbiddenOrigin => t::FORBIDDEN_ORIGIN,
+            Self::MethodNotAllowed => t::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => t::PAYLOAD_TOO_LARGE,
+            Self::ForbiddenHost => t::FORBIDDEN_HOST,
+            Self::NotFound => t::NOT_FOUND,
+            Self::RequestTimeout => t::REQUEST_TIMEOUT,
+            Self::MalformedRequest => t::MALFORMED_REQUEST,
+            Self::UriTooLong => t::URI_TOO_LONG,
+            Self::HeaderFieldsTooLarge => t::HEADER_FIELDS_TOO_LARGE,
+            Self::ServiceUnavailable => t::SERVICE_UNAVAILABLE,
+            Self::RateLimited => t::RATE_LIMITED,
+            Self::TenantRequired => t::TENANT_REQUIRED,
+            Self::TenantMismatch => t::TENANT_MISMATCH,
+            Self::TenantForbidden => t::TENANT_FORBIDDEN,
+            Self::TenantPolicyUnavailable => t::TENANT_POLICY_UNAVAILABLE,
+            Self::LegacySseRetired => t::LEGACY_SSE_RETIRED,
         }
     }
 
-    /// The HTTP status.
+    /// The lowercase word sent as `error`, from [`row`](Self::row).
+    pub const fn word(self) -> &'static str {
+        self.row().word()
+    }
+
+    /// The HTTP status, from [`row`](Self::row).
     pub const fn http_status(self) -> u16 {
-        match self {
-            Self::MissingBearerToken | Self::InvalidBearerToken => 401,
-            Self::MalformedRequest | Self::TenantRequired | Self::TenantMismatch => 400,
-            Self::InsufficientScope
-            | Self::ForbiddenOrigin
-            | Self::ForbiddenHost
-            | Self::TenantForbidden
-            | Self::TenantPolicyUnavailable => 403,
-            Self::LegacySseRetired => 410,
-            Self::NotFound => 404,
-            Self::MethodNotAllowed => 405,
-            Self::RequestTimeout => 408,
-            Self::PayloadTooLarge => 413,
-            Self::UriTooLong => 414,
-            Self::HeaderFieldsTooLarge => 431,
-            Self::ServiceUnavailable => 503,
-            Self::RateLimited => 429,
-        }
+        self.row().http_status()
+    }
+
+    /// The JSON-RPC error code over `/mcp`, from [`row`](Self::row).
+    pub const fn json_rpc_code(self) -> i32 {
+        self.row().json_rpc_code()
+    }
+
+    /// The retry class, from [`row`](Self::row).
+    pub const fn retry(self) -> Retry {
+        self.row().retry()
     }
 }
 
@@ -141,7 +166,7 @@ pub enum ErrorBody {
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
 /// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
 /// | `tenant_required` | 400 | a surface that needs a tenant got none |
-/// | `tenant_mismatch` | 400 | `X-Tenant-ID` names another tenant than the verified caller's |
+/// | `tenant_mismatch` | 403 | `X-Tenant-ID` names another tenant than the verified caller's |
 /// | `tenant_forbidden` | 403 | the tenant policy does not let the caller act for the tenant |
 /// | `tenant_policy_unavailable` | 403 | the tenant's policy could not be read (fail closed) |
 /// | `legacy_sse_retired` | 410 | `/sse` or `/messages`: the retired HTTP+SSE transport; use `/mcp` |
@@ -398,7 +423,7 @@ impl TransportError {
         )
     }
 
-    /// `tenant_mismatch` (400): the `X-Tenant-ID` header contradicts the tenant of the
+    /// `tenant_mismatch` (403): the `X-Tenant-ID` header contradicts the tenant of the
     /// verified credential. Neither tenant is quoted.
     pub fn tenant_mismatch() -> Self {
         Self::new(
@@ -446,6 +471,21 @@ impl TransportError {
         self
     }
 
+    /// Adds `scope="<scopes>"` (space-separated, RFC 6749 §3.3) to the challenge of a 401
+    /// (`missing_bearer_token`, `invalid_bearer_token`): the scopes the surface's tools need,
+    /// so a client asks for them up front (RFC 6750 §3, MCP 2025-11-25 "Authorization / Scope
+    /// selection"). An empty `scopes` adds nothing; other kinds are returned unchanged (an
+    /// `insufficient_scope` names its own).
+    #[must_use]
+    pub fn with_scope(mut self, scopes: &str) -> Self {
+        let bearer_401 =
+            matches!(self.kind, TransportErrorKind::MissingBearerToken | TransportErrorKind::InvalidBearerToken);
+        if bearer_401 && !scopes.trim().is_empty() {
+            self.scope = Some(scopes.trim().to_owned());
+        }
+        self
+    }
+
     /// The `resource_metadata` URL this error's challenge carries, if any.
     pub fn resource_metadata(&self) -> Option<&str> {
         self.resource_metadata.as_deref()
@@ -473,23 +513,27 @@ impl TransportError {
 
     /// The `WWW-Authenticate` value (RFC 6750 §3) for the bearer errors: `Bearer` when no token
     /// was sent (no error code, §3.1), `Bearer error="invalid_token"`, or `Bearer
-    /// error="insufficient_scope", scope="..."`; each with `resource_metadata="..."` when set.
+    /// error="insufficient_scope", scope="..."`; each with `resource_metadata="..."` when set,
+    /// and a 401 with `scope="..."` when [`with_scope`](Self::with_scope) gave it.
     /// `None` for the other kinds.
     pub fn www_authenticate(&self) -> Option<String> {
         let mut params: Vec<String> = Vec::new();
+        let scope = self.scope.as_deref().map(|scope| format!("scope={}", quoted(scope)));
+        let metadata = self.resource_metadata.as_deref().map(|url| format!("resource_metadata={}", quoted(url)));
         match self.kind {
-            TransportErrorKind::MissingBearerToken => {}
-            TransportErrorKind::InvalidBearerToken => params.push(r#"error="invalid_token""#.to_owned()),
+            TransportErrorKind::MissingBearerToken | TransportErrorKind::InvalidBearerToken => {
+                if self.kind == TransportErrorKind::InvalidBearerToken {
+                    params.push(r#"error="invalid_token""#.to_owned());
+                }
+                params.extend(metadata);
+                params.extend(scope);
+            }
             TransportErrorKind::InsufficientScope => {
                 params.push(r#"error="insufficient_scope""#.to_owned());
-                if let Some(scope) = &self.scope {
-                    params.push(format!("scope={}", quoted(scope)));
-                }
+                params.extend(scope);
+                params.extend(metadata);
             }
             _ => return None,
-        }
-        if let Some(url) = &self.resource_metadata {
-            params.push(format!("resource_metadata={}", quoted(url)));
         }
         Some(if params.is_empty() { "Bearer".to_owned() } else { format!("Bearer {}", params.join(", ")) })
     }
@@ -525,12 +569,13 @@ impl TransportError {
     ///
     /// `id` is the request's id when known, else `null` (JSON-RPC 2.0 §5: the id could not be
     /// read, as before the body is read). `-32000` is in the range JSON-RPC leaves to servers
-    /// (§5.1); the word in `data.error` tells the failures apart.
+    /// (§5.1), read from the word's row ([`TransportErrorKind::row`]); the word in `data.error`
+    /// tells the failures apart.
     pub fn to_json_rpc(&self, id: Option<&Value>) -> Value {
         json!({
             "jsonrpc": "2.0",
             "id": id.cloned().unwrap_or(Value::Null),
-            "error": {"code": -32000, "message": self.message, "data": {"error": self.word()}},
+            "error": {"code": self.kind.json_rpc_code(), "message": self.message, "data": {"error": self.word()}},
         })
     }
 
@@ -689,6 +734,67 @@ mod tests {
         );
         let missing = TransportError::missing_bearer_token().with_resource_metadata("https://x.example/m");
         assert_eq!(missing.www_authenticate().as_deref(), Some(r#"Bearer resource_metadata="https://x.example/m""#));
+        assert_eq!(
+            missing.with_scope("notes:read notes:write").www_authenticate().as_deref(),
+            Some(r#"Bearer resource_metadata="https://x.example/m", scope="notes:read notes:write""#)
+        );
+        let narrower = TransportError::insufficient_scope("a").with_scope("b");
+        assert_eq!(narrower.www_authenticate().as_deref(), Some(r#"Bearer error="insufficient_scope", scope="a""#));
+    }
+
+    #[test]
+    fn every_kind_reads_its_row_of_the_one_table() {
+        let table = crate::codes::transport::ALL;
+        assert_eq!(TransportErrorKind::ALL.len(), table.len());
+        for (kind, row) in TransportErrorKind::ALL.iter().zip(table) {
+            assert_eq!(
+                (kind.word(), kind.http_status(), kind.json_rpc_code(), kind.retry()),
+                (row.word(), row.http_status(), row.json_rpc_code(), row.retry())
+            );
+        }
+        let walked: Vec<(&str, u16, &str)> =
+            table.iter().map(|r| (r.word(), r.http_status(), r.retry().as_str())).collect();
+        // The words of DESIGN's transport table, with their statuses and retry classes.
+        for expected in [
+            ("missing_bearer_token", 401, "reauthorize"),
+            ("invalid_bearer_token", 401, "reauthorize"),
+            ("insufficient_scope", 403, "reauthorize"),
+            ("forbidden_origin", 403, "never"),
+            ("method_not_allowed", 405, "never"),
+            ("payload_too_large", 413, "never"),
+            ("tenant_required", 400, "never"),
+            ("tenant_policy_unavailable", 403, "with_backoff"),
+            ("tenant_mismatch", 403, "never"),
+            ("legacy_sse_retired", 410, "never"),
+            ("service_unavailable", 503, "with_backoff"),
+            ("rate_limited", 429, "after_delay"),
+        ] {
+            assert!(walked.contains(&expected), "{expected:?} not in {walked:?}");
+        }
+        // What a client sees of each: the status and the word, in both body shapes.
+        let samples = [
+            TransportError::missing_bearer_token(),
+            TransportError::invalid_bearer_token(),
+            TransportError::insufficient_scope("a"),
+            TransportError::forbidden_origin("http://x"),
+            TransportError::method_not_allowed("PUT", &["POST"]),
+            TransportError::payload_too_large(1),
+            TransportError::tenant_required("s"),
+            TransportError::tenant_policy_unavailable(),
+            TransportError::tenant_mismatch(),
+            TransportError::legacy_sse_retired("/sse"),
+            TransportError::service_unavailable("busy", 1),
+        ];
+        for e in samples {
+            let row = e.kind().row();
+            assert_eq!(e.http_status(), row.http_status());
+            assert_eq!(e.to_value()["error"], row.word());
+            let rpc = e.to_json_rpc(None);
+            assert_eq!(
+                (rpc["error"]["code"].as_i64(), &rpc["error"]["data"]["error"]),
+                (Some(-32000), &json!(row.word()))
+            );
+        }
     }
 
     #[test]

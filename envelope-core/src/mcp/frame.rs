@@ -423,6 +423,15 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if params.is_some_and(|p| !p.get().starts_with('{') && p.get() != "null") {
         return invalid(id, notification, "`params` must be an object");
     }
+    // A log level that is not one (`logging/setLevel`, a 2026-07-28 request's `_meta`) is
+    // invalid params on every version, not an unknown method nor a level ignored.
+    if !notification
+        && let Some(params) = params.filter(|p| p.get().contains("evel"))
+        && let Ok(value) = serde_json::from_str::<Value>(params.get())
+        && let Some(refused) = super::notify::unknown_level(&method, Some(&value))
+    {
+        return error(id, refused);
+    }
     if method == "tools/call" && !notification {
         return read_tools_call(id, params);
     }

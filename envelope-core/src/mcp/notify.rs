@@ -27,6 +27,41 @@ const QUEUED: usize = 64;
 /// before its reply goes out (a client that does not read could hold them forever).
 const FLUSH_WAIT: Duration = Duration::from_secs(2);
 
+/// The log levels a client may ask for (MCP 2025-11-25 "Utilities / Logging", the RFC 5424
+/// §6.2.1 severities), in increasing severity.
+pub(crate) const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// The JSON-RPC `-32602` (invalid params) refusal of a request naming a log level that is not
+/// one: `params.level` of `logging/setLevel`, or `params._meta["io.modelcontextprotocol/logLevel"]`
+/// of any request (MCP 2026-07-28). `None` when no level is named, or the one named is accepted.
+///
+/// ```json
+/// {"code": -32602,
+///  "message": "logging/setLevel: \"verbose\" is not a log level; accepted: \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\", \"alert\", \"emergency\"",
+///  "data": {"parameter": "level", "accepted": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]}}
+/// ```
+pub(crate) fn unknown_level(method: &str, params: Option<&serde_json::Value>) -> Option<rmcp::model::ErrorData> {
+    let params = params?;
+    let (parameter, sent) = match (method, params.get("level")) {
+        ("logging/setLevel", Some(level)) => ("level", level),
+        _ => ("_meta.io.modelcontextprotocol/logLevel", params.get("_meta")?.get("io.modelcontextprotocol/logLevel")?),
+    };
+    if sent.as_str().is_some_and(|level| LEVELS.contains(&level)) {
+        return None;
+    }
+    let shown = crate::words::cut::head(&sent.to_string(), 64).to_owned();
+    let accepted: Vec<String> = LEVELS.iter().map(|l| format!("\"{l}\"")).collect();
+    let message = format!(
+        "{}: {shown} is not a log level; accepted: {}",
+        crate::words::cut::head(method, 64),
+        accepted.join(", ")
+    );
+    Some(rmcp::model::ErrorData::invalid_params(
+        message,
+        Some(serde_json::json!({"parameter": parameter, "accepted": LEVELS})),
+    ))
+}
+
 /// The level of `level` in rmcp's words.
 pub(super) fn to_rmcp(level: LogLevel) -> LoggingLevel {
     match level {

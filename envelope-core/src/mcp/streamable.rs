@@ -72,8 +72,8 @@ impl McpHttp<McpServer> {
     /// Serves the endpoint on `surface` ([`McpServer::with_surface`]: the tools it shows, calls
     /// made on its name), and checks every request against it after the auth hook and before
     /// the body is read ([`crate::http::admit`]): a caller without its scopes is 403
-    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required` or
-    /// `tenant_mismatch`, 403 `tenant_forbidden` or `tenant_policy_unavailable`; each a
+    /// `insufficient_scope`; on a surface that needs a tenant, 400 `tenant_required`, 403
+    /// `tenant_mismatch`, `tenant_forbidden` or `tenant_policy_unavailable`; each a
     /// JSON-RPC error body. To serve it at another path than `/mcp`, nest the router
     /// (`Router::new().nest("/internal", ...)` serves `/internal/mcp`).
     #[must_use]
@@ -141,7 +141,10 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     /// form (`/.well-known/oauth-protected-resource/mcp` for a resource URL ending `/mcp`),
     /// without a token, and every refusal of the auth hook carries
     /// `WWW-Authenticate: Bearer resource_metadata="<its URL>"` (RFC 9728 §5.1), so that a
-    /// client can find the authorization server.
+    /// client can find the authorization server; every 401 also names `scope="<its
+    /// scopes_supported>"` (else the scopes the tools need), and a `tools/call` short of the
+    /// tool's scopes is 403 `Bearer error="insufficient_scope", scope="<lacking>",
+    /// resource_metadata="<its URL>"` (MCP 2025-11-25 "Scope challenge handling").
     #[must_use]
     pub fn with_protected_resource(mut self, resource: ProtectedResource) -> Self {
         self.resource = Some(resource);
@@ -184,6 +187,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         // An `McpServer` (the handler of `McpHttp::new`) answers a plain 2026-07-28
         // `tools/call` itself; another handler is always served through rmcp.
         let direct = (&handler as &dyn std::any::Any).downcast_ref::<McpServer>().cloned().map(Arc::new);
+        let scopes_needed = direct.as_ref().map(|s| s.toolbox.scopes().join(" ")).unwrap_or_default();
         let shared = Arc::new(handler.clone());
         let factory = move || Ok(handler.clone());
         let rmcp = if self.sessions {
@@ -205,6 +209,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             direct,
             max_body_bytes: self.max_body_bytes,
             calls: Arc::new(Calls::default()),
+            resource_metadata: self.resource.as_ref().map(|r| Arc::from(r.metadata_url())),
         };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
         // The surface's gate runs after the auth hook, which puts the verified caller in place.
@@ -216,6 +221,23 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
                 auth = auth.with_resource_metadata(resource.metadata_url());
             }
             route = route.layer(auth.require_scopes(self.required_scopes));
+            // Every 401 names the scopes the surface's tools need (MCP 2025-11-25
+            // "Authorization / Scope selection"): the resource's `scopes_supported`, else the
+            // tools' own.
+            let scopes = match &self.resource {
+                Some(resource) if !resource.scopes_supported().is_empty() => resource.scopes_supported().join(" "),
+                _ => scopes_needed,
+            };
+            if !scopes.is_empty() {
+                let scopes: Arc<str> = Arc::from(scopes);
+                route = route.layer(axum::middleware::map_response(move |mut response: Response| {
+                    let scopes = Arc::clone(&scopes);
+                    async move {
+                        name_scopes(&mut response, &scopes);
+                        response
+                    }
+                }));
+            }
         }
         let route = route.layer(self.origins.json_rpc()).merge(crate::http::retired_sse());
         match self.resource {
@@ -259,6 +281,8 @@ struct Endpoint<H> {
     direct: Option<Arc<McpServer>>,
     max_body_bytes: usize,
     calls: Arc<Calls>,
+    /// The protected resource metadata URL a step-up challenge names (RFC 9728 §5.1).
+    resource_metadata: Option<Arc<str>>,
 }
 
 impl<H> Clone for Endpoint<H> {
@@ -269,6 +293,7 @@ impl<H> Clone for Endpoint<H> {
             direct: self.direct.clone(),
             max_body_bytes: self.max_body_bytes,
             calls: Arc::clone(&self.calls),
+            resource_metadata: self.resource_metadata.clone(),
         }
     }
 }
@@ -445,7 +470,10 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
                 {
                     let name = std::mem::take(&mut call.params.name);
                     let arguments = request.request.extensions_mut().remove::<RawArguments>().and_then(|raw| raw.0);
-                    return call_directly(server, &parts.extensions, id, &name, arguments, listed).await;
+                    let reply = call_directly(server, &parts.extensions, id, &name, arguments, listed).await;
+                    let caller = parts.extensions.get::<Caller>();
+                    return on_the_wire(reply, Some(server), caller, &name, endpoint.resource_metadata.as_deref())
+                        .await;
                 }
                 // rmcp checks `Mcp-Param-*` headers against the body's arguments (SEP-2243):
                 // it reads the body as sent.
@@ -484,8 +512,14 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     // rmcp asks for both media types; a reply with notifications is an event stream.
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     let handled = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body)));
+    let server = endpoint.direct.as_deref();
+    let metadata = endpoint.resource_metadata.as_deref();
     let Some(listed) = listed else {
-        return json_rpc_only(handled.await, id).await;
+        let response = json_rpc_only(handled.await, id).await;
+        return match &called.tool {
+            Some(tool) => on_the_wire(response, server, caller.as_ref(), tool, metadata).await,
+            None => response,
+        };
     };
     // A call the client cancels before its response starts is answered 202 with no body (no
     // reply to a cancelled id); dropping rmcp's future cancels the call.
@@ -501,7 +535,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if !streams {
-        return response;
+        let tool = called.tool.as_deref().unwrap_or_default();
+        return on_the_wire(response, server, caller.as_ref(), tool, metadata).await;
     }
     // An event stream (the call sent notifications): it ends without the reply when cancelled.
     let cancelled = listed.cancelled.cancelled();
@@ -600,6 +635,128 @@ async fn call_directly(
         Ok(reply) => json(StatusCode::OK, reply),
         Err(error) => error_response(&ServerJsonRpcMessage::error(error, Some(id))),
     }
+}
+
+/// Adds `scope="<scopes>"` to the `WWW-Authenticate` challenge of a 401 that names none.
+fn name_scopes(response: &mut Response, scopes: &str) {
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return;
+    }
+    let Some(challenge) = response.headers().get(header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()) else {
+        return;
+    };
+    if challenge.contains("scope=") {
+        return;
+    }
+    let quoted = scopes.replace(['"', '\\'], "");
+    let named = if challenge.trim() == "Bearer" {
+        format!(r#"Bearer scope="{quoted}""#)
+    } else {
+        format!(r#"{challenge}, scope="{quoted}""#)
+    };
+    if let Ok(value) = HeaderValue::from_str(&named) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+}
+
+/// The largest `tools/call` reply read back to find its envelope's HTTP status: 64 MiB.
+const MAX_REPLY_BYTES: usize = 64 << 20;
+
+/// A `tools/call` reply sent as one JSON body (not an event stream), with the HTTP status its
+/// envelope's code has where HTTP-level clients act on it (DESIGN "One code table", MCP
+/// 2025-11-25 "Authorization / Scope challenge handling"); the body is left as it is: the
+/// JSON-RPC result with `isError` and the envelope. See [`step_up_or_delay`].
+async fn on_the_wire(
+    response: Response,
+    server: Option<&McpServer>,
+    caller: Option<&Caller>,
+    tool: &str,
+    resource_metadata: Option<&str>,
+) -> Response {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if response.status() != StatusCode::OK || !json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_REPLY_BYTES).await else {
+        // Not expected of a reply rmcp wrote whole; nothing left to send but an empty 500.
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if let Some((status, challenge, retry_after)) = step_up_or_delay(&bytes, server, caller, tool, resource_metadata) {
+        parts.status = status;
+        if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+            parts.headers.insert(header::WWW_AUTHENTICATE, value);
+        }
+        if let Some(seconds) = retry_after {
+            parts.headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The HTTP status of a `tools/call` reply (`reply`, a JSON-RPC response) whose envelope is not
+/// `ok`, where it is not 200:
+/// - an envelope whose code answers 429 in the code table (`RATE_LIMITED`, `QUOTA_EXCEEDED`):
+///   429, with `Retry-After` in whole seconds from `hints.retry_after_ms` (rounded up, at
+///   least 1; RFC 9110 §10.2.3) when it gives one;
+/// - `FORBIDDEN` for a caller short of the tool's scopes (or its surface's), or for the caller
+///   who queued an action approving it with a token short of its tool's scopes: 403 with
+///   `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the scopes lacking>"`, and
+///   `resource_metadata="<url>"` when the endpoint is a protected resource (RFC 6750 §3.1,
+///   RFC 9728 §5.1), so that an MCP client can step up and retry.
+///
+/// `None` (stay 200) for everything else.
+fn step_up_or_delay(
+    reply: &[u8],
+    server: Option<&McpServer>,
+    caller: Option<&Caller>,
+    tool: &str,
+    resource_metadata: Option<&str>,
+) -> Option<(StatusCode, Option<String>, Option<u64>)> {
+    // Only an envelope that is not ok can change the status: skip the parse otherwise.
+    if !contains(reply, br#""isError":true"#) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(reply).ok()?;
+    let envelope = value.get("result")?.get("structuredContent")?;
+    let sent = envelope.get("error_code")?.as_str()?;
+    let prefix = server.and_then(|s| s.toolbox.code_prefix());
+    let name = prefix.and_then(|p| sent.strip_prefix(p)).map_or(sent, |rest| rest.trim_start_matches('_'));
+    let code = crate::codes::ALL.iter().find(|c| c.name() == name)?;
+    if code.http_status() == 429 {
+        let seconds = envelope
+            .get("hints")
+            .and_then(|h| h.get("retry_after_ms"))
+            .and_then(serde_json::Value::as_u64)
+            .map(|ms| ms.div_ceil(1000).max(1));
+        return Some((StatusCode::TOO_MANY_REQUESTS, None, seconds));
+    }
+    if *code == crate::codes::FORBIDDEN {
+        let anonymous = Caller::anonymous();
+        let caller = caller.unwrap_or(&anonymous);
+        let missing = match server.and_then(|s| Some((s, s.toolbox.get(tool)?))) {
+            Some((server, found)) => server.toolbox.missing_scopes(caller, found).join(" "),
+            None => String::new(),
+        };
+        // `confirm_action` (or another handler's tool): the scopes the refusal names.
+        let missing =
+            if missing.is_empty() { crate::call::policy::lacking_scopes(envelope)?.to_owned() } else { missing };
+        let mut refused = TransportError::insufficient_scope(&missing);
+        if let Some(url) = resource_metadata {
+            refused = refused.with_resource_metadata(url);
+        }
+        return Some((StatusCode::FORBIDDEN, refused.www_authenticate(), None));
+    }
+    None
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether `Accept` lists `text/event-stream` (or `*/*`, or `text/*`) with a quality above 0.

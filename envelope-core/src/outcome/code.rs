@@ -240,6 +240,62 @@ const fn is_upper_snake(name: &str) -> bool {
     true
 }
 
+/// One row of the transport words (DESIGN "One code table", transport table): a failure before
+/// any tool runs, sent as `{"error": "<word>", "message": "<sentence>"}` (or, over `/mcp`, as a
+/// JSON-RPC error whose `data.error` is the word), never as an envelope.
+///
+/// ```
+/// use envelope_core::codes::transport;
+///
+/// let row = transport::INSUFFICIENT_SCOPE;
+/// assert_eq!((row.word(), row.http_status(), row.json_rpc_code()), ("insufficient_scope", 403, -32000));
+/// assert_eq!(row.retry().as_str(), "reauthorize");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TransportWord {
+    word: &'static str,
+    http_status: u16,
+    json_rpc_code: i32,
+    retry: Retry,
+}
+
+impl TransportWord {
+    /// A row: the lowercase `word`, its HTTP status (RFC 9110 §15), JSON-RPC code -32000 (the
+    /// range JSON-RPC 2.0 §5.1 leaves to servers; the word in `data.error` tells the failures
+    /// apart) and retry class `never`.
+    pub const fn new(word: &'static str, http_status: u16) -> Self {
+        TransportWord { word, http_status, json_rpc_code: -32000, retry: Retry::Never }
+    }
+
+    /// The retry class.
+    pub const fn with_retry(mut self, retry: Retry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The word sent as `error` (`"missing_bearer_token"`).
+    pub const fn word(&self) -> &'static str {
+        self.word
+    }
+
+    /// The HTTP status this word answers with.
+    pub const fn http_status(&self) -> u16 {
+        self.http_status
+    }
+
+    /// The JSON-RPC error `code` of the same failure over `/mcp`.
+    pub const fn json_rpc_code(&self) -> i32 {
+        self.json_rpc_code
+    }
+
+    /// What a client does next: `reauthorize` for the bearer words, `with_backoff` for
+    /// `service_unavailable`, `tenant_policy_unavailable` and `request_timeout`, `never`
+    /// otherwise.
+    pub const fn retry(&self) -> Retry {
+        self.retry
+    }
+}
+
 /// The standard codes. `invalid` codes ask the caller to change the request; `error` codes are
 /// faults of the server.
 ///
@@ -247,7 +303,7 @@ const fn is_upper_snake(name: &str) -> bool {
 /// crate root).
 pub mod codes {
     use super::Status::{Error, Invalid, NeedsConfirmation};
-    pub use super::{Code, Retry, Status};
+    pub use super::{Code, Retry, Status, TransportWord};
 
     /// `invalid`, 400: an argument is missing, unknown, of the wrong JSON type, out of range or
     /// not an accepted value, or the combination is not served. Fix the named parameter.
@@ -358,6 +414,83 @@ pub mod codes {
         .with_meaning("destructive execution is blocked on this surface or by the server's policy; nothing was done")
         .with_action("do not retry unchanged; ask a person to do it where it is allowed, or choose another action")
         .with_http_status(403);
+
+    /// The transport words: one row each (word, HTTP status, JSON-RPC code, retry class), read
+    /// by [`crate::http::TransportError`]; the table of DESIGN "Transport errors".
+    pub mod transport {
+        use super::super::{Retry, TransportWord};
+
+        /// 401, `reauthorize`: no credential (RFC 6750 §3.1).
+        pub const MISSING_BEARER_TOKEN: TransportWord =
+            TransportWord::new("missing_bearer_token", 401).with_retry(Retry::Reauthorize);
+        /// 401, `reauthorize`: the credential does not verify (RFC 6750 `invalid_token`).
+        pub const INVALID_BEARER_TOKEN: TransportWord =
+            TransportWord::new("invalid_bearer_token", 401).with_retry(Retry::Reauthorize);
+        /// 403, `reauthorize`: the credential lacks a scope (RFC 6750 `insufficient_scope`;
+        /// MCP 2025-11-25 step-up).
+        pub const INSUFFICIENT_SCOPE: TransportWord =
+            TransportWord::new("insufficient_scope", 403).with_retry(Retry::Reauthorize);
+        /// 403: an `Origin` the server does not serve (DNS-rebinding defence).
+        pub const FORBIDDEN_ORIGIN: TransportWord = TransportWord::new("forbidden_origin", 403);
+        /// 403: a `Host` the server does not serve (DNS-rebinding defence).
+        pub const FORBIDDEN_HOST: TransportWord = TransportWord::new("forbidden_host", 403);
+        /// 404: a path no route serves.
+        pub const NOT_FOUND: TransportWord = TransportWord::new("not_found", 404);
+        /// 405: a method the path does not take (with `Allow`).
+        pub const METHOD_NOT_ALLOWED: TransportWord = TransportWord::new("method_not_allowed", 405);
+        /// 408, `with_backoff`: the body did not arrive in time.
+        pub const REQUEST_TIMEOUT: TransportWord =
+            TransportWord::new("request_timeout", 408).with_retry(Retry::WithBackoff);
+        /// 413: a body over the server's limit.
+        pub const PAYLOAD_TOO_LARGE: TransportWord = TransportWord::new("payload_too_large", 413);
+        /// 400: a request head that is not HTTP/1.1.
+        pub const MALFORMED_REQUEST: TransportWord = TransportWord::new("malformed_request", 400);
+        /// 414: a request target over the server's limit.
+        pub const URI_TOO_LONG: TransportWord = TransportWord::new("uri_too_long", 414);
+        /// 431: a request head over the server's limit.
+        pub const HEADER_FIELDS_TOO_LARGE: TransportWord = TransportWord::new("header_fields_too_large", 431);
+        /// 503, `with_backoff`: a bound of the server is reached (with `Retry-After`).
+        pub const SERVICE_UNAVAILABLE: TransportWord =
+            TransportWord::new("service_unavailable", 503).with_retry(Retry::WithBackoff);
+        /// 429, `after_delay`: the caller holds its whole share of the requests in flight (with
+        /// `Retry-After`); others are served.
+        pub const RATE_LIMITED: TransportWord = TransportWord::new("rate_limited", 429).with_retry(Retry::AfterDelay);
+        /// 400: a surface that needs a tenant got none.
+        pub const TENANT_REQUIRED: TransportWord = TransportWord::new("tenant_required", 400);
+        /// 403: a tenant header contradicts the verified claim (an authorization failure, not
+        /// a malformed request).
+        pub const TENANT_MISMATCH: TransportWord = TransportWord::new("tenant_mismatch", 403);
+        /// 403: the tenant policy does not let the caller act for the tenant.
+        pub const TENANT_FORBIDDEN: TransportWord = TransportWord::new("tenant_forbidden", 403);
+        /// 403, `with_backoff`: the tenant's policy could not be read (fail closed).
+        pub const TENANT_POLICY_UNAVAILABLE: TransportWord =
+            TransportWord::new("tenant_policy_unavailable", 403).with_retry(Retry::WithBackoff);
+        /// 410: `/sse` or `/messages`, the retired HTTP+SSE transport.
+        pub const LEGACY_SSE_RETIRED: TransportWord = TransportWord::new("legacy_sse_retired", 410);
+
+        /// Every transport word, in a fixed order.
+        pub const ALL: &[TransportWord] = &[
+            MISSING_BEARER_TOKEN,
+            INVALID_BEARER_TOKEN,
+            INSUFFICIENT_SCOPE,
+            FORBIDDEN_ORIGIN,
+            FORBIDDEN_HOST,
+            NOT_FOUND,
+            METHOD_NOT_ALLOWED,
+            REQUEST_TIMEOUT,
+            PAYLOAD_TOO_LARGE,
+            MALFORMED_REQUEST,
+            URI_TOO_LONG,
+            HEADER_FIELDS_TOO_LARGE,
+            SERVICE_UNAVAILABLE,
+            RATE_LIMITED,
+            TENANT_REQUIRED,
+            TENANT_MISMATCH,
+            TENANT_FORBIDDEN,
+            TENANT_POLICY_UNAVAILABLE,
+            LEGACY_SSE_RETIRED,
+        ];
+    }
 
     /// Every standard code, in a fixed order.
     pub const ALL: &[Code] = &[

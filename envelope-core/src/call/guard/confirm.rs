@@ -162,11 +162,12 @@ impl Guard {
         }
         let id = seal(&self.key, self.confirm_ttl, name, &args);
         let hash = preview_hash(name, &crate::read::args::public_args(&tool.declared().params, &args), &preview);
-        // The queuing caller's tenant: the action is decided within that tenant only.
-        let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
-                            "preview_hash": hash, "tenant": caller.tenant()})
-        .to_string();
+        // The queuing caller's tenant: the action is decided within that tenant only. Its key:
+        // that caller approving with a token short of the tool's scopes is asked to step up.
         let key = caller.key();
+        let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
+                            "preview_hash": hash, "tenant": caller.tenant(), "queued_by": key})
+        .to_string();
         let who = Admission { kind: Kind::PendingAction, caller: &key };
         match self.store.admit(&pending_key(&id), &record, self.confirm_ttl, who).await {
             Ok(true) => {}
@@ -229,7 +230,8 @@ impl Guard {
         }
         // `None`: a record written before actions kept their tenant.
         let tenant = record.get("tenant").map(|t| t.as_str().map(str::to_owned));
-        Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant })
+        let queued_by = record.get("queued_by").and_then(Value::as_str).map(str::to_owned);
+        Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant, queued_by })
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
@@ -248,13 +250,13 @@ impl Guard {
         if u64::from(sealed.expiry) < now {
             return self.not_found(id);
         }
-        let (name, args, text) = match self.pending(id, &sealed).await {
-            Ok(Found::Pending { tool, args, text, tenant }) => {
+        let (name, args, text, queued_by) = match self.pending(id, &sealed).await {
+            Ok(Found::Pending { tool, args, text, tenant, queued_by }) => {
                 // Another tenant's action is not found here, and its id is not used up.
                 if tenant.is_some_and(|t| !toolbox.decides_for(t.as_deref())) {
                     return self.not_found(id);
                 }
-                (tool, args, text)
+                (tool, args, text, queued_by)
             }
             Ok(Found::Decided) => return Guard::used(id),
             Ok(Found::Absent) => return self.not_found(id),
@@ -262,7 +264,12 @@ impl Guard {
         };
         // A tool this toolbox does not show (hidden on its surface, or gone from this replica) is
         // not found here, and its name is not said: the id stays usable where the tool is shown.
+        // The caller who queued it, with a token short of the tool's scopes: `FORBIDDEN` naming
+        // them (the adapters' step-up challenge), and the id is not used up.
         let Some(tool) = toolbox.tool(&name) else {
+            if let Some(refused) = queued_by.as_deref().and_then(|who| toolbox.step_up(&name, who)) {
+                return refused;
+            }
             return self.not_found(id);
         };
         // The policy is asked again as the action runs: a decision withdrawn since it was
@@ -337,7 +344,14 @@ impl Guard {
 enum Found {
     /// Waiting for approval: its tool, arguments, the stored text (to compare and set), and
     /// the tenant of the caller who queued it (`None` in a record that does not say).
-    Pending { tool: String, args: Map<String, Value>, text: String, tenant: Option<Option<String>> },
+    /// and the key of that caller (`None` in a record that does not say).
+    Pending {
+        tool: String,
+        args: Map<String, Value>,
+        text: String,
+        tenant: Option<Option<String>>,
+        queued_by: Option<String>,
+    },
     /// Approved or rejected already.
     Decided,
     /// Not there: unknown, expired, or altered.

@@ -75,6 +75,15 @@ pub(crate) trait Lookup: Sync {
         let _ = tenant;
         true
     }
+    /// The refusal of an approval of the action of tool `name` (not found by [`tool`](Self::tool))
+    /// by the caller whose key is `queued_by`, who queued it, when that caller now holds a token
+    /// short of the tool's scopes: `FORBIDDEN` naming the scopes lacking, so the client steps up
+    /// (MCP 2025-11-25 "Scope challenge handling"). `None` (the action is not found): another
+    /// caller, or a tool not shown here. Default: `None`.
+    fn step_up(&self, name: &str, queued_by: &str) -> Option<Envelope> {
+        let _ = (name, queued_by);
+        None
+    }
     /// The policy's verdict on running the approved action `tool` with its validated `args`,
     /// asked as `cx`'s caller (the approver): `None` to run it, else the envelope to answer
     /// instead (a policy that now denies or blocks it, or gives no decision). Nothing is used

@@ -181,15 +181,22 @@ impl ProtectedResource {
         router
     }
 
-    /// `missing_bearer_token` (401) with `WWW-Authenticate: Bearer resource_metadata="<url>"`.
+    /// The scopes this resource lists as `scopes_supported`, in order.
+    pub fn scopes_supported(&self) -> &[String] {
+        &self.scopes_supported
+    }
+
+    /// `missing_bearer_token` (401) with `WWW-Authenticate: Bearer resource_metadata="<url>",
+    /// scope="<scopes_supported, space-separated>"` (the scope only when some are listed; MCP
+    /// 2025-11-25 "Authorization / Scope selection").
     pub fn missing_bearer_token(&self) -> TransportError {
-        TransportError::missing_bearer_token().with_resource_metadata(self.metadata_url())
+        self.challenge(TransportError::missing_bearer_token())
     }
 
     /// `invalid_bearer_token` (401) with `WWW-Authenticate: Bearer error="invalid_token",
-    /// resource_metadata="<url>"`.
+    /// resource_metadata="<url>", scope="<scopes_supported>"`.
     pub fn invalid_bearer_token(&self) -> TransportError {
-        TransportError::invalid_bearer_token().with_resource_metadata(self.metadata_url())
+        self.challenge(TransportError::invalid_bearer_token())
     }
 
     /// `insufficient_scope` (403) for a valid token short of `scopes` (the scopes the surface
@@ -203,9 +210,15 @@ impl ProtectedResource {
     }
 
     /// `error` with this resource's `resource_metadata` added to its challenge when it is a
-    /// bearer error without one (other kinds are returned unchanged).
+    /// bearer error without one, and, on a 401, `scope="<scopes_supported>"` when it names none
+    /// (other kinds are returned unchanged).
     pub fn challenge(&self, error: TransportError) -> TransportError {
-        if error.resource_metadata().is_some() || error.www_authenticate().is_none() {
+        if error.www_authenticate().is_none() {
+            return error;
+        }
+        let names_scope = error.www_authenticate().is_some_and(|c| c.contains("scope="));
+        let error = if names_scope { error } else { error.with_scope(&self.scopes_supported.join(" ")) };
+        if error.resource_metadata().is_some() {
             return error;
         }
         error.with_resource_metadata(self.metadata_url())
@@ -233,6 +246,13 @@ mod tests {
         let r = ProtectedResource::new("https://a.example/mcp");
         let url = r.metadata_url();
         assert_eq!(r.missing_bearer_token().www_authenticate(), Some(format!("Bearer resource_metadata=\"{url}\"")));
+        let scoped = r.clone().with_scopes(["notes:read", "notes:write"]);
+        assert_eq!(
+            scoped.invalid_bearer_token().www_authenticate(),
+            Some(format!(
+                "Bearer error=\"invalid_token\", resource_metadata=\"{url}\", scope=\"notes:read notes:write\""
+            ))
+        );
         assert_eq!(
             r.challenge(TransportError::invalid_bearer_token()).www_authenticate(),
             Some(format!("Bearer error=\"invalid_token\", resource_metadata=\"{url}\""))
