@@ -136,6 +136,19 @@ pub fn retired_sse<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/messages", any(|| async { TransportError::legacy_sse_retired("/messages").into_response() }))
 }
 
+/// Whether a host (as in a URI's authority: `[::1]` in brackets) is a loopback name:
+/// `localhost`, `*.localhost`, `127.0.0.0/8` or `[::1]`.
+pub(crate) fn host_is_loopback(host: &str) -> bool {
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
+    }
+    if let Ok(v4) = host.parse::<std::net::Ipv4Addr>() {
+        return v4.is_loopback();
+    }
+    let host = host.to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@ use axum::http::{HeaderMap, Request, header};
 use axum::response::Response;
 use tower::{Layer, Service};
 
+use super::gate::host_is_loopback;
+use super::transport::BodyRefused;
 use super::transport::{ErrorBody, TransportError};
 use crate::Caller;
 
@@ -214,19 +216,6 @@ pub fn origin_is_loopback(origin: &str) -> bool {
         return false;
     };
     host_is_loopback(authority.host())
-}
-
-/// Whether a host (as in a URI's authority: `[::1]` in brackets) is a loopback name:
-/// `localhost`, `*.localhost`, `127.0.0.0/8` or `[::1]`.
-pub(crate) fn host_is_loopback(host: &str) -> bool {
-    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
-    }
-    if let Ok(v4) = host.parse::<std::net::Ipv4Addr>() {
-        return v4.is_loopback();
-    }
-    let host = host.to_ascii_lowercase();
-    host == "localhost" || host.ends_with(".localhost")
 }
 
 type Check = Arc<dyn Fn(&HeaderMap) -> Result<(), TransportError> + Send + Sync>;
@@ -569,85 +558,6 @@ pub(crate) async fn read_body_declared(
     }
     Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
 }
-
-/// Why the server ([`super::serve`]) cut a request body's stream: the error [`read_body`] finds among the body's
-/// error sources and answers as a transport error.
-#[derive(Debug)]
-pub(crate) enum BodyRefused {
-    Timeout {
-        limit_ms: u64,
-    },
-    /// Under the minimum rate, in bytes a second.
-    TooSlow {
-        min_rate: usize,
-    },
-    Budget {
-        limit_bytes: usize,
-        retry_after_seconds: u64,
-    },
-    /// Read whole, but its caller already holds its share of the places in flight.
-    RateLimited {
-        share: usize,
-        retry_after_seconds: u64,
-    },
-    /// Read whole, but no place in flight came within the queue's wait.
-    Busy {
-        max_in_flight: usize,
-        retry_after_seconds: u64,
-    },
-}
-
-impl BodyRefused {
-    pub(crate) fn transport_error(&self) -> TransportError {
-        match *self {
-            BodyRefused::Timeout { limit_ms } => TransportError::request_timeout(limit_ms),
-            BodyRefused::TooSlow { min_rate } => TransportError::request_too_slow(min_rate),
-            BodyRefused::RateLimited { share, retry_after_seconds } => {
-                TransportError::rate_limited(share, retry_after_seconds)
-            }
-            BodyRefused::Busy { max_in_flight, retry_after_seconds } => TransportError::service_unavailable(
-                &format!("this server is at its bound of {max_in_flight} requests in flight"),
-                retry_after_seconds,
-            ),
-            BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
-                &format!("the bodies being read already hold this server's budget of {limit_bytes} bytes"),
-                retry_after_seconds,
-            ),
-        }
-    }
-
-    /// The refusal among `error` and its sources.
-    pub(crate) fn find<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyRefused> {
-        let mut cause = Some(error);
-        while let Some(e) = cause {
-            if let Some(refused) = e.downcast_ref::<BodyRefused>() {
-                return Some(refused);
-            }
-            cause = e.source();
-        }
-        None
-    }
-}
-
-impl fmt::Display for BodyRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
-            BodyRefused::TooSlow { min_rate } => write!(f, "the body arrived under {min_rate} bytes a second"),
-            BodyRefused::RateLimited { share, .. } => {
-                write!(f, "its caller already holds its share of {share} requests in flight")
-            }
-            BodyRefused::Busy { max_in_flight, .. } => {
-                write!(f, "no place among the {max_in_flight} requests in flight within the queue's wait")
-            }
-            BodyRefused::Budget { limit_bytes, .. } => {
-                write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
-            }
-        }
-    }
-}
-
-impl std::error::Error for BodyRefused {}
 
 #[cfg(test)]
 mod tests {

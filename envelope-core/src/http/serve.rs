@@ -24,7 +24,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::Service;
 
-use super::layers::{BodyRefused, host_is_loopback};
+use super::gate::host_is_loopback;
+use super::transport::BodyRefused;
 use super::transport::{ErrorBody, TransportError, TransportErrorKind};
 
 /// Serves `router` on `listener` over HTTP/1.1 (hyper's server connection, on tokio), within

@@ -183,6 +183,19 @@ pub(super) fn unseal(key: &[u8], tool: &str, state: &str) -> Result<Map<String, 
     Ok(body.get("responses").and_then(Value::as_object).cloned().unwrap_or_default())
 }
 
+/// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,
+/// MissingRequiredClientCapabilityError): code `-32021`, `data`
+/// `{"requiredCapabilities": {"<capability>": {}}}`.
+pub(super) fn missing_capability(capability: &str) -> rmcp::model::ErrorData {
+    let mut required = serde_json::Map::new();
+    required.insert(capability.to_owned(), serde_json::Value::Object(serde_json::Map::new()));
+    rmcp::model::ErrorData::new(
+        rmcp::model::ErrorCode(-32021),
+        format!("this call needs the client capability `{capability}`, which the client did not declare"),
+        Some(serde_json::json!({"requiredCapabilities": required})),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

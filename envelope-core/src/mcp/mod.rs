@@ -508,7 +508,7 @@ impl ServerHandler for McpServer {
         cx.flush();
         notifier.finish().await;
         if let Some(capability) = notifier.missing_capability() {
-            return Err(missing_capability(capability));
+            return Err(input_required::missing_capability(capability));
         }
         if let Some(malformed) = round.as_ref().and_then(|r| r.malformed()) {
             return Err(malformed);
@@ -610,19 +610,6 @@ fn random_key() -> [u8; 32] {
         key.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes()));
     }
     key
-}
-
-/// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,
-/// MissingRequiredClientCapabilityError): code `-32021`, `data`
-/// `{"requiredCapabilities": {"<capability>": {}}}`.
-fn missing_capability(capability: &str) -> ErrorData {
-    let mut required = serde_json::Map::new();
-    required.insert(capability.to_owned(), Value::Object(serde_json::Map::new()));
-    ErrorData::new(
-        ErrorCode(-32021),
-        format!("this call needs the client capability `{capability}`, which the client did not declare"),
-        Some(serde_json::json!({"requiredCapabilities": required})),
-    )
 }
 
 fn envelope_core_annotations_none() -> crate::spec::Annotations {

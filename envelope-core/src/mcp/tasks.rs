@@ -313,7 +313,7 @@ impl Tasks {
             let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(capability) = missing {
                 // As a direct call: the request the body needed is a protocol error.
-                outcome = Err(super::missing_capability(capability));
+                outcome = Err(super::input_required::missing_capability(capability));
             }
             tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
             Self::finish(&toolbox, &key, &outcome).await;
@@ -409,7 +409,7 @@ impl Tasks {
                     Some(sink) => {
                         let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                         if let Some(capability) = missing {
-                            outcome = Err(super::missing_capability(capability));
+                            outcome = Err(super::input_required::missing_capability(capability));
                         }
                         Self::finish(&toolbox, &sink.key, &outcome).await;
                     }

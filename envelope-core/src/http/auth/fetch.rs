@@ -33,7 +33,7 @@ impl Target {
         };
         let authority = uri.authority().ok_or_else(|| format!("{url:?} names no host"))?;
         let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_owned();
-        if !tls && !allow_http && !super::super::layers::host_is_loopback(authority.host()) {
+        if !tls && !allow_http && !super::super::gate::host_is_loopback(authority.host()) {
             return Err(format!(
                 "{url:?} is plain http on a host that is not loopback: keys fetched so could be forged on the way; \
                  use https (or opt in to plain http explicitly)"
