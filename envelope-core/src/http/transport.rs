@@ -60,7 +60,7 @@ pub enum TransportErrorKind {
 }
 
 impl TransportErrorKind {
-    /// Every kind, in the order of [`codes::transport::ALL`](crate::codes::transport::ALL).
+    /// Every kind, in the order of [`codes::transport_words::ALL`](crate::codes::transport_words::ALL).
     pub const ALL: &'static [TransportErrorKind] = &[
         Self::MissingBearerToken,
         Self::InvalidBearerToken,
@@ -83,10 +83,10 @@ impl TransportErrorKind {
         Self::LegacySseRetired,
     ];
 
-    /// This kind's row of the one code table ([`crate::codes::transport`]): its word, HTTP
+    /// This kind's row of the one code table ([`crate::codes::transport_words`]): its word, HTTP
     /// status, JSON-RPC code and retry class.
     pub const fn row(self) -> TransportWord {
-        use crate::codes::transport as t;
+        use crate::codes::transport_words as t;
         match self {
             Self::MissingBearerToken => t::MISSING_BEARER_TOKEN,
             Self::InvalidBearerToken => t::INVALID_BEARER_TOKEN,
@@ -823,7 +823,7 @@ mod tests {
 
     #[test]
     fn every_kind_reads_its_row_of_the_one_table() {
-        let table = crate::codes::transport::ALL;
+        let table = crate::codes::transport_words::ALL;
         assert_eq!(TransportErrorKind::ALL.len(), table.len());
         for (kind, row) in TransportErrorKind::ALL.iter().zip(table) {
             assert_eq!(

@@ -245,9 +245,9 @@ const fn is_upper_snake(name: &str) -> bool {
 /// JSON-RPC error whose `data.error` is the word), never as an envelope.
 ///
 /// ```
-/// use envelope_core::codes::transport;
+/// use envelope_core::codes::transport_words;
 ///
-/// let row = transport::INSUFFICIENT_SCOPE;
+/// let row = transport_words::INSUFFICIENT_SCOPE;
 /// assert_eq!((row.word(), row.http_status(), row.json_rpc_code()), ("insufficient_scope", 403, -32000));
 /// assert_eq!(row.retry().as_str(), "reauthorize");
 /// ```
@@ -417,7 +417,7 @@ pub mod codes {
 
     /// The transport words: one row each (word, HTTP status, JSON-RPC code, retry class), read
     /// by [`crate::http::TransportError`]; the table of DESIGN "Transport errors".
-    pub mod transport {
+    pub mod transport_words {
         use super::super::{Retry, TransportWord};
 
         /// 401, `reauthorize`: no credential (RFC 6750 §3.1).
