@@ -656,6 +656,7 @@ impl axum::response::IntoResponse for TransportError {
 
 /// Why the server ([`super::serve()`]) cut a request body's stream: the error [`read_body`](super::layers::read_body) finds among the body's
 /// error sources and answers as a transport error.
+#[cfg(feature = "http")] // read by the server and its layers
 #[derive(Debug)]
 pub(crate) enum BodyRefused {
     Timeout {
@@ -681,6 +682,7 @@ pub(crate) enum BodyRefused {
     },
 }
 
+#[cfg(feature = "http")]
 impl BodyRefused {
     pub(crate) fn transport_error(&self) -> TransportError {
         match *self {
@@ -713,6 +715,7 @@ impl BodyRefused {
     }
 }
 
+#[cfg(feature = "http")]
 impl fmt::Display for BodyRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -731,6 +734,7 @@ impl fmt::Display for BodyRefused {
     }
 }
 
+#[cfg(feature = "http")]
 impl std::error::Error for BodyRefused {}
 
 #[cfg(test)]
