@@ -1,0 +1,203 @@
+//! What a tool asks its client while it runs: a completion (sampling), values from the user
+//! (elicitation), the client's roots; and why an ask got no answer.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use serde_json::{Map, Value};
+
+use super::Context;
+
+/// What a tool's body asks its client while it runs (MCP sampling and elicitation).
+impl Context {
+    /// Asks the client's model for a completion: an MCP `sampling/createMessage` request with
+    /// `params` as sent (MCP 2025-11-25, "Client Features / Sampling":
+    /// `{"messages": [{"role": "user", "content": {"type": "text", "text": ..}}], "maxTokens": N,
+    /// ...}`), answered with the client's result (`{"role": "assistant", "content": {..},
+    /// "model": .., "stopReason": ..}`).
+    ///
+    /// Refused with [`ClientError::MissingCapability`] (`"sampling"`) when the client did not
+    /// declare the capability (SEP-2575's `-32021` names it), with
+    /// [`ClientError::Unavailable`] when the call was not made over an MCP session that can
+    /// carry a request to its client (an HTTP tool endpoint, [`crate::Toolbox::call`]), never by
+    /// waiting; [`ClientError::Failed`] carries the client's JSON-RPC error; a cancelled call
+    /// stops waiting with [`ClientError::Cancelled`].
+    pub async fn create_message(&self, params: Value) -> Result<Value, ClientError> {
+        self.ask_client(ClientAsk::Sampling, params).await
+    }
+
+    /// Asks the client's model to answer `prompt` (one user text message, at most `max_tokens`
+    /// tokens; [`create_message`](Self::create_message)) and answers the text of its reply
+    /// (`""` when the reply is not text).
+    pub async fn sample(&self, prompt: impl Into<String>, max_tokens: u32) -> Result<String, ClientError> {
+        let params = serde_json::json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": prompt.into()}}],
+            "maxTokens": max_tokens,
+        });
+        let reply = self.create_message(params).await?;
+        let content = reply.get("content");
+        // A 2025-11-25 reply may hold a list of blocks.
+        let text = content
+            .and_then(|c| c.get("text").or_else(|| c.get(0).and_then(|b| b.get("text"))))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        Ok(text.to_owned())
+    }
+
+    /// Asks the user for values: an MCP `elicitation/create` form request (MCP 2025-11-25,
+    /// "Client Features / Elicitation"): `{"mode": "form", "message": message,
+    /// "requestedSchema": schema}`, `schema` a flat object schema of primitive properties
+    /// (with `default`s, SEP-1034; enums titled or not, single or multiple, SEP-1330). Refused as
+    /// [`create_message`](Self::create_message) is, the capability named `"elicitation"`.
+    pub async fn elicit(&self, message: impl Into<String>, schema: Value) -> Result<Elicitation, ClientError> {
+        let params = serde_json::json!({"mode": "form", "message": message.into(), "requestedSchema": schema});
+        let reply = self.ask_client(ClientAsk::Elicitation, params).await?;
+        let action = match reply.get("action").and_then(Value::as_str) {
+            Some("accept") => ElicitAction::Accept,
+            Some("decline") => ElicitAction::Decline,
+            Some("cancel") => ElicitAction::Cancel,
+            _ => {
+                return Err(ClientError::Failed {
+                    code: -32602,
+                    message: "the elicitation answer has no action".into(),
+                });
+            }
+        };
+        let content = reply.get("content").and_then(Value::as_object).cloned();
+        Ok(Elicitation { action, content })
+    }
+
+    /// Asks the client `ask` with `params` as sent, under `key`: the key of the request in a
+    /// 2026-07-28 input-required result (SEP-2322, `inputRequests.<key>`; see
+    /// [`crate::mcp`]), unused in a 2025 session, where the request goes to the client at once.
+    /// Answers the client's result object; refused as [`create_message`](Self::create_message)
+    /// is. Each ask of one call needs its own key.
+    pub async fn ask(&self, key: &str, ask: ClientAsk, params: Value) -> Result<Value, ClientError> {
+        self.ask_keyed(ask, Some(key), params).await
+    }
+
+    /// Whether this call can ask its client `ask`: the client declared the capability and the
+    /// transport carries the request (a 2025 session, or a stateless 2026-07-28 call).
+    pub fn can_ask(&self, ask: ClientAsk) -> bool {
+        self.inner.live().sink.as_ref().is_some_and(|sink| sink.can_ask(ask))
+    }
+
+    async fn ask_client(&self, ask: ClientAsk, params: Value) -> Result<Value, ClientError> {
+        self.ask_keyed(ask, None, params).await
+    }
+
+    async fn ask_keyed(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Result<Value, ClientError> {
+        let Some(sink) = self.inner.live().sink.clone() else { return Err(ClientError::Unavailable) };
+        let mut asked = sink.ask(ask, key, params);
+        let mut cancelled = self.cancelled();
+        std::future::poll_fn(|cx| {
+            if Pin::new(&mut cancelled).poll(cx).is_ready() {
+                return Poll::Ready(Err(ClientError::Cancelled));
+            }
+            asked.as_mut().poll(cx)
+        })
+        .await
+    }
+}
+
+/// What a tool asks its client for ([`Context::create_message`], [`Context::elicit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientAsk {
+    /// `sampling/createMessage` (capability `sampling`).
+    Sampling,
+    /// `elicitation/create` (capability `elicitation`).
+    Elicitation,
+    /// `roots/list` (capability `roots`).
+    Roots,
+}
+
+impl ClientAsk {
+    /// The client capability it needs: `"sampling"`, `"elicitation"`.
+    pub fn capability(self) -> &'static str {
+        match self {
+            ClientAsk::Sampling => "sampling",
+            ClientAsk::Elicitation => "elicitation",
+            ClientAsk::Roots => "roots",
+        }
+    }
+
+    /// The JSON-RPC method: `"sampling/createMessage"`, `"elicitation/create"`.
+    pub fn method(self) -> &'static str {
+        match self {
+            ClientAsk::Sampling => "sampling/createMessage",
+            ClientAsk::Elicitation => "elicitation/create",
+            ClientAsk::Roots => "roots/list",
+        }
+    }
+}
+
+/// Why a request to the client got no answer ([`Context::create_message`], [`Context::elicit`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The client did not declare this capability (`"sampling"`, `"elicitation"`); MCP answers
+    /// `-32021` (SEP-2575, MissingRequiredClientCapabilityError) with
+    /// `data.requiredCapabilities` `{"<capability>": {}}`.
+    MissingCapability(&'static str),
+    /// The call was not made over an MCP session that can send a request to its client.
+    Unavailable,
+    /// The client answered a JSON-RPC error (or no answer that reads).
+    Failed {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// Its message.
+        message: String,
+    },
+    /// The call was cancelled while waiting.
+    Cancelled,
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::MissingCapability(c) => write!(f, "the client did not declare the `{c}` capability"),
+            ClientError::Unavailable => f.write_str("this call cannot send a request to its client"),
+            ClientError::Failed { code, message } => write!(f, "the client answered error {code}: {message}"),
+            ClientError::Cancelled => f.write_str("the call was cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+/// The user's answer to [`Context::elicit`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Elicitation {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The values entered (on `accept`), by property name.
+    pub content: Option<Map<String, Value>>,
+}
+
+/// What the user did with an elicitation (`"accept"`, `"decline"`, `"cancel"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElicitAction {
+    /// Submitted the form.
+    Accept,
+    /// Refused explicitly.
+    Decline,
+    /// Dismissed it.
+    Cancel,
+}
+
+impl ElicitAction {
+    /// The wire word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElicitAction::Accept => "accept",
+            ElicitAction::Decline => "decline",
+            ElicitAction::Cancel => "cancel",
+        }
+    }
+}
+
+/// A request to the client, answered later.
+pub(crate) type Asked = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;

@@ -1,0 +1,248 @@
+//! A call's progress and log messages: checked (increasing, finite), within their rate (one
+//! progress notification per 50 ms, the last one always sent) and cut to their sizes; to the
+//! transport's sink, or to `tracing` when there is none.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::Context;
+use super::live::{Live, Sink, lock};
+
+/// What a tool's body reports while it runs: its progress, log messages for the client.
+impl Context {
+    /// Reports progress: `done` of `total` (in any unit; MCP `progress` and `total`). See
+    /// [`progress_with`](Self::progress_with).
+    pub fn progress(&self, done: impl Into<f64>, total: impl Into<f64>) {
+        self.inner.live().progress(self, done.into(), Some(total.into()), None);
+    }
+
+    /// Reports progress with a message for a person (`message`, cut to 512 characters).
+    ///
+    /// Over MCP it is a `notifications/progress` (MCP 2025-11-25, "Utilities / Progress")
+    /// `{"progressToken": T, "progress": done, "total": total, "message": message}` with the
+    /// request's own `progressToken`, and only when the client sent one: none otherwise. A
+    /// value that does not increase on the last one sent (or is not a finite number) is
+    /// dropped, as the spec asks `progress` to increase. At most one notification goes out per
+    /// 50 milliseconds, except the last: a report within 50 ms of the last
+    /// one sent is held until a later report replaces it or goes out, and the call's end sends
+    /// the one still held, so the last value reported always arrives. A report that reaches
+    /// `total` goes out at once.
+    pub fn progress_with(&self, done: impl Into<f64>, total: impl Into<f64>, message: &str) {
+        self.inner.live().progress(self, done.into(), Some(total.into()), Some(message));
+    }
+
+    /// Logs `message` at `level` to the client: an MCP `notifications/message`
+    /// `{"level": "info", "logger": "envelope", "data": message}` (MCP 2025-11-25, "Utilities /
+    /// Logging"), sent only when `level` is at or above the level the client set (with
+    /// `logging/setLevel`, or on 2026-07-28 the request's `_meta`
+    /// `io.modelcontextprotocol/logLevel`); see [`crate::mcp`] for how long a level holds. The
+    /// message is cut to 4096 bytes (at a character, ending `…`). Never put a secret in it:
+    /// it is sent as written.
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        self.inner.live().log(self, level, message.as_ref());
+    }
+
+    /// [`log`](Self::log) at `debug`.
+    pub fn debug(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Debug, message);
+    }
+
+    /// [`log`](Self::log) at `info`.
+    pub fn info(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Info, message);
+    }
+
+    /// [`log`](Self::log) at `warning`.
+    pub fn warning(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Warning, message);
+    }
+
+    /// [`log`](Self::log) at `error`.
+    pub fn error(&self, message: impl AsRef<str>) {
+        self.log(LogLevel::Error, message);
+    }
+
+    /// This call, with its progress and log messages sent to `sink` (a transport's).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn with_sink(self, sink: Arc<dyn Sink>) -> Self {
+        self.map(|i| {
+            i.live = Live::new(Some(sink));
+            i.parent = None;
+        })
+    }
+
+    /// The call ends: a progress report held back by the rate bound is sent now.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn flush(&self) {
+        self.inner.live().flush(self);
+    }
+}
+
+/// The severity of a log message: the eight levels of syslog (RFC 5424 §6.2.1), as MCP names
+/// them (`"debug"` to `"emergency"`, MCP 2025-11-25 "Utilities / Logging"), least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The MCP word: `"debug"`, `"info"`, ..., `"emergency"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// The level an MCP word names.
+    pub fn from_word(word: &str) -> Option<Self> {
+        LogLevel::ALL.into_iter().find(|l| l.as_str() == word)
+    }
+}
+
+/// A progress report that passed the checks, as a transport sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Progress {
+    pub(crate) done: f64,
+    pub(crate) total: Option<f64>,
+    pub(crate) message: Option<String>,
+}
+
+/// The least time between two progress notifications of one call.
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The most bytes of a log message sent.
+pub(crate) const MAX_LOG_BYTES: usize = 4096;
+
+/// The most characters of a progress message sent.
+const MAX_PROGRESS_CHARS: usize = 512;
+
+/// What the rate bound of progress remembers.
+#[derive(Default)]
+pub(super) struct Rate {
+    pub(super) last: Option<f64>,
+    pub(super) sent_at: Option<Instant>,
+    pub(super) held: Option<Progress>,
+}
+
+impl Live {
+    pub(super) fn progress(&self, cx: &Context, done: f64, total: Option<f64>, message: Option<&str>) {
+        if !done.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+            return;
+        }
+        let note = Progress {
+            done,
+            total,
+            message: message.map(|m| crate::words::budget::cut_text(m, MAX_PROGRESS_CHARS, 4 * MAX_PROGRESS_CHARS)),
+        };
+        let now = Instant::now();
+        let send = {
+            let mut rate = lock(&self.progress);
+            if rate.last.is_some_and(|last| done <= last) {
+                return;
+            }
+            rate.last = Some(done);
+            let last = total.is_some_and(|t| done >= t);
+            if !last && rate.sent_at.is_some_and(|at| now.duration_since(at) < PROGRESS_INTERVAL) {
+                rate.held = Some(note);
+                return;
+            }
+            rate.held = None;
+            rate.sent_at = Some(now);
+            note
+        };
+        self.send_progress(cx, send);
+    }
+
+    pub(super) fn flush(&self, cx: &Context) {
+        let held = lock(&self.progress).held.take();
+        if let Some(note) = held {
+            self.send_progress(cx, note);
+        }
+    }
+
+    fn send_progress(&self, cx: &Context, note: Progress) {
+        match &self.sink {
+            Some(sink) => sink.progress(note),
+            None => trace_progress(cx, &note),
+        }
+    }
+
+    pub(super) fn log(&self, cx: &Context, level: LogLevel, message: &str) {
+        match &self.sink {
+            Some(sink) => {
+                if sink.log_level().is_some_and(|least| level >= least) {
+                    sink.log(level, cut_bytes(message, MAX_LOG_BYTES));
+                }
+            }
+            None => trace_log(cx, level, &cut_bytes(message, MAX_LOG_BYTES)),
+        }
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, ending `…` when cut.
+fn cut_bytes(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+fn trace_progress(cx: &Context, note: &Progress) {
+    tracing::info!(
+        target: "envelope::tool",
+        call_id = cx.call_id(),
+        progress = note.done,
+        total = note.total,
+        message = note.message.as_deref(),
+        "progress"
+    );
+}
+
+fn trace_log(cx: &Context, level: LogLevel, message: &str) {
+    let call_id = cx.call_id();
+    match level {
+        LogLevel::Debug => tracing::debug!(target: "envelope::tool", call_id, "{message}"),
+        LogLevel::Info | LogLevel::Notice => tracing::info!(target: "envelope::tool", call_id, "{message}"),
+        LogLevel::Warning => tracing::warn!(target: "envelope::tool", call_id, "{message}"),
+        _ => tracing::error!(target: "envelope::tool", call_id, level = level.as_str(), "{message}"),
+    }
+}
