@@ -4,11 +4,6 @@
 
 use std::time::Duration;
 
-#[cfg(doc)]
-use super::MemoryStore;
-#[cfg(all(doc, feature = "redis"))]
-use super::RedisStore;
-
 /// What a record is, for its bound ([`Limits`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -19,7 +14,7 @@ pub enum Kind {
     /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<caller>:<key>`), kept
     /// for the idempotency time to live (24 hours by default).
     IdempotencyRecord,
-    /// Any other key, written with [`Store::put_new`] or [`Store::put`] without admission.
+    /// Any other key, written with [`Store::put_new`](super::Store::put_new) or [`Store::put`](super::Store::put) without admission.
     Other,
 }
 
@@ -77,10 +72,10 @@ pub struct Capacity {
 /// The bounds of a store, per [`Kind`]. The default: 10 000 pending actions (1 000 per
 /// caller), 10 000 idempotency records (1 000 per caller), 10 000 other keys.
 ///
-/// Since every call is counted under [`ANONYMOUS`] until calls carry a verified identity, the
+/// Since every call is counted under [`ANONYMOUS`](super::ANONYMOUS) until calls carry a verified identity, the
 /// per-caller bounds are what a server without one holds: 1 000 actions waiting for approval
 /// and 1 000 idempotency keys (each kept 24 hours) by default. Raise them with
-/// [`MemoryStore::with_limits`] or [`RedisStore::with_limits`] (feature `redis`).
+/// [`MemoryStore::with_limits`](super::MemoryStore::with_limits) or [`RedisStore::with_limits`](super::RedisStore::with_limits) (feature `redis`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
@@ -134,7 +129,7 @@ impl Limits {
     }
 }
 
-/// What a new record counts against: its kind and its caller's key ([`ANONYMOUS`] for a call
+/// What a new record counts against: its kind and its caller's key ([`ANONYMOUS`](super::ANONYMOUS) for a call
 /// without a verified identity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Admission<'a> {

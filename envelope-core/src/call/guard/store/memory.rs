@@ -17,7 +17,7 @@ use crate::spec::rate::{RateCheck, RateLimit};
 ///   written with. Expired keys are dropped as writes come (each write costs O(log n)).
 ///
 /// Approvals and keys held here are seen by this process only: servers run as several replicas
-/// need a shared store ([`RedisStore`] with feature `redis`).
+/// need a shared store ([`RedisStore`](super::RedisStore) with feature `redis`).
 ///
 /// ```
 /// use std::time::Duration;
