@@ -2,157 +2,35 @@
 //! governed write, an intent record before its body runs, and the body does not run when the
 //! intent cannot be written.
 //!
-#![doc = include_str!("../../docs/audit.md")]
+#![doc = include_str!("../../../docs/audit.md")]
 
-use std::fmt;
+// Where records go: the sink trait, the `tracing` sink, a JSON-lines file, a Redis stream.
+mod sink;
+// One record: its kind, its fields, its JSON; the outcome as a record says it; its time.
+mod record;
+
+#[cfg(feature = "tokio")]
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::call::unwind::CatchUnwind;
-use crate::outcome::code::{Status, codes};
+use crate::outcome::code::codes;
 use crate::outcome::envelope::Envelope;
 use crate::read::context::Context;
 use crate::spec::ToolSpec;
 
-/// A boxed future of one write of a sink.
-pub type AuditFuture<'a> = Pin<Box<dyn Future<Output = Result<(), AuditError>> + Send + 'a>>;
-
-/// Where audit records go. `write` answers once the record is kept (appended to the file,
-/// acknowledged by Redis): the body of a governed write runs only after its intent's `write`
-/// answered `Ok`. A write is bounded by the [`Audit`]'s timeout; passing it, or a panic of
-/// `write` or of its future, counts as a failure.
-pub trait AuditSink: Send + Sync + fmt::Debug + 'static {
-    /// Keeps `record`.
-    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a>;
-}
-
-/// A record could not be written: the detail is for the server's log, never for the caller.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuditError(String);
-
-impl AuditError {
-    /// A failure described by `detail` (no secret: it is logged).
-    pub fn new(detail: impl Into<String>) -> Self {
-        AuditError(detail.into())
-    }
-}
-
-impl fmt::Display for AuditError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "audit record not written: {}", self.0)
-    }
-}
-
-impl std::error::Error for AuditError {}
-
-/// Whether a record is written before the body (`intent`) or after the envelope (`outcome`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecordKind {
-    /// Before a governed write's body runs.
-    Intent,
-    /// After the call answered (or was dropped).
-    Outcome,
-    /// A call of a tool hidden on the caller's surface (a T4 tool on a public surface, or one
-    /// outside the surface's visible set): answered as an unknown tool, nothing ran. Its
-    /// `outcome` is `{"status": "refused", "reason": "hidden"}`.
-    Attempt,
-}
-
-impl RecordKind {
-    /// `intent` or `outcome`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RecordKind::Intent => "intent",
-            RecordKind::Outcome => "outcome",
-            RecordKind::Attempt => "attempt",
-        }
-    }
-}
-
-/// One audit record (see the module docs for its JSON; keys in that order, absent ones left
-/// out).
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct AuditRecord {
-    /// `intent` or `outcome`.
-    pub kind: RecordKind,
-    /// [`Context::call_id`].
-    pub call_id: String,
-    /// When the record was made: RFC 3339, UTC, milliseconds (`2026-12-01T14:49:30.123Z`).
-    pub time: String,
-    /// The tool that ran (for `confirm_action`, the approved tool).
-    pub tool: String,
-    /// Its tier, 1 (read) to 4.
-    pub tier: u8,
-    /// [`Context::surface`].
-    pub surface: String,
-    /// The caller's subject; absent for an anonymous caller.
-    pub caller: Option<String>,
-    /// The caller's tenant, if any.
-    pub tenant: Option<String>,
-    /// SHA-256 (hex) of the canonical validated arguments; absent when they were not read.
-    pub arguments_sha256: Option<String>,
-    /// The validated arguments, every `secret` parameter left out (as a reply leaves it out);
-    /// absent when they were not read, or under [`Audit::hash_only`].
-    pub arguments: Option<Value>,
-    /// The outcome as the envelope says it; absent on an intent.
-    pub outcome: Option<Value>,
-    /// The `pending_action_id` whose approval ran the call.
-    pub approval: Option<String>,
-    /// Answered from an idempotency record: nothing ran.
-    pub replay: bool,
-    /// Milliseconds from the call's start to its envelope (outcome only).
-    pub duration_ms: Option<u64>,
-}
-
-impl AuditRecord {
-    /// The record as one line of JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-impl Serialize for AuditRecord {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("kind", self.kind.as_str())?;
-        m.serialize_entry("call_id", &self.call_id)?;
-        m.serialize_entry("time", &self.time)?;
-        m.serialize_entry("tool", &self.tool)?;
-        m.serialize_entry("tier", &self.tier)?;
-        m.serialize_entry("surface", &self.surface)?;
-        if let Some(v) = &self.caller {
-            m.serialize_entry("caller", v)?;
-        }
-        if let Some(v) = &self.tenant {
-            m.serialize_entry("tenant", v)?;
-        }
-        if let Some(v) = &self.arguments_sha256 {
-            m.serialize_entry("arguments_sha256", v)?;
-        }
-        if let Some(v) = &self.arguments {
-            m.serialize_entry("arguments", v)?;
-        }
-        if let Some(v) = &self.outcome {
-            m.serialize_entry("outcome", v)?;
-        }
-        if let Some(v) = &self.approval {
-            m.serialize_entry("approval", v)?;
-        }
-        m.serialize_entry("replay", &self.replay)?;
-        if let Some(v) = &self.duration_ms {
-            m.serialize_entry("duration_ms", v)?;
-        }
-        m.end()
-    }
-}
+use record::outcome_of;
+pub(crate) use record::rfc3339;
+pub use record::{AuditRecord, RecordKind};
+#[cfg(feature = "tokio")]
+pub use sink::JsonLinesFile;
+#[cfg(feature = "redis")]
+pub use sink::RedisStream;
+pub use sink::{AuditError, AuditFuture, AuditSink, TracingSink};
 
 /// The audit settings of a toolbox: the sink, how long a write may take (default 1 second),
 /// and the tier from which a call is a governed write (default 3).
@@ -263,102 +141,6 @@ impl Default for Audit {
     /// [`TracingSink`], 1 second, intent from tier 3.
     fn default() -> Self {
         Audit::new(Arc::new(TracingSink))
-    }
-}
-
-/// The default sink: one `tracing` event per record (level INFO, target `envelope::audit`,
-/// fields `call_id`, `kind` and `record`, the record's JSON). Never fails: where no subscriber
-/// listens, the record is lost, so a server that must keep its trail uses a file or Redis.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TracingSink;
-
-impl AuditSink for TracingSink {
-    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
-        let kind = record.kind.as_str();
-        tracing::info!(target: "envelope::audit", call_id = %record.call_id, kind, record = %record.to_json(), "audit");
-        Box::pin(std::future::ready(Ok(())))
-    }
-}
-
-/// An append-only JSON-lines file (feature `tokio`): each record one line, appended by one
-/// `write` on a file opened with `O_APPEND`, on tokio's blocking threads (never on an async
-/// worker), one at a time. A failed write (disk full, file removed from a read-only mount)
-/// fails the call's record. The lines are handed to the operating system, not `fsync`ed.
-#[cfg(feature = "tokio")]
-#[derive(Debug)]
-pub struct JsonLinesFile {
-    file: Arc<Mutex<std::fs::File>>,
-}
-
-#[cfg(feature = "tokio")]
-impl JsonLinesFile {
-    /// Opens (creating it if absent) the file at `path` for appending.
-    ///
-    /// # Errors
-    /// When the file cannot be opened for appending.
-    pub fn open(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)) })
-    }
-}
-
-#[cfg(feature = "tokio")]
-impl AuditSink for JsonLinesFile {
-    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
-        let mut line = record.to_json();
-        line.push('\n');
-        let file = self.file.clone();
-        Box::pin(async move {
-            let written = tokio::task::spawn_blocking(move || {
-                use std::io::Write as _;
-                let mut f = file.lock().unwrap_or_else(PoisonError::into_inner);
-                f.write_all(line.as_bytes())
-            })
-            .await;
-            match written {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => Err(AuditError::new(format!("appending to the audit file: {e}"))),
-                Err(_) => Err(AuditError::new("appending to the audit file: the runtime shut down")),
-            }
-        })
-    }
-}
-
-/// A Redis stream (feature `redis`): each record an entry `record <JSON>` appended with
-/// `XADD <stream> MAXLEN ~ <cap> *`, on the connection (and within the deadline) of a
-/// [`RedisStore`](crate::call::guard::store::RedisStore), so every replica appends to one trail. The cap
-/// (default 1 000 000 entries) trims the oldest entries (approximately, as `~` lets Redis
-/// trim whole nodes): ship the stream elsewhere before it wraps.
-#[cfg(feature = "redis")]
-#[derive(Clone, Debug)]
-pub struct RedisStream {
-    store: crate::call::guard::store::RedisStore,
-    stream: String,
-    cap: usize,
-}
-
-#[cfg(feature = "redis")]
-impl RedisStream {
-    /// Appends to `stream` (e.g. `"envelope:audit"`, under the store's prefix) over `store`'s
-    /// connection.
-    pub fn new(store: crate::call::guard::store::RedisStore, stream: impl Into<String>) -> Self {
-        RedisStream { store, stream: stream.into(), cap: 1_000_000 }
-    }
-
-    /// Keeps about `cap` entries (at least 1).
-    #[must_use]
-    pub fn with_cap(mut self, cap: usize) -> Self {
-        self.cap = cap.max(1);
-        self
-    }
-}
-
-#[cfg(feature = "redis")]
-impl AuditSink for RedisStream {
-    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
-        Box::pin(async move {
-            self.store.xadd(&self.stream, self.cap, &record.to_json()).await.map_err(|e| AuditError::new(e.to_string()))
-        })
     }
 }
 
@@ -659,74 +441,4 @@ fn spawn_write(audit: Audit, record: AuditRecord) {
     }
     tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, "outcome not recorded: no runtime to write it from");
     let _ = audit;
-}
-
-/// The outcome as the envelope says it: its status, and what a served call produced (its
-/// `data`, whole up to the audit's data limit, else its hash and size; nothing under
-/// `hash_only`), or the code of one that was not.
-fn outcome_of(e: &Envelope, audit: Option<&Audit>) -> Value {
-    let mut o = Map::new();
-    o.insert("status".into(), e.status().as_str().into());
-    match e.status() {
-        Status::Ok => {
-            if let (Some(audit), Some(data)) = (audit.filter(|a| !a.hash_only), e.data()) {
-                let text = serde_json::to_string(data).unwrap_or_default();
-                if text.len() <= audit.data_limit {
-                    o.insert("data".into(), data.clone());
-                } else {
-                    o.insert(
-                        "data_sha256".into(),
-                        crate::outcome::digest::sha256_hex(&crate::outcome::digest::canonical(data)).into(),
-                    );
-                    o.insert("data_bytes".into(), text.len().into());
-                }
-            }
-        }
-        Status::NeedsConfirmation => {
-            if let Some(c) = e.confirmation() {
-                o.insert("pending_action_id".into(), c.pending_action_id().into());
-            }
-        }
-        Status::Invalid | Status::Error => {
-            if let Some(code) = e.code_on_wire() {
-                o.insert("error_code".into(), code.into());
-            }
-        }
-    }
-    Value::Object(o)
-}
-
-/// `t` as RFC 3339 in UTC with milliseconds: `2026-12-01T14:49:30.123Z`.
-pub(crate) fn rfc3339(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
-    format!("{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, d.subsec_millis())
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_are_rfc3339_utc_with_milliseconds() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_millis(1_796_136_570_123)), "2026-12-01T14:49:30.123Z");
-        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00.000Z");
-    }
 }

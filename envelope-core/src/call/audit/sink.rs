@@ -1,0 +1,136 @@
+//! Where audit records go: the [`AuditSink`] trait and the sinks envelope provides.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+#[cfg(feature = "tokio")]
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::AuditRecord;
+
+/// A boxed future of one write of a sink.
+pub type AuditFuture<'a> = Pin<Box<dyn Future<Output = Result<(), AuditError>> + Send + 'a>>;
+
+/// Where audit records go. `write` answers once the record is kept (appended to the file,
+/// acknowledged by Redis): the body of a governed write runs only after its intent's `write`
+/// answered `Ok`. A write is bounded by the [`Audit`](super::Audit)'s timeout; passing it, or a panic of
+/// `write` or of its future, counts as a failure.
+pub trait AuditSink: Send + Sync + fmt::Debug + 'static {
+    /// Keeps `record`.
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a>;
+}
+
+/// A record could not be written: the detail is for the server's log, never for the caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditError(String);
+
+impl AuditError {
+    /// A failure described by `detail` (no secret: it is logged).
+    pub fn new(detail: impl Into<String>) -> Self {
+        AuditError(detail.into())
+    }
+}
+
+impl fmt::Display for AuditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "audit record not written: {}", self.0)
+    }
+}
+
+impl std::error::Error for AuditError {}
+
+/// The default sink: one `tracing` event per record (level INFO, target `envelope::audit`,
+/// fields `call_id`, `kind` and `record`, the record's JSON). Never fails: where no subscriber
+/// listens, the record is lost, so a server that must keep its trail uses a file or Redis.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TracingSink;
+
+impl AuditSink for TracingSink {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        let kind = record.kind.as_str();
+        tracing::info!(target: "envelope::audit", call_id = %record.call_id, kind, record = %record.to_json(), "audit");
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// An append-only JSON-lines file (feature `tokio`): each record one line, appended by one
+/// `write` on a file opened with `O_APPEND`, on tokio's blocking threads (never on an async
+/// worker), one at a time. A failed write (disk full, file removed from a read-only mount)
+/// fails the call's record. The lines are handed to the operating system, not `fsync`ed.
+#[cfg(feature = "tokio")]
+#[derive(Debug)]
+pub struct JsonLinesFile {
+    file: Arc<Mutex<std::fs::File>>,
+}
+
+#[cfg(feature = "tokio")]
+impl JsonLinesFile {
+    /// Opens (creating it if absent) the file at `path` for appending.
+    ///
+    /// # Errors
+    /// When the file cannot be opened for appending.
+    pub fn open(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)) })
+    }
+}
+
+#[cfg(feature = "tokio")]
+impl AuditSink for JsonLinesFile {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        let mut line = record.to_json();
+        line.push('\n');
+        let file = self.file.clone();
+        Box::pin(async move {
+            let written = tokio::task::spawn_blocking(move || {
+                use std::io::Write as _;
+                let mut f = file.lock().unwrap_or_else(PoisonError::into_inner);
+                f.write_all(line.as_bytes())
+            })
+            .await;
+            match written {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(AuditError::new(format!("appending to the audit file: {e}"))),
+                Err(_) => Err(AuditError::new("appending to the audit file: the runtime shut down")),
+            }
+        })
+    }
+}
+
+/// A Redis stream (feature `redis`): each record an entry `record <JSON>` appended with
+/// `XADD <stream> MAXLEN ~ <cap> *`, on the connection (and within the deadline) of a
+/// [`RedisStore`](crate::call::guard::store::RedisStore), so every replica appends to one trail. The cap
+/// (default 1 000 000 entries) trims the oldest entries (approximately, as `~` lets Redis
+/// trim whole nodes): ship the stream elsewhere before it wraps.
+#[cfg(feature = "redis")]
+#[derive(Clone, Debug)]
+pub struct RedisStream {
+    store: crate::call::guard::store::RedisStore,
+    stream: String,
+    cap: usize,
+}
+
+#[cfg(feature = "redis")]
+impl RedisStream {
+    /// Appends to `stream` (e.g. `"envelope:audit"`, under the store's prefix) over `store`'s
+    /// connection.
+    pub fn new(store: crate::call::guard::store::RedisStore, stream: impl Into<String>) -> Self {
+        RedisStream { store, stream: stream.into(), cap: 1_000_000 }
+    }
+
+    /// Keeps about `cap` entries (at least 1).
+    #[must_use]
+    pub fn with_cap(mut self, cap: usize) -> Self {
+        self.cap = cap.max(1);
+        self
+    }
+}
+
+#[cfg(feature = "redis")]
+impl AuditSink for RedisStream {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        Box::pin(async move {
+            self.store.xadd(&self.stream, self.cap, &record.to_json()).await.map_err(|e| AuditError::new(e.to_string()))
+        })
+    }
+}
