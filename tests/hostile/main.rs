@@ -10,6 +10,8 @@
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
 //! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s
 //!   during a hanging JWKS, long calls) while a fresh client from another address is served;
+//! - [`tenants`]: a tenant named by `X-Tenant-ID` is the caller's space, never a caller of its
+//!   own for rate limits and store quotas;
 //! - [`tokens`]: signed tokens that must still be refused (`iss` not the issuer's string, a
 //!   claim named twice).
 
@@ -25,5 +27,6 @@ mod fair;
 mod http;
 mod ids;
 mod store;
+mod tenants;
 mod text;
 mod tokens;

@@ -31,8 +31,9 @@ pub const TENANT_HEADER: &str = "x-tenant-id";
 ///    `tenant_forbidden`; an error or no answer within its timeout is 403
 ///    `tenant_policy_unavailable` (fail closed).
 ///
-/// Answers the caller with the accepted tenant ([`Caller::with_tenant`]); on a surface without
-/// a tenant, `caller` unchanged.
+/// Answers the caller with the accepted tenant; on a surface without a tenant, `caller`
+/// unchanged. A tenant the header named is the caller's space ([`Caller::key`]), never a caller
+/// of its own for limits and quotas ([`Caller::quota_key`]).
 ///
 /// # Errors
 /// The [`TransportError`] of the first check that fails.
@@ -45,10 +46,10 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
         return Ok(caller);
     }
     let sent = tenant_header(headers).map_err(|()| TransportError::tenant_required(surface.name()))?;
-    let tenant = match (caller.tenant(), sent) {
+    let (tenant, verified) = match (caller.tenant(), sent) {
         (Some(verified), Some(sent)) if verified != sent => return Err(TransportError::tenant_mismatch()),
-        (Some(verified), _) => verified.to_owned(),
-        (None, Some(sent)) => sent.to_owned(),
+        (Some(verified), _) => (verified.to_owned(), true),
+        (None, Some(sent)) => (sent.to_owned(), false),
         (None, None) => return Err(TransportError::tenant_required(surface.name())),
     };
     if let Some((policy, timeout)) = surface.tenant_policy() {
@@ -64,7 +65,12 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
             }
         }
     }
-    Ok(caller.with_tenant(tenant))
+    if verified {
+        return Ok(caller);
+    }
+    // The header names the caller's space, not a caller of its own: limits and quotas stay the
+    // identity's (`Caller::quota_key`).
+    Ok(caller.with_header_tenant(tenant))
 }
 
 /// Whether `text` is a tenant id: 1 to 128 visible ASCII characters other than a comma (the

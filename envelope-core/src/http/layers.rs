@@ -374,7 +374,7 @@ where
             };
             // The place counts under the verified caller's share from now on.
             if let (Ok(caller), Some(place)) = (&verified, &place)
-                && let Err(refused) = place.identified(&caller.key()).await
+                && let Err(refused) = place.identified(&caller.quota_key()).await
             {
                 tracing::warn!("request refused: {}", refused.message());
                 return Ok(refused.into_response_as(layer.body));

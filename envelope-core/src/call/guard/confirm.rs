@@ -168,7 +168,9 @@ impl Guard {
         let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
                             "preview_hash": hash, "tenant": caller.tenant(), "queued_by": key})
         .to_string();
-        let who = Admission { kind: Kind::PendingAction, caller: &key };
+        // Counted against the caller's identity, whatever tenant a header named.
+        let quota = caller.quota_key();
+        let who = Admission { kind: Kind::PendingAction, caller: &quota };
         match self.store.admit(&pending_key(&id), &record, self.confirm_ttl, who).await {
             Ok(true) => {}
             // A fresh id already taken: drawn twice, or a store that is not what it says.

@@ -27,14 +27,15 @@ pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
 const RUNNING_LEASE: Duration = Duration::from_secs(5 * 60);
 
 impl Guard {
-    /// A key tool's call: replay, conflict, wait, or run and record. `caller`: the key its
-    /// record counts against ([`crate::call::guard::store::ANONYMOUS`] without a verified identity).
+    /// A key tool's call: replay, conflict, wait, or run and record. Its record belongs to
+    /// `caller`'s space ([`Caller::key`](crate::Caller::key)) and counts against its identity's
+    /// quota ([`Caller::quota_key`](crate::Caller::quota_key)).
     pub(crate) async fn idempotent(
         &self,
         tool: &impl Steps,
         args: &Map<String, Value>,
         g: Guarded<'_>,
-        caller: &str,
+        caller: &crate::Caller,
         call: Option<&crate::call::audit::Governed>,
     ) -> Envelope {
         let Some(key) = g.key.clone() else {
@@ -46,7 +47,7 @@ impl Guard {
             return tool.finish(g, Step::Run).await;
         };
         let name = tool.declared().name;
-        let record_key = idem_key(name, caller, &key);
+        let record_key = idem_key(name, &caller.key(), &key);
         let fp = fingerprint(&self.key, args);
         let mut nonce = [0u8; 12];
         random(&mut nonce);
@@ -54,7 +55,8 @@ impl Guard {
         let claim = json!({"state": "running", "fingerprint": fp, "claim": hex(&nonce)}).to_string();
         let renews = can_renew();
         let lease = if renews { self.lease } else { RUNNING_LEASE };
-        let who = Admission { kind: Kind::IdempotencyRecord, caller };
+        let quota = caller.quota_key();
+        let who = Admission { kind: Kind::IdempotencyRecord, caller: &quota };
         let started = std::time::Instant::now();
         let mut pause = Duration::from_millis(20);
         loop {
@@ -348,17 +350,17 @@ mod tests {
             let (guard, tool) = (guard.clone(), tool.clone());
             async move {
                 let g = keyed(&tool);
-                guard.idempotent(&*tool, &Map::new(), g, crate::call::guard::store::ANONYMOUS, None).await
+                guard.idempotent(&*tool, &Map::new(), g, &crate::Caller::anonymous(), None).await
             }
         });
         // Past its lease twice over, the first call still holds the key: nothing runs twice.
         tokio::time::sleep(Duration::from_millis(400)).await;
-        let second = guard.idempotent(&*tool, &args, keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await;
+        let second = guard.idempotent(&*tool, &args, keyed(&tool), &crate::Caller::anonymous(), None).await;
         assert_eq!(second.error_code(), Some(codes::IN_PROGRESS), "{}", second.to_json());
         let first = first.await.unwrap();
         assert_eq!(first.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
         // Recorded: replayed, not run again.
-        let third = guard.idempotent(&*tool, &args, keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await;
+        let third = guard.idempotent(&*tool, &args, keyed(&tool), &crate::Caller::anonymous(), None).await;
         assert_eq!(third.data(), first.data());
         assert!(third.warning().unwrap().starts_with("Answered from the call at "), "{}", third.to_json());
         assert_eq!(tool.runs.load(Ordering::SeqCst), 1);
@@ -371,16 +373,14 @@ mod tests {
         let args = Map::new();
         let first = tokio::spawn({
             let (guard, tool) = (guard.clone(), tool.clone());
-            async move {
-                guard.idempotent(&*tool, &Map::new(), keyed(&tool), crate::call::guard::store::ANONYMOUS, None).await
-            }
+            async move { guard.idempotent(&*tool, &Map::new(), keyed(&tool), &crate::Caller::anonymous(), None).await }
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
         first.abort();
         // Within its lease after the call died, the key can be claimed again.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let quick = Arc::new(slow(1));
-        let again = guard.idempotent(&*quick, &args, keyed(&quick), crate::call::guard::store::ANONYMOUS, None).await;
+        let again = guard.idempotent(&*quick, &args, keyed(&quick), &crate::Caller::anonymous(), None).await;
         assert_eq!(again.to_json(), r#"{"status":"ok","success":true,"data":"done"}"#);
     }
 }

@@ -31,7 +31,7 @@ impl Tool {
         if guard.rate_limit.is_none() && self.spec.rate_limit.is_none() {
             return None;
         }
-        guard.rate_limited(&self.spec, &at.cx.caller().key()).await
+        guard.rate_limited(&self.spec, &at.cx.caller().quota_key()).await
     }
 }
 

@@ -194,15 +194,13 @@ impl Tool {
         match outcome {
             Outcome::Guarded(g) => {
                 let args = crate::call::guard::confirm::validated_args(&self.spec.params, obj);
-                // Quotas and keys are counted per caller (and tenant).
-                let caller = at.cx.caller().key();
                 if self.spec.needs_confirmation {
                     if let Some(call) = at.call {
                         call.read(&self.spec, &args);
                     }
                     guard.queue(self, args, g, at.cx.caller()).await
                 } else {
-                    guard.idempotent(self, &args, g, &caller, at.call).await
+                    guard.idempotent(self, &args, g, at.cx.caller(), at.call).await
                 }
             }
             Outcome::Decide(id, decision) => match toolbox {

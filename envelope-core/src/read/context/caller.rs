@@ -21,6 +21,7 @@ pub const ANONYMOUS: &str = "anonymous";
 /// assert_eq!(alice.tenant(), Some("acme"));
 /// assert_eq!(alice.key(), "sub:alice@acme");
 /// assert_eq!(Caller::anonymous().key(), "anonymous");
+/// assert_eq!(alice.quota_key(), "sub:alice@acme");
 /// ```
 ///
 /// Its `Debug` shows the subject, scopes and tenant, and counts the claims without showing them.
@@ -29,6 +30,9 @@ pub struct Caller {
     subject: Option<String>,
     scopes: Vec<String>,
     tenant: Option<String>,
+    /// Whether `tenant` came from a request header a surface accepted (`X-Tenant-ID`), not from
+    /// the verified identity: it names the caller's space, never a caller of its own.
+    tenant_from_header: bool,
     claims: Map<String, Value>,
 }
 
@@ -51,10 +55,23 @@ impl Caller {
         self
     }
 
-    /// With this tenant (a verified claim, or a header a surface accepted).
+    /// With this tenant, as part of the verified identity (a verified claim, a configured
+    /// caller): it is in [`key`](Self::key) and in [`quota_key`](Self::quota_key).
     #[must_use]
     pub fn with_tenant(mut self, tenant: impl Into<String>) -> Self {
         self.tenant = Some(tenant.into());
+        self.tenant_from_header = false;
+        self
+    }
+
+    /// With this tenant, named by a request header a surface accepted (`X-Tenant-ID`) for a
+    /// caller whose identity names none: the caller's space ([`key`](Self::key), what it sees
+    /// and what its keys and pending actions belong to), never a caller of its own for limits
+    /// and quotas ([`quota_key`](Self::quota_key) stays the identity's).
+    #[must_use]
+    pub(crate) fn with_header_tenant(mut self, tenant: impl Into<String>) -> Self {
+        self.tenant = Some(tenant.into());
+        self.tenant_from_header = true;
         self
     }
 
@@ -95,18 +112,42 @@ impl Caller {
         self.subject.is_none()
     }
 
-    /// The key a quota, an idempotency key or a rate limit is counted under:
+    /// The key of the caller's space, what an idempotency key or a pending action belongs to:
     /// `sub:<subject>@<tenant>`, `sub:<subject>` without a tenant, `tenant:<tenant>` for an
     /// anonymous caller of a tenant, else [`ANONYMOUS`]. In the subject, `%` is
     /// written `%25` and `@` `%40` (subject `a@b` is `sub:a%40b`, never the key of subject `a`
     /// of tenant `b`), so two different callers never share a key.
+    /// Limits and quotas count under [`quota_key`](Self::quota_key).
     pub fn key(&self) -> String {
-        match (&self.subject, &self.tenant) {
-            (Some(s), Some(t)) => format!("sub:{}@{t}", escape_subject(s)),
-            (Some(s), None) => format!("sub:{}", escape_subject(s)),
-            (None, Some(t)) => format!("tenant:{t}"),
-            (None, None) => ANONYMOUS.to_owned(),
-        }
+        key_of(self.subject.as_deref(), self.tenant.as_deref())
+    }
+
+    /// The key rate limits, store quotas and shares of the server's places are counted under:
+    /// the verified identity, as [`key`](Self::key) writes it, without a tenant that only a
+    /// request header named. Sending another `X-Tenant-ID` moves a caller to another space,
+    /// never to another caller's limits: a subject without a verified tenant counts as
+    /// `sub:<subject>` whatever tenant it names, an anonymous caller as [`ANONYMOUS`].
+    ///
+    /// ```
+    /// use envelope_core::Caller;
+    ///
+    /// assert_eq!(Caller::new("bob").with_tenant("acme").quota_key(), "sub:bob@acme");
+    /// assert_eq!(Caller::new("bob").quota_key(), "sub:bob");
+    /// assert_eq!(Caller::anonymous().with_tenant("acme").quota_key(), "tenant:acme");
+    /// ```
+    pub fn quota_key(&self) -> String {
+        let tenant = if self.tenant_from_header { None } else { self.tenant.as_deref() };
+        key_of(self.subject.as_deref(), tenant)
+    }
+}
+
+/// The key of `subject` in `tenant` ([`Caller::key`]).
+fn key_of(subject: Option<&str>, tenant: Option<&str>) -> String {
+    match (subject, tenant) {
+        (Some(s), Some(t)) => format!("sub:{}@{t}", escape_subject(s)),
+        (Some(s), None) => format!("sub:{}", escape_subject(s)),
+        (None, Some(t)) => format!("tenant:{t}"),
+        (None, None) => ANONYMOUS.to_owned(),
     }
 }
 

@@ -192,3 +192,21 @@ fn two_different_callers_never_share_a_key() {
     assert_eq!(Caller::new("alice").with_tenant("acme").key(), "sub:alice@acme");
     assert_eq!(Caller::new("a@b").key(), "sub:a%40b");
 }
+
+/// A tenant a header named is the caller's space (`key`), never a caller of its own for limits
+/// and quotas (`quota_key`): a subject counts as itself, an anonymous caller as `anonymous`.
+#[test]
+fn a_header_tenant_changes_the_space_not_the_quota_key() {
+    let bob = Caller::new("bob");
+    for tenant in ["acme", "globex"] {
+        let named = bob.clone().with_header_tenant(tenant);
+        assert_eq!(named.key(), format!("sub:bob@{tenant}"));
+        assert_eq!(named.quota_key(), "sub:bob");
+        let anonymous = Caller::anonymous().with_header_tenant(tenant);
+        assert_eq!(anonymous.key(), format!("tenant:{tenant}"));
+        assert_eq!(anonymous.quota_key(), ANONYMOUS);
+    }
+    let verified = Caller::new("bob").with_tenant("acme");
+    assert_eq!(verified.quota_key(), "sub:bob@acme");
+    assert_eq!(verified.clone().with_header_tenant("acme").with_tenant("acme").quota_key(), "sub:bob@acme");
+}

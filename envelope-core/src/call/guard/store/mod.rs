@@ -19,10 +19,10 @@
 //! [`Full`] saying which bound and when the oldest record counted against it expires), and the
 //! call answers a `RATE_LIMITED` refusal with `hints.retry_after_ms`.
 //!
-//! The caller is a key a quota is counted under. There is no verified caller yet: every call
-//! is counted under [`ANONYMOUS`], so callers share the per-caller bound. Once calls carry a
-//! verified identity, its key (the subject and tenant, say `sub:alice@acme`) takes its place
-//! and each caller gets its own share.
+//! The caller is the key a quota is counted under: the verified identity
+//! ([`Caller::quota_key`](crate::Caller::quota_key), say `sub:alice@acme`), never a tenant only
+//! a request header named; every call without a verified identity counts under [`ANONYMOUS`],
+//! so those callers share one per-caller bound.
 //!
 //! A store that fails answers [`StoreError`]; the call then answers a `BACKEND_ERROR` envelope,
 //! never a panic.
