@@ -226,6 +226,34 @@ async fn a_bound_in_redis_refuses_a_new_record_on_every_replica_and_evicts_none(
     );
 }
 
+/// Full in all, a caller holding fewer takes the place of the oldest settled record of the
+/// largest holder, in Redis as in memory; a running claim and a pending action are never
+/// displaced, and with no larger holder the newcomer is refused, told 1 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_bound_in_all_redis_displaces_a_larger_holders_settled_record() {
+    let done = r#"{"at":1,"envelope":{},"fingerprint":"f","state":"done"}"#;
+    let running = r#"{"claim":"c","fingerprint":"f","state":"running"}"#;
+    let store = bounded(Limits::uniform(10).with_idempotency_records(Capacity { total: 3, per_caller: 3 })).await;
+    let min = Duration::from_secs(60);
+    let keyed = |caller| Admission { kind: Kind::IdempotencyRecord, caller };
+    assert!(store.admit("eve-1", running, min, keyed("eve")).await.unwrap());
+    assert!(store.admit("eve-2", done, 2 * min, keyed("eve")).await.unwrap());
+    assert!(store.admit("bob-1", done, min, keyed("bob")).await.unwrap());
+    assert!(store.admit("ann-1", done, min, keyed("ann")).await.unwrap());
+    assert_eq!(store.get("eve-2").await.unwrap(), None);
+    assert_eq!(store.get("eve-1").await.unwrap().as_deref(), Some(running));
+    assert_eq!(store.get("bob-1").await.unwrap().as_deref(), Some(done));
+    let full = store.admit("dan-1", done, min, keyed("dan")).await.unwrap_err();
+    assert_eq!(full.as_full().unwrap().retry_after, Duration::from_secs(1));
+    // Pending actions are never displaced.
+    let pending = |caller| Admission { kind: Kind::PendingAction, caller };
+    let store = bounded(Limits::uniform(2)).await;
+    assert!(store.admit("a", done, min, pending("eve")).await.unwrap());
+    assert!(store.admit("b", done, min, pending("eve")).await.unwrap());
+    assert!(store.admit("c", done, min, pending("ann")).await.unwrap_err().as_full().is_some());
+    assert_eq!(store.get("a").await.unwrap().as_deref(), Some(done));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_removed_or_expired_in_redis_frees_its_place() {
     let store = bounded(Limits::uniform(10).with_idempotency_records(Capacity { total: 10, per_caller: 2 })).await;

@@ -135,6 +135,37 @@ async fn ten_thousand_previews_leave_an_approval_confirmable_and_a_key_replaying
     assert_eq!(more["error_code"], "RATE_LIMITED", "{more}");
 }
 
+/// 10 000 distinct callers each store one keyed write, filling the store's bound in all of
+/// idempotency records; another caller's keyed write is then served (a settled record of the
+/// oldest holders gives way), not refused for a day (before: `RATE_LIMITED`, 24 hours; then 1 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_callers_storing_a_key_each_leave_another_callers_key_served() {
+    use envelope_core::{Caller, Context};
+    let notes = Arc::new(tools::NoteStore::default());
+    let store = Arc::new(MemoryStore::default());
+    let toolbox = tools::toolbox_over(notes.clone()).with_store(store.clone());
+    let started = Instant::now();
+    for i in 0..10_000 {
+        let cx = Context::new(Caller::new(format!("caller-{i:05}")));
+        let args = json!({"title": "one", "idempotency_key": format!("key-of-{i:05}")});
+        let env = toolbox.call_in(&cx, "create_note", Some(&args)).await.unwrap().to_value();
+        assert_eq!(env["status"], "ok", "{i}: {env}");
+    }
+    eprintln!("10 000 callers' keyed writes in {:?}", started.elapsed());
+    assert_eq!(store.len(), 10_000);
+    let cx = Context::new(Caller::new("another"));
+    let args = json!({"title": "mine", "idempotency_key": "another-key-01"});
+    let env = toolbox.call_in(&cx, "create_note", Some(&args)).await.unwrap().to_value();
+    assert_eq!(env["status"], "ok", "{env}");
+    assert_eq!(env["data"]["title"], "mine");
+    // Its key replays: its record is kept.
+    let writes = notes.writes();
+    let again = toolbox.call_in(&cx, "create_note", Some(&args)).await.unwrap().to_value();
+    assert_eq!(again["status"], "ok", "{again}");
+    assert_eq!(notes.writes(), writes);
+    assert_eq!(store.len(), 10_000);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_the_bound_is_a_429_with_its_delay() {
     let limits = Limits::default()

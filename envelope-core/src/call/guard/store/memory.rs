@@ -11,8 +11,10 @@ use crate::spec::rate::{RateCheck, RateLimit};
 ///
 /// - At most [`Limits`] records of each kind, in all and per caller: by default 10 000 pending
 ///   actions (1 000 per caller), 10 000 idempotency records (1 000 per caller) and 10 000 other
-///   keys. A new record past a bound is refused ([`StoreError::as_full`]); no record is evicted
-///   before its time to live, whatever is written after it.
+///   keys. A new record past a bound is refused ([`StoreError::as_full`]), except that at the
+///   bound in all of idempotency records a caller holding fewer takes the place of a settled
+///   record of the largest holder (see [the module](super)); no pending action and no running
+///   claim is ever dropped before its time to live.
 /// - No key lives longer than `max_age` (24 hours by default), whatever time to live it was
 ///   written with. Expired keys are dropped as writes come (each write costs O(log n)).
 ///
@@ -72,6 +74,10 @@ pub(super) const STORE_FULL_RETRY: Duration = Duration::from_secs(1);
 
 /// How many expired entries of each kind a write drops, at most (beyond them, only at a bound).
 pub(super) const PURGE_BUDGET: usize = 64;
+
+/// How many of a kind's records nearest their expiry a newcomer at the bound in all looks
+/// among for the largest holder, and how many of that holder's records for a settled one.
+pub(super) const DISPLACE_AMONG: usize = 256;
 
 fn part_of(kind: Kind) -> usize {
     match kind {
@@ -173,7 +179,11 @@ impl Entries {
             // Expired entries left by the purge's budget count no more.
             self.purge_part(part_of(kind), now, usize::MAX);
             if let Some(full) = self.refused(kind, caller, limits, now) {
-                return Err(StoreError::full(full));
+                // Full in all: room is made from a larger holder's settled record, if any.
+                let room = full.scope == Scope::Store && caller.is_some_and(|c| self.displace(kind, c));
+                if !room {
+                    return Err(StoreError::full(full));
+                }
             }
         }
         // One allocation per caller while it holds records, shared by its entries.
@@ -182,6 +192,45 @@ impl Entries {
         });
         self.link(Arc::from(key), Entry { value: value.to_owned(), expires, kind, caller });
         Ok(())
+    }
+
+    /// At the bound in all of `kind`, makes room for a record of `caller`: among the callers of
+    /// the [`DISPLACE_AMONG`] records nearest their expiry, the one holding most, if it holds
+    /// more than `caller` does, loses its oldest settled record ([`super::settled`]: an
+    /// idempotency record whose envelope is recorded; never a pending action nor a running
+    /// claim). Whether a record was dropped.
+    fn displace(&mut self, kind: Kind, caller: &str) -> bool {
+        if kind != Kind::IdempotencyRecord {
+            return false;
+        }
+        let part = &self.parts[part_of(kind)];
+        let held = |c: &str| part.callers.get(c).map_or(0, BTreeSet::len);
+        let own = held(caller);
+        let mut largest: Option<(usize, &Arc<str>)> = None;
+        for (_, key) in part.by_expiry.iter().take(DISPLACE_AMONG) {
+            if let Some(holder) = self.map.get(key).and_then(|e| e.caller.as_ref()) {
+                let n = held(holder);
+                if largest.is_none_or(|(most, _)| n > most) {
+                    largest = Some((n, holder));
+                }
+            }
+        }
+        let Some((most, holder)) = largest else { return false };
+        if most <= own {
+            return false;
+        }
+        let victim = part.callers.get(holder).and_then(|set| {
+            set.iter()
+                .take(DISPLACE_AMONG)
+                .find(|(_, key)| self.map.get(key).is_some_and(|e| super::settled(&e.value)))
+                .map(|(_, key)| key.clone())
+        });
+        let Some(victim) = victim else { return false };
+        tracing::debug!(
+            target: "envelope::store",
+            "the store's bound of idempotency records is reached: a record of a caller holding {most} makes room for one of a caller holding {own}"
+        );
+        self.unlink(&victim).is_some()
     }
 
     /// Drops the rate limiter's key (value `gcra`, a GCRA theoretical arrival time as its

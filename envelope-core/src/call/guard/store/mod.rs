@@ -14,10 +14,18 @@
 //! # Bounds and admission
 //! A record is **admitted** ([`Store::admit`]) for one caller ([`Admission`]): every kind has
 //! its own [`Capacity`], in all and per caller ([`Limits`]), so previews cannot crowd out
-//! idempotency records nor one caller the others. No record is ever evicted before its time to
-//! live: when a bound is reached the new record is refused ([`StoreError::as_full`], a
-//! [`Full`] saying which bound and when the oldest record counted against it expires), and the
-//! call answers a `RATE_LIMITED` refusal with `hints.retry_after_ms`.
+//! idempotency records nor one caller the others. When a bound is reached the new record is
+//! refused ([`StoreError::as_full`], a [`Full`] saying which bound and when the caller's own
+//! oldest record counted against it expires, 1 s for a caller holding none), and the call
+//! answers a `RATE_LIMITED` refusal with `hints.retry_after_ms`.
+//!
+//! One exception keeps the bound in all from being anyone's to fill: when the idempotency
+//! records are full in all, a newcomer's record takes the place of the oldest *settled* record
+//! (its envelope recorded, [`settled`]) of the caller holding most among the callers of the 256
+//! records nearest their expiry, if that caller holds more than the newcomer. So 10 000 callers
+//! holding one record each leave room for the next one, and a caller that holds many gives way
+//! first. A displaced key is no longer replayed: a retry with it runs again. A pending action
+//! and a running claim are never dropped before their time to live.
 //!
 //! The caller is the key a quota is counted under: the verified identity
 //! ([`Caller::quota_key`](crate::Caller::quota_key), say `sub:alice@acme`), never a tenant only
@@ -53,6 +61,13 @@ pub use admission::{Admission, Capacity, Full, Kind, Limits, Scope};
 pub use memory::MemoryStore;
 
 pub use crate::read::context::ANONYMOUS;
+
+/// Whether `value`, an idempotency record's text, is settled: its envelope recorded
+/// (`"state":"done"`, as the guard writes it), not a running call's claim (which holds only
+/// its state, fingerprint and nonce, so it never contains those characters).
+pub(crate) fn settled(value: &str) -> bool {
+    value.contains(r#""state":"done""#)
+}
 
 /// A store operation did not happen: it failed (the connection, the server, no answer within
 /// the deadline), or a bound refused a new record ([`as_full`](Self::as_full)). A failure's text

@@ -26,7 +26,9 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
 /// caller, as [`Limits`] say (the defaults of [`Limits::default`]): in sorted sets
 /// `envelope:quota:<kind>` and `envelope:quota:<kind>:<caller hash>` (the caller's key is
 /// stored only as the first 16 bytes of its SHA-256), scored by expiry; a record past a
-/// bound is refused, never evicted. Each admitted value is stored after a one-line header
+/// bound is refused, except that at the bound in all of idempotency records a caller holding
+/// fewer takes the place of a settled record of the largest holder, as in [`MemoryStore`](super::MemoryStore)
+/// (see [the module](super)). Each admitted value is stored after a one-line header
 /// naming its kind and caller. Keys written with [`Store::put_new`] or [`Store::put`]
 /// without admission are not counted here (envelope writes none). Run Redis with
 /// `maxmemory-policy noeviction` (its default): an evicting policy would drop approvals and
@@ -199,10 +201,15 @@ end
 ";
 
 /// KEYS: the record, its kind's set, its caller's set. ARGV: header, value, ttl (ms),
-/// bound in all, bound per caller. Answers `{1, 0}` admitted, `{0, 0}` taken, `{2, ms}`
+/// bound in all, bound per caller, `1` when a settled record may be displaced at the bound in
+/// all (idempotency records), prefix. Answers `{1, 0}` admitted, `{0, 0}` taken, `{2, ms}`
 /// the caller's bound reached, `{3, ms}` the bound in all reached, with the wait until
 /// the caller's own oldest record expires (1 s for a caller holding none).
-const ADMIT: &str = r"
+///
+/// At the bound in all, as the memory store does (see the module): among the callers of the
+/// 256 records nearest their expiry, the one holding most, if it holds more than this caller,
+/// loses its oldest settled record (`"state":"done"` in its value).
+const ADMIT: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -211,11 +218,42 @@ local function wait(k)
   local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
   return math.max(1, math.ceil(tonumber(first[2]) - now))
 end
+local function displace(own)
+  local best, most, seen = nil, own, {}
+  for _, k in ipairs(redis.call('ZRANGE', KEYS[2], 0, 255)) do
+    local v = redis.call('GET', k)
+    if v then
+      local _, set = counted(ARGV[7], (split(v)))
+      if set and not seen[set] then
+        seen[set] = true
+        redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+        local n = redis.call('ZCARD', set)
+        if n > most then best, most = set, n end
+      end
+    end
+  end
+  if not best then return false end
+  for _, k in ipairs(redis.call('ZRANGE', best, 0, 255)) do
+    local v = redis.call('GET', k)
+    if v then
+      local _, body = split(v)
+      if string.find(body, '"state":"done"', 1, true) then
+        redis.call('DEL', k)
+        redis.call('ZREM', KEYS[2], k)
+        redis.call('ZREM', best, k)
+        return true
+      end
+    end
+  end
+  return false
+end
 local own = redis.call('ZCARD', KEYS[3])
 if own >= tonumber(ARGV[5]) then return {2, wait(KEYS[3])} end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
-  if own > 0 then return {3, wait(KEYS[3])} end
-  return {3, 1000}
+  if not (ARGV[6] == '1' and displace(own)) then
+    if own > 0 then return {3, wait(KEYS[3])} end
+    return {3, 1000}
+  end
 end
 local ttl = tonumber(ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1] .. '\n' .. ARGV[2], 'PX', ttl)
@@ -224,7 +262,7 @@ redis.call('ZADD', KEYS[3], now + ttl, KEYS[1])
 keep(KEYS[2], ttl)
 keep(KEYS[3], ttl)
 return {1, 0}
-";
+"#;
 
 /// KEYS: the record. ARGV: value, ttl (ms), prefix.
 const PUT: &str = r"
@@ -341,7 +379,9 @@ impl Store for RedisStore {
             let own = format!("{all}:{owner}");
             let bound = self.limits.of(who.kind);
             let mut cmd = script(ADMIT, &[&self.key(key), &all, &own]);
+            let displaces = if who.kind == Kind::IdempotencyRecord { "1" } else { "0" };
             cmd.arg(format!("{kind}:{owner}")).arg(value).arg(millis(ttl)).arg(bound.total).arg(bound.per_caller);
+            cmd.arg(displaces).arg(&self.prefix);
             let answer: Vec<i64> = self.run("SET NX (admission)", &cmd).await?;
             let wait = || Duration::from_millis(answer.get(1).copied().unwrap_or(1).try_into().unwrap_or(1));
             match answer.first() {

@@ -166,3 +166,65 @@ fn ten_thousand_refusals_cost_no_memory() {
     assert_eq!(s.len(), 10);
     assert_eq!(block(s.get("k0")).unwrap().as_deref(), Some("v"));
 }
+
+fn keyed(caller: &str) -> Admission<'_> {
+    Admission { kind: Kind::IdempotencyRecord, caller }
+}
+
+/// A recorded idempotency record, as the guard writes it.
+const DONE: &str = r#"{"at":1,"envelope":{},"fingerprint":"f","state":"done"}"#;
+/// A running call's claim, as the guard writes it.
+const RUNNING: &str = r#"{"claim":"c","fingerprint":"f","state":"running"}"#;
+
+/// Full in all, a newcomer takes the place of the oldest settled record of the largest holder
+/// when that holder holds more than the newcomer; never a running claim's, never a pending
+/// action's, never when no holder holds more.
+#[test]
+fn at_the_bound_in_all_a_newcomer_displaces_a_larger_holders_settled_record() {
+    let per = Capacity { total: 4, per_caller: 3 };
+    let s = MemoryStore::new(10, MIN).with_limits(Limits::uniform(10).with_idempotency_records(per));
+    // eve holds 3 (a running claim first, then two settled), bob 1.
+    assert!(block(s.admit("eve-1", RUNNING, MIN, keyed("eve"))).unwrap());
+    assert!(block(s.admit("eve-2", DONE, 2 * MIN, keyed("eve"))).unwrap());
+    assert!(block(s.admit("eve-3", DONE, 3 * MIN, keyed("eve"))).unwrap());
+    assert!(block(s.admit("bob-1", DONE, MIN, keyed("bob"))).unwrap());
+    // ann, holding none: eve's oldest settled record makes room (not her running claim).
+    assert!(block(s.admit("ann-1", DONE, MIN, keyed("ann"))).unwrap());
+    assert_eq!(block(s.get("eve-2")).unwrap(), None);
+    assert_eq!(block(s.get("eve-1")).unwrap().as_deref(), Some(RUNNING));
+    assert_eq!(block(s.get("bob-1")).unwrap().as_deref(), Some(DONE));
+    // carl: eve holds 2 > 0, her settled eve-3 goes.
+    assert!(block(s.admit("carl-1", DONE, MIN, keyed("carl"))).unwrap());
+    assert_eq!(block(s.get("eve-3")).unwrap(), None);
+    // dan: every holder holds 1, and eve only a running claim: refused, told 1 s.
+    let full = block(s.admit("dan-1", DONE, MIN, keyed("dan"))).unwrap_err();
+    assert_eq!(full.as_full().unwrap().scope, Scope::Store);
+    assert_eq!(full.as_full().unwrap().retry_after, STORE_FULL_RETRY);
+    // bob, holding 1 as the largest holders do: refused, told when his own record expires.
+    let bob = block(s.admit("bob-2", DONE, MIN, keyed("bob"))).unwrap_err();
+    assert!(bob.as_full().unwrap().retry_after > Duration::from_secs(59), "{bob:?}");
+    assert_eq!(s.len(), 4);
+
+    // Pending actions are never displaced.
+    let s = MemoryStore::new(2, MIN)
+        .with_limits(Limits::uniform(2).with_pending_actions(Capacity { total: 2, per_caller: 2 }));
+    assert!(block(s.admit("a", DONE, MIN, pending("eve"))).unwrap());
+    assert!(block(s.admit("b", DONE, MIN, pending("eve"))).unwrap());
+    let full = block(s.admit("c", DONE, MIN, pending("ann"))).unwrap_err();
+    assert_eq!(full.as_full().unwrap().scope, Scope::Store);
+    assert_eq!(s.len(), 2);
+}
+
+/// 10 000 callers holding one settled record each, the store full in all: the next caller's
+/// record is admitted, and the store holds no more than its bound.
+#[test]
+fn ten_thousand_single_holders_leave_room_for_the_next() {
+    let s = MemoryStore::default();
+    for i in 0..10_000 {
+        let caller = format!("sub:caller-{i}");
+        assert!(block(s.admit(&format!("k{i}"), DONE, MIN, keyed(&caller))).unwrap());
+    }
+    assert!(block(s.admit("next", DONE, MIN, keyed("sub:next"))).unwrap());
+    assert_eq!(block(s.get("next")).unwrap().as_deref(), Some(DONE));
+    assert_eq!(s.len(), 10_000);
+}
