@@ -21,7 +21,7 @@
 //!
 //! One exception keeps the bound in all from being anyone's to fill: when the idempotency
 //! records are full in all, a newcomer's record takes the place of the oldest *settled* record
-//! (its envelope recorded, [`settled`]) of the caller holding most among the callers of the 256
+//! (its envelope recorded, `"state":"done"`) of the caller holding most among the callers of the 256
 //! records nearest their expiry, if that caller holds more than the newcomer. So 10 000 callers
 //! holding one record each leave room for the next one, and a caller that holds many gives way
 //! first. A displaced key is no longer replayed: a retry with it runs again. A pending action
