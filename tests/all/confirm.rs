@@ -702,3 +702,42 @@ fn over_http_a_key_still_in_flight_is_409_and_a_key_with_other_arguments_422() {
         assert_eq!(conflict.json()["retryable"], false);
     });
 }
+
+/// `tool` with `args` by `caller`, in a context of its own.
+fn call_as(toolbox: &Toolbox, caller: &envelope_core::Caller, tool: &str, args: Value) -> Value {
+    let cx = envelope_core::Context::new(caller.clone());
+    block_on(toolbox.call_in(&cx, tool, Some(&args))).unwrap().to_value()
+}
+
+/// An approval runs what it previewed: bob2, given bob1's pending id, gets `NOT_FOUND` and uses
+/// nothing up (it deleted bob2's own note 1 and used the id up); bob1's id then deletes bob1's
+/// note. With an approvers policy naming carol, carol's approval deletes bob1's previewed note,
+/// never carol's own note 1.
+#[test]
+fn an_approval_by_another_caller_is_not_found_unless_a_policy_names_the_approver() {
+    use envelope_core::Caller;
+    let (bob1, bob2, carol) = (Caller::new("bob1"), Caller::new("bob2"), Caller::new("carol"));
+    for approvers in [false, true] {
+        let mut toolbox = examples::toolbox();
+        if approvers {
+            toolbox = toolbox.with_approvers(|approver, _| approver.subject() == Some("carol"));
+        }
+        for (who, title) in [(&bob1, "bob1-private"), (&bob2, "bob2-own"), (&carol, "carol-own")] {
+            let created = call_as(&toolbox, who, "create_note", json!({ "title": title }));
+            assert_eq!(created["data"]["id"], 1, "{created}");
+        }
+        let queued = call_as(&toolbox, &bob1, "delete_note", json!({"note_id": 1}));
+        let id = queued["pending_action_id"].as_str().unwrap().to_owned();
+        let approve = json!({"pending_action_id": id, "approved": true});
+        let refused = call_as(&toolbox, &bob2, "confirm_action", approve.clone());
+        assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
+        let listed = call_as(&toolbox, &bob2, "list_notes", json!({}));
+        assert_eq!(listed["data"][0]["title"], "bob2-own", "{listed}");
+        let approver = if approvers { &carol } else { &bob1 };
+        let done = call_as(&toolbox, approver, "confirm_action", approve);
+        assert_eq!(done["status"], "ok", "{done}");
+        assert_eq!(done["data"], json!({"deleted": {"id": 1, "title": "bob1-private"}}));
+        assert_eq!(call_as(&toolbox, &bob1, "list_notes", json!({}))["data"], json!([]));
+        assert_eq!(call_as(&toolbox, &carol, "list_notes", json!({}))["data"][0]["title"], "carol-own");
+    }
+}

@@ -45,7 +45,8 @@ impl crate::call::guard::Steps for Tool {
 /// The tools `confirm_action` may run for its caller, of actions queued within its tenant:
 /// those the toolbox shows whose scopes (and its surface's) the caller was granted. Another
 /// pending action is not found, and its id is not used up.
-/// The approved action's body runs in the approver's call (its caller, tenant and call id).
+/// The approved action's body runs in the approver's call (its call id), as the caller who
+/// queued it (its subject and tenant: its space).
 pub(in crate::call) struct Approver<'a> {
     pub(in crate::call) toolbox: &'a Toolbox,
     pub(in crate::call) caller: &'a Caller,
@@ -60,6 +61,15 @@ impl crate::call::guard::Lookup for Approver<'_> {
 
     fn decides_for(&self, tenant: Option<&str>) -> bool {
         self.caller.tenant() == tenant
+    }
+
+    fn may_decide(&self, queued_by: &str, queuer: &Caller) -> bool {
+        self.caller.key() == queued_by
+            || self.toolbox.guard.approvers.as_ref().is_some_and(|approves| approves(self.caller, queuer))
+    }
+
+    fn is_queuer(&self, queued_by: &str) -> bool {
+        self.caller.key() == queued_by
     }
 
     fn step_up(&self, name: &str, queued_by: &str) -> Option<Envelope> {

@@ -291,6 +291,29 @@ impl Toolbox {
         }
     }
 
+    /// Names who may approve another caller's pending action: `approves(approver, queued_by)`
+    /// answers whether `approver` may decide (approve or reject) an action `queued_by` queued.
+    /// Without it, only the caller who queued an action ([`Caller::key`](crate::Caller::key):
+    /// subject and tenant) may decide it; any other gets `NOT_FOUND` and nothing is used up.
+    /// Either way an action is decided within its own tenant only, and an approved action runs
+    /// as the caller who queued it (its subject and tenant, so in its space: what it previewed),
+    /// never in the approver's.
+    ///
+    /// ```
+    /// use envelope_core::Toolbox;
+    ///
+    /// // Anyone granted `notes:approve` approves the actions of the callers of their tenant.
+    /// let toolbox = Toolbox::new().with_approvers(|approver, _queued_by| approver.has_scope("notes:approve"));
+    /// ```
+    #[must_use]
+    pub fn with_approvers(
+        mut self,
+        approves: impl Fn(&crate::Caller, &crate::Caller) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        Arc::make_mut(&mut self.guard).approvers = Some(Arc::new(approves));
+        self
+    }
+
     /// How long a pending action waits for approval (default 15 minutes; at least 1 second).
     #[must_use]
     pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {

@@ -165,8 +165,10 @@ impl Guard {
         // The queuing caller's tenant: the action is decided within that tenant only. Its key:
         // that caller approving with a token short of the tool's scopes is asked to step up.
         let key = caller.key();
+        // Who queued it, to run it as that caller (its space) when another approves it.
         let record = json!({"state": "pending", "tool": name, "arguments": args, "preview": preview,
-                            "preview_hash": hash, "tenant": caller.tenant(), "queued_by": key})
+                            "preview_hash": hash, "tenant": caller.tenant(), "queued_by": key,
+                            "subject": caller.subject(), "tenant_from_header": caller.tenant_from_header()})
         .to_string();
         // Counted against the caller's identity, whatever tenant a header named.
         let quota = caller.quota_key();
@@ -233,7 +235,8 @@ impl Guard {
         // `None`: a record written before actions kept their tenant.
         let tenant = record.get("tenant").map(|t| t.as_str().map(str::to_owned));
         let queued_by = record.get("queued_by").and_then(Value::as_str).map(str::to_owned);
-        Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant, queued_by })
+        let queuer = queued_by.as_ref().map(|_| queuer_of(&record));
+        Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant, queued_by, queuer })
     }
 
     /// `confirm_action`: runs the action of `id` once, or drops it.
@@ -252,13 +255,20 @@ impl Guard {
         if u64::from(sealed.expiry) < now {
             return self.not_found(id);
         }
-        let (name, args, text, queued_by) = match self.pending(id, &sealed).await {
-            Ok(Found::Pending { tool, args, text, tenant, queued_by }) => {
+        let (name, args, text, queued_by, queuer) = match self.pending(id, &sealed).await {
+            Ok(Found::Pending { tool, args, text, tenant, queued_by, queuer }) => {
                 // Another tenant's action is not found here, and its id is not used up.
                 if tenant.is_some_and(|t| !toolbox.decides_for(t.as_deref())) {
                     return self.not_found(id);
                 }
-                (tool, args, text, queued_by)
+                // Another caller's action, unless a policy names this one its approver: not
+                // found, and its id is not used up.
+                if let (Some(by), Some(queuer)) = (&queued_by, &queuer)
+                    && !toolbox.may_decide(by, queuer)
+                {
+                    return self.not_found(id);
+                }
+                (tool, args, text, queued_by, queuer)
             }
             Ok(Found::Decided) => return Guard::used(id),
             Ok(Found::Absent) => return self.not_found(id),
@@ -308,7 +318,14 @@ impl Guard {
         if decision != Decision::Approve {
             return Envelope::ok(json!({"done": false, "reason": decision.word()}));
         }
-        tool.run_with(&args, cx).await
+        // What was previewed runs: in the space of the caller who queued it, never the
+        // approver's.
+        match (queued_by, queuer) {
+            (Some(by), Some(queuer)) if !toolbox.is_queuer(&by) => {
+                tool.run_with(&args, &cx.clone().with_caller(queuer)).await
+            }
+            _ => tool.run_with(&args, cx).await,
+        }
     }
 
     /// `RATE_LIMITED`: no room for another pending action. An approved or rejected action
@@ -353,11 +370,29 @@ enum Found {
         text: String,
         tenant: Option<Option<String>>,
         queued_by: Option<String>,
+        /// The caller who queued it, as the record says (subject, tenant): its space.
+        queuer: Option<crate::Caller>,
     },
     /// Approved or rejected already.
     Decided,
     /// Not there: unknown, expired, or altered.
     Absent,
+}
+
+/// The caller who queued the pending action `record`: its subject and tenant (scopes and claims
+/// are not kept).
+fn queuer_of(record: &Value) -> crate::Caller {
+    let caller = match record.get("subject").and_then(Value::as_str) {
+        Some(subject) => crate::Caller::new(subject),
+        None => crate::Caller::anonymous(),
+    };
+    match record.get("tenant").and_then(Value::as_str) {
+        Some(t) if record.get("tenant_from_header").and_then(Value::as_bool) == Some(true) => {
+            caller.with_header_tenant(t)
+        }
+        Some(t) => caller.with_tenant(t),
+        None => caller,
+    }
 }
 
 fn pending_key(id: &str) -> String {

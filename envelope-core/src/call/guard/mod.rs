@@ -46,7 +46,14 @@ pub(crate) struct Guard {
     pub(crate) rate_limit: Option<crate::spec::rate::RateLimit>,
     /// The audit trail, `provenance`, and the warning of an unshared store on replicas.
     pub(crate) governance: crate::call::audit::Governance,
+    /// Who may approve another caller's pending action ([`Approvers`]); `None`: only the caller
+    /// who queued it.
+    pub(crate) approvers: Option<Approvers>,
 }
+
+/// The policy naming approvers: `approvers(approver, queued_by)` answers whether `approver` may
+/// decide an action `queued_by` queued, within one tenant.
+pub(crate) type Approvers = Arc<dyn Fn(&crate::Caller, &crate::Caller) -> bool + Send + Sync>;
 
 /// What the guard asks of a tool (implemented by `Tool`, in the module above this one): its
 /// declaration, and the steps of a guarded call.
@@ -83,6 +90,21 @@ pub(crate) trait Lookup: Sync {
     fn step_up(&self, name: &str, queued_by: &str) -> Option<Envelope> {
         let _ = (name, queued_by);
         None
+    }
+    /// Whether the caller deciding here may decide the action `queuer` (whose key is
+    /// `queued_by`) queued: the same caller ([`Caller::key`](crate::Caller::key)), or one the
+    /// toolbox's approvers policy names. Otherwise the action is not found, and nothing is used
+    /// up. Default (the server itself): any.
+    fn may_decide(&self, queued_by: &str, queuer: &crate::Caller) -> bool {
+        let _ = (queued_by, queuer);
+        true
+    }
+    /// Whether the approved action runs in the deciding call as it is: its caller is the one
+    /// who queued it (key `queued_by`). Otherwise it runs as that caller. Default (the server
+    /// itself): never.
+    fn is_queuer(&self, queued_by: &str) -> bool {
+        let _ = queued_by;
+        false
     }
     /// The policy's verdict on running the approved action `tool` with its validated `args`,
     /// asked as `cx`'s caller (the approver): `None` to run it, else the envelope to answer
@@ -123,6 +145,7 @@ impl Default for Guard {
             queue: true,
             rate_limit: None,
             governance: crate::call::audit::Governance::default(),
+            approvers: None,
         }
     }
 }

@@ -75,6 +75,12 @@ impl Caller {
         self
     }
 
+    /// Whether the tenant was named by a request header, not by the verified identity
+    /// ([`with_header_tenant`](Self::with_header_tenant)).
+    pub(crate) fn tenant_from_header(&self) -> bool {
+        self.tenant_from_header
+    }
+
     /// With the claims the identity was read from (kept as verified; never shown in a reply).
     #[must_use]
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {

@@ -223,6 +223,13 @@ impl Context {
         Context { inner: Arc::new(inner) }
     }
 
+    /// This call made by `caller` instead (an approved action run as the caller who queued it):
+    /// the same call id, surface, cancellation and deadline.
+    #[must_use]
+    pub(crate) fn with_caller(self, caller: Caller) -> Self {
+        self.map(|i| i.caller = caller)
+    }
+
     /// Who is calling.
     pub fn caller(&self) -> &Caller {
         &self.inner.caller
