@@ -235,7 +235,7 @@ impl Guard {
         // `None`: a record written before actions kept their tenant.
         let tenant = record.get("tenant").map(|t| t.as_str().map(str::to_owned));
         let queued_by = record.get("queued_by").and_then(Value::as_str).map(str::to_owned);
-        let queuer = queued_by.as_ref().map(|_| queuer_of(&record));
+        let queuer = queued_by.as_ref().map(|_| Box::new(queuer_of(&record)));
         Ok(Found::Pending { tool: tool.to_owned(), args, text, tenant, queued_by, queuer })
     }
 
@@ -322,7 +322,7 @@ impl Guard {
         // approver's.
         match (queued_by, queuer) {
             (Some(by), Some(queuer)) if !toolbox.is_queuer(&by) => {
-                tool.run_with(&args, &cx.clone().with_caller(queuer)).await
+                tool.run_with(&args, &cx.clone().with_caller(*queuer)).await
             }
             _ => tool.run_with(&args, cx).await,
         }
@@ -371,7 +371,7 @@ enum Found {
         tenant: Option<Option<String>>,
         queued_by: Option<String>,
         /// The caller who queued it, as the record says (subject, tenant): its space.
-        queuer: Option<crate::Caller>,
+        queuer: Option<Box<crate::Caller>>,
     },
     /// Approved or rejected already.
     Decided,
