@@ -786,6 +786,20 @@ async fn http_server() -> (Child, String) {
     (child, url)
 }
 
+/// An audit path the server cannot write (`/proc/version`) stops it at start: exit code 2 and
+/// one line on stderr naming the setting, before it listens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unwritable_audit_file_stops_the_http_server_at_start() {
+    let exe = server().with_file_name(format!("http_server{}", std::env::consts::EXE_SUFFIX));
+    let run = Command::new(exe).args(["--port", "0"]).env("ENVELOPE_AUDIT_FILE", "/proc/version").output();
+    let out = timeout(READ_TIMEOUT, run).await.expect("the server stops").unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("ENVELOPE_AUDIT_FILE /proc/version: "), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_listed_and_called_over_streamable_http() {
     let (_server, url) = http_server().await;

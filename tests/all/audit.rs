@@ -582,3 +582,23 @@ fn an_outcome_record_says_what_was_given_and_produced_and_never_a_secret() {
     assert_eq!(outcome["data_bytes"], serde_json::to_string(created.data().unwrap()).unwrap().len(), "{outcome}");
     assert_eq!(outcome["data_sha256"].as_str().map(str::len), Some(64), "{outcome}");
 }
+
+/// A path that cannot be appended to is refused at open, not at the first governed write:
+/// `/proc/version` (which a process running as root opens, then fails every write), a
+/// read-only file, a directory.
+#[test]
+fn an_unwritable_audit_path_is_refused_at_open() {
+    use envelope_core::call::audit::JsonLinesFile;
+    let dir = std::env::temp_dir().join(format!("envelope-audit-ro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let read_only = dir.join("read-only.jsonl");
+    std::fs::write(&read_only, "").unwrap();
+    let mut perms = std::fs::metadata(&read_only).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&read_only, perms).unwrap();
+    for path in [std::path::Path::new("/proc/version"), &read_only, &dir] {
+        assert!(JsonLinesFile::open(path).is_err(), "{} was opened", path.display());
+    }
+    assert!(JsonLinesFile::open(dir.join("writable.jsonl")).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -68,9 +68,14 @@ impl JsonLinesFile {
     /// Opens (creating it if absent) the file at `path` for appending.
     ///
     /// # Errors
-    /// When the file cannot be opened for appending.
+    /// When the file cannot be opened for appending, or is read-only (no write permission bit,
+    /// e.g. `/proc/version`, which a process running as root opens but cannot append to): a
+    /// server refuses to start with a trail it cannot write (`PermissionDenied`).
     pub fn open(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        if file.metadata()?.permissions().readonly() {
+            return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the file is read-only"));
+        }
         Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)) })
     }
 }
