@@ -187,7 +187,8 @@ fn ttl_left(record: &Record) -> Duration {
 }
 
 impl Tasks {
-    /// Adds `id` to the caller's index of live tasks, unless it holds `per_caller` already.
+    /// Adds `id` to the index of live tasks of `caller` (its quota key, `Caller::quota_key`),
+    /// unless it holds `per_caller` already.
     async fn admit(&self, toolbox: &Toolbox, caller: &str, id: &str, expires_ms: u64) -> Result<(), ErrorData> {
         let store = &toolbox.guard.store;
         let key = index_key(caller);
@@ -272,7 +273,7 @@ impl Tasks {
         } else {
             None
         };
-        let now = self.create(toolbox, &caller, &id).await?;
+        let now = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), cx.clone());
 
         let tasks = Arc::clone(self);
@@ -332,10 +333,11 @@ impl Tasks {
 
     /// A new `working` task `id` of `caller`, admitted under its bound and stored before the
     /// create-task result goes out (a `tasks/get` right after it resolves): its creation time.
-    async fn create(&self, toolbox: &Toolbox, caller: &str, id: &str) -> Result<String, ErrorData> {
+    async fn create(&self, toolbox: &Toolbox, caller: &str, quota: &str, id: &str) -> Result<String, ErrorData> {
         let now = timestamp();
         let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        self.admit(toolbox, caller, id, expires_ms).await?;
+        // Bounded per caller identity: a tenant a header named makes no new caller.
+        self.admit(toolbox, quota, id, expires_ms).await?;
         let record = Record {
             status: TaskStatus::Working,
             created_at: now.clone(),
@@ -437,7 +439,7 @@ impl Tasks {
                 let caller = cx.caller().key();
                 let id = new_id();
                 let key = task_key(&caller, &id);
-                let now = self.create(toolbox, &caller, &id).await?;
+                let now = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
                 let sink = Arc::new(TaskSink {
                     store: Arc::clone(&toolbox.guard.store),
                     key: key.clone(),
