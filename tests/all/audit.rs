@@ -452,6 +452,18 @@ fn over_http_a_body_that_is_not_utf8_is_recorded_and_carries_provenance() {
     });
 }
 
+/// The records `sink` wrote, once there are `n` (waiting at most a second for records written
+/// off the answer's path).
+async fn written(sink: &Kept, n: usize) -> Vec<Value> {
+    for _ in 0..200 {
+        if sink.records().len() >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    sink.records()
+}
+
 #[test]
 fn a_provider_call_of_a_hidden_tool_is_recorded_as_an_attempt() {
     use envelope_core::call::Surface;
@@ -462,9 +474,12 @@ fn a_provider_call_of_a_hidden_tool_is_recorded_as_an_attempt() {
     let public = toolbox.on(&Surface::public("public"));
     let cx = Context::new(Caller::new("mallory").with_tenant("acme")).with_call_id("call_hiddenprovider");
     let call = json!({"id": "call_1", "type": "function", "function": {"name": "purge_notes", "arguments": "{}"}});
-    let result = block_on(providers::answer_in(&public, &cx, Provider::OpenAiChat, &call));
+    let (result, attempts) = block_on(async {
+        let result = providers::answer_in(&public, &cx, Provider::OpenAiChat, &call).await;
+        // The attempt is written off the answer's path.
+        (result, written(&sink, 1).await)
+    });
     assert_eq!(result.envelope().error_code(), Some(codes::NOT_FOUND), "{}", result.envelope().to_json());
-    let attempts = sink.records();
     assert_eq!(attempts.len(), 1, "{attempts:#?}");
     assert_eq!(
         (&attempts[0]["kind"], &attempts[0]["tool"], &attempts[0]["call_id"]),
@@ -601,4 +616,37 @@ fn an_unwritable_audit_path_is_refused_at_open() {
     }
     assert!(JsonLinesFile::open(dir.join("writable.jsonl")).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A sink that never answers.
+#[derive(Debug)]
+struct Stalled;
+
+impl AuditSink for Stalled {
+    fn write<'a>(&'a self, _record: &'a AuditRecord) -> AuditFuture<'a> {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// A call of a tool hidden on the surface is answered as a name no tool has, without waiting for
+/// the audit sink: with a sink that never answers (its 1 s timeout), both answer in well under
+/// 100 ms (the hidden one waited the whole second when its attempt was written first).
+#[test]
+fn a_hidden_tool_answers_without_waiting_for_a_stalled_sink() {
+    use envelope_core::call::Surface;
+    let notes = Arc::new(examples::NoteStore::default());
+    let toolbox = examples::toolbox_over(notes.clone())
+        .with_state(Arc::new(examples::Purge(notes)))
+        .with_audit(Audit::new(Arc::new(Stalled)));
+    let public = toolbox.on(&Surface::public("public"));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        for name in ["purge_notes", "no_such_tool"] {
+            let started = std::time::Instant::now();
+            let refused = public.call_in(&Context::anonymous(), name, None).await.unwrap_err();
+            let took = started.elapsed();
+            assert!(refused.to_string().contains(name), "{refused}");
+            assert!(took < Duration::from_millis(100), "{name}: {took:?}");
+        }
+    });
 }

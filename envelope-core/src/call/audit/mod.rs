@@ -270,13 +270,24 @@ impl Governed {
         }
     }
 
-    /// A call of this tool on a surface that hides it: the `attempt` record, written before the
-    /// call is answered as an unknown tool (a failure to write it is logged; the answer is the
-    /// same).
+    /// A call of this tool on a surface that hides it: the `attempt` record, written off the
+    /// answer's path (in a task of its own where a tokio runtime is at hand), so the call is
+    /// answered as an unknown tool in the same time as a name no tool has, whatever the sink
+    /// takes. A failure to write it is logged; the answer is the same.
     pub(crate) async fn attempted(&self) {
         let Some(audit) = &self.0.audit else { return };
         let record = self.record(RecordKind::Attempt, None);
         self.state().done = true;
+        #[cfg(feature = "tokio")]
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let audit = audit.clone();
+            rt.spawn(async move {
+                if let Err(e) = audit.write(&record).await {
+                    tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "hidden tool's attempt not recorded");
+                }
+            });
+            return;
+        }
         if let Err(e) = audit.write(&record).await {
             tracing::error!(target: "envelope::audit", call_id = %record.call_id, tool = %record.tool, error = %e, "hidden tool's attempt not recorded");
         }
