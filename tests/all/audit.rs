@@ -650,3 +650,68 @@ fn a_hidden_tool_answers_without_waiting_for_a_stalled_sink() {
         }
     });
 }
+
+/// Once a write passes its timeout, the sink is not waited for again until it answers: 20
+/// governed writes on a sink that never answers (timeout 100 ms) take one timeout and a probe
+/// per period, not 20 timeouts (2 s when each waited); each is `AUDIT_UNAVAILABLE`, retried
+/// with backoff, and runs nothing.
+#[test]
+fn a_stalled_sink_is_detected_once_and_failed_fast() {
+    let toolbox = Toolbox::new()
+        .with(purge::tool())
+        .with_audit(Audit::new(Arc::new(Stalled)).with_timeout(Duration::from_millis(100)));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        let started = std::time::Instant::now();
+        for _ in 0..20 {
+            let env = toolbox.call("purge", Some(&json!({"what": "all"}))).await.unwrap();
+            assert_eq!(env.error_code(), Some(codes::AUDIT_UNAVAILABLE), "{}", env.to_json());
+            assert_eq!(env.to_value()["retry"], "with_backoff");
+        }
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(800), "20 writes on a stalled sink took {took:?}");
+    });
+}
+
+/// A JSON-lines file that stopped taking writes (a FIFO whose reader stopped reading) holds at
+/// most `MAX_FILE_WRITERS` blocking threads: of 200 writes at once, the others fail at once
+/// (each took a blocking thread of its own before, 516 threads measured).
+#[test]
+fn a_stalled_audit_file_holds_a_bounded_number_of_threads() {
+    use envelope_core::call::audit::{JsonLinesFile, MAX_FILE_WRITERS};
+    use std::os::unix::fs::OpenOptionsExt as _;
+    const O_NONBLOCK: i32 = 0o4000; // Linux
+    let dir = std::env::temp_dir().join(format!("envelope-audit-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("trail");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = std::fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(&fifo).unwrap();
+    let file = Arc::new(JsonLinesFile::open(&fifo).unwrap());
+    // Fill the pipe, so the next write blocks.
+    let mut filler = std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&fifo).unwrap();
+    while std::io::Write::write(&mut filler, &[b' '; 4096]).is_ok() {}
+    // A record to write: one a call gave a keeping sink.
+    let kept = Kept::new(Fails::Never);
+    block_on(purges(&kept).call("purge", Some(&json!({"what": "all"})))).unwrap();
+    let record = kept.attempts.lock().unwrap()[0].clone();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let (failed_fast, waited) = rt.block_on(async {
+        let writes = (0..200).map(|_| {
+            let (file, record) = (Arc::clone(&file), record.clone());
+            tokio::spawn(
+                async move { tokio::time::timeout(Duration::from_millis(300), file.write(&record)).await.is_ok() },
+            )
+        });
+        let mut answered = 0;
+        let writes: Vec<_> = writes.collect();
+        for w in writes {
+            answered += usize::from(w.await.unwrap());
+        }
+        (answered, 200 - answered)
+    });
+    assert_eq!(waited, MAX_FILE_WRITERS, "{failed_fast} failed at once");
+    // The reader gone, the waiting writes end (broken pipe) and give their threads back.
+    drop(reader);
+    drop(rt);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -26,11 +26,11 @@ use crate::spec::ToolSpec;
 use record::outcome_of;
 pub(crate) use record::rfc3339;
 pub use record::{AuditRecord, RecordKind};
-#[cfg(feature = "tokio")]
-pub use sink::JsonLinesFile;
 #[cfg(feature = "redis")]
 pub use sink::RedisStream;
 pub use sink::{AuditError, AuditFuture, AuditSink, TracingSink};
+#[cfg(feature = "tokio")]
+pub use sink::{JsonLinesFile, MAX_FILE_WRITERS};
 
 /// The audit settings of a toolbox: the sink, how long a write may take (default 1 second),
 /// and the tier from which a call is a governed write (default 3).
@@ -52,6 +52,45 @@ pub struct Audit {
     hash_only: bool,
     /// The most bytes of an answer's `data` (as JSON) an outcome record keeps whole.
     data_limit: usize,
+    /// Whether the sink stalled (a write passed its timeout), shared by the clones.
+    stall: Arc<Stall>,
+}
+
+/// A sink that stalled: after one write passes its timeout, further writes fail at once, with
+/// one write let through per timeout period to see whether the sink answers again.
+#[derive(Debug, Default)]
+struct Stall {
+    /// When the next write is let through to probe the sink; `None`: the sink answers.
+    probe_at: Mutex<Option<Instant>>,
+}
+
+impl Stall {
+    /// Whether a write may go to the sink now: it answers, or this write is the period's probe.
+    fn admits(&self, now: Instant, timeout: Duration) -> bool {
+        let mut probe_at = self.probe_at.lock().unwrap_or_else(PoisonError::into_inner);
+        match *probe_at {
+            None => true,
+            Some(at) if now >= at => {
+                // This write probes; the others wait for its answer or the next period.
+                *probe_at = Some(now + timeout);
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// A write passed its timeout: the sink stalled; the next probe one period from now.
+    fn stalled(&self, now: Instant, timeout: Duration) {
+        *self.probe_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(now + timeout);
+    }
+
+    /// A write was answered: the sink answers again.
+    fn answered(&self) {
+        let mut probe_at = self.probe_at.lock().unwrap_or_else(PoisonError::into_inner);
+        if probe_at.is_some() {
+            *probe_at = None;
+        }
+    }
 }
 
 impl Audit {
@@ -63,6 +102,7 @@ impl Audit {
             intent_tier: 3,
             hash_only: false,
             data_limit: DEFAULT_DATA_LIMIT,
+            stall: Arc::default(),
         }
     }
 
@@ -108,7 +148,27 @@ impl Audit {
 
     /// One write of the sink: a sink that panics (making its future or polling it) has
     /// failed, as has one that does not answer within the timeout.
+    ///
+    /// A sink that stalled (a write passed its timeout) is not waited for again: until a write
+    /// is answered, writes fail at once, except one per timeout period, which probes it.
     async fn write(&self, record: &AuditRecord) -> Result<(), AuditError> {
+        if !self.stall.admits(Instant::now(), self.timeout) {
+            return Err(AuditError::new(format!(
+                "the sink did not answer a write within {} ms; writes fail at once until it answers again",
+                self.timeout.as_millis()
+            )));
+        }
+        let result = self.write_now(record).await;
+        match &result {
+            Ok(()) => self.stall.answered(),
+            Err(e) if e.timed_out => self.stall.stalled(Instant::now(), self.timeout),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// One write of the sink, bounded by the timeout.
+    async fn write_now(&self, record: &AuditRecord) -> Result<(), AuditError> {
         let written = match catch_unwind(AssertUnwindSafe(|| self.sink.write(record))) {
             Ok(future) => CatchUnwind(future),
             Err(_) => return Err(AuditError::new("the sink panicked")),
@@ -126,10 +186,7 @@ impl Audit {
                 if let std::task::Poll::Ready(r) = written.as_mut().poll(cx) {
                     return std::task::Poll::Ready(r);
                 }
-                sleep
-                    .as_mut()
-                    .poll(cx)
-                    .map(|()| Err(AuditError::new(format!("no answer within {} ms", self.timeout.as_millis()))))
+                sleep.as_mut().poll(cx).map(|()| Err(AuditError::timed_out(self.timeout)))
             })
             .await;
         }

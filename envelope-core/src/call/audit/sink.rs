@@ -22,18 +22,28 @@ pub trait AuditSink: Send + Sync + fmt::Debug + 'static {
 
 /// A record could not be written: the detail is for the server's log, never for the caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuditError(String);
+pub struct AuditError {
+    detail: String,
+    /// The write passed its timeout (the sink stalled).
+    pub(super) timed_out: bool,
+}
 
 impl AuditError {
     /// A failure described by `detail` (no secret: it is logged).
     pub fn new(detail: impl Into<String>) -> Self {
-        AuditError(detail.into())
+        AuditError { detail: detail.into(), timed_out: false }
+    }
+
+    /// No answer within `timeout`.
+    #[cfg(feature = "tokio")]
+    pub(super) fn timed_out(timeout: std::time::Duration) -> Self {
+        AuditError { detail: format!("no answer within {} ms", timeout.as_millis()), timed_out: true }
     }
 }
 
 impl fmt::Display for AuditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "audit record not written: {}", self.0)
+        write!(f, "audit record not written: {}", self.detail)
     }
 }
 
@@ -55,13 +65,21 @@ impl AuditSink for TracingSink {
 
 /// An append-only JSON-lines file (feature `tokio`): each record one line, appended by one
 /// `write` on a file opened with `O_APPEND`, on tokio's blocking threads (never on an async
-/// worker), one at a time. A failed write (disk full, file removed from a read-only mount)
+/// worker), one at a time, at most [`MAX_FILE_WRITERS`] waiting. A failed write (disk full, file removed from a read-only mount)
 /// fails the call's record. The lines are handed to the operating system, not `fsync`ed.
 #[cfg(feature = "tokio")]
 #[derive(Debug)]
 pub struct JsonLinesFile {
     file: Arc<Mutex<std::fs::File>>,
+    /// How many writes are on blocking threads now (at most [`MAX_FILE_WRITERS`]).
+    writers: Arc<std::sync::atomic::AtomicUsize>,
 }
+
+/// The most writes of one [`JsonLinesFile`] on tokio's blocking threads at once: past them (a
+/// file that stopped taking writes: a full pipe, a hung network mount) a write fails at once
+/// instead of taking one more thread.
+#[cfg(feature = "tokio")]
+pub const MAX_FILE_WRITERS: usize = 4;
 
 #[cfg(feature = "tokio")]
 impl JsonLinesFile {
@@ -76,7 +94,29 @@ impl JsonLinesFile {
         if file.metadata()?.permissions().readonly() {
             return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the file is read-only"));
         }
-        Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)) })
+        Ok(JsonLinesFile { file: Arc::new(Mutex::new(file)), writers: Arc::default() })
+    }
+}
+
+/// One write's place among a file's [`MAX_FILE_WRITERS`], given back when dropped (written, or
+/// never run).
+#[cfg(feature = "tokio")]
+struct Writer(Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(feature = "tokio")]
+impl Writer {
+    fn enter(writers: Arc<std::sync::atomic::AtomicUsize>) -> Option<Self> {
+        use std::sync::atomic::Ordering;
+        let place = Writer(writers);
+        // Counted first, so the place is given back by its drop whatever happens.
+        (place.0.fetch_add(1, Ordering::AcqRel) < MAX_FILE_WRITERS).then_some(place)
+    }
+}
+
+#[cfg(feature = "tokio")]
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
@@ -86,9 +126,16 @@ impl AuditSink for JsonLinesFile {
         let mut line = record.to_json();
         line.push('\n');
         let file = self.file.clone();
+        let writers = Arc::clone(&self.writers);
         Box::pin(async move {
+            let Some(place) = Writer::enter(writers) else {
+                return Err(AuditError::new(format!(
+                    "{MAX_FILE_WRITERS} writes already wait for the audit file to take them"
+                )));
+            };
             let written = tokio::task::spawn_blocking(move || {
                 use std::io::Write as _;
+                let _place = place;
                 let mut f = file.lock().unwrap_or_else(PoisonError::into_inner);
                 f.write_all(line.as_bytes())
             })
