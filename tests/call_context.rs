@@ -841,7 +841,7 @@ async fn a_json_schema_type_gives_the_data_schema_in_every_wire_format() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// An approved action runs in the call that approved it.
+// An approved action runs in the call that approved it, as the caller who queued it.
 
 fn archive_preview(#[allow(unused)] cx: &Context) -> Result<Value, envelope_core::Fault> {
     Ok(json!({"archive": "every note"}))
@@ -854,8 +854,9 @@ fn archive_all(cx: &Context) -> Value {
 }
 
 #[tokio::test]
-async fn an_approved_action_runs_in_the_approvers_call() {
-    let toolbox = Toolbox::new().with(archive_all::tool());
+async fn an_approved_action_runs_in_the_approvers_call_as_its_queuer() {
+    let toolbox =
+        Toolbox::new().with(archive_all::tool()).with_approvers(|approver, _| approver.subject() == Some("bob"));
     let alice = Context::new(Caller::new("alice")).with_surface("ops");
     let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
     let id = queued.confirmation().expect("a pending action").pending_action_id().to_owned();
@@ -864,10 +865,14 @@ async fn an_approved_action_runs_in_the_approvers_call() {
         toolbox.call_in(&alice, "confirm_action", Some(&json!({"pending_action_id": id, "approved": true}))).await;
     let ran = ran.unwrap();
     assert_eq!(ran.to_value()["data"], json!({"ran_by": "alice", "surface": "ops"}), "{}", ran.to_json());
-    // Through Toolbox::decide_in, by bob.
+    // Through Toolbox::decide_in: by carol, whom no policy names, not found; by bob, named an
+    // approver, run as alice, who queued it, in bob's call (its surface).
     let queued = toolbox.call_in(&alice, "archive_all", None).await.unwrap();
     let id = queued.confirmation().unwrap().pending_action_id().to_owned();
-    let bob = Context::new(Caller::new("bob")).with_surface("ops");
+    let carol = Context::new(Caller::new("carol")).with_surface("ops");
+    let refused = toolbox.decide_in(&carol, &id, envelope_core::outcome::Decision::Approve).await;
+    assert_eq!(refused.to_value()["error_code"], "NOT_FOUND", "{}", refused.to_json());
+    let bob = Context::new(Caller::new("bob")).with_surface("back-office");
     let ran = toolbox.decide_in(&bob, &id, envelope_core::outcome::Decision::Approve).await;
-    assert_eq!(ran.to_value()["data"], json!({"ran_by": "bob", "surface": "ops"}), "{}", ran.to_json());
+    assert_eq!(ran.to_value()["data"], json!({"ran_by": "alice", "surface": "back-office"}), "{}", ran.to_json());
 }
