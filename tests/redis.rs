@@ -243,8 +243,15 @@ async fn at_the_bound_in_all_redis_displaces_a_larger_holders_settled_record() {
     assert_eq!(store.get("eve-2").await.unwrap(), None);
     assert_eq!(store.get("eve-1").await.unwrap().as_deref(), Some(running));
     assert_eq!(store.get("bob-1").await.unwrap().as_deref(), Some(done));
+    // bob holds 1, as the largest holders do: refused, told when his own record expires.
+    let full = store.admit("bob-2", done, min, keyed("bob")).await.unwrap_err();
+    assert!(full.as_full().unwrap().retry_after > Duration::from_secs(59), "{full:?}");
+    // A running claim alone is never displaced: a newcomer is refused, told 1 s.
+    let store = bounded(Limits::uniform(10).with_idempotency_records(Capacity { total: 1, per_caller: 1 })).await;
+    assert!(store.admit("eve-1", running, min, keyed("eve")).await.unwrap());
     let full = store.admit("dan-1", done, min, keyed("dan")).await.unwrap_err();
     assert_eq!(full.as_full().unwrap().retry_after, Duration::from_secs(1));
+    assert_eq!(store.get("eve-1").await.unwrap().as_deref(), Some(running));
     // Pending actions are never displaced.
     let pending = |caller| Admission { kind: Kind::PendingAction, caller };
     let store = bounded(Limits::uniform(2)).await;

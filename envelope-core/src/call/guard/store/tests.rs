@@ -196,13 +196,18 @@ fn at_the_bound_in_all_a_newcomer_displaces_a_larger_holders_settled_record() {
     // carl: eve holds 2 > 0, her settled eve-3 goes.
     assert!(block(s.admit("carl-1", DONE, MIN, keyed("carl"))).unwrap());
     assert_eq!(block(s.get("eve-3")).unwrap(), None);
-    // dan: every holder holds 1, and eve only a running claim: refused, told 1 s.
-    let full = block(s.admit("dan-1", DONE, MIN, keyed("dan"))).unwrap_err();
-    assert_eq!(full.as_full().unwrap().scope, Scope::Store);
-    assert_eq!(full.as_full().unwrap().retry_after, STORE_FULL_RETRY);
     // bob, holding 1 as the largest holders do: refused, told when his own record expires.
     let bob = block(s.admit("bob-2", DONE, MIN, keyed("bob"))).unwrap_err();
+    assert_eq!(bob.as_full().unwrap().scope, Scope::Store);
     assert!(bob.as_full().unwrap().retry_after > Duration::from_secs(59), "{bob:?}");
+    // eve holds only a running claim: when her 1 is the largest holding looked at, a newcomer
+    // holding none is refused, told 1 s (no settled record of hers to take the place of).
+    let s2 = MemoryStore::new(10, MIN)
+        .with_limits(Limits::uniform(10).with_idempotency_records(Capacity { total: 1, per_caller: 1 }));
+    assert!(block(s2.admit("eve-1", RUNNING, MIN, keyed("eve"))).unwrap());
+    let full = block(s2.admit("dan-1", DONE, MIN, keyed("dan"))).unwrap_err();
+    assert_eq!(full.as_full().unwrap().retry_after, STORE_FULL_RETRY);
+    assert_eq!(block(s2.get("eve-1")).unwrap().as_deref(), Some(RUNNING));
     assert_eq!(s.len(), 4);
 
     // Pending actions are never displaced.
