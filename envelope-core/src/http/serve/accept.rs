@@ -14,7 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use super::head::HeadClock;
-use super::peers::Tracked;
+use super::peers::{LOG_TARGET, Tracked};
 use super::refusals::{RefusedFor, refuse};
 use super::request::PerRequest;
 use super::shared::{LINGER, LINGERING_REFUSALS, READ_BUFFER_BYTES, Shared};
@@ -41,7 +41,7 @@ pub(super) async fn accept(
             Err(e) if is_connection_error(&e) => continue,
             Err(e) => {
                 // Out of file descriptors, most likely: wait for some to close.
-                tracing::warn!(error = %e, "accepting a connection failed; retrying in 100 ms");
+                tracing::warn!(target: LOG_TARGET, error = %e, "accepting a connection failed; retrying in 100 ms");
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
@@ -133,11 +133,11 @@ async fn connection(
     if HeadClock::ended(&e) {
         // Logged where it ended.
     } else if e.is_parse_too_large() {
-        tracing::info!(%peer, "connection closed: a request head over this server's limits ({e})");
+        tracing::info!(target: LOG_TARGET, %peer, "connection closed: a request head over this server's limits ({e})");
     } else if e.is_parse() {
-        tracing::info!(%peer, "connection closed: a malformed request head ({e})");
+        tracing::info!(target: LOG_TARGET, %peer, "connection closed: a malformed request head ({e})");
     } else {
-        tracing::debug!(%peer, "connection closed: {e}");
+        tracing::debug!(target: LOG_TARGET, %peer, "connection closed: {e}");
     }
 }
 

@@ -16,6 +16,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use crate::http::transport::BodyRefused;
 
 use super::in_flight::Place;
+use super::peers::LOG_TARGET;
 use super::shared::{Shared, UNCOUNTED_BODY_BYTES};
 
 pub(super) type BoxError = Box<dyn StdError + Send + Sync>;
@@ -118,10 +119,10 @@ impl Budgeted {
         self.leave_bodies();
         match &refused {
             BodyRefused::Timeout { .. } | BodyRefused::TooSlow { .. } => {
-                tracing::info!(peer = %self.peer, "request body refused: {refused}");
+                tracing::info!(target: LOG_TARGET, peer = %self.peer, "request body refused: {refused}");
             }
             BodyRefused::Budget { .. } | BodyRefused::Busy { .. } | BodyRefused::RateLimited { .. } => {
-                tracing::warn!(peer = %self.peer, "request body refused: {refused}");
+                tracing::warn!(target: LOG_TARGET, peer = %self.peer, "request body refused: {refused}");
             }
         }
         Poll::Ready(Some(Err(Box::new(refused))))

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::task::Context;
 use std::time::Duration;
 
-use super::peers::{BUSY, DONE, REARM, Tracked, WAITING, millis_since_epoch};
+use super::peers::{BUSY, DONE, LOG_TARGET, REARM, Tracked, WAITING, millis_since_epoch};
 
 /// The header read timeout of one connection ([`Serve::header_read_timeout`](super::Serve::header_read_timeout)): from when the
 /// connection opens, and from a response's last byte written, the next head must arrive whole
@@ -162,6 +162,7 @@ impl HeadClock {
         if self.tracked.phase.swap(BUSY, Ordering::Relaxed) != BUSY {
             if tokio::time::Instant::now() < self.since + self.timeout {
                 tracing::info!(
+                    target: LOG_TARGET,
                     peer = %self.peer,
                     "connection closed: a request head arriving under {} bytes a second ({} bytes)",
                     self.min_rate,
@@ -169,6 +170,7 @@ impl HeadClock {
                 );
             } else {
                 tracing::info!(
+                    target: LOG_TARGET,
                     peer = %self.peer,
                     "connection closed: no whole request head within {} ms",
                     self.timeout.as_millis()

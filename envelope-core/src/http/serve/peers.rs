@@ -1,8 +1,12 @@
 //! The open connections by peer address: the unfinished heads each address holds, the
-//! connection closed to make room, and each address's bodies being read.
+//! connection closed to make room, each address's bodies being read; the phases of a
+//! connection's head clock, and the one log target of the server.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+
+/// The target of every event the server logs, whichever of its files writes it.
+pub(super) const LOG_TARGET: &str = "envelope_core::http::serve";
 
 /// [`HeadClock`](super::head::HeadClock) phases: a request is being answered (no header timeout); its response's body
 /// is written to hyper's buffer (the wait starts once it is flushed to the socket); a new
@@ -143,6 +147,7 @@ impl Registry {
         victim.evicted.store(true, Ordering::Relaxed);
         victim.close.notify_one();
         tracing::info!(
+            target: LOG_TARGET,
             peer = %ip,
             "connection closed: this server is at its bound of open connections, and this address holds the most \
              ({waiting}) waiting for a request head"

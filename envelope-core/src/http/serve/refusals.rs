@@ -12,6 +12,7 @@ use tokio::sync::Semaphore;
 
 use crate::http::transport::TransportError;
 
+use super::peers::LOG_TARGET;
 use super::shared::{LINGER, LINGER_BYTES, Shared};
 
 /// A response written to the socket by hand, for a connection hyper does not serve (or no
@@ -48,6 +49,7 @@ pub(super) fn refuse(
     let reply = match why {
         RefusedFor::Connections => {
             tracing::warn!(
+                target: LOG_TARGET,
                 %peer,
                 "connection refused: this server is at its bound of {} open connections",
                 shared.limits.max_connections
@@ -56,6 +58,7 @@ pub(super) fn refuse(
         }
         RefusedFor::Heads => {
             tracing::warn!(
+                target: LOG_TARGET,
                 %peer,
                 "connection refused: this address holds this server's bound of {} unfinished request heads",
                 shared.limits.max_unfinished_heads_per_peer

@@ -18,7 +18,7 @@ use crate::http::transport::{ErrorBody, TransportError};
 
 use super::body::Budgeted;
 use super::in_flight::Place;
-use super::peers::{BUSY, DONE, Tracked};
+use super::peers::{BUSY, DONE, LOG_TARGET, Tracked};
 use super::shared::Shared;
 
 /// The hyper service of one connection: the `Host` check, the bound on requests in flight, the
@@ -120,13 +120,13 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
         let shared = Arc::clone(&self.shared);
         let peer = self.peer;
         if let Err(error) = shared.hosts.check(request.headers(), request.uri()) {
-            tracing::info!(%peer, "request refused: {}", error.message());
+            tracing::info!(target: LOG_TARGET, %peer, "request refused: {}", error.message());
             let response = error.into_response_as(shared.shape(request.uri().path()));
             return Answer::Ready(Some(self.ended(response)));
         }
         use hyper::body::Body as _;
         let refused = |bound: String| {
-            tracing::warn!(%peer, "request refused: {bound}");
+            tracing::warn!(target: LOG_TARGET, %peer, "request refused: {bound}");
             let error = TransportError::service_unavailable(&bound, shared.limits.retry_after_seconds);
             let response = error.into_response_as(shared.shape(request.uri().path()));
             Answer::Ready(Some(self.ended(response)))
@@ -142,7 +142,7 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
                     ));
                 }
                 Err(limited) => {
-                    tracing::warn!(%peer, "request refused: {limited}");
+                    tracing::warn!(target: LOG_TARGET, %peer, "request refused: {limited}");
                     let response = limited.transport_error().into_response_as(shared.shape(request.uri().path()));
                     return Answer::Ready(Some(self.ended(response)));
                 }
@@ -192,7 +192,7 @@ impl Shared {
             let allowed: Vec<&str> = allow.split(',').map(str::trim).filter(|m| !m.is_empty()).collect();
             TransportError::method_not_allowed(method.as_str(), &allowed)
         };
-        tracing::info!(%method, path = %crate::words::budget::cut_text(uri.path(), 64, 256), "request refused: {}", error.word());
+        tracing::info!(target: LOG_TARGET, %method, path = %crate::words::budget::cut_text(uri.path(), 64, 256), "request refused: {}", error.word());
         error.into_response_as(shape)
     }
 }

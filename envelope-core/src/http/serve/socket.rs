@@ -14,6 +14,7 @@ use tokio::net::TcpStream;
 use crate::http::transport::TransportErrorKind;
 
 use super::head::HeadClock;
+use super::peers::LOG_TARGET;
 use super::refusals::{hyper_error_head, raw_response};
 use super::shared::LINGER;
 
@@ -77,6 +78,7 @@ impl Shaped {
             return Poll::Pending;
         }
         tracing::info!(
+            target: LOG_TARGET,
             peer = %self.peer,
             "connection closed: the client read none of a response for {} ms",
             self.stall_timeout.as_millis()
