@@ -30,7 +30,7 @@ pub use hosts::AllowedHosts;
 pub(crate) use in_flight::Place;
 use peers::Registry;
 use refusals::raw_response;
-use shared::{Budget, Limits, Shared};
+use shared::{Budget, ServerLimits, Shared};
 
 use crate::http::transport::TransportError;
 
@@ -101,7 +101,7 @@ pub fn serve(listener: TcpListener, router: Router) -> Serve {
     Serve {
         listener,
         router,
-        limits: Limits::default(),
+        limits: ServerLimits::default(),
         hosts: None,
         routes: Vec::new(),
         json_rpc_paths: vec!["/mcp".to_owned()],
@@ -114,16 +114,16 @@ pub fn serve(listener: TcpListener, router: Router) -> Serve {
 pub struct Serve {
     listener: TcpListener,
     router: Router,
-    limits: Limits,
+    limits: ServerLimits,
     hosts: Option<AllowedHosts>,
     routes: Vec<String>,
     json_rpc_paths: Vec<String>,
     shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
-impl Default for Limits {
+impl Default for ServerLimits {
     fn default() -> Self {
-        Limits {
+        ServerLimits {
             header_read_timeout: Serve::DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: Serve::DEFAULT_BODY_READ_TIMEOUT,
             write_stall_timeout: Serve::DEFAULT_WRITE_STALL_TIMEOUT,

@@ -28,7 +28,7 @@ pub(super) const LINGER_BYTES: usize = 64 << 10;
 pub(super) const UNCOUNTED_BODY_BYTES: usize = 64 << 10;
 
 #[derive(Clone, Debug)]
-pub(super) struct Limits {
+pub(super) struct ServerLimits {
     pub(super) header_read_timeout: Duration,
     pub(super) body_read_timeout: Duration,
     pub(super) write_stall_timeout: Duration,
@@ -47,7 +47,7 @@ pub(super) struct Limits {
 /// What every connection of one server shares.
 pub(super) struct Shared {
     pub(super) router: Router,
-    pub(super) limits: Limits,
+    pub(super) limits: ServerLimits,
     pub(super) hosts: AllowedHosts,
     pub(super) routes: Vec<String>,
     pub(super) json_rpc_paths: Vec<String>,
