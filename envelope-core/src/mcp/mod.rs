@@ -9,6 +9,8 @@ pub mod content;
 mod input_required;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
 mod call_tool;
+// The direct path: when a plain `tools/call` is answered without rmcp, for stdio and HTTP alike.
+mod direct;
 // One JSON-RPC message read before rmcp does: its `id`, notification or not, `arguments` text.
 mod frame;
 // Approval through MCP 2026-07-28's multi round-trip requests.

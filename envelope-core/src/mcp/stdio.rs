@@ -26,7 +26,8 @@ use tokio::{
 
 use super::{
     McpServer, call_tool,
-    frame::{self, Incoming, PlainCall, TopLevel},
+    direct::{self, PlainCall, StdioSession},
+    frame::{self, Incoming, TopLevel},
 };
 use crate::{Caller, Context, Toolbox};
 
@@ -345,13 +346,19 @@ async fn read_lines(
             }
             continue;
         }
-        if let Some(server) = direct.as_ref().filter(|s| !logging && !reinitialized && s.default_level.is_none())
-            && let Some(call) = frame::plain_call(&line)
-            && let Some(version) = direct_version(&call, initialized, &in_flight)
-            && !server.toolbox.needs_confirmation(&call.name)
-            && !server.answers_blocks(&call.name)
-            && !server.asks_client
-            && !server.is_task_tool(&call.name)
+        if let Some(server) = direct.as_ref()
+            && let Some(call) = direct::plain_call(&line)
+            && let Some(version) = direct::over_stdio(
+                &call,
+                &StdioSession {
+                    logging,
+                    initialized,
+                    reinitialized,
+                    started: in_flight.started(),
+                    negotiated: in_flight.legacy_version(),
+                },
+            )
+            && direct::server_answers(server, &call.name)
         {
             if in_flight.holds(&call.id) {
                 lines.send(line_of(&id_in_use(call.id))).await.map_err(|_| closed())?;
@@ -408,21 +415,6 @@ async fn read_lines(
     }
     in_flight.drain().await;
     Ok(())
-}
-
-/// The protocol version under which a plain `tools/call` is answered without rmcp, if it is:
-/// the version `initialize` negotiated when it is one before 2026-07-28 and the call carries no
-/// `_meta`; 2026-07-28 when the call carries that version's own `_meta` in a session that rmcp
-/// started on a 2026-07-28 request, with no `initialize` sent (rmcp then reads the version and
-/// capabilities from each request). Until rmcp has answered the request that starts its
-/// session, every call goes through rmcp, so the session rmcp keeps is the one its client
-/// opened (a later `initialize`, a call without `_meta`, are answered as in that session).
-fn direct_version<'v>(call: &PlainCall, initialized: bool, in_flight: &'v InFlight) -> Option<&'v str> {
-    if call.self_contained {
-        (!initialized && in_flight.started()).then_some(ProtocolVersion::V_2026_07_28.as_str())
-    } else {
-        in_flight.legacy_version()
-    }
 }
 
 /// The [`Context`] of a `tools/call` answered without rmcp, as [`McpServer::call_tool`] makes

@@ -22,8 +22,7 @@ use axum::{
 use rmcp::{
     ServerHandler,
     model::{
-        CallToolRequestParams, ClientNotification, ClientRequest, ErrorData, GetExtensions, GetMeta, JsonRpcMessage,
-        RequestId, RequestMetaObject, ServerJsonRpcMessage,
+        ClientNotification, ClientRequest, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
     },
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
@@ -32,7 +31,7 @@ use rmcp::{
 };
 
 use super::{
-    McpServer,
+    McpServer, direct,
     frame::{self, Incoming, RawArguments},
 };
 use crate::{
@@ -277,7 +276,7 @@ struct Endpoint<H> {
     /// The handler, asked which tools declare `x-mcp-header` parameters.
     handler: Arc<H>,
     /// The handler, when it is an [`McpServer`]: it answers a plain 2026-07-28 `tools/call`
-    /// itself (see [`direct_call_applies`]).
+    /// itself (the [direct path](super::direct)).
     direct: Option<Arc<McpServer>>,
     max_body_bytes: usize,
     calls: Arc<Calls>,
@@ -449,6 +448,18 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         return json(StatusCode::BAD_REQUEST, reply.to_string().into_bytes());
     }
     let caller = parts.extensions.get::<Caller>().filter(|c| !c.is_anonymous()).cloned();
+    if let Some(server) = endpoint.direct.as_deref()
+        && let Some(call) = direct::plain_call(&bytes)
+        && direct::over_http(&call, &parts.headers)
+        && direct::server_answers(server, &call.name)
+    {
+        called.method = Some("tools/call".to_owned());
+        called.tool = Some(head(&call.name, LOGGED_CHARS).to_owned());
+        let listed = caller.as_ref().map(|caller| endpoint.calls.list(caller, &call.id));
+        let reply = call_directly(server, &parts.extensions, call.id, &call.name, call.arguments, listed).await;
+        let caller = parts.extensions.get::<Caller>();
+        return on_the_wire(reply, Some(server), caller, &call.name, endpoint.resource_metadata.as_deref()).await;
+    }
     let mut listed = None;
     let (body, id) = match frame::read_message(&bytes) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
@@ -457,23 +468,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
             JsonRpcMessage::Request(mut request) => {
                 let id = request.id.clone();
                 called.method = Some(head(request.request.method(), LOGGED_CHARS).to_owned());
-                let mut direct = None;
                 if let ClientRequest::CallToolRequest(call) = &request.request {
                     called.tool = Some(head(&call.params.name, LOGGED_CHARS).to_owned());
                     listed = caller.as_ref().map(|caller| endpoint.calls.list(caller, &id));
-                    let meta = request.request.get_meta();
-                    direct =
-                        endpoint.direct.as_ref().filter(|s| direct_call_applies(s, &parts.headers, &call.params, meta));
-                }
-                if let Some(server) = direct
-                    && let ClientRequest::CallToolRequest(call) = &mut request.request
-                {
-                    let name = std::mem::take(&mut call.params.name);
-                    let arguments = request.request.extensions_mut().remove::<RawArguments>().and_then(|raw| raw.0);
-                    let reply = call_directly(server, &parts.extensions, id, &name, arguments, listed).await;
-                    let caller = parts.extensions.get::<Caller>();
-                    return on_the_wire(reply, Some(server), caller, &name, endpoint.resource_metadata.as_deref())
-                        .await;
                 }
                 // rmcp checks `Mcp-Param-*` headers against the body's arguments (SEP-2243):
                 // it reads the body as sent.
@@ -555,58 +552,7 @@ fn declares_headers<H: ServerHandler>(handler: &H, name: &str) -> bool {
     })
 }
 
-/// The protocol version whose plain `tools/call` the endpoint answers without rmcp.
-const DIRECT_VERSION: &str = "2026-07-28";
-
-/// Whether a `tools/call` is answered by the [`McpServer`] directly, without rmcp's
-/// per-request service: a stateless 2026-07-28 request whose reply is one JSON-RPC response
-/// and that rmcp would take as it is. That is: exactly one `MCP-Protocol-Version: 2026-07-28`,
-/// one `Mcp-Method: tools/call` and one `Mcp-Name` equal to `params.name` (SEP-2243), no
-/// `Mcp-Param-*` header; `_meta` holding `io.modelcontextprotocol/protocolVersion`
-/// `"2026-07-28"` and client capabilities rmcp reads, and nothing but those and
-/// `io.modelcontextprotocol/clientInfo` (no `progressToken`, no `logLevel`: no notification
-/// can precede the reply); no MRTR retry (`inputResponses`, `requestState`); a tool that does
-/// not wait for approval; a server without a default log level. Anything else goes through
-/// rmcp as before, which validates it and answers.
-fn direct_call_applies(
-    server: &McpServer,
-    headers: &axum::http::HeaderMap,
-    params: &CallToolRequestParams,
-    meta: &RequestMetaObject,
-) -> bool {
-    let one = |name: &str| {
-        let mut values = headers.get_all(name).iter();
-        match (values.next(), values.next()) {
-            (Some(value), None) => Some(value.as_bytes()),
-            _ => None,
-        }
-    };
-    let known = |key: &String| {
-        matches!(
-            key.as_str(),
-            "io.modelcontextprotocol/protocolVersion"
-                | "io.modelcontextprotocol/clientCapabilities"
-                | "io.modelcontextprotocol/clientInfo"
-        )
-    };
-    one("mcp-protocol-version") == Some(DIRECT_VERSION.as_bytes())
-        && one("mcp-method") == Some(b"tools/call".as_slice())
-        && one("mcp-name") == Some(params.name.as_bytes())
-        && !headers.keys().any(|name| name.as_str().starts_with("mcp-param-"))
-        && params.input_responses.is_none()
-        && params.request_state.is_none()
-        && meta.get("io.modelcontextprotocol/protocolVersion").and_then(serde_json::Value::as_str)
-            == Some(DIRECT_VERSION)
-        && meta.keys().all(known)
-        && meta.client_capabilities().is_some()
-        && server.default_level.is_none()
-        && !server.toolbox.needs_confirmation(&params.name)
-        && !server.answers_blocks(&params.name)
-        && !server.asks_client
-        && !server.is_task_tool(&params.name)
-}
-
-/// A `tools/call` answered by `server` itself ([`direct_call_applies`]): the call made as
+/// A `tools/call` answered by `server` itself (the [direct path](super::direct)): the call made as
 /// rmcp's path makes it (the caller of the request's extensions, the toolbox's reading of the
 /// exact `arguments` text, a sync body off the runtime), and the reply written in one buffer,
 /// the envelope serialized once for the text content and `structuredContent`
@@ -620,7 +566,7 @@ async fn call_directly(
     arguments: Option<Arc<str>>,
     listed: Option<Listed>,
 ) -> Response {
-    let cx = server.http_context(extensions, DIRECT_VERSION);
+    let cx = server.http_context(extensions, direct::HTTP_VERSION);
     let call = super::call_tool::call_directly(&server.toolbox, &cx, &id, name, arguments, true);
     let result = match &listed {
         None => call.await,

@@ -1,0 +1,169 @@
+//! The accept loop: each connection under `max_connections` (making room from the address
+//! waiting most for heads), served by hyper's HTTP/1.1 state machine until it closes.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+use super::head::HeadClock;
+use super::peers::{LOG_TARGET, Tracked};
+use super::refusals::{RefusedFor, refuse};
+use super::request::PerRequest;
+use super::shared::{LINGER, LINGERING_REFUSALS, READ_BUFFER_BYTES, Shared};
+use super::socket::Shaped;
+
+/// Accepts connections on `listener` until `shutdown`, each served on its own task under
+/// `max_connections`; then waits for every connection to close.
+pub(super) async fn accept(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
+) -> io::Result<()> {
+    let max_connections = shared.limits.max_connections;
+    let connections = Arc::new(Semaphore::new(max_connections));
+    let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
+    let (stop, stopping) = watch::channel(false);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) if is_connection_error(&e) => continue,
+            Err(e) => {
+                // Out of file descriptors, most likely: wait for some to close.
+                tracing::warn!(target: LOG_TARGET, error = %e, "accepting a connection failed; retrying in 100 ms");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        if shared.registry.unfinished_heads(peer.ip()) >= shared.limits.max_unfinished_heads_per_peer {
+            refuse(stream, peer, &shared, &lingering, RefusedFor::Heads);
+            continue;
+        }
+        match Arc::clone(&connections).try_acquire_owned() {
+            Ok(permit) => {
+                let registered = registered(&shared, peer);
+                tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit, registered));
+            }
+            // Full: the longest wait for a head of the address holding the most is closed,
+            // and its place taken once it is.
+            Err(_) if shared.registry.evict_one(peer.ip(), max_connections) => {
+                let (shared, connections, stopping) = (Arc::clone(&shared), Arc::clone(&connections), stopping.clone());
+                let lingering = Arc::clone(&lingering);
+                tokio::spawn(async move {
+                    let waited = tokio::time::timeout(LINGER, connections.acquire_owned()).await;
+                    shared.registry.unclaim();
+                    match waited {
+                        Ok(Ok(permit)) => {
+                            let registered = registered(&shared, peer);
+                            connection(stream, peer, shared, stopping, permit, registered).await;
+                        }
+                        _ => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
+                    }
+                });
+            }
+            Err(_) => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
+        }
+    }
+    drop(listener);
+    stop.send_replace(true);
+    // Every connection holds a permit until it closes.
+    let _all = connections.acquire_many(max_connections as u32).await;
+    Ok(())
+}
+
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// One connection, served by hyper's HTTP/1.1 state machine until it closes; the permit is
+/// its place under `max_connections`.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    mut stopping: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+    registered: Registered,
+) {
+    let _ = stream.set_nodelay(true);
+    let limits = &shared.limits;
+    let tracked = Arc::clone(&registered.tracked);
+    let head = HeadClock::new(limits.header_read_timeout, limits.min_data_rate, Arc::clone(&tracked), peer);
+    let io = TokioIo::new(Shaped::new(stream, limits.max_header_bytes, head, limits.write_stall_timeout, peer));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // The header read timeout is `HeadClock`'s: hyper's own makes a timer for each request.
+    http.header_read_timeout(None)
+        .keep_alive(limits.keep_alive)
+        .max_header_size(limits.max_header_bytes)
+        .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
+        // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
+        .writev(false);
+    let service = PerRequest {
+        shared: Arc::clone(&shared),
+        peer,
+        phase: Arc::clone(&tracked),
+        bodies: Arc::clone(&registered.bodies),
+    };
+    let conn = http.serve_connection(io, service);
+    let mut conn = std::pin::pin!(conn);
+    let result = tokio::select! {
+        result = conn.as_mut() => result,
+        () = stopped(&mut stopping) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+        // Closed to make room (logged where it was chosen).
+        () = tracked.close.notified() => return,
+    };
+    let Err(e) = result else { return };
+    if HeadClock::ended(&e) {
+        // Logged where it ended.
+    } else if e.is_parse_too_large() {
+        tracing::info!(target: LOG_TARGET, %peer, "connection closed: a request head over this server's limits ({e})");
+    } else if e.is_parse() {
+        tracing::info!(target: LOG_TARGET, %peer, "connection closed: a malformed request head ({e})");
+    } else {
+        tracing::debug!(target: LOG_TARGET, %peer, "connection closed: {e}");
+    }
+}
+
+/// Resolves once the server stops (or is dropped).
+async fn stopped(stopping: &mut watch::Receiver<bool>) {
+    let _ = stopping.wait_for(|stop| *stop).await;
+}
+
+/// A new connection of `peer`, in the registry until the returned place is dropped.
+fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
+    let tracked = Arc::new(Tracked::new());
+    let bodies = shared.registry.add(peer.ip(), &tracked);
+    Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, bodies }
+}
+
+/// A connection's place in the [`Registry`](super::peers::Registry), left when the connection ends.
+struct Registered {
+    shared: Arc<Shared>,
+    ip: std::net::IpAddr,
+    tracked: Arc<Tracked>,
+    /// The request bodies of the address being read.
+    bodies: Arc<AtomicUsize>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.shared.registry.remove(self.ip, &self.tracked);
+    }
+}

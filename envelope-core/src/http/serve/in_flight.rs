@@ -1,0 +1,230 @@
+//! Places in flight and per-caller shares: a request's place under `max_in_flight`, the short
+//! queue for it, the caller's share, and the place given up while a verification waits on a
+//! JWKS refetch.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::http::transport::BodyRefused;
+use crate::http::transport::TransportError;
+
+use super::shared::Shared;
+
+impl Shared {
+    /// One more place for `key`, unless it holds its share.
+    fn enter(&self, key: &str) -> bool {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match callers.get_mut(key) {
+            Some(held) if *held >= self.share => false,
+            Some(held) => {
+                *held += 1;
+                true
+            }
+            None => {
+                callers.insert(key.into(), 1);
+                true
+            }
+        }
+    }
+
+    fn leave(&self, key: &str) {
+        let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = callers.get_mut(key) {
+            *held -= 1;
+            if *held == 0 {
+                callers.remove(key);
+            }
+        }
+    }
+}
+
+/// A request's place under `max_in_flight`, shared by its answer, its body and the layers
+/// before its route (a request extension): taken with its head for a request without a body,
+/// once its body is read whole for one with a body; released when the last of them drops it.
+/// Its caller's count under [`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller) goes with it: the caller the
+/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Place::identified`]), else the peer's address.
+/// The layer gives the place up while a verification waits (a JWKS refetch) and takes it again,
+/// through the queue, once the caller is verified.
+#[derive(Clone)]
+pub(crate) struct Place(Arc<PlaceInner>);
+
+pub(super) struct PlaceInner {
+    shared: Arc<Shared>,
+    peer: std::net::IpAddr,
+    state: std::sync::Mutex<PlaceState>,
+}
+
+#[derive(Default)]
+pub(super) struct PlaceState {
+    permit: Option<OwnedSemaphorePermit>,
+    /// The verified caller's key ([`Caller::key`](crate::Caller::key)).
+    caller: Option<Box<str>>,
+    /// The key the place is counted under among the callers' shares.
+    counted: Option<Box<str>>,
+    /// Given up while a verification waited: taken again after it.
+    given_up: bool,
+}
+
+impl Drop for PlaceInner {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(key) = state.counted.take() {
+            self.shared.leave(&key);
+        }
+    }
+}
+
+impl Place {
+    pub(super) fn new(shared: Arc<Shared>, peer: std::net::IpAddr) -> Place {
+        Place(Arc::new(PlaceInner { shared, peer, state: std::sync::Mutex::new(PlaceState::default()) }))
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, PlaceState> {
+        self.0.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(super) fn held(&self) -> bool {
+        self.state().permit.is_some()
+    }
+
+    /// The key the caller's share is counted under.
+    fn key(state: &PlaceState, peer: std::net::IpAddr) -> Box<str> {
+        state.caller.clone().unwrap_or_else(|| format!("peer {peer}").into())
+    }
+
+    /// Counts the place under its caller's share.
+    fn enter(&self, state: &mut PlaceState) -> Result<(), BodyRefused> {
+        if state.counted.is_some() {
+            return Ok(());
+        }
+        let key = Self::key(state, self.0.peer);
+        if !self.0.shared.enter(&key) {
+            return Err(self.rate_limited());
+        }
+        state.counted = Some(key);
+        Ok(())
+    }
+
+    fn leave(&self, state: &mut PlaceState) {
+        if let Some(key) = state.counted.take() {
+            self.0.shared.leave(&key);
+        }
+    }
+
+    fn rate_limited(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::RateLimited { share: self.0.shared.share, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    fn busy(&self) -> BodyRefused {
+        let limits = &self.0.shared.limits;
+        BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds }
+    }
+
+    /// Takes a place now, if one is free: `Ok(false)` when none is.
+    pub(super) fn take_now(&self) -> Result<bool, BodyRefused> {
+        let mut state = self.state();
+        self.enter(&mut state)?;
+        match Arc::clone(&self.0.shared.in_flight).try_acquire_owned() {
+            Ok(permit) => {
+                state.permit = Some(permit);
+                Ok(true)
+            }
+            Err(_) => {
+                self.leave(&mut state);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Takes a place, waiting in the queue at most [`IN_FLIGHT_QUEUE_WAIT`].
+    pub(super) async fn take(self) -> Result<(), BodyRefused> {
+        if self.take_now()? {
+            return Ok(());
+        }
+        self.enter(&mut self.state())?;
+        match queued_place(Arc::clone(&self.0.shared)).await {
+            Some(permit) => {
+                self.state().permit = Some(permit);
+                Ok(())
+            }
+            None => {
+                self.leave(&mut self.state());
+                Err(self.busy())
+            }
+        }
+    }
+
+    /// A verification is about to wait: the place, if held, is given up until
+    /// [`identified`](Self::identified).
+    pub(crate) fn give_up(&self) {
+        let mut state = self.state();
+        if state.permit.take().is_some() {
+            state.given_up = true;
+        }
+        self.leave(&mut state);
+    }
+
+    /// The caller is verified as `key`: the place is counted under that caller's share from
+    /// now on (taken again, through the queue, if given up while the verification waited).
+    ///
+    /// # Errors
+    /// `rate_limited` (429) when the caller already holds its share; `service_unavailable`
+    /// (503) when no place came within the queue's wait. Either with `Retry-After`.
+    pub(crate) async fn identified(&self, key: &str) -> Result<(), TransportError> {
+        let retake = {
+            let mut state = self.state();
+            state.caller = Some(key.into());
+            if state.counted.as_deref().is_some_and(|counted| counted != key) {
+                self.leave(&mut state);
+                if let Err(refused) = self.enter(&mut state) {
+                    state.permit = None;
+                    return Err(refused.transport_error());
+                }
+            }
+            std::mem::take(&mut state.given_up)
+        };
+        if retake {
+            self.clone().take().await.map_err(|refused| refused.transport_error())?;
+        }
+        Ok(())
+    }
+}
+
+/// A place in flight: at once, or after waiting in the queue at most
+/// [`IN_FLIGHT_QUEUE_WAIT`] (when the queue is shorter than the places); `None` past it.
+pub(super) async fn queued_place(shared: Arc<Shared>) -> Option<OwnedSemaphorePermit> {
+    if let Ok(permit) = Arc::clone(&shared.in_flight).try_acquire_owned() {
+        return Some(permit);
+    }
+    let _place = Queued::join(&shared)?;
+    let in_flight = Arc::clone(&shared.in_flight);
+    tokio::time::timeout(IN_FLIGHT_QUEUE_WAIT, in_flight.acquire_owned()).await.ok()?.ok()
+}
+
+/// How long a request whose body is read waits for a place in flight before it is answered
+/// `503`: a burst of calls is queued briefly rather than refused.
+pub(super) const IN_FLIGHT_QUEUE_WAIT: Duration = Duration::from_secs(1);
+
+/// A place in the queue for a place in flight: at most `max_in_flight` requests wait at once.
+pub(super) struct Queued(Arc<Shared>);
+
+impl Queued {
+    fn join(shared: &Arc<Shared>) -> Option<Queued> {
+        let max = shared.limits.max_in_flight;
+        shared
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .ok()
+            .map(|_| Queued(Arc::clone(shared)))
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.0.queued.fetch_sub(1, Ordering::AcqRel);
+    }
+}

@@ -1,0 +1,162 @@
+//! The open connections by peer address: the unfinished heads each address holds, the
+//! connection closed to make room, each address's bodies being read; the phases of a
+//! connection's head clock, and the one log target of the server.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+
+/// The target of every event the server logs, whichever of its files writes it.
+pub(super) const LOG_TARGET: &str = "envelope_core::http::serve";
+
+/// [`HeadClock`](super::head::HeadClock) phases: a request is being answered (no header timeout); its response's body
+/// is written to hyper's buffer (the wait starts once it is flushed to the socket); a new
+/// connection's first head is awaited (its deadline set at the first read); a head is awaited
+/// (its deadline set).
+pub(super) const BUSY: u8 = 0;
+pub(super) const DONE: u8 = 1;
+pub(super) const REARM: u8 = 2;
+pub(super) const WAITING: u8 = 3;
+
+/// The open connections of one server, by peer address: what the fair bounds read.
+#[derive(Default)]
+pub(super) struct Registry {
+    peers: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, Peer>>,
+    /// Connections closed to make room and not yet gone, and the new connections waiting for
+    /// the places they leave.
+    evicted: AtomicUsize,
+    claimed: AtomicUsize,
+}
+
+/// One peer address's open connections, and its request bodies being read.
+#[derive(Default)]
+pub(super) struct Peer {
+    connections: Vec<Arc<Tracked>>,
+    pub(super) bodies: Arc<AtomicUsize>,
+}
+
+/// One open connection, as its [`HeadClock`](super::head::HeadClock), its requests and the [`Registry`] see it.
+pub(super) struct Tracked {
+    /// The [`HeadClock`](super::head::HeadClock) phase: `BUSY` from a head to its response.
+    pub(super) phase: AtomicU8,
+    /// Some bytes of the head awaited have arrived (an unfinished head, not an idle
+    /// connection).
+    pub(super) started: std::sync::atomic::AtomicBool,
+    /// When the wait for a head began, in milliseconds since the tracking's `EPOCH`.
+    pub(super) since_ms: std::sync::atomic::AtomicU64,
+    /// Closed by the server to make room ([`Registry::evict_one`]).
+    evicted: std::sync::atomic::AtomicBool,
+    pub(super) close: tokio::sync::Notify,
+}
+
+/// The origin of [`Tracked::since_ms`].
+pub(super) static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+pub(super) fn millis_since_epoch(at: std::time::Instant) -> u64 {
+    let epoch = *EPOCH.get_or_init(std::time::Instant::now);
+    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Tracked {
+    pub(super) fn new() -> Self {
+        Tracked {
+            phase: AtomicU8::new(REARM),
+            started: std::sync::atomic::AtomicBool::new(false),
+            since_ms: std::sync::atomic::AtomicU64::new(millis_since_epoch(std::time::Instant::now())),
+            evicted: std::sync::atomic::AtomicBool::new(false),
+            close: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Waits for a request head (idle or unfinished).
+    fn waits_for_head(&self) -> bool {
+        !self.evicted.load(Ordering::Relaxed) && matches!(self.phase.load(Ordering::Relaxed), REARM | WAITING)
+    }
+}
+
+impl Registry {
+    /// Adds a connection of `ip`: the count of `ip`'s bodies being read.
+    pub(super) fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<AtomicUsize> {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let peer = peers.entry(ip).or_default();
+        peer.connections.push(Arc::clone(tracked));
+        Arc::clone(&peer.bodies)
+    }
+
+    pub(super) fn remove(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tracked.evicted.load(Ordering::Relaxed) {
+            self.evicted.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Some(peer) = peers.get_mut(&ip) {
+            peer.connections.retain(|c| !Arc::ptr_eq(c, tracked));
+            if peer.connections.is_empty() {
+                peers.remove(&ip);
+            }
+        }
+    }
+
+    /// The unfinished heads of `ip`'s connections.
+    pub(super) fn unfinished_heads(&self, ip: std::net::IpAddr) -> usize {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        peers.get(&ip).map_or(0, |peer| {
+            peer.connections.iter().filter(|c| c.waits_for_head() && c.started.load(Ordering::Relaxed)).count()
+        })
+    }
+
+    /// Closes the connection waiting longest for a head of the address with the most waiting,
+    /// for a new connection of `ip`: whether the new connection has a claim on the place it
+    /// leaves (or on one that an earlier closing leaves unclaimed), given up with
+    /// [`unclaim`](Self::unclaim). None is closed when `ip` itself holds the most (it would
+    /// only take its own place), nor when `ip` holds its fair share already: the bound over the
+    /// addresses with open connections (so addresses that flood make no room for one another
+    /// and a fresh address finds its room).
+    pub(super) fn evict_one(&self, ip: std::net::IpAddr, max_connections: usize) -> bool {
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let claim = || {
+            self.claimed.fetch_add(1, Ordering::AcqRel);
+            true
+        };
+        let mut heaviest: Option<(usize, &Arc<Tracked>, &std::net::IpAddr)> = None;
+        for (ip, Peer { connections, .. }) in peers.iter() {
+            let mut waiting = 0;
+            let mut oldest: Option<&Arc<Tracked>> = None;
+            for c in connections.iter().filter(|c| c.waits_for_head()) {
+                waiting += 1;
+                if oldest.is_none_or(|o| c.since_ms.load(Ordering::Relaxed) < o.since_ms.load(Ordering::Relaxed)) {
+                    oldest = Some(c);
+                }
+            }
+            if let Some(oldest) = oldest
+                && heaviest.is_none_or(|(most, ..)| waiting > most)
+            {
+                heaviest = Some((waiting, oldest, ip));
+            }
+        }
+        let own = peers.get(&ip).map_or(0, |peer| peer.connections.len());
+        let share = (max_connections / (peers.len() + usize::from(!peers.contains_key(&ip)))).max(1);
+        if own >= share {
+            return false;
+        }
+        let Some((waiting, victim, victim_ip)) = heaviest.filter(|(waiting, ..)| own < *waiting) else {
+            // A connection closed for an earlier one, and not claimed by it (it came in meanwhile).
+            let unclaimed = self.evicted.load(Ordering::Acquire) > self.claimed.load(Ordering::Acquire);
+            return unclaimed && claim();
+        };
+        let ip = victim_ip;
+        self.evicted.fetch_add(1, Ordering::AcqRel);
+        victim.evicted.store(true, Ordering::Relaxed);
+        victim.close.notify_one();
+        tracing::info!(
+            target: LOG_TARGET,
+            peer = %ip,
+            "connection closed: this server is at its bound of open connections, and this address holds the most \
+             ({waiting}) waiting for a request head"
+        );
+        claim()
+    }
+
+    /// A claim of [`evict_one`](Self::evict_one) is given up (its place taken, or not come).
+    pub(super) fn unclaim(&self) {
+        self.claimed.fetch_sub(1, Ordering::AcqRel);
+    }
+}

@@ -1,0 +1,224 @@
+use std::future::IntoFuture;
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderMap, Uri, header};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::hosts::{AllowedHosts, is_plain_loopback};
+use super::refusals::{hyper_error_head, raw_response};
+use super::serve;
+use super::shared::Budget;
+
+#[test]
+fn hyper_error_heads_and_only_those_are_replaced() {
+    let date = "date: Tue, 01 Dec 2026 12:17:49 GMT";
+    let head = format!("HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n{date}\r\n\r\n");
+    let (error, status, reason, kept) = hyper_error_head(head.as_bytes(), 16_384).unwrap();
+    assert_eq!((error.word(), status, reason), ("header_fields_too_large", 431, "Request Header Fields Too Large"));
+    assert_eq!(kept, date.as_bytes());
+    let replaced = String::from_utf8(raw_response(status, reason, &error, Some(kept))).unwrap();
+    assert_eq!(
+        replaced,
+        format!(
+            "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+             connection: close\r\n{date}\r\n\r\n{}",
+            error.to_json().len(),
+            error.to_json()
+        )
+    );
+    let bad = "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+    assert_eq!(hyper_error_head(bad.as_bytes(), 16_384).unwrap().0.word(), "malformed_request");
+
+    // A response of a route, or more than a head, is written as it is.
+    for other in [
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n",
+        "HTTP/1.1 400 Bad Request\r\ncontent-length: 2\r\n\r\n{}",
+        "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+        "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+        "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n",
+    ] {
+        assert!(hyper_error_head(other.as_bytes(), 16_384).is_none(), "{other:?}");
+    }
+}
+
+/// `router` served on a loopback port with a header read timeout of `ms` milliseconds.
+async fn served_with_header_timeout(router: Router, ms: u64) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, router).header_read_timeout(Duration::from_millis(ms)).into_future());
+    addr
+}
+
+/// Sends `request` on `stream` and reads its answer (within 5 s), as text.
+async fn exchanged(stream: &mut TcpStream, request: &[u8], buf: &mut [u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    stream.write_all(request).await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(buf)).await.unwrap().unwrap();
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// Sends nothing more and reads until the server closes `stream` (within 5 s): asserts it
+/// was closed unanswered, no sooner than `at_least` and within 3 s.
+async fn closed_unanswered_once_idle(stream: &mut TcpStream, buf: &mut [u8], at_least: Duration) {
+    use tokio::io::AsyncReadExt;
+    let started = std::time::Instant::now();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read(buf)).await;
+    let n = read.expect("the idle connection is closed").unwrap_or(0);
+    let waited = started.elapsed();
+    assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n]));
+    assert!(waited >= at_least && waited < Duration::from_secs(3), "{waited:?}");
+}
+
+/// Asserts `reply` is the quick route's answer.
+fn assert_quick(reply: &str, i: usize) {
+    assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "request {i}: {reply:?}");
+}
+
+const GET_QUICK: &[u8] = b"GET /quick HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+
+fn quick() -> Router {
+    Router::new().route("/quick", axum::routing::get(|| async { "{}" }))
+}
+
+/// The header read timeout runs from a connection's start and from each response's last
+/// byte: a kept-alive connection serves requests sent within it (however long each took
+/// to answer), and is closed unanswered once idle past it.
+#[tokio::test]
+async fn the_header_timeout_runs_from_each_response() {
+    let router = Router::new().route(
+        "/slow",
+        axum::routing::get(|| async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            "{}"
+        }),
+    );
+    let addr = served_with_header_timeout(router, 250).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = b"GET /slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+    let mut buf = vec![0u8; 4096];
+    for _ in 0..3 {
+        // Each answer takes longer than the timeout; the next head follows it at once.
+        let reply = exchanged(&mut stream, request, &mut buf).await;
+        assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
+        assert!(reply.ends_with("{}"), "{reply}");
+    }
+    // Idle: closed with no answer once the timeout has passed since the last response.
+    closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(200)).await;
+}
+
+/// Quick requests sent every 200 ms for 1.2 s, under a 300 ms header timeout: the timer
+/// set for an earlier wait fires while a later one is in progress, and is moved to that
+/// wait's deadline instead of closing the connection; once idle, it is closed.
+#[tokio::test]
+async fn the_header_timeout_is_moved_on_by_each_quick_request() {
+    let addr = served_with_header_timeout(quick(), 300).await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    for i in 0..6 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
+        assert_quick(&reply, i);
+    }
+    closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(250)).await;
+}
+
+/// A request sent with the connection (its head already there at the first read), then
+/// nothing: the connection is closed once idle past the timeout since its response.
+#[tokio::test]
+async fn a_connection_idle_after_its_first_request_is_closed() {
+    let addr = served_with_header_timeout(quick(), 300).await;
+    let mut buf = vec![0u8; 4096];
+    for requests in [1, 3] {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        for i in 0..requests {
+            // Sent at once, with the connection and then after each answer.
+            let reply = exchanged(&mut stream, GET_QUICK, &mut buf).await;
+            assert_quick(&reply, i);
+        }
+        closed_unanswered_once_idle(&mut stream, &mut buf, Duration::from_millis(250)).await;
+    }
+}
+
+/// A client that sends requests and reads none of the answers holds its connection no
+/// longer than the write stall timeout: once the socket's buffers are full, the server
+/// closes it, with most of the answers never written.
+#[tokio::test]
+async fn a_client_that_reads_nothing_is_closed_after_the_write_stall_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const BODY: usize = 256 << 10;
+    const REQUESTS: usize = 64;
+    let router = Router::new().route("/big", axum::routing::get(|| async { "x".repeat(BODY) }));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, router).write_stall_timeout(Duration::from_millis(300)).into_future());
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = b"GET /big HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".repeat(REQUESTS);
+    stream.write_all(&request).await.unwrap();
+    // Read nothing while the server fills the socket's buffers and waits.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut received = 0;
+    let drained = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received += n,
+            }
+        }
+    })
+    .await;
+    assert!(drained.is_ok(), "the connection stayed open; {received} bytes read");
+    assert!(received < REQUESTS * BODY, "every answer was written: {received} bytes");
+}
+
+#[test]
+fn the_budget_counts_and_releases() {
+    let budget = Budget { held: AtomicUsize::new(0), limit: 100 };
+    assert!(budget.take(60));
+    assert!(!budget.take(41));
+    assert!(budget.take(40));
+    assert!(!budget.take(1));
+    budget.release(60);
+    assert!(budget.take(60));
+    assert!(!budget.take(usize::MAX));
+}
+
+#[test]
+fn hosts() {
+    let check = |hosts: &AllowedHosts, value: &str| {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, value.parse().unwrap());
+        hosts.check(&headers, &Uri::from_static("/")).is_ok()
+    };
+    let loopback = AllowedHosts::loopback();
+    for served in
+        ["localhost", "localhost:8080", "LOCALHOST.", "app.localhost:3000", "127.0.0.1", "127.1.2.3:80", "[::1]:1"]
+    {
+        assert!(check(&loopback, served), "{served}");
+    }
+    for refused in
+        ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]", "user@localhost", "", "local host"]
+    {
+        assert!(!check(&loopback, refused), "{refused}");
+    }
+    let named = AllowedHosts::none().allow("API.example.com").allow("admin.example.com:8443");
+    assert!(check(&named, "api.example.com:443"));
+    assert!(check(&named, "admin.example.com:8443"));
+    assert!(!check(&named, "admin.example.com:443"));
+    assert!(!check(&named, "localhost"));
+    assert!(check(&AllowedHosts::any(), "anything.example"));
+    // The usual spellings are served without parsing, and only what the parse serves.
+    for value in ["127.0.0.1:8080", "localhost", "[::1]:65535", "localhost:1", "127.0.0.1:65536", "localhost:0"] {
+        let parsed = loopback.check_one(value).is_ok();
+        assert!(!is_plain_loopback(value.as_bytes()) || parsed, "{value}");
+    }
+    for value in ["127.0.0.1:65536", "localhost:", "localhost:080", "localhost.evil", "[::1]x", "127.0.0.10"] {
+        assert!(!is_plain_loopback(value.as_bytes()), "{value}");
+    }
+    assert!(is_plain_loopback(b"127.0.0.1:8080") && is_plain_loopback(b"localhost"));
+    // No Host at all (HTTP/1.0): served.
+    assert!(loopback.check(&HeaderMap::new(), &Uri::from_static("/")).is_ok());
+}
