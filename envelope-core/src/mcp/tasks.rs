@@ -32,7 +32,7 @@
 //! - Each change of status the replica running the body sees goes to the session that started
 //!   the task as `notifications/tasks` (the task as `tasks/get` answers it), when that session
 //!   can receive one later: stdio, or Streamable HTTP with a session (on its `GET` stream);
-//!   never to a stateless request (see [`super::task_notices`]).
+//!   never to a stateless request (2026-07-28, or 2025 without a session), whose client polls.
 //! - A client that did not declare the extension gets the direct answer of an `optional` task
 //!   tool, and `-32021` (`data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`)
 //!   for a `required` one.
