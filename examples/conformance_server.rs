@@ -8,8 +8,8 @@
 //! `npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp`.
 //!
 //! The tools answer through envelope: each reply's `structuredContent` is the envelope, and a
-//! tool that answers `Contents` (text, image, audio, embedded resources) has its blocks after
-//! the envelope's text block. Resources, resource templates, subscriptions, prompts and
+//! tool that answers `Contents` (text, image, audio, embedded resources) has its blocks first,
+//! the envelope's text block last. Resources, resource templates, subscriptions, prompts and
 //! completion are declared beside them in an rmcp `ServerHandler` that hands `tools/list`,
 //! `tools/call` and `logging/setLevel` to envelope's `McpServer`.
 

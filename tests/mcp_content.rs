@@ -1,6 +1,6 @@
 //! Tool answers beyond one JSON block, and tools that ask their client, over MCP stdio
-//! (`envelope_core::mcp::serve_io`): an image answer's blocks follow the envelope's text block
-//! while `structuredContent` stays the envelope; a tool that samples gets the client's answer
+//! (`envelope_core::mcp::serve_io`): an image answer's blocks come first and the envelope's
+//! text block last, while `structuredContent` stays the envelope; a tool that samples gets the client's answer
 //! when the client declared `sampling`, and a client that did not is answered -32021 at once.
 
 use std::time::Duration;
@@ -108,7 +108,7 @@ fn call(id: u64, name: &str, arguments: Value) -> Value {
 }
 
 #[tokio::test]
-async fn an_image_answer_is_its_blocks_after_the_envelope_text() {
+async fn an_image_answer_is_its_blocks_then_the_envelope_text() {
     let mut session = Session::start(json!({})).await;
     session.send(&call(1, "picture", json!({}))).await;
     let reply = session.read().await;
@@ -116,13 +116,14 @@ async fn an_image_answer_is_its_blocks_after_the_envelope_text() {
     assert_eq!(result["isError"], false);
     let content = result["content"].as_array().unwrap();
     assert_eq!(content.len(), 3, "{result}");
-    // The first block is the envelope's exact text; the consumer reads the outcome there or in
+    // The tool's own blocks first, in its order: a client shows them as the answer.
+    assert_eq!(content[0], json!({"type": "text", "text": "a red pixel"}));
+    assert_eq!(content[1], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
+    // The last block is the envelope's exact text; the consumer reads the outcome there or in
     // structuredContent, never in the tool's blocks.
-    let envelope: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    let envelope: Value = serde_json::from_str(content[2]["text"].as_str().unwrap()).unwrap();
     assert_eq!(envelope, result["structuredContent"]);
     assert_eq!(envelope["status"], "ok");
-    assert_eq!(content[1], json!({"type": "text", "text": "a red pixel"}));
-    assert_eq!(content[2], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
     assert_eq!(result["structuredContent"]["data"]["content"][1]["type"], "image");
 }
 
@@ -195,7 +196,10 @@ async fn an_image_answer_over_streamable_http_carries_its_blocks() {
     assert_eq!(status, 200, "{reply}");
     let result = &reply["result"];
     assert_eq!(result["resultType"], "complete", "{reply}");
-    assert_eq!(result["content"][2], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
+    assert_eq!(result["content"][0], json!({"type": "text", "text": "a red pixel"}));
+    assert_eq!(result["content"][1], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
+    let envelope: Value = serde_json::from_str(result["content"][2]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope, result["structuredContent"]);
     assert_eq!(result["structuredContent"]["status"], "ok");
 }
 

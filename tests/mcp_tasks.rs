@@ -1,15 +1,16 @@
 //! Long-running tools as MCP tasks (SEP-2663, `McpServer::with_task`) over MCP stdio: a refusal
 //! is answered before any task is created, another caller's task id is answered exactly as an
 //! unknown one (while the caller itself polls it from a second server on the same store), a
-//! body that ends after its task was cancelled has its result dropped, and the tasks stored per
-//! caller are bounded.
+//! body that ends after its task was cancelled has its result dropped, the tasks stored per
+//! caller are bounded, and the session hears each change of its task's status as
+//! `notifications/tasks` (the task as `tasks/get` answers it).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use envelope_core::{
-    Caller, Context, Toolbox,
+    Caller, ClientAsk, Context, Fault, Toolbox,
     call::guard::store::{MemoryStore, Store},
     mcp::{McpServer, serve_io, tasks::TaskSupport},
     tool,
@@ -53,16 +54,26 @@ fn stubborn(
     "done anyway".to_owned()
 }
 
+/// Asks its client whether to go on (an elicitation under the key `go`), then says the answer.
+#[tool(read_only)]
+async fn go_on(cx: Context) -> Result<String, Fault> {
+    let form = json!({"message": "Go on?", "requestedSchema": {
+        "type": "object", "properties": {"go": {"type": "boolean"}}, "required": ["go"]}});
+    let answer = cx.ask("go", ClientAsk::Elicitation, form).await.map_err(|e| Fault::backend(e.to_string()))?;
+    Ok(format!("go: {}", answer["content"]["go"]))
+}
+
 fn server(store: &Arc<MemoryStore>, caller: &str) -> McpServer {
     server_on(Arc::clone(store) as _, caller)
 }
 
 fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
-    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with_store(store);
+    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with(go_on::tool()).with_store(store);
     McpServer::new(toolbox)
         .with_caller(Caller::new(caller))
         .with_task("work", TaskSupport::Optional)
         .with_task("stubborn", TaskSupport::Optional)
+        .with_task("go_on", TaskSupport::Optional)
         .with_tasks_per_caller(2)
 }
 
@@ -70,16 +81,21 @@ struct Session {
     input: WriteHalf<DuplexStream>,
     output: Lines<BufReader<ReadHalf<DuplexStream>>>,
     id: u64,
+    /// The notifications read so far and not yet taken by [`Session::notice`].
+    notices: Vec<Value>,
 }
 
 impl Session {
     async fn start(server: McpServer) -> Self {
+        Self::start_with(server, json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})).await
+    }
+
+    async fn start_with(server: McpServer, capabilities: Value) -> Self {
         let (client, server_io) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(server_io);
         tokio::spawn(serve_io(server, server_read, server_write));
         let (read, input) = tokio::io::split(client);
-        let mut session = Session { input, output: BufReader::new(read).lines(), id: 0 };
-        let capabilities = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let mut session = Session { input, output: BufReader::new(read).lines(), id: 0, notices: Vec::new() };
         let reply = session
             .request(
                 "initialize",
@@ -102,14 +118,45 @@ impl Session {
         self.id += 1;
         let id = self.id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        loop {
+            let message = self.read().await;
+            if message.get("id").is_none() {
+                self.notices.push(message);
+                continue;
+            }
+            assert_eq!(message["id"], id, "{message}");
+            return message;
+        }
+    }
+
+    async fn read(&mut self) -> Value {
         let line = tokio::time::timeout(READ_TIMEOUT, self.output.next_line())
             .await
             .expect("no line from the server in time")
             .unwrap()
             .expect("the server closed its output");
-        let reply: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(reply["id"], id, "{reply}");
-        reply
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The next `notifications/tasks` of task `id` (read earlier, or now).
+    async fn notice(&mut self, id: &str) -> Value {
+        let of_task = |m: &Value| m["method"] == "notifications/tasks" && m["params"]["taskId"] == id;
+        if let Some(at) = self.notices.iter().position(of_task) {
+            return self.notices.remove(at);
+        }
+        loop {
+            let message = self.read().await;
+            if of_task(&message) {
+                return message;
+            }
+            assert!(message.get("id").is_none(), "a reply nobody waited for: {message}");
+            self.notices.push(message);
+        }
+    }
+
+    /// The `notifications/tasks` read so far.
+    fn task_notices(&self) -> Vec<&Value> {
+        self.notices.iter().filter(|m| m["method"] == "notifications/tasks").collect()
     }
 
     async fn call(&mut self, name: &str, arguments: Value) -> Value {
@@ -152,6 +199,73 @@ async fn a_completed_task_inlines_the_envelope_a_direct_call_answers() {
     assert_eq!(done["result"]["structuredContent"]["data"], "worked 0 s", "{done}");
     let text: Value = serde_json::from_str(done["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(text, done["result"]["structuredContent"]);
+}
+
+/// The task as `tasks/get` answers it now, without the response's `resultType`.
+async fn polled(session: &mut Session, id: &str) -> Value {
+    let mut task = session.get(id).await["result"].clone();
+    task.as_object_mut().unwrap().remove("resultType");
+    task
+}
+
+#[tokio::test]
+async fn the_session_hears_each_change_of_its_tasks_status() {
+    let store = Arc::new(MemoryStore::default());
+    let capabilities = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let mut session = Session::start_with(server(&store, "alice"), capabilities).await;
+    let id = task_id(&session.call("go_on", json!({})).await);
+
+    // Parked on its question: the notification is the task as tasks/get answers it.
+    let parked = session.notice(&id).await;
+    assert_eq!(parked["jsonrpc"], "2.0");
+    assert_eq!(parked["params"]["status"], "input_required", "{parked}");
+    assert_eq!(parked["params"]["ttlMs"], 3_600_000);
+    assert_eq!(parked["params"]["pollIntervalMs"], 500);
+    let asked = &parked["params"]["inputRequests"]["go"];
+    assert_eq!(asked["method"], "elicitation/create", "{parked}");
+    assert_eq!(asked["params"]["message"], "Go on?");
+    assert_eq!(parked["params"], polled(&mut session, &id).await);
+
+    let answer = json!({"go": {"action": "accept", "content": {"go": true}}});
+    let ack = session.request("tasks/update", json!({"taskId": id, "inputResponses": answer})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let working = session.notice(&id).await;
+    assert_eq!(working["params"]["status"], "working", "{working}");
+    assert!(working["params"].get("inputRequests").is_none(), "{working}");
+
+    // Completed: the result inlined, the envelope a direct call answers.
+    let done = session.notice(&id).await;
+    assert_eq!(done["params"]["status"], "completed", "{done}");
+    let result = &done["params"]["result"];
+    assert_eq!(result["structuredContent"]["status"], "ok", "{done}");
+    assert_eq!(result["structuredContent"]["data"], "go: true", "{done}");
+    assert_eq!(result["isError"], false);
+    assert_eq!(done["params"], polled(&mut session, &id).await);
+    // One notification a change: none for the `working` the create-task result said.
+    assert!(session.task_notices().is_empty(), "{:?}", session.task_notices());
+}
+
+#[tokio::test]
+async fn a_cancelled_task_is_announced_cancelled_once() {
+    let store = Arc::new(MemoryStore::default());
+    let mut session = Session::start(server(&store, "alice")).await;
+    let id = task_id(&session.call("work", json!({"seconds": 27})).await);
+    let ack = session.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let cancelled = session.notice(&id).await;
+    assert_eq!(cancelled["method"], "notifications/tasks");
+    assert_eq!(cancelled["params"]["status"], "cancelled", "{cancelled}");
+    assert!(cancelled["params"].get("result").is_none(), "{cancelled}");
+    assert_eq!(cancelled["params"]["taskId"], id.as_str());
+    // The body ends soon after (it watches its context); no second notice follows.
+    let started = std::time::Instant::now();
+    while !WORK_ENDED.lock().unwrap().contains(&27) {
+        assert!(started.elapsed() < Duration::from_secs(5), "the body did not see its task cancelled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(polled(&mut session, &id).await["status"], "cancelled");
+    assert!(session.task_notices().is_empty(), "{:?}", session.task_notices());
 }
 
 #[tokio::test]

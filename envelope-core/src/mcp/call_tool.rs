@@ -21,14 +21,16 @@ pub(super) fn call_tool_result(envelope: &Envelope) -> CallToolResult {
     result
 }
 
-/// [`call_tool_result`] for a tool that answers [`super::content::Contents`]: after the
-/// envelope's text block, the blocks of its `data` (an answer that is not ok has none).
+/// [`call_tool_result`] for a tool that answers [`super::content::Contents`]: the blocks of
+/// its `data` first, in the tool's order, then the envelope's text block, last (an answer that
+/// is not ok has no blocks: its envelope's text alone).
 pub(super) fn call_tool_result_with_blocks(envelope: &Envelope) -> CallToolResult {
     let mut result = call_tool_result(envelope);
     if !envelope.is_error()
-        && let Some(blocks) = envelope.data().and_then(super::content::Contents::from_data)
+        && let Some(mut blocks) = envelope.data().and_then(super::content::Contents::from_data)
     {
-        result.content.extend(blocks);
+        blocks.append(&mut result.content);
+        result.content = blocks;
     }
     result
 }

@@ -3,25 +3,28 @@
 //!
 //! A tool that answers [`Contents`] keeps the envelope contract: `structuredContent` is the
 //! envelope, as for every tool, with the blocks as its `data`
-//! (`{"content": [<block>, ...]}`), and `content` holds the envelope's own text block first,
-//! then the tool's blocks, in the tool's order, each as the MCP block it is:
+//! (`{"content": [<block>, ...]}`), and `content` holds the tool's blocks first, in the tool's
+//! order, each as the MCP block it is, then the envelope's own text block, last:
 //!
 //! ```json
 //! {
 //!   "content": [
-//!     {"type": "text", "text": "{\"status\":\"ok\",\"success\":true,\"data\":{\"content\":[...]}}"},
-//!     {"type": "image", "data": "iVBORw0KGgo...", "mimeType": "image/png"}
+//!     {"type": "text", "text": "Hello, Ada!"},
+//!     {"type": "image", "data": "iVBORw0KGgo...", "mimeType": "image/png"},
+//!     {"type": "text", "text": "{\"status\":\"ok\",\"success\":true,\"data\":{\"content\":[...]}}"}
 //!   ],
 //!   "structuredContent": {"status": "ok", "success": true, "data": {"content": [...]}},
 //!   "isError": false
 //! }
 //! ```
 //!
-//! A consumer reads the outcome from `structuredContent` (or from the first block, its exact
-//! text) and never from prose; a client that shows content shows the tool's blocks after it. A
-//! refused or failed call answers its envelope alone, as any tool does. The server knows a tool
-//! answers blocks from its declared data schema (feature `schemars`: the schema of
-//! [`Contents`] carries `"x-mcp-content": true`), so it needs no look at the answer's text.
+//! A consumer reads the outcome from `structuredContent` (or from the last block, its exact
+//! text) and never from prose; a client that shows content shows the tool's own blocks first
+//! (`content[0]` is the tool's first block, as MCP clients and the conformance suite expect).
+//! A refused or failed call answers its envelope alone, one text block, as any tool does. The
+//! server knows a tool answers blocks from its declared data schema (feature `schemars`: the
+//! schema of [`Contents`] carries `"x-mcp-content": true`), so it needs no look at the
+//! answer's text.
 //! Image, audio and blob bytes are base64 (RFC 4648 §4, with padding) on the wire.
 
 use base64::Engine as _;

@@ -21,6 +21,8 @@ mod notify;
 mod stdio;
 // Long-running tools as tasks (SEP-2663).
 pub mod tasks;
+// A task's status changes as `notifications/tasks` to the session that started it.
+mod task_notices;
 
 // MCP over Streamable HTTP, stateless, on axum.
 #[cfg(feature = "http")]
@@ -108,6 +110,8 @@ impl McpServer {
         // A toolbox served on a surface (`Toolbox::on`) makes its calls on that surface.
         let surface = Arc::from(toolbox.surface().map_or("mcp", crate::call::Surface::name));
         let block_tools = Arc::new(block_tools(&toolbox));
+        let mut tasks = tasks::Tasks::default();
+        tasks.blocks = Arc::clone(&block_tools);
         Self {
             block_tools,
             asks_client: false,
@@ -118,7 +122,7 @@ impl McpServer {
             surface,
             default_level: None,
             level: Arc::default(),
-            tasks: Arc::default(),
+            tasks: Arc::new(tasks),
         }
     }
 
@@ -436,7 +440,12 @@ impl ServerHandler for McpServer {
                         .gather(&self.toolbox, cx, capabilities, &request, arguments, &*self.input_key)
                         .await;
                 }
-                return match self.tasks.start(&self.toolbox, cx, capabilities, &request.name, arguments).await? {
+                let session = task_notices::session_peer(&context);
+                return match self
+                    .tasks
+                    .start(&self.toolbox, cx, capabilities, &request.name, arguments, session)
+                    .await?
+                {
                     Ok(created) => Ok(CallToolResponse::Task(created)),
                     Err(envelope) => Ok(call_tool::call_tool_result(&envelope).into()),
                 };

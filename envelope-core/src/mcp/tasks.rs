@@ -16,8 +16,9 @@
 //!   is created. Only a sync (`fn`) body is left to run in the task; an `async fn` tool's call
 //!   runs whole in the task, so its refusal is a completed task whose `result` has `isError`.
 //! - `tasks/get` answers the task's status; once `completed`, `result` is the `CallToolResult`
-//!   a direct call would have answered (the envelope as `structuredContent` and as the one text
-//!   block, `isError` when the envelope is not ok). A call that ends in a JSON-RPC error (the
+//!   a direct call would have answered (the envelope as `structuredContent` and as the last
+//!   text block, after the tool's own blocks when it answers [`super::content::Contents`];
+//!   `isError` when the envelope is not ok). A call that ends in a JSON-RPC error (the
 //!   body asked its client for a capability the client did not declare: `-32021`) is `failed`
 //!   with that `error` inlined, and no `result`.
 //! - A body's request to its client ([`crate::Context::elicit`], [`crate::Context::ask`], ...)
@@ -28,6 +29,10 @@
 //!   settles to `cancelled`, its body's [`crate::Context`] is cancelled (on this replica at
 //!   once, on another within [`WATCH_INTERVAL`]), and a body that ends after that has its
 //!   result dropped.
+//! - Each change of status the replica running the body sees goes to the session that started
+//!   the task as `notifications/tasks` (the task as `tasks/get` answers it), when that session
+//!   can receive one later: stdio, or Streamable HTTP with a session (on its `GET` stream);
+//!   never to a stateless request (2026-07-28, or 2025 without a session), whose client polls.
 //! - A client that did not declare the extension gets the direct answer of an `optional` task
 //!   tool, and `-32021` (`data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`)
 //!   for a `required` one.
@@ -54,6 +59,7 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 
+use super::task_notices::StatusNotices;
 use crate::call::pipeline::Started;
 use crate::read::context::{Asked, Sink};
 use crate::{ClientAsk, ClientError, Context, Envelope, Toolbox};
@@ -96,9 +102,16 @@ pub(super) struct Tasks {
     pub(super) gathering: std::collections::HashSet<String>,
     pub(super) ttl: Duration,
     pub(super) per_caller: usize,
-    /// The contexts of the bodies running on this replica, by store key.
-    running: Mutex<HashMap<String, Context>>,
+    /// The tools that answer [`super::content::Contents`]: a completed task's result carries
+    /// their blocks, as a direct call's does.
+    pub(super) blocks: Arc<std::collections::HashSet<String>>,
+    /// The contexts of the bodies running on this replica, and the notices of their status to
+    /// the session that started them, by store key.
+    running: Mutex<HashMap<String, Running>>,
 }
+
+/// A body running on this replica: its call's context, and where its status changes go.
+type Running = (Context, Option<Arc<StatusNotices>>);
 
 impl Default for Tasks {
     fn default() -> Self {
@@ -107,6 +120,7 @@ impl Default for Tasks {
             gathering: std::collections::HashSet::new(),
             ttl: DEFAULT_TTL,
             per_caller: DEFAULT_PER_CALLER,
+            blocks: Arc::default(),
             running: Mutex::default(),
         }
     }
@@ -119,6 +133,7 @@ impl Clone for Tasks {
             gathering: self.gathering.clone(),
             ttl: self.ttl,
             per_caller: self.per_caller,
+            blocks: Arc::clone(&self.blocks),
             running: Mutex::default(),
         }
     }
@@ -234,7 +249,8 @@ impl Tasks {
 
     /// A task-tool call from a client that declared the extension: refused or answered at once
     /// when the pipeline does so before the body (`Ok(Err(result))`), else a task created, its
-    /// body running on, and the create-task result.
+    /// body running on, and the create-task result. `session`: the peer its status changes go
+    /// to ([`super::task_notices::session_peer`]), if any.
     pub(super) async fn start(
         self: &Arc<Self>,
         toolbox: &Arc<Toolbox>,
@@ -242,10 +258,12 @@ impl Tasks {
         capabilities: Option<ClientCapabilities>,
         name: &str,
         arguments: Option<Arc<str>>,
+        session: Option<rmcp::Peer<rmcp::RoleServer>>,
     ) -> Result<Result<CreateTaskResult, Envelope>, ErrorData> {
         let caller = cx.caller().key();
         let id = new_id();
         let key = task_key(&caller, &id);
+        let notices = session.map(|peer| Arc::new(StatusNotices::new(peer, id.clone(), self.ttl_ms())));
         // The body's context from the start, so the one it holds is the one a cancel reaches.
         let sink = Arc::new(TaskSink {
             store: Arc::clone(&toolbox.guard.store),
@@ -253,6 +271,7 @@ impl Tasks {
             capabilities,
             missing: Mutex::default(),
             asked: std::sync::atomic::AtomicUsize::new(0),
+            notices: notices.clone(),
         });
         let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
         // The pipeline first: a refusal never becomes a task. A sync body comes back unrun.
@@ -274,11 +293,16 @@ impl Tasks {
             None
         };
         let now = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
-        self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), cx.clone());
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.clone(), (cx.clone(), notices.clone()));
 
         let tasks = Arc::clone(self);
         let toolbox = Arc::clone(toolbox);
+        let blocks = self.blocks.contains(name);
         let name = name.to_owned();
+        let watched = notices.clone();
         tokio::spawn(async move {
             let run = async {
                 match body {
@@ -296,6 +320,8 @@ impl Tasks {
                             let status = serde_json::from_str::<Record>(&text).map(|r| r.status);
                             if !matches!(status, Ok(TaskStatus::Working | TaskStatus::InputRequired)) {
                                 cx.cancel();
+                                // Cancelled on another replica: its session hears it from here.
+                                announce(watched.as_deref(), &*toolbox.guard.store, &key).await;
                                 return;
                             }
                         }
@@ -317,16 +343,26 @@ impl Tasks {
                 outcome = Err(super::input_required::missing_capability(capability));
             }
             tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
-            Self::finish(&toolbox, &key, &outcome).await;
+            Self::finish(&toolbox, &key, &outcome, blocks).await;
+            announce(sink.notices.as_deref(), &*toolbox.guard.store, &key).await;
         });
 
-        Ok(Ok(self.created(id, now)))
+        let created = self.created(id, now);
+        if let Some(notices) = &notices {
+            notices.announced();
+        }
+        Ok(Ok(created))
+    }
+
+    /// The `ttlMs` of this server's tasks.
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// The create-task result of a task just created.
     fn created(&self, id: String, now: String) -> CreateTaskResult {
         let task = Task::new(id, TaskStatus::Working, now.clone(), now)
-            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
+            .with_ttl_ms(self.ttl_ms())
             .with_poll_interval_ms(POLL_INTERVAL_MS);
         CreateTaskResult::new(task)
     }
@@ -354,10 +390,15 @@ impl Tasks {
         Ok(now)
     }
 
-    /// The end of a task's body: `completed` with the call's result, or `failed` with its
-    /// JSON-RPC error; dropped when the task is no longer running (cancelled, expired).
-    async fn finish(toolbox: &Toolbox, key: &str, outcome: &Result<Envelope, ErrorData>) {
+    /// The end of a task's body: `completed` with the call's result (with the tool's content
+    /// blocks when it answers them: `blocks`), or `failed` with its JSON-RPC error; dropped
+    /// when the task is no longer running (cancelled, expired).
+    async fn finish(toolbox: &Toolbox, key: &str, outcome: &Result<Envelope, ErrorData>, blocks: bool) {
         let _ = Self::settle(toolbox, key, |record| match outcome {
+            Ok(envelope) if blocks => {
+                record.status = TaskStatus::Completed;
+                record.result = Some(result_object(&super::call_tool::call_tool_result_with_blocks(envelope)));
+            }
             Ok(envelope) => {
                 record.status = TaskStatus::Completed;
                 record.result = Some(result_object(&super::call_tool::call_tool_result(envelope)));
@@ -399,6 +440,7 @@ impl Tasks {
         });
         let cx = cx.with_sink(Arc::clone(&gate) as Arc<dyn Sink>);
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let blocks = self.blocks.contains(name);
         let body = {
             let toolbox = Arc::clone(toolbox);
             let gate = Arc::clone(&gate);
@@ -413,7 +455,7 @@ impl Tasks {
                         if let Some(capability) = missing {
                             outcome = Err(super::input_required::missing_capability(capability));
                         }
-                        Self::finish(&toolbox, &sink.key, &outcome).await;
+                        Self::finish(&toolbox, &sink.key, &outcome, blocks).await;
                     }
                     None => {
                         let _ = tx.send(outcome);
@@ -446,9 +488,11 @@ impl Tasks {
                     capabilities,
                     missing: Mutex::default(),
                     asked: std::sync::atomic::AtomicUsize::new(0),
+                    // A stateless request: its client polls.
+                    notices: None,
                 });
                 *gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sink);
-                self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, cx.clone());
+                self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, (cx.clone(), None));
                 Ok(rmcp::model::CallToolResponse::Task(self.created(id, now)))
             }
         }
@@ -459,20 +503,7 @@ impl Tasks {
         let key = task_key(&cx.caller().key(), id);
         let text = toolbox.guard.store.get(&key).await.map_err(|e| store_error(&e))?.ok_or_else(|| unknown(id))?;
         let record: Record = serde_json::from_str(&text).map_err(|_| unknown(id))?;
-        let payload = match record.status {
-            TaskStatus::Completed => TaskPayload::Completed { result: record.result.unwrap_or_default() },
-            TaskStatus::Failed => TaskPayload::Failed { error: record.error.unwrap_or_default() },
-            TaskStatus::Cancelled => TaskPayload::Cancelled,
-            TaskStatus::InputRequired => match serde_json::from_value(Value::Object(record.input_requests)) {
-                Ok(input_requests) => TaskPayload::InputRequired { input_requests },
-                Err(_) => TaskPayload::Working,
-            },
-            _ => TaskPayload::Working,
-        };
-        let task = Task::new(id, record.status, record.created_at, record.last_updated_at)
-            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
-            .with_poll_interval_ms(POLL_INTERVAL_MS);
-        Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
+        Ok(GetTaskResult::new(detailed(id, record, self.ttl_ms())))
     }
 
     /// `tasks/update`: the answers to the task's pending input requests, each taken by the
@@ -515,10 +546,41 @@ impl Tasks {
         }
         Self::settle(toolbox, &key, |record| record.status = TaskStatus::Cancelled).await?;
         let running = self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
-        if let Some(body) = running {
+        if let Some((body, notices)) = running {
             body.cancel();
+            announce(notices.as_deref(), &*toolbox.guard.store, &key).await;
         }
         Ok(())
+    }
+}
+
+/// Task `id` as `tasks/get` answers it (and `notifications/tasks` carries it): its status and
+/// timestamps, and its input requests, result or error inlined as its status has them.
+fn detailed(id: &str, record: Record, ttl_ms: u64) -> DetailedTask {
+    let payload = match record.status {
+        TaskStatus::Completed => TaskPayload::Completed { result: record.result.unwrap_or_default() },
+        TaskStatus::Failed => TaskPayload::Failed { error: record.error.unwrap_or_default() },
+        TaskStatus::Cancelled => TaskPayload::Cancelled,
+        TaskStatus::InputRequired => match serde_json::from_value(Value::Object(record.input_requests)) {
+            Ok(input_requests) => TaskPayload::InputRequired { input_requests },
+            Err(_) => TaskPayload::Working,
+        },
+        _ => TaskPayload::Working,
+    };
+    let task = Task::new(id, record.status, record.created_at, record.last_updated_at)
+        .with_ttl_ms(ttl_ms)
+        .with_poll_interval_ms(POLL_INTERVAL_MS);
+    DetailedTask::new(task, payload)
+}
+
+/// Sends the stored task at `key` to the session that started it when its status changed
+/// (`notifications/tasks`); nothing without `notices`, or when the task is gone.
+async fn announce(notices: Option<&StatusNotices>, store: &dyn crate::call::guard::store::Store, key: &str) {
+    let Some(notices) = notices else { return };
+    if let Ok(Some(text)) = store.get(key).await
+        && let Ok(record) = serde_json::from_str::<Record>(&text)
+    {
+        notices.send(detailed(&notices.task_id, record, notices.ttl_ms)).await;
     }
 }
 
@@ -554,6 +616,8 @@ struct TaskSink {
     /// The capability a request needed that the client did not declare: the task fails `-32021`.
     missing: Mutex<Option<&'static str>>,
     asked: std::sync::atomic::AtomicUsize,
+    /// Where the task's status changes go, if anywhere.
+    notices: Option<Arc<StatusNotices>>,
 }
 
 /// The sink of a body that gathers its input through rounds before its task exists
@@ -633,6 +697,7 @@ impl Sink for TaskSink {
         let id = key.map_or_else(|| format!("input-{n}"), str::to_owned);
         let store = Arc::clone(&self.store);
         let key = self.key.clone();
+        let notices = self.notices.clone();
         Box::pin(async move {
             let request = serde_json::json!({"method": ask.method(), "params": params});
             let parked = update(&*store, &key, |record| {
@@ -645,6 +710,7 @@ impl Sink for TaskSink {
             if !parked {
                 return Err(ClientError::Cancelled);
             }
+            announce(notices.as_deref(), &*store, &key).await;
             loop {
                 tokio::time::sleep(ANSWER_POLL).await;
                 let answer = Mutex::new(None);
@@ -658,6 +724,8 @@ impl Sink for TaskSink {
                 .await
                 .map_err(|e| ClientError::Failed { code: -32603, message: e.message.into_owned() })?;
                 if taken {
+                    // Back to `working` once every request is answered.
+                    announce(notices.as_deref(), &*store, &key).await;
                     let answer = answer.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
                     return answer.ok_or(ClientError::Cancelled);
                 }
