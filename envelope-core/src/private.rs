@@ -12,7 +12,7 @@ pub use crate::read::readers::read_choice_sent;
 // one module (the crate's root may change without them).
 pub use crate::call::ToolSet;
 pub use crate::read::kinds::{Measured, Sequence, Textual};
-pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status};
+pub use crate::{Code, Context, Envelope, Fault, Problem, Reading, Refusal, Status};
 
 /// `value`, once the rule is shown to apply to the parameter type: `check` is the public trait's
 /// own item (`<T as Numeric>::RULES_APPLY`, `<T as Textual>::RULES_APPLY`, a `PhantomData` of

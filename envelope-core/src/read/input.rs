@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Number, Value};
 
 use crate::read::context::Context;
-use crate::read::cx::Numbers;
+use crate::read::path::Numbers;
 use crate::spec::ParamSpec;
 
 /// A JSON scalar of the arguments' text, as `serde_json` reads it.
