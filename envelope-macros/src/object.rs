@@ -138,6 +138,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
         &params,
         quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_reading))),
     );
+    let count = raws.len();
     quote! {
         #[automatically_derived]
         impl #p::FromArg for #ident {
@@ -153,6 +154,27 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 let __envelope_obj = #p::object_of(__envelope_v, __envelope_reading, __envelope_spec)?;
                 let mut __envelope_args =
                     #p::Args::nested(&__envelope_spec.params, __envelope_reading, &__envelope_obj);
+                #takes
+                #refuse_with
+                __envelope_args.into_problem()?;
+                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+            }
+
+            fn from_sent(
+                __envelope_v: &#p::Sent<'_>,
+                __envelope_reading: &#p::Reading<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                let __envelope_spec = #ident::__envelope_object();
+                let mut __envelope_slots: [::core::option::Option<#p::Sent<'_>>; #count] =
+                    [const { ::core::option::Option::None }; #count];
+                let ::core::option::Option::Some(mut __envelope_args) = #p::Args::nested_sent(
+                    &__envelope_spec.params,
+                    __envelope_reading,
+                    __envelope_v,
+                    &mut __envelope_slots,
+                ) else {
+                    return #p::sent_as_value(__envelope_v, __envelope_reading, <Self as #p::FromArg>::from_arg);
+                };
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;

@@ -257,6 +257,35 @@ impl<'a> Args<'a> {
         Args::scoped(params, reading.strict, "", Some(reading.path), Some(obj), reading.numbers)
     }
 
+    /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `reading.path` from
+    /// the arguments' text: its members in `slots` (one per field, all `None`), each read from
+    /// its own text. `None` when the value is not an object of the text, holds a name that is
+    /// not a field, or a field has cross-field rules (which read the object as a `Value`): the
+    /// reader then reads the built `Value` ([`sent_as_value`](crate::read::readers::sent_as_value)),
+    /// and answers alike.
+    pub fn nested_sent(
+        params: &'a [ParamSpec],
+        reading: &Reading<'a>,
+        sent: &Sent<'a>,
+        slots: &'a mut [Option<Sent<'a>>],
+    ) -> Option<Self> {
+        let cross = params.iter().any(|p| !p.requires.is_empty() || !p.excludes.is_empty());
+        if cross || !sent.fields(params, slots) {
+            return None;
+        }
+        Some(Args {
+            params,
+            strict: reading.strict,
+            owner: "",
+            parent: Some(reading.path),
+            obj: None,
+            numbers: reading.numbers,
+            slots: Slots::Text(slots),
+            problems: Vec::new(),
+            unknown: Vec::new(),
+        })
+    }
+
     fn scoped(
         params: &'a [ParamSpec],
         strict: bool,

@@ -80,13 +80,16 @@ pub trait FromArg: Sized {
     fn ty() -> Ty;
     /// Reads `v` (never JSON `null` for a top-level parameter: that means absent).
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem>;
-    /// Reads a scalar of the arguments' text (see [`Sent`]), read by `Toolbox::call_json` in
-    /// one pass without a `serde_json::Value`. The default reads it as `from_arg` reads the
-    /// equal `Value`, quoting a number as it was sent; a type overrides it only to skip work
-    /// (`String` keeps the one copy it needs, a `Choice` compares the text in place).
+    /// Reads a value of the arguments' text (see [`Sent`]: a scalar, or an array or object
+    /// kept as its text), read by `Toolbox::call_json` in one pass without a
+    /// `serde_json::Value`. It answers exactly as `from_arg` on the equal `Value`, refusals
+    /// included. The default reads it as `from_arg` reads the equal `Value` (built, for an
+    /// array or object), quoting a number as it was sent; a type overrides it only to skip work
+    /// (`String` keeps the one copy it needs, a `Choice` compares the text in place, `Vec<T>`
+    /// reads its items from the text, `#[derive(Object)]` its fields).
     #[doc(hidden)]
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
-        as_value(sent, reading, Self::from_arg)
+        sent_as_value(sent, reading, Self::from_arg)
     }
     /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
     /// (the parameter is required).
@@ -118,12 +121,12 @@ macro_rules! numeric {
 }
 numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
-/// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
-fn as_value<T>(sent: &Sent<'_>, reading: &Reading<'_>, read: impl FnOnce(&Value, &Reading<'_>) -> T) -> T {
-    // An array or object the walk built: its numbers read back as sent, no text needed.
-    if let crate::read::input::Scalar::Tree(v) = &sent.scalar {
-        return read(v, reading);
-    }
+/// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent: what
+/// [`FromArg::from_sent`] does where it does not read the text itself. Used by the code
+/// `#[derive(Object)]` generates.
+#[doc(hidden)]
+pub fn sent_as_value<T>(sent: &Sent<'_>, reading: &Reading<'_>, read: impl FnOnce(&Value, &Reading<'_>) -> T) -> T {
+    // An array or object is built from its text: its numbers read back as sent, no table needed.
     let v = sent.to_value();
     if !v.is_number() {
         return read(&v, reading);
@@ -337,7 +340,7 @@ pub fn read_choice_sent(
     {
         return Ok(i);
     }
-    as_value(sent, reading, |v, reading| read_choice(v, reading, names))
+    sent_as_value(sent, reading, |v, reading| read_choice(v, reading, names))
 }
 
 /// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
@@ -375,7 +378,7 @@ macro_rules! int_from_arg {
                 if let Some(n) = int_in_range(sent, reading, <$t>::MIN as i128, <$t>::MAX as i128) {
                     return Ok(n as $t);
                 }
-                as_value(sent, reading, Self::from_arg)
+                sent_as_value(sent, reading, Self::from_arg)
             }
         }
     )*};
@@ -446,12 +449,12 @@ impl FromArg for String {
     }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         // The one copy the value needs, checked in place and moved out.
-        let Some(s) = sent.as_str() else { return as_value(sent, reading, Self::from_arg) };
+        let Some(s) = sent.as_str() else { return sent_as_value(sent, reading, Self::from_arg) };
         let v = Value::String(s.to_owned());
         read_str(&v, reading)?;
         match v {
             Value::String(s) => Ok(s),
-            _ => as_value(sent, reading, Self::from_arg),
+            _ => sent_as_value(sent, reading, Self::from_arg),
         }
     }
 }
@@ -460,8 +463,12 @@ impl FromArg for Value {
     fn ty() -> Ty {
         Ty::Any
     }
-    fn from_arg(v: &Value, _cx: &Reading<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, _reading: &Reading<'_>) -> Result<Self, Problem> {
         Ok(v.clone())
+    }
+    fn from_sent(sent: &Sent<'_>, _reading: &Reading<'_>) -> Result<Self, Problem> {
+        // Built once from the text, not built and then copied.
+        Ok(sent.clone().into_value())
     }
 }
 
@@ -563,6 +570,23 @@ impl<T: FromArg> FromArg for Vec<T> {
         // After the first item's own further problems (the other fields of an object item).
         first.0.also.extend(refused);
         Err(first)
+    }
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        // An array of the text, read item by item into `T` with the item rules, each item
+        // from its own text; on the first item refused, or a count the rule refuses, the array
+        // is read as a `Value` by `from_arg`, whose refusal counts and describes the items.
+        if let Some(items) = sent.items() {
+            let most = reading.rules.length.map_or(usize::MAX, |len| len.max);
+            let mut out = Vec::new();
+            let read_all = items.enumerate().all(|(i, item)| {
+                let path = Path::Index(&reading.path, i);
+                i < most && T::from_sent(&item, &reading.item(&path)).map(|x| out.push(x)).is_ok()
+            });
+            if read_all && rules::length::takes_items(reading, out.len()) {
+                return Ok(out);
+            }
+        }
+        sent_as_value(sent, reading, Self::from_arg)
     }
 }
 

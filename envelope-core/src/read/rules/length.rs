@@ -11,6 +11,12 @@ use crate::read::path::{Reading, count};
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Length, Rules, Ty, Unit};
 
+/// Whether an array of `n` items is within the rule's count (or there is no rule): what
+/// [`check`] lets through on an array.
+pub(crate) fn takes_items(reading: &Reading<'_>, n: usize) -> bool {
+    reading.rules.length.is_none_or(|len| n >= len.min && n <= len.max)
+}
+
 /// Refuses a string whose length (in the rule's unit) or an array whose count of items is
 /// outside the rule. A string's accepted set states its length alone; an array's, its items too.
 #[inline]
