@@ -126,6 +126,9 @@ impl Rng {
     }
 }
 
+/// A name and what makes its value.
+type Field = (&'static str, fn(&mut Rng) -> String);
+
 /// A JSON string of the text.
 fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap()
@@ -218,7 +221,7 @@ fn array(r: &mut Rng, most: usize, item: impl Fn(&mut Rng) -> String) -> String 
 
 /// An object of `fields` (name, value maker; the first `required` are required), some left out,
 /// one now and then unknown, sent twice or `null`; now and then sent as a string holding it.
-fn object(r: &mut Rng, required: usize, fields: &[(&str, fn(&mut Rng) -> String)]) -> String {
+fn object(r: &mut Rng, required: usize, fields: &[Field]) -> String {
     if r.mistake(14) {
         return odd(r);
     }
@@ -265,7 +268,7 @@ fn window(r: &mut Rng) -> String {
 
 /// One call's arguments: the parameters in a shuffled order, some left out.
 fn arguments(r: &mut Rng) -> String {
-    let params: [(&str, fn(&mut Rng) -> String); 8] = [
+    let params: [Field; 8] = [
         ("filter", filter),
         ("tags", |r| array(r, 5, |r| text(r, 6))),
         ("rows", |r| array(r, 3, inner)),
