@@ -261,7 +261,7 @@ impl<'a> Args<'a> {
     /// the arguments' text: its members in `slots` (one per field, all `None`), each read from
     /// its own text. `None` when the value is not an object of the text, holds a name that is
     /// not a field, or a field has cross-field rules (which read the object as a `Value`): the
-    /// reader then reads the built `Value` ([`sent_as_value`](crate::read::readers::sent_as_value)),
+    /// reader then reads the built `Value` (`sent_as_value`),
     /// and answers alike.
     pub fn nested_sent(
         params: &'a [ParamSpec],

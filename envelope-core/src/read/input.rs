@@ -41,7 +41,7 @@ pub enum Scalar<'a> {
     Str(Cow<'a, str>),
     /// An array or an object, checked and kept as its text ([`Sent::text`]): it is what
     /// `serde_json` would parse, without a key sent twice, and each of its numbers reads back as
-    /// it was sent (see [`walk`]), so a refusal that quotes it needs no text beside it.
+    /// it was sent (see `walk`), so a refusal that quotes it needs no text beside it.
     Raw,
 }
 
