@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use envelope_core::__private010::{Args, Input, Map};
 use envelope_core::spec::{Bound, Num, Range, Rules};
-use envelope_core::{Cx, Envelope, FromArg, Status, Tool, Toolbox, read::ArgPath, tool};
+use envelope_core::{Envelope, FromArg, Reading, Status, Tool, Toolbox, read::ArgPath, tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -325,16 +325,16 @@ fn main() {
         (o.get("hours_back").is_some(), o.get("group_by").is_some(), o.get("top").is_some())
     });
     let hours = json!(24);
-    let cx0 = Cx::new(&spec.params[0].rules, false, ArgPath::Param("hours_back"));
+    let cx0 = Reading::new(&spec.params[0].rules, false, ArgPath::Param("hours_back"));
     r.bench("success", "read_u32_range", || u32::from_arg(black_box(&hours), &cx0).is_ok());
     let database = json!("database");
-    let cx1 = Cx::new(&spec.params[1].rules, false, ArgPath::Param("group_by"));
+    let cx1 = Reading::new(&spec.params[1].rules, false, ArgPath::Param("group_by"));
     r.bench("success", "read_string_choices", || String::from_arg(black_box(&database), &cx1).is_ok());
     // Not in `top_queries`: an f64 with a range (`set_threshold`'s `ratio`), for comparison.
     let ratio_rules =
         Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Float(0.0)), Bound::Exclusive(Num::Float(1.0))));
     let ratio = json!(0.25);
-    let cx_f = Cx::new(&ratio_rules, false, ArgPath::Param("ratio"));
+    let cx_f = Reading::new(&ratio_rules, false, ArgPath::Param("ratio"));
     r.bench("success", "read_f64_range", || f64::from_arg(black_box(&ratio), &cx_f).is_ok());
 
     // --- enum vs String ---------------------------------------------------------------------
@@ -343,8 +343,8 @@ fn main() {
     let by_s = toolbox.get("by_string").expect("registered");
     assert_eq!(ready(by_e.call(Some(&one))).status(), Status::Ok);
     assert_eq!(ready(by_s.call(Some(&one))).status(), Status::Ok);
-    let cx_e = Cx::new(&by_e.spec().params[0].rules, false, ArgPath::Param("group_by"));
-    let cx_s = Cx::new(&by_s.spec().params[0].rules, false, ArgPath::Param("group_by"));
+    let cx_e = Reading::new(&by_e.spec().params[0].rules, false, ArgPath::Param("group_by"));
+    let cx_s = Reading::new(&by_s.spec().params[0].rules, false, ArgPath::Param("group_by"));
     r.bench("enum", "enum_from_arg", || GroupBy::from_arg(black_box(&database), &cx_e).is_ok());
     r.bench("enum", "string_from_arg", || String::from_arg(black_box(&database), &cx_s).is_ok());
     r.bench("enum", "enum_tool_call", || ready(by_e.call(Some(black_box(&one)))));

@@ -45,7 +45,7 @@ pub use outcome::envelope::Envelope;
 pub use outcome::failure::ToolError;
 pub use outcome::fault::Fault;
 pub use outcome::refusal::{Problem, Refusal};
-pub use read::args::{Cx, FromArg};
+pub use read::args::{FromArg, Reading};
 pub use read::context::{Caller, ClientAsk, ClientError, Context, ElicitAction, Elicitation};
 
 #[doc = include_str!("../docs/tools.md")]

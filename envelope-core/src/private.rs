@@ -5,14 +5,14 @@ pub use serde_json::{Map, Value};
 
 pub use crate::outcome::{Guarded, Step};
 pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
-pub use crate::read::input::{Scalar, Sent};
-pub use crate::read::readers::read_choice_sent;
+pub use crate::read::input::{Items, Scalar, Sent};
+pub use crate::read::readers::{read_choice_sent, sent_as_value};
 
 // What generated code names of the public API, so the macros reach every item through this
 // one module (the crate's root may change without them).
 pub use crate::call::ToolSet;
 pub use crate::read::kinds::{Measured, Sequence, Textual};
-pub use crate::{Code, Context, Cx, Envelope, Fault, Problem, Refusal, Status};
+pub use crate::{Code, Context, Envelope, Fault, Problem, Reading, Refusal, Status};
 
 /// `value`, once the rule is shown to apply to the parameter type: `check` is the public trait's
 /// own item (`<T as Numeric>::RULES_APPLY`, `<T as Textual>::RULES_APPLY`, a `PhantomData` of

@@ -139,16 +139,16 @@ pub fn derive(input: TokenStream) -> TokenStream {
             }
             fn from_arg(
                 __envelope_v: &#p::Value,
-                __envelope_cx: &#p::Cx<'_>,
+                __envelope_reading: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
-                #p::read_choice(__envelope_v, __envelope_cx, &[#(#names),*])
+                #p::read_choice(__envelope_v, __envelope_reading, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
             fn from_sent(
                 __envelope_v: &#p::Sent<'_>,
-                __envelope_cx: &#p::Cx<'_>,
+                __envelope_reading: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
-                #p::read_choice_sent(__envelope_v, __envelope_cx, &[#(#names),*])
+                #p::read_choice_sent(__envelope_v, __envelope_reading, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
         }

@@ -66,7 +66,7 @@ pub fn fallback(ident: &syn::Ident, generic: bool) -> TokenStream {
             }
             fn from_arg(
                 _: &#p::Value,
-                _: &#p::Cx<'_>,
+                _: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
                 ::core::unimplemented!()
             }
@@ -134,8 +134,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let p = crate::private::path();
     let name = ident.to_string();
     let field_idents: Vec<&syn::Ident> = raws.iter().map(|r| &r.ident).collect();
-    let Reader { specs, takes, locals, refuse_with } =
-        reader(&params, quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_cx))));
+    let Reader { specs, takes, locals, refuse_with } = reader(
+        &params,
+        quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_reading))),
+    );
+    let count = raws.len();
     quote! {
         #[automatically_derived]
         impl #p::FromArg for #ident {
@@ -145,12 +148,33 @@ pub fn derive(input: TokenStream) -> TokenStream {
 
             fn from_arg(
                 __envelope_v: &#p::Value,
-                __envelope_cx: &#p::Cx<'_>,
+                __envelope_reading: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
                 let __envelope_spec = #ident::__envelope_object();
-                let __envelope_obj = #p::object_of(__envelope_v, __envelope_cx, __envelope_spec)?;
+                let __envelope_obj = #p::object_of(__envelope_v, __envelope_reading, __envelope_spec)?;
                 let mut __envelope_args =
-                    #p::Args::nested(&__envelope_spec.params, __envelope_cx, &__envelope_obj);
+                    #p::Args::nested(&__envelope_spec.params, __envelope_reading, &__envelope_obj);
+                #takes
+                #refuse_with
+                __envelope_args.into_problem()?;
+                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+            }
+
+            fn from_sent(
+                __envelope_v: &#p::Sent<'_>,
+                __envelope_reading: &#p::Reading<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                let __envelope_spec = #ident::__envelope_object();
+                let mut __envelope_slots: [::core::option::Option<#p::Sent<'_>>; #count] =
+                    [const { ::core::option::Option::None }; #count];
+                let ::core::option::Option::Some(mut __envelope_args) = #p::Args::nested_sent(
+                    &__envelope_spec.params,
+                    __envelope_reading,
+                    __envelope_v,
+                    &mut __envelope_slots,
+                ) else {
+                    return #p::sent_as_value(__envelope_v, __envelope_reading, <Self as #p::FromArg>::from_arg);
+                };
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;

@@ -17,6 +17,7 @@ mod http;
 mod limits;
 mod manifest;
 mod multiple_of;
+mod nested_pass;
 mod one_exit;
 mod one_pass;
 mod own_types;

@@ -6,7 +6,7 @@
 
 use envelope_core::read::{Numeric, Sequence, Textual};
 use envelope_core::spec::Ty;
-use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
+use envelope_core::{FromArg, Problem, Reading, Toolbox, tool};
 use serde_json::{Value, json};
 
 use crate::block_on;
@@ -22,8 +22,8 @@ impl FromArg for Rows {
     fn ty() -> Ty {
         u16::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        u16::from_arg(v, cx).map(Rows)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        u16::from_arg(v, reading).map(Rows)
     }
 }
 
@@ -36,8 +36,8 @@ impl FromArg for Ratio {
     fn ty() -> Ty {
         f64::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        f64::from_arg(v, cx).map(Ratio)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        f64::from_arg(v, reading).map(Ratio)
     }
 }
 
@@ -129,8 +129,8 @@ impl FromArg for Handle {
     fn ty() -> Ty {
         String::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        String::from_arg(v, cx).map(Handle)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        String::from_arg(v, reading).map(Handle)
     }
 }
 
@@ -144,8 +144,8 @@ impl FromArg for Labels {
     fn ty() -> Ty {
         Vec::<String>::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        Vec::<String>::from_arg(v, cx).map(Labels)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        Vec::<String>::from_arg(v, reading).map(Labels)
     }
 }
 

@@ -3,17 +3,17 @@
 //! all, then checks the cross-field rules (`requires`, `excludes`); and the refusals of the
 //! arguments as a whole (not an object, unreadable text, a key sent twice).
 //!
-//! Layering, with no cycle: `cx` (the reading context) ← `rules` (one module per rule) ←
+//! Layering, with no cycle: `path` (the reading context) ← `rules` (one module per rule) ←
 //! `readers` (a JSON shape each) ← `args` (this module).
 
 use serde_json::{Map, Value};
 
 use crate::outcome::refusal::{Problem, Rejected};
-pub(crate) use crate::read::cx::holds_secret;
-pub use crate::read::cx::{ArgPath, Cx};
-use crate::read::cx::{Numbers, SHOWN_ITEMS, rejected_of};
 pub use crate::read::input::Input;
 use crate::read::input::{Sent, Source};
+pub(crate) use crate::read::path::holds_secret;
+pub use crate::read::path::{ArgPath, Reading};
+use crate::read::path::{Numbers, SHOWN_ITEMS, rejected_of};
 pub use crate::read::readers::{FromArg, Numeric, object_of, read_choice};
 use crate::read::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, ToolSpec, Ty};
@@ -252,9 +252,38 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `cx.path`.
-    pub fn nested(params: &'a [ParamSpec], cx: &Cx<'a>, obj: &'a Map<String, Value>) -> Self {
-        Args::scoped(params, cx.strict, "", Some(cx.path), Some(obj), cx.numbers)
+    /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `reading.path`.
+    pub fn nested(params: &'a [ParamSpec], reading: &Reading<'a>, obj: &'a Map<String, Value>) -> Self {
+        Args::scoped(params, reading.strict, "", Some(reading.path), Some(obj), reading.numbers)
+    }
+
+    /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `reading.path` from
+    /// the arguments' text: its members in `slots` (one per field, all `None`), each read from
+    /// its own text. `None` when the value is not an object of the text, holds a name that is
+    /// not a field, or a field has cross-field rules (which read the object as a `Value`): the
+    /// reader then reads the built `Value` (`sent_as_value`),
+    /// and answers alike.
+    pub fn nested_sent(
+        params: &'a [ParamSpec],
+        reading: &Reading<'a>,
+        sent: &Sent<'a>,
+        slots: &'a mut [Option<Sent<'a>>],
+    ) -> Option<Self> {
+        let cross = params.iter().any(|p| !p.requires.is_empty() || !p.excludes.is_empty());
+        if cross || !sent.fields(params, slots) {
+            return None;
+        }
+        Some(Args {
+            params,
+            strict: reading.strict,
+            owner: "",
+            parent: Some(reading.path),
+            obj: None,
+            numbers: reading.numbers,
+            slots: Slots::Text(slots),
+            problems: Vec::new(),
+            unknown: Vec::new(),
+        })
     }
 
     fn scoped(
@@ -345,10 +374,10 @@ impl<'a> Args<'a> {
             Some(parent) => ArgPath::Field(parent, p.name),
             None => ArgPath::Param(p.name),
         };
-        let cx = Cx { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
+        let reading = Reading { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
         let read = match slot {
-            Slot::Value(v) => T::from_arg(v, &cx),
-            Slot::Text(s) => T::from_sent(s, &cx),
+            Slot::Value(v) => T::from_arg(v, &reading),
+            Slot::Text(s) => T::from_sent(s, &reading),
         };
         match read {
             Ok(x) => Some(x),
@@ -538,11 +567,11 @@ impl<'a> Args<'a> {
 
     /// For a nested object whose field could not be read: its problems as one (never empty:
     /// a field that could not be read left one).
-    pub fn into_problem_or(self, cx: &Cx<'_>) -> Problem {
-        let at = cx.path.to_string();
+    pub fn into_problem_or(self, reading: &Reading<'_>) -> Problem {
+        let at = reading.path.to_string();
         match self.into_problem() {
             Err(p) => p,
-            Ok(()) => Problem::new(cx.path.parameter(), Rejected::Missing, "could not be read")
+            Ok(()) => Problem::new(reading.path.parameter(), Rejected::Missing, "could not be read")
                 .with_accepted("an object as the schema describes")
                 .with_fix("Send it as the schema describes.")
                 .at(at),

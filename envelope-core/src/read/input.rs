@@ -4,25 +4,28 @@
 //! [`walk`] reads an arguments object's text in one pass, borrowing from the text: each key is
 //! matched to its parameter and each value, a JSON scalar, is kept with the characters it was
 //! sent with, and nothing is allocated for it (a string with an escape is decoded into its own
-//! `String`). A value that is an array or an object is built as the `serde_json::Value` the
-//! general path would parse, in the same pass: its keys are checked for one sent twice as they
-//! are inserted, and each of its numbers must read back as it was sent (`100`, `0.25`; not
-//! `1e3` or `0.10`), so a refusal that quotes it quotes the characters sent without the
-//! general path's table of numbers. The walk declines, and the caller reads the text the
-//! general way (`serde_json::Value` first, then the scan of `crate::read::sent`), for anything it
-//! does not describe exactly: text that is not an object of parameters, a name that is not a
-//! parameter, a key sent twice at any depth, a key with an escape inside a value, an object of
-//! more than `sent::MAX_KEYS` members, nesting deeper than [`WALK_DEPTH`], a number no double
-//! holds, a number inside an array or object written otherwise than serde_json writes it back.
-//! The refusals are the general path's, so the two paths answer every input alike; the walk
-//! only makes the usual call fast.
+//! `String`). A value that is an array or an object is checked in the same pass and kept as its
+//! text ([`Scalar::Raw`]), nothing built: its keys are checked for one sent twice, and each of
+//! its numbers must read back as it was sent (`100`, `0.25`; not `1e3` or `0.10`), so a refusal
+//! that quotes it quotes the characters sent without the general path's table of numbers. Its
+//! reader reads it from that text into its Rust type (`Vec<T>` item by item with [`Sent::items`],
+//! a `#[derive(Object)]` struct field by field with [`walk`] again), or builds the
+//! `serde_json::Value` the general path would have parsed ([`Sent::to_value`]) where it needs
+//! one. The walk declines, and the caller reads the text the general way (`serde_json::Value`
+//! first, then the scan of `crate::read::sent`), for anything it does not describe exactly:
+//! text that is not an object of parameters, a name that is not a parameter, a key sent twice
+//! at any depth, a key with an escape inside a value, an object of more than `sent::MAX_KEYS`
+//! members, nesting deeper than [`WALK_DEPTH`], a number no double holds, a number inside an
+//! array or object written otherwise than serde_json writes it back. The refusals are the
+//! general path's, so the two paths answer every input alike; the walk only makes the usual
+//! call fast.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
 use crate::read::context::Context;
-use crate::read::cx::Numbers;
+use crate::read::path::Numbers;
 use crate::spec::ParamSpec;
 
 /// A JSON scalar of the arguments' text, as `serde_json` reads it.
@@ -36,9 +39,10 @@ pub enum Scalar<'a> {
     Number(Number),
     /// A string, borrowed from the text unless it had an escape.
     Str(Cow<'a, str>),
-    /// An array or an object, built as `serde_json` parses it; each of its numbers reads back
-    /// as it was sent (see `walk`), so it needs no text beside it.
-    Tree(Value),
+    /// An array or an object, checked and kept as its text ([`Sent::text`]): it is what
+    /// `serde_json` would parse, without a key sent twice, and each of its numbers reads back as
+    /// it was sent (see `walk`), so a refusal that quotes it needs no text beside it.
+    Raw,
 }
 
 /// One value of the arguments' text: its characters as sent and the scalar they hold.
@@ -50,24 +54,29 @@ pub struct Sent<'a> {
     pub scalar: Scalar<'a>,
 }
 
-impl Sent<'_> {
-    /// The value as a `serde_json::Value`, moved out (a borrowed string is copied).
-    fn into_value(self) -> Value {
+impl<'a> Sent<'a> {
+    /// The value as a `serde_json::Value`, moved out (a borrowed string is copied; an array or
+    /// object is built from its text).
+    pub fn into_value(self) -> Value {
         match self.scalar {
             Scalar::Str(s) => Value::String(s.into_owned()),
-            Scalar::Tree(v) => v,
             _ => self.to_value(),
         }
     }
 
-    /// The value as a `serde_json::Value` (a string is copied).
+    /// The value as a `serde_json::Value` (a string is copied; an array or object is built from
+    /// its text, as `serde_json` parses it).
     pub fn to_value(&self) -> Value {
         match &self.scalar {
             Scalar::Null => Value::Null,
             Scalar::Bool(b) => Value::Bool(*b),
             Scalar::Number(n) => Value::Number(n.clone()),
             Scalar::Str(s) => Value::String(s.as_ref().to_owned()),
-            Scalar::Tree(v) => v.clone(),
+            // The walk checked the text against a subset of what serde_json reads.
+            Scalar::Raw => serde_json::from_str(self.text).unwrap_or_else(|_| {
+                debug_assert!(false, "the walk checked this text: {}", self.text);
+                Value::Null
+            }),
         }
     }
 
@@ -83,6 +92,75 @@ impl Sent<'_> {
             _ => None,
         }
     }
+
+    /// The items of an array the walk checked, each with its text, in order; `None` when the
+    /// value is not an array.
+    pub fn items(&self) -> Option<Items<'a>> {
+        (self.scalar == Scalar::Raw && self.text.starts_with('[')).then_some(Items { text: self.text, i: 1 })
+    }
+
+    /// The members of an object the walk checked, each in the slot of its field (`slots`: one
+    /// per field of `fields`, all `None`); `false` when the value is not an object, or holds a
+    /// name that is not a field (its reader reads the built value then, and refuses the name).
+    pub(crate) fn fields(&self, fields: &[ParamSpec], slots: &mut [Option<Sent<'a>>]) -> bool {
+        self.scalar == Scalar::Raw && self.text.starts_with('{') && walk(self.text, fields, slots)
+    }
+}
+
+/// The items of an array of the arguments' text that the walk checked ([`Sent::items`]).
+#[derive(Clone, Debug)]
+pub struct Items<'a> {
+    text: &'a str,
+    /// Where the next item starts, or the closing bracket.
+    i: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Sent<'a>;
+
+    fn next(&mut self) -> Option<Sent<'a>> {
+        let b = self.text.as_bytes();
+        let i = skip_ws(b, self.i);
+        if b.get(i).is_none_or(|&c| c == b']') {
+            self.i = b.len();
+            return None;
+        }
+        // Checked by the walk: every item reads, nested ones as text.
+        let (sent, end) = match b[i] {
+            b'[' | b'{' => {
+                let end = skip_checked(b, i);
+                (Sent { text: &self.text[i..end], scalar: Scalar::Raw }, end)
+            }
+            _ => scalar(self.text, i)?,
+        };
+        let j = skip_ws(b, end);
+        self.i = if b.get(j) == Some(&b',') { j + 1 } else { j };
+        Some(sent)
+    }
+}
+
+/// The end of the array or object at `i` in text the walk checked: its brackets matched,
+/// strings skipped whole.
+fn skip_checked(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                i = string_end(b, i).map_or(b.len(), |(end, _)| end);
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
 }
 
 /// The arguments a tool's generated call function reads, and whether a sync body is to be
@@ -194,27 +272,34 @@ pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<
 /// level 1); deeper, it declines (serde_json reads up to 128 levels on the general path).
 pub(crate) const WALK_DEPTH: usize = 32;
 
-/// The value at `i` (a scalar, or an array or object built whole) and the index past it.
+/// The value at `i` (a scalar, or an array or object checked and kept as its text) and the
+/// index past it.
 fn sent_value(text: &str, i: usize) -> Option<(Sent<'_>, usize)> {
     match text.as_bytes().get(i)? {
         b'[' | b'{' => {
-            let (v, end) = tree(text, i, 1)?;
-            Some((Sent { text: &text[i..end], scalar: Scalar::Tree(v) }, end))
+            let end = checked(text, i, 1)?;
+            Some((Sent { text: &text[i..end], scalar: Scalar::Raw }, end))
         }
         _ => scalar(text, i),
     }
 }
 
-/// The value at `i`, `depth` levels deep, as serde_json parses it; `None` where the walk
-/// declines (see [`walk`]).
-fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
+/// How many keys of one object are compared with each other in place; past this, through a
+/// hash set (one allocation, for a large object only).
+const PAIRWISE_KEYS: usize = 16;
+
+/// The index past the value at `i`, `depth` levels deep, when it is what serde_json parses and
+/// the walk describes (see [`walk`]); `None` where the walk declines. Nothing is built: the keys
+/// of an object are compared as their text (a key with an escape declines), in place for a few,
+/// in a hash set for more.
+fn checked(text: &str, i: usize, depth: usize) -> Option<usize> {
     let b = text.as_bytes();
     let open = *b.get(i)?;
     if !matches!(open, b'[' | b'{') {
         let (sent, end) = scalar(text, i)?;
         return match sent.scalar {
             Scalar::Number(n) if !reads_back(&n, sent.text) => None,
-            scalar => Some((Sent { text: sent.text, scalar }.into_value(), end)),
+            _ => Some(end),
         };
     }
     if depth > WALK_DEPTH {
@@ -222,26 +307,37 @@ fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
     }
     let close = if open == b'[' { b']' } else { b'}' };
     let mut j = skip_ws(b, i + 1);
-    let mut items = Vec::new();
-    let mut members = Map::new();
+    let mut few: [&str; PAIRWISE_KEYS] = [""; PAIRWISE_KEYS];
+    let mut many: Option<std::collections::HashSet<&str>> = None;
+    let mut members = 0usize;
     if b.get(j) != Some(&close) {
         loop {
             if open == b'{' {
                 let Some((end, false)) = string_end(b, j) else { return None };
                 let key = &text[j + 1..end - 1];
                 j = skip_ws(b, end);
-                if b.get(j) != Some(&b':') || members.len() == crate::read::sent::MAX_KEYS {
+                if b.get(j) != Some(&b':') || members == crate::read::sent::MAX_KEYS {
                     return None;
                 }
-                let (v, end) = tree(text, skip_ws(b, j + 1), depth + 1)?;
-                if members.insert(key.to_owned(), v).is_some() {
+                let fresh = match &mut many {
+                    Some(seen) => seen.insert(key),
+                    None if members < PAIRWISE_KEYS => {
+                        let fresh = !few[..members].contains(&key);
+                        few[members] = key;
+                        fresh
+                    }
+                    None => {
+                        let seen = many.insert(few.iter().copied().collect());
+                        seen.insert(key)
+                    }
+                };
+                if !fresh {
                     return None;
                 }
-                j = end;
+                members += 1;
+                j = checked(text, skip_ws(b, j + 1), depth + 1)?;
             } else {
-                let (v, end) = tree(text, j, depth + 1)?;
-                items.push(v);
-                j = end;
+                j = checked(text, j, depth + 1)?;
             }
             j = skip_ws(b, j);
             match b.get(j) {
@@ -251,8 +347,7 @@ fn tree(text: &str, i: usize, depth: usize) -> Option<(Value, usize)> {
             }
         }
     }
-    let v = if open == b'[' { Value::Array(items) } else { Value::Object(members) };
-    Some((v, j + 1))
+    Some(j + 1)
 }
 
 /// Whether `n`, read from `text`, is written back by serde_json as `text` (then a refusal
@@ -410,19 +505,27 @@ mod tests {
         );
     }
 
+    /// An array or object is kept as its text; built, it is what serde_json parses, and its
+    /// items, read from the text one by one, are the parsed array's.
     #[test]
-    fn arrays_and_objects_built_as_serde_json_parses_them() {
+    fn arrays_and_objects_kept_as_text_read_as_serde_json_parses_them() {
         for text in [
             r#"{"top": [1, -2, 0.25, "a\nb", true, null, [], {}]}"#,
             r#"{"top": {"a": {"b": [1.5, {"c": "d"}]}, "e": 1.0, "f": -0.5, "g": 5e-8}}"#,
             r#"{"top": [ [ [ ] ] ] , "group_by": { } }"#,
+            r#"{"top": [ {"a": "]}"} , ["[", "{\"" ] ,"x\\" ,7 ]}"#,
         ] {
-            let slots = walked(text).unwrap();
+            let params = params();
+            let mut slots = vec![None, None, None];
+            assert!(walk(text, &params, &mut slots), "{text}");
             let parsed: Value = serde_json::from_str(text).unwrap();
             for (slot, name) in slots.iter().zip(["hours_back", "group_by", "top"]) {
-                let Some((sent, Scalar::Tree(v))) = slot else { continue };
-                assert_eq!(Some(v), parsed.get(name), "{text}");
-                assert_eq!(serde_json::from_str::<Value>(sent).unwrap(), *v, "{text}");
+                let Some(sent @ Sent { scalar: Scalar::Raw, .. }) = slot else { continue };
+                assert_eq!(Some(&sent.to_value()), parsed.get(name), "{text}");
+                if let Some(items) = sent.items() {
+                    let read: Vec<Value> = items.map(|item| item.to_value()).collect();
+                    assert_eq!(Some(&Value::Array(read)), parsed.get(name), "{text}");
+                }
             }
         }
         let deep = |n: usize| format!(r#"{{"top": {}{}}}"#, "[".repeat(n), "]".repeat(n));
@@ -447,6 +550,16 @@ mod tests {
             r#"{"top": [1e15]}"#,
             r#"{"top": {"a": 1, "a": 2}}"#,
             r#"{"top": [{"a": 1}, {"b": 1, "b": 1}]}"#,
+            format!(
+                r#"{{"top": {{{}, "k3": 0}}}}"#,
+                (0..20).map(|i| format!(r#""k{i}": {i}"#)).collect::<Vec<_>>().join(",")
+            )
+            .as_str(),
+            format!(
+                r#"{{"top": {{{}, "k19": 0}}}}"#,
+                (0..20).map(|i| format!(r#""k{i}": {i}"#)).collect::<Vec<_>>().join(",")
+            )
+            .as_str(),
             r#"{"top": {"\u0061": 1}}"#,
             r#"{"top": [1,]}"#,
             r#"{"top": [1 2]}"#,

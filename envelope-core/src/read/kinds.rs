@@ -19,13 +19,13 @@ use crate::spec::Unit;
 /// A parameter type that reads a JSON string: `length` (characters), `byte_length`, `pattern`,
 /// `format` and string `choices` (with `ignore_case`) apply to it. Implemented for `String`; a
 /// newtype of a string implements it to take those rules (its `FromArg` reads the string, so
-/// the rules reach the string's reader through `cx`, and the refusals and the schema are a
+/// the rules reach the string's reader through `reading`, and the refusals and the schema are a
 /// string's). A type alias of `String` is `String` and needs nothing.
 ///
 /// ```
 /// use envelope_core::spec::Ty;
 /// use envelope_core::read::Textual;
-/// use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
+/// use envelope_core::{Reading, FromArg, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// An email address.
@@ -35,8 +35,8 @@ use crate::spec::Unit;
 ///     fn ty() -> Ty {
 ///         String::ty()
 ///     }
-///     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-///         String::from_arg(v, cx).map(Email)
+///     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+///         String::from_arg(v, reading).map(Email)
 ///     }
 /// }
 ///
@@ -82,7 +82,7 @@ impl Textual for String {}
 /// ```
 /// use envelope_core::spec::Ty;
 /// use envelope_core::read::Sequence;
-/// use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
+/// use envelope_core::{Reading, FromArg, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// Labels.
@@ -92,8 +92,8 @@ impl Textual for String {}
 ///     fn ty() -> Ty {
 ///         Vec::<String>::ty()
 ///     }
-///     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-///         Vec::<String>::from_arg(v, cx).map(Tags)
+///     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+///         Vec::<String>::from_arg(v, reading).map(Tags)
 ///     }
 /// }
 ///

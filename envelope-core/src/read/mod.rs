@@ -9,12 +9,13 @@ pub(crate) mod args;
 pub(crate) mod broken;
 // Who is calling (`Caller`) and the call a tool body sees (`Context`).
 pub(crate) mod context;
-// The reading context: where a value is, what reading it needs, the secret check.
-pub(crate) mod cx;
 // The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
 // What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
 pub(crate) mod kinds;
+// The reading context (`Reading`): where a value is (`ArgPath`), what reading it needs, the
+// secret check.
+pub(crate) mod path;
 // The value readers: one JSON shape in, a typed value or a problem out.
 pub(crate) mod readers;
 // The rules of `#[validate(...)]`, one module each.
@@ -25,6 +26,6 @@ pub(crate) mod sent;
 pub(crate) mod text;
 
 pub use context::{Cancelled, LogLevel};
-pub use cx::ArgPath;
 pub use kinds::{Measured, Sequence, Textual};
+pub use path::ArgPath;
 pub use readers::Numeric;

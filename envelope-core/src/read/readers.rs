@@ -15,8 +15,8 @@
 use serde_json::{Map, Value};
 
 use crate::outcome::refusal::{Problem, Rejected};
-use crate::read::cx::{ArgPath as Path, Cx, SHOWN_ITEMS, holds_secret};
 pub use crate::read::input::Sent;
+use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, holds_secret};
 use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
@@ -28,13 +28,13 @@ use crate::words::render;
 /// # A type of your own
 ///
 /// A type alias of a parameter type is that type. A newtype implements `FromArg` by reading
-/// the type it wraps: the rules on the parameter reach the reader through `cx`, so the
+/// the type it wraps: the rules on the parameter reach the reader through `reading`, so the
 /// refusals, the schema and the manifest are the wrapped type's. A newtype of a number that
 /// takes `range` or `multiple_of` implements [`Numeric`] too.
 ///
 /// ```
 /// use envelope_core::spec::Ty;
-/// use envelope_core::{Cx, FromArg, read::Numeric, Problem, Toolbox, tool};
+/// use envelope_core::{Reading, FromArg, read::Numeric, Problem, Toolbox, tool};
 /// use serde_json::{Value, json};
 ///
 /// /// A number of hours.
@@ -44,8 +44,8 @@ use crate::words::render;
 ///     fn ty() -> Ty {
 ///         u32::ty()
 ///     }
-///     fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-///         u32::from_arg(v, cx).map(Hours)
+///     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+///         u32::from_arg(v, reading).map(Hours)
 ///     }
 /// }
 ///
@@ -79,14 +79,17 @@ pub trait FromArg: Sized {
     /// The JSON shape.
     fn ty() -> Ty;
     /// Reads `v` (never JSON `null` for a top-level parameter: that means absent).
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem>;
-    /// Reads a scalar of the arguments' text (see [`Sent`]), read by `Toolbox::call_json` in
-    /// one pass without a `serde_json::Value`. The default reads it as `from_arg` reads the
-    /// equal `Value`, quoting a number as it was sent; a type overrides it only to skip work
-    /// (`String` keeps the one copy it needs, a `Choice` compares the text in place).
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem>;
+    /// Reads a value of the arguments' text (see [`Sent`]: a scalar, or an array or object
+    /// kept as its text), read by `Toolbox::call_json` in one pass without a
+    /// `serde_json::Value`. It answers exactly as `from_arg` on the equal `Value`, refusals
+    /// included. The default reads it as `from_arg` reads the equal `Value` (built, for an
+    /// array or object), quoting a number as it was sent; a type overrides it only to skip work
+    /// (`String` keeps the one copy it needs, a `Choice` compares the text in place, `Vec<T>`
+    /// reads its items from the text, `#[derive(Object)]` its fields).
     #[doc(hidden)]
-    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
-        as_value(sent, cx, Self::from_arg)
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        sent_as_value(sent, reading, Self::from_arg)
     }
     /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
     /// (the parameter is required).
@@ -118,18 +121,18 @@ macro_rules! numeric {
 }
 numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
-/// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent.
-fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) -> T) -> T {
-    // An array or object the walk built: its numbers read back as sent, no text needed.
-    if let crate::read::input::Scalar::Tree(v) = &sent.scalar {
-        return read(v, cx);
-    }
+/// Reads `sent` with `read` as the equal `Value`, a number quoted as it was sent: what
+/// [`FromArg::from_sent`] does where it does not read the text itself. Used by the code
+/// `#[derive(Object)]` generates.
+#[doc(hidden)]
+pub fn sent_as_value<T>(sent: &Sent<'_>, reading: &Reading<'_>, read: impl FnOnce(&Value, &Reading<'_>) -> T) -> T {
+    // An array or object is built from its text: its numbers read back as sent, no table needed.
     let v = sent.to_value();
     if !v.is_number() {
-        return read(&v, cx);
+        return read(&v, reading);
     }
     let numbers = [(std::ptr::from_ref(&v) as usize, sent.text)];
-    read(&v, &Cx { numbers: &numbers, ..*cx })
+    read(&v, &Reading { numbers: &numbers, ..*reading })
 }
 
 /// Reads an integer within `[lo, hi]` (the Rust type's bounds) and the value's rules.
@@ -137,22 +140,22 @@ fn as_value<T>(sent: &Sent<'_>, cx: &Cx<'_>, read: impl FnOnce(&Value, &Cx<'_>) 
 /// Refusals: a fraction (`48.5 is not a whole number`), a non-number (`"ten" is a string`), a
 /// numeric string or whole float in strict mode, a value outside the range (both bounds
 /// stated), a value not among the integer choices (every choice listed).
-pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Problem> {
+pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<i128, Problem> {
     // The fast path: an integer within its bounds, no words built.
     if let Value::Number(num) = v
-        && cx.rules.choices.is_none()
-        && cx.rules.multiple_of.is_none()
+        && reading.rules.choices.is_none()
+        && reading.rules.multiple_of.is_none()
         && let Some(n) = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))
     {
-        let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
+        let (min, max) = range::bounds(reading.rules.range.as_ref(), lo, hi);
         if n >= min && n <= max {
             return Ok(n);
         }
     }
     // Its accepted set: the integer choices, else its bounds and step.
-    let set = match cx.rules.choices {
+    let set = match reading.rules.choices {
         Some(Choices::Int(c)) => Accepted::Choices(Choices::Int(c)),
-        _ => Accepted::whole(cx.rules, lo, hi),
+        _ => Accepted::whole(reading.rules, lo, hi),
     };
     let n: i128 = match v {
         Value::Number(num) => {
@@ -163,8 +166,8 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
             } else {
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
-                    let fix = fix_like(cx, "Send a whole number", set.example_whole(), "");
-                    return Err(cx.problem_of(v, "is not a whole number", set.words(), fix));
+                    let fix = fix_like(reading, "Send a whole number", set.example_whole(), "");
+                    return Err(reading.problem_of(v, "is not a whole number", set.words(), fix));
                 }
                 // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
@@ -172,43 +175,43 @@ pub fn read_int(v: &Value, cx: &Cx<'_>, lo: i128, hi: i128) -> Result<i128, Prob
                 // too large for the 64-bit types, and has lost digits; it is out of their range.
                 let beyond_64_bits = f.abs() >= 9.223_372_036_854_776e18;
                 if f.abs() >= 1e38 || (beyond_64_bits && lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX)) {
-                    return Err(range::out_of_range(cx, v, &set));
+                    return Err(range::out_of_range(reading, v, &set));
                 }
                 f as i128
             }
         }
         Value::String(s) => match parse_decimal_int(s) {
-            Some(n) if !cx.strict => n,
+            Some(n) if !reading.strict => n,
             Some(n) => {
-                let fix = fix_like(cx, "Send it as a JSON number", n, "");
-                return Err(cx.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like(reading, "Send it as a JSON number", n, "");
+                return Err(reading.problem_of(v, "is a string", set.words(), fix));
             }
             None if names_non_finite(s) => {
-                return Err(not_finite(cx, v, &set, set.example_whole()));
+                return Err(not_finite(reading, v, &set, set.example_whole()));
             }
             None => {
-                let fix = fix_like(cx, "Send it as a JSON number", set.example_whole(), "");
-                return Err(cx.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like(reading, "Send it as a JSON number", set.example_whole(), "");
+                return Err(reading.problem_of(v, "is a string", set.words(), fix));
             }
         },
         _ => {
-            let fix = fix_like(cx, "Send a JSON number", set.example_whole(), "");
-            return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
+            let fix = fix_like(reading, "Send a JSON number", set.example_whole(), "");
+            return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
         }
     };
-    rules::check(cx, v, Subject::Whole { n, lo, hi })?;
+    rules::check(reading, v, Subject::Whole { n, lo, hi })?;
     Ok(n)
 }
 
 /// An integer of the arguments' text within `[lo, hi]` and its range, when its rules have no
 /// choices or step: what `read_int` accepts at once; `None` for anything `read_int` must look at.
-fn int_in_range(sent: &Sent<'_>, cx: &Cx<'_>, lo: i128, hi: i128) -> Option<i128> {
+fn int_in_range(sent: &Sent<'_>, reading: &Reading<'_>, lo: i128, hi: i128) -> Option<i128> {
     let crate::read::input::Scalar::Number(num) = &sent.scalar else { return None };
-    if cx.rules.choices.is_some() || cx.rules.multiple_of.is_some() {
+    if reading.rules.choices.is_some() || reading.rules.multiple_of.is_some() {
         return None;
     }
     let n = num.as_i64().map(i128::from).or_else(|| num.as_u64().map(i128::from))?;
-    let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
+    let (min, max) = range::bounds(reading.rules.range.as_ref(), lo, hi);
     (n >= min && n <= max).then_some(n)
 }
 
@@ -228,48 +231,53 @@ fn names_non_finite(s: &str) -> bool {
 }
 
 /// The refusal of a value that is, or names, a number that is not finite.
-fn not_finite(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>, example: impl std::fmt::Display) -> Problem {
-    cx.problem_of(v, "is not a finite number", set.words(), fix_like(cx, "Send a finite JSON number", example, ""))
+fn not_finite(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>, example: impl std::fmt::Display) -> Problem {
+    reading.problem_of(
+        v,
+        "is not a finite number",
+        set.words(),
+        fix_like(reading, "Send a finite JSON number", example, ""),
+    )
 }
 
 /// Reads a finite number within the value's `range`.
 ///
 /// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
 /// bound stated with whether it is included).
-pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
+pub fn read_f64(v: &Value, reading: &Reading<'_>) -> Result<f64, Problem> {
     // The fast path: a finite JSON number within range, no words built.
     if let Value::Number(n) = v
         && let Some(f) = n.as_f64().filter(|f| f.is_finite())
-        && cx.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
-        && cx.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f))
+        && reading.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
+        && reading.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f))
     {
         return Ok(f);
     }
-    let set = Accepted::real(cx.rules);
+    let set = Accepted::real(reading.rules);
     let example = || render::number(set.example_real());
     let f = match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => match s.trim().parse::<f64>() {
-            Ok(f) if f.is_finite() && s.trim() == s && !cx.strict => f,
+            Ok(f) if f.is_finite() && s.trim() == s && !reading.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
-                let fix = fix_like(cx, "Send it as a JSON number", render::number(f), "");
-                return Err(cx.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like(reading, "Send it as a JSON number", render::number(f), "");
+                return Err(reading.problem_of(v, "is a string", set.words(), fix));
             }
-            Ok(_) => return Err(not_finite(cx, v, &set, example())),
+            Ok(_) => return Err(not_finite(reading, v, &set, example())),
             _ => {
-                let fix = fix_like(cx, "Send a JSON number", example(), "");
-                return Err(cx.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like(reading, "Send a JSON number", example(), "");
+                return Err(reading.problem_of(v, "is a string", set.words(), fix));
             }
         },
         _ => {
-            let fix = fix_like(cx, "Send a JSON number", example(), "");
-            return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
+            let fix = fix_like(reading, "Send a JSON number", example(), "");
+            return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
         }
     };
     if !f.is_finite() {
-        return Err(not_finite(cx, v, &set, example()));
+        return Err(not_finite(reading, v, &set, example()));
     }
-    rules::check(cx, v, Subject::Real(f))?;
+    rules::check(reading, v, Subject::Real(f))?;
     Ok(f)
 }
 
@@ -277,71 +285,76 @@ pub fn read_f64(v: &Value, cx: &Cx<'_>) -> Result<f64, Problem> {
 ///
 /// Refusals: a non-string; a value not among the choices (every choice listed, the closest
 /// offered — a case-only difference included).
-pub fn read_str<'v>(v: &'v Value, cx: &Cx<'_>) -> Result<&'v str, Problem> {
-    let choices = match cx.rules.choices {
+pub fn read_str<'v>(v: &'v Value, reading: &Reading<'_>) -> Result<&'v str, Problem> {
+    let choices = match reading.rules.choices {
         Some(Choices::Str(c)) => Some(c),
         _ => None,
     };
     let Value::String(s) = v else {
-        let plain = cx.rules.length.is_none() && cx.rules.pattern.is_none() && cx.rules.format.is_none();
+        let plain = reading.rules.length.is_none() && reading.rules.pattern.is_none() && reading.rules.format.is_none();
         let (set, fix) = match (choices, v) {
             (Some(c), _) => {
                 let first = render::quoted_list(c.first().copied());
-                let fix = fix_like(cx, "Send one of the accepted values as a JSON string", first, "");
+                let fix = fix_like(reading, "Send one of the accepted values as a JSON string", first, "");
                 (Accepted::Choices(Choices::Str(c)), fix)
             }
-            (None, Value::Number(n)) if plain => {
-                (Accepted::text(cx.rules), fix_like(cx, "Send it as a JSON string", format_args!("\"{n}\""), ""))
-            }
-            (None, _) => (Accepted::text(cx.rules), "Send a JSON string.".to_owned()),
+            (None, Value::Number(n)) if plain => (
+                Accepted::text(reading.rules),
+                fix_like(reading, "Send it as a JSON string", format_args!("\"{n}\""), ""),
+            ),
+            (None, _) => (Accepted::text(reading.rules), "Send a JSON string.".to_owned()),
         };
-        return Err(cx.problem_of(v, render::type_issue(v), set.words(), fix));
+        return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
     };
-    rules::check(cx, v, Subject::Text(s))?;
+    rules::check(reading, v, Subject::Text(s))?;
     // Under `ignore_case`, the canonical spelling of the choice sent.
     match choices {
-        Some(c) if cx.rules.ignore_case => Ok(choices::canonical(c, s).unwrap_or(s)),
+        Some(c) if reading.rules.ignore_case => Ok(choices::canonical(c, s).unwrap_or(s)),
         _ => Ok(s),
     }
 }
 
 /// Reads one of `names` (a `#[derive(Choice)]` enum's variants) and gives its index. No
 /// allocation: the string is compared in place.
-pub fn read_choice(v: &Value, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
+pub fn read_choice(v: &Value, reading: &Reading<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
     if let Value::String(s) = v
         && let Some(i) = names.iter().position(|n| *n == s)
     {
         return Ok(i);
     }
-    let rules = Rules { choices: Some(Choices::Str(names)), ..cx.rules.clone() };
-    let with_choices = cx.with_rules(&rules);
+    let rules = Rules { choices: Some(Choices::Str(names)), ..reading.rules.clone() };
+    let with_choices = reading.with_rules(&rules);
     let s = read_str(v, &with_choices)?;
     // Only a case-only difference under `ignore_case` gets here.
     Ok(names.iter().position(|n| *n == s).unwrap_or(0))
 }
 
 /// [`read_choice`] of a scalar of the arguments' text: a string among `names` is found in place.
-pub fn read_choice_sent(sent: &Sent<'_>, cx: &Cx<'_>, names: &'static [&'static str]) -> Result<usize, Problem> {
+pub fn read_choice_sent(
+    sent: &Sent<'_>,
+    reading: &Reading<'_>,
+    names: &'static [&'static str],
+) -> Result<usize, Problem> {
     if let Some(s) = sent.as_str()
         && let Some(i) = names.iter().position(|n| *n == s)
     {
         return Ok(i);
     }
-    as_value(sent, cx, |v, cx| read_choice(v, cx, names))
+    sent_as_value(sent, reading, |v, reading| read_choice(v, reading, names))
 }
 
 /// Reads `true` or `false` (and, lax, the strings `"true"` and `"false"`).
-pub fn read_bool(v: &Value, cx: &Cx<'_>) -> Result<bool, Problem> {
+pub fn read_bool(v: &Value, reading: &Reading<'_>) -> Result<bool, Problem> {
     match v {
         Value::Bool(b) => Ok(*b),
-        Value::String(s) if !cx.strict && (s == "true" || s == "false") => Ok(s == "true"),
-        Value::String(s) if s == "true" || s == "false" => Err(cx.problem_of(
+        Value::String(s) if !reading.strict && (s == "true" || s == "false") => Ok(s == "true"),
+        Value::String(s) if s == "true" || s == "false" => Err(reading.problem_of(
             v,
             "is a string",
             "true or false".into(),
             format!("Send it as a JSON boolean, {s}, without quotes."),
         )),
-        _ => Err(cx.problem_of(
+        _ => Err(reading.problem_of(
             v,
             render::type_issue(v),
             "true or false".into(),
@@ -356,16 +369,16 @@ macro_rules! int_from_arg {
             fn ty() -> Ty {
                 Ty::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
             }
-            fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+            fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
                 // In range of the type by construction of `read_int`'s bounds.
-                read_int(v, cx, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
+                read_int(v, reading, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
             }
-            fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+            fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
                 // `read_int`'s fast path on the number in place, without a `Value`.
-                if let Some(n) = int_in_range(sent, cx, <$t>::MIN as i128, <$t>::MAX as i128) {
+                if let Some(n) = int_in_range(sent, reading, <$t>::MIN as i128, <$t>::MAX as i128) {
                     return Ok(n as $t);
                 }
-                as_value(sent, cx, Self::from_arg)
+                sent_as_value(sent, reading, Self::from_arg)
             }
         }
     )*};
@@ -377,8 +390,8 @@ impl FromArg for u128 {
         // Read within i128: JSON numbers past that are refused as out of range.
         Ty::Integer { min: 0, max: i128::MAX }
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        read_int(v, cx, 0, i128::MAX).map(|n| n as u128)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        read_int(v, reading, 0, i128::MAX).map(|n| n as u128)
     }
 }
 
@@ -386,8 +399,8 @@ impl FromArg for f64 {
     fn ty() -> Ty {
         Ty::Number
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        read_f64(v, cx)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        read_f64(v, reading)
     }
 }
 
@@ -395,21 +408,21 @@ impl FromArg for f32 {
     fn ty() -> Ty {
         Ty::Number
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        let f = read_f64(v, cx)?;
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        let f = read_f64(v, reading)?;
         // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
         // the value the function would get.
         let r = f as f32;
-        let fits = r.is_finite() && cx.rules.range.as_ref().is_none_or(|rule| range::contains(rule, f64::from(r)));
+        let fits = r.is_finite() && reading.rules.range.as_ref().is_none_or(|rule| range::contains(rule, f64::from(r)));
         if fits {
             return Ok(r);
         }
         // Its range, without its step; else the largest `f32`.
-        let set = match cx.rules.range {
+        let set = match reading.rules.range {
             Some(range) => Accepted::Number { ends: Ends::Real(Some(range)), step: None },
             None => Accepted::Single,
         };
-        Err(cx.problem_of(
+        Err(reading.problem_of(
             v,
             "is out of range once rounded to single precision",
             set.words(),
@@ -422,8 +435,8 @@ impl FromArg for bool {
     fn ty() -> Ty {
         Ty::Boolean
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        read_bool(v, cx)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        read_bool(v, reading)
     }
 }
 
@@ -431,17 +444,17 @@ impl FromArg for String {
     fn ty() -> Ty {
         Ty::String
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        read_str(v, cx).map(str::to_owned)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        read_str(v, reading).map(str::to_owned)
     }
-    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         // The one copy the value needs, checked in place and moved out.
-        let Some(s) = sent.as_str() else { return as_value(sent, cx, Self::from_arg) };
+        let Some(s) = sent.as_str() else { return sent_as_value(sent, reading, Self::from_arg) };
         let v = Value::String(s.to_owned());
-        read_str(&v, cx)?;
+        read_str(&v, reading)?;
         match v {
             Value::String(s) => Ok(s),
-            _ => as_value(sent, cx, Self::from_arg),
+            _ => sent_as_value(sent, reading, Self::from_arg),
         }
     }
 }
@@ -450,8 +463,12 @@ impl FromArg for Value {
     fn ty() -> Ty {
         Ty::Any
     }
-    fn from_arg(v: &Value, _cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, _reading: &Reading<'_>) -> Result<Self, Problem> {
         Ok(v.clone())
+    }
+    fn from_sent(sent: &Sent<'_>, _reading: &Reading<'_>) -> Result<Self, Problem> {
+        // Built once from the text, not built and then copied.
+        Ok(sent.clone().into_value())
     }
 }
 
@@ -459,11 +476,11 @@ impl<T: FromArg> FromArg for Option<T> {
     fn ty() -> Ty {
         T::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        if v.is_null() { Ok(None) } else { T::from_arg(v, cx).map(Some) }
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        if v.is_null() { Ok(None) } else { T::from_arg(v, reading).map(Some) }
     }
-    fn from_sent(sent: &Sent<'_>, cx: &Cx<'_>) -> Result<Self, Problem> {
-        if sent.is_null() { Ok(None) } else { T::from_sent(sent, cx).map(Some) }
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        if sent.is_null() { Ok(None) } else { T::from_sent(sent, reading).map(Some) }
     }
     fn absent() -> Option<Self> {
         Some(None)
@@ -477,28 +494,28 @@ impl<T: FromArg> FromArg for Vec<T> {
     fn ty() -> Ty {
         Ty::Array(Box::new(T::ty()))
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
             let item = T::ty();
-            let words = Accepted::items(&item, cx.rules).words();
+            let words = Accepted::items(&item, reading.rules).words();
             // A JSON string holding an array: read in lax mode, refused in strict mode.
             if let Value::String(s) = v
                 && let Some(decoded @ Value::Array(_)) = container_in_string(s)
             {
-                if !cx.strict {
-                    return Self::from_arg(&decoded, cx);
+                if !reading.strict {
+                    return Self::from_arg(&decoded, reading);
                 }
-                let fix = fix_like(cx, "Send the array itself", "[...]", ", not a string holding it");
-                return Err(cx.problem_of(v, "is a string holding an array", words, fix));
+                let fix = fix_like(reading, "Send the array itself", "[...]", ", not a string holding it");
+                return Err(reading.problem_of(v, "is a string holding an array", words, fix));
             }
-            let fix = if cx.rules.length.is_some_and(|l| l.min > 0) {
+            let fix = if reading.rules.length.is_some_and(|l| l.min > 0) {
                 "Send a JSON array.".to_owned()
             } else {
-                fix_like(cx, "Send a JSON array", "[]", "")
+                fix_like(reading, "Send a JSON array", "[]", "")
             };
-            return Err(cx.problem_of(v, render::type_issue(v), words, fix));
+            return Err(reading.problem_of(v, render::type_issue(v), words, fix));
         };
-        rules::check(cx, v, Subject::Items { n: items.len(), item: T::ty })?;
+        rules::check(reading, v, Subject::Items { n: items.len(), item: T::ty })?;
         let mut out = Vec::with_capacity(items.len().min(1024));
         let mut refused: Vec<Problem> = Vec::new();
         let mut more: Vec<usize> = Vec::new();
@@ -509,8 +526,8 @@ impl<T: FromArg> FromArg for Vec<T> {
                 unchecked = Some(i);
                 break;
             }
-            let path = Path::Index(&cx.path, i);
-            let item_cx = cx.item(&path);
+            let path = Path::Index(&reading.path, i);
+            let item_cx = reading.item(&path);
             match T::from_arg(item, &item_cx) {
                 Ok(x) if refused.is_empty() => out.push(x),
                 Ok(_) => {}
@@ -522,7 +539,7 @@ impl<T: FromArg> FromArg for Vec<T> {
             return Ok(out);
         }
         if !more.is_empty() {
-            let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", cx.path)).collect();
+            let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", reading.path)).collect();
             let etc = if more.len() > 5 { ", …" } else { "" };
             let items = if more.len() == 1 { "item" } else { "items" };
             let (issue, fix) = match unchecked {
@@ -536,23 +553,40 @@ impl<T: FromArg> FromArg for Vec<T> {
                         more.len(),
                         list.join(", "),
                         items_len(v) - first,
-                        cx.path
+                        reading.path
                     ),
                     "Fix those items the same way, and check the rest likewise before sending again.".to_owned(),
                 ),
             };
             let accepted = refused[0].0.accepted.clone();
             refused.push(
-                Problem::new(cx.path.parameter(), Rejected::Missing, issue)
+                Problem::new(reading.path.parameter(), Rejected::Missing, issue)
                     .with_accepted(accepted)
                     .with_fix(fix)
-                    .at(cx.path.to_string()),
+                    .at(reading.path.to_string()),
             );
         }
         let mut first = refused.remove(0);
         // After the first item's own further problems (the other fields of an object item).
         first.0.also.extend(refused);
         Err(first)
+    }
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        // An array of the text, read item by item into `T` with the item rules, each item
+        // from its own text; on the first item refused, or a count the rule refuses, the array
+        // is read as a `Value` by `from_arg`, whose refusal counts and describes the items.
+        if let Some(items) = sent.items() {
+            let most = reading.rules.length.map_or(usize::MAX, |len| len.max);
+            let mut out = Vec::new();
+            let read_all = items.enumerate().all(|(i, item)| {
+                let path = Path::Index(&reading.path, i);
+                i < most && T::from_sent(&item, &reading.item(&path)).map(|x| out.push(x)).is_ok()
+            });
+            if read_all && rules::length::takes_items(reading, out.len()) {
+                return Ok(out);
+            }
+        }
+        sent_as_value(sent, reading, Self::from_arg)
     }
 }
 
@@ -571,7 +605,7 @@ fn items_len(v: &Value) -> usize {
 /// and read in lax mode; `#[tool(strict)]` refuses it, saying to send the object itself.
 pub fn object_of<'v>(
     v: &'v Value,
-    cx: &Cx<'_>,
+    reading: &Reading<'_>,
     spec: &ObjectSpec,
 ) -> Result<std::borrow::Cow<'v, Map<String, Value>>, Problem> {
     let like = || {
@@ -590,25 +624,25 @@ pub fn object_of<'v>(
     match v {
         Value::Object(o) => Ok(std::borrow::Cow::Borrowed(o)),
         Value::String(s) => match container_in_string(s) {
-            Some(Value::Object(o)) if !cx.strict => Ok(std::borrow::Cow::Owned(o)),
-            Some(Value::Object(_)) => Err(hide(cx.problem_of(
+            Some(Value::Object(o)) if !reading.strict => Ok(std::borrow::Cow::Owned(o)),
+            Some(Value::Object(_)) => Err(hide(reading.problem_of(
                 v,
                 "is a string holding an object",
                 accepted(),
-                fix_like(cx, "Send the object itself", like(), ", not a string holding it"),
+                fix_like(reading, "Send the object itself", like(), ", not a string holding it"),
             ))),
-            _ => Err(hide(cx.problem_of(
+            _ => Err(hide(reading.problem_of(
                 v,
                 render::type_issue(v),
                 accepted(),
-                fix_like(cx, "Send a JSON object", like(), ""),
+                fix_like(reading, "Send a JSON object", like(), ""),
             ))),
         },
-        _ => Err(hide(cx.problem_of(
+        _ => Err(hide(reading.problem_of(
             v,
             render::type_issue(v),
             accepted(),
-            fix_like(cx, "Send a JSON object", like(), ""),
+            fix_like(reading, "Send a JSON object", like(), ""),
         ))),
     }
 }

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::read::cx::ArgPath;
+use crate::read::path::ArgPath;
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]

@@ -57,8 +57,8 @@ pub(super) fn call_body(
         args
     };
     let cx_arg = match t.context {
-        Some((_, true)) => quote!(&__envelope_cx),
-        _ => quote!(__envelope_cx),
+        Some((_, true)) => quote!(&__envelope_reading),
+        _ => quote!(__envelope_reading),
     };
     let args = with_cx(locals.iter().map(|l| quote!(#l)).collect(), cx_arg);
     let call = quote!(#callee(#(#args),*));
@@ -75,7 +75,7 @@ pub(super) fn call_body(
     let (prelude_outer, prelude_inner) = if guarded { (prelude, quote!()) } else { (quote!(), prelude) };
     let run = if let (true, Some((ms, span))) = (asyncness, t.timeout_ms) {
         let at = crate::private::path_at(span);
-        let timed = quote_spanned!(span=> #at::with_timeout(::core::clone::Clone::clone(&__envelope_cx), #ms, #name, async move { #finish(#call.await) }));
+        let timed = quote_spanned!(span=> #at::with_timeout(::core::clone::Clone::clone(&__envelope_reading), #ms, #name, async move { #finish(#call.await) }));
         quote!(#prelude_inner #p::pending(#timed))
     } else if asyncness {
         quote!(#prelude_inner #p::pending(async move { #finish(#call.await) }))
@@ -83,7 +83,7 @@ pub(super) fn call_body(
         quote!(#p::Outcome::Ready(#finish(#call)))
     } else if let Some((ms, span)) = t.timeout_ms {
         let at = crate::private::path_at(span);
-        let timed = quote_spanned!(span=> #at::sync_body_timed(__envelope_obj, ::core::clone::Clone::clone(&__envelope_cx), #ms, #name, move || #finish(#call)));
+        let timed = quote_spanned!(span=> #at::sync_body_timed(__envelope_obj, ::core::clone::Clone::clone(&__envelope_reading), #ms, #name, move || #finish(#call)));
         quote!({ #prelude_inner #timed })
     } else {
         // The body may be left for the caller to run on a blocking thread: it owns what it uses.
@@ -95,7 +95,7 @@ pub(super) fn call_body(
     let run = if guarded {
         let preview = match &t.confirm {
             Some(path) => {
-                let refs = with_cx(locals.iter().map(|l| quote!(&#l)).collect(), quote!(&__envelope_cx));
+                let refs = with_cx(locals.iter().map(|l| quote!(&#l)).collect(), quote!(&__envelope_reading));
                 let called = preview_call(path, receiver.clone(), &refs);
                 let span = syn::spanned::Spanned::span(path);
                 let at = crate::private::path_at(span);
@@ -132,7 +132,7 @@ pub(super) fn call_body(
         run
     };
     let cx = if t.context.is_some() || t.timeout_ms.is_some() {
-        quote!(let __envelope_cx = #p::context(&__envelope_obj);)
+        quote!(let __envelope_reading = #p::context(&__envelope_obj);)
     } else {
         quote!()
     };

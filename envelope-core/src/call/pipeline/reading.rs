@@ -10,8 +10,8 @@ use crate::call::tool::Tool;
 
 use crate::outcome::refusal::Refusal;
 use crate::read::args;
-use crate::read::cx::Numbers;
 use crate::read::input::{self, Input, Sent};
+use crate::read::path::Numbers;
 use crate::read::text;
 
 /// How many parameters' walked values `call_json` keeps inline, on the stack (more take one

@@ -8,7 +8,7 @@
 
 use std::fmt::Display;
 
-use crate::read::cx::{Cx, holds_secret};
+use crate::read::path::{Reading, holds_secret};
 use crate::spec::{Choices, Format, Length, Num, Pattern, Range, Rules, Ty};
 
 /// What a value may be. `Display` gives the accepted set in words: `a whole number from 1 to
@@ -93,8 +93,8 @@ pub(crate) enum Ends {
 /// A fix that offers an example: `Send a JSON number, like 10.`, `Send the object itself, like
 /// {"id": 10}, not a string holding it.` Under a secret rule, the lead alone (`Send a JSON
 /// number.`): a fix must not quote back what was sent.
-pub(crate) fn fix_like(cx: &Cx<'_>, lead: &str, example: impl Display, tail: &str) -> String {
-    if holds_secret(cx.rules, None) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
+pub(crate) fn fix_like(reading: &Reading<'_>, lead: &str, example: impl Display, tail: &str) -> String {
+    if holds_secret(reading.rules, None) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
 }
 
 /// `words` as text, written into room for the usual set or fix (a `String` grown from empty
@@ -111,7 +111,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::read::cx::ArgPath as Path;
+    use crate::read::path::ArgPath as Path;
     use crate::spec::{Bound, Range, Unit};
 
     fn real(min: Bound, max: Bound, step: Option<Num>) -> Accepted<'static> {
@@ -164,8 +164,8 @@ mod tests {
     fn a_fix_offers_an_example_unless_the_value_is_secret() {
         let rules = Rules::NONE.with_range(Range::new(Bound::Unbounded, Bound::Exclusive(Num::Float(2.5))));
         let read = |rules: &Rules| {
-            let cx = Cx::new(rules, false, Path::Param("p"));
-            crate::read::readers::read_f64(&json!("ten"), &cx).unwrap_err().fix().to_owned()
+            let reading = Reading::new(rules, false, Path::Param("p"));
+            crate::read::readers::read_f64(&json!("ten"), &reading).unwrap_err().fix().to_owned()
         };
         assert_eq!(read(&rules), "Send a JSON number, like 1.5.");
         assert_eq!(read(&rules.with_secret()), "Send a JSON number.");

@@ -7,7 +7,7 @@ use std::fmt::{self, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Choices, Rules, Ty};
 use crate::words::render;
@@ -15,18 +15,18 @@ use crate::words::render;
 /// Refuses a whole number not among integer choices, or a string not among string choices
 /// (a case-only difference taken under `ignore_case`), offering the closest choice.
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
-    match (x, cx.rules.choices) {
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    match (x, reading.rules.choices) {
         (Subject::Whole { n, .. }, Some(Choices::Int(c))) => {
             if c.iter().any(|&x| i128::from(x) == n) {
                 return Ok(());
             }
             let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
             let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
-            Err(cx.problem_of(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
+            Err(reading.problem_of(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
         }
         (Subject::Text(s), Some(Choices::Str(c))) => {
-            if c.contains(&s) || (cx.rules.ignore_case && canonical(c, s).is_some()) {
+            if c.contains(&s) || (reading.rules.ignore_case && canonical(c, s).is_some()) {
                 return Ok(());
             }
             let sugg = render::closest(s, c.iter().copied());
@@ -41,7 +41,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
                 None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
             };
             let accepted = Accepted::Choices(Choices::Str(c)).words();
-            Err(cx.problem_of(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
+            Err(reading.problem_of(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
         }
         _ => Ok(()),
     }

@@ -7,19 +7,19 @@ use std::fmt::{self, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Format, Rules, Ty};
 
 /// Refuses a string not of the form.
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
-    let (Some(form), Subject::Text(s)) = (cx.rules.format, x) else { return Ok(()) };
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let (Some(form), Subject::Text(s)) = (reading.rules.format, x) else { return Ok(()) };
     if form.accepts(s) {
         return Ok(());
     }
     let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.words();
-    Err(cx.problem_of(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
+    Err(reading.problem_of(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
 }
 
 /// `a valid email address`, `a valid date-time`.

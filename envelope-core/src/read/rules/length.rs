@@ -7,15 +7,21 @@ use std::fmt::{self, Display, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::{Cx, count};
+use crate::read::path::{Reading, count};
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Length, Rules, Ty, Unit};
+
+/// Whether an array of `n` items is within the rule's count (or there is no rule): what
+/// [`check`] lets through on an array.
+pub(crate) fn takes_items(reading: &Reading<'_>, n: usize) -> bool {
+    reading.rules.length.is_none_or(|len| n >= len.min && n <= len.max)
+}
 
 /// Refuses a string whose length (in the rule's unit) or an array whose count of items is
 /// outside the rule. A string's accepted set states its length alone; an array's, its items too.
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
-    let Some(len) = cx.rules.length else { return Ok(()) };
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let Some(len) = reading.rules.length else { return Ok(()) };
     let n = match x {
         Subject::Text(s) if len.unit == Unit::Bytes => s.len(),
         Subject::Text(s) => s.chars().count(),
@@ -27,7 +33,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
     }
     let (issue, accepted, longer) = match x {
         Subject::Items { item, .. } => {
-            let accepted = Accepted::items(&item(), cx.rules).words();
+            let accepted = Accepted::items(&item(), reading.rules).words();
             (format!("has {}", count(n, Unit::Items)), accepted, "Send")
         }
         _ => {
@@ -43,7 +49,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
     } else {
         format!("Send at least {}.", count(len.min, unit))
     };
-    Err(cx.problem_of(v, issue, accepted, fix))
+    Err(reading.problem_of(v, issue, accepted, fix))
 }
 
 /// `what` with its length: `a string of 1 to 120 characters`, `an array of at most 10 items`;

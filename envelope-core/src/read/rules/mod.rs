@@ -1,14 +1,14 @@
 //! The rules of `#[validate(...)]`, one module each, every one of the same shape:
 //!
-//! - `check(cx, v, x)`: refuses the value `x` (as its reader read it, see [`Subject`]) when the
-//!   rule is set on `cx.rules` and the value breaks it; a rule that is not set, or does not
+//! - `check(reading, v, x)`: refuses the value `x` (as its reader read it, see [`Subject`]) when the
+//!   rule is set on `reading.rules` and the value breaks it; a rule that is not set, or does not
 //!   apply to that shape, accepts;
 //! - `accepted(f, ...)`: writes the rule's part of the accepted set in words (see [`Accepted`],
 //!   the set as data, which the refusals, the fixes and the examples render);
 //! - `schema(m, ty, rules)`: inserts the rule's JSON Schema keywords, when it is set.
 //!
 //! [`check`] and [`schema`] apply every rule in one fixed order. They stand on the reading
-//! context ([`crate::read::cx`]) alone; the value readers ([`crate::read::readers`]) call them, and the
+//! context ([`crate::read::path`]) alone; the value readers ([`crate::read::readers`]) call them, and the
 //! schema and the refusals of a whole parameter read their words here.
 //!
 //! Beside the six rules: `accepted` holds the accepted set as data (with [`Subject`] and the
@@ -29,27 +29,29 @@ use serde_json::{Map, Value};
 pub(crate) use accepted::{Accepted, Subject, fix_like};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::spec::{Choices, Rules, Ty};
 
-/// Every rule of `cx.rules` on `x`, in a fixed order; the first broken one refuses. A whole
+/// Every rule of `reading.rules` on `x`, in a fixed order; the first broken one refuses. A whole
 /// number among integer `choices` is checked against them alone; a string meets its `length`,
 /// `format`, `pattern`, then its `choices`.
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match x {
-        Subject::Whole { .. } if matches!(cx.rules.choices, Some(Choices::Int(_))) => choices::check(cx, v, x),
+        Subject::Whole { .. } if matches!(reading.rules.choices, Some(Choices::Int(_))) => {
+            choices::check(reading, v, x)
+        }
         Subject::Whole { .. } | Subject::Real(_) => {
-            range::check(cx, v, x)?;
-            multiple_of::check(cx, v, x)
+            range::check(reading, v, x)?;
+            multiple_of::check(reading, v, x)
         }
         Subject::Text(_) => {
-            length::check(cx, v, x)?;
-            format::check(cx, v, x)?;
-            pattern::check(cx, v, x)?;
-            choices::check(cx, v, x)
+            length::check(reading, v, x)?;
+            format::check(reading, v, x)?;
+            pattern::check(reading, v, x)?;
+            choices::check(reading, v, x)
         }
-        Subject::Items { .. } => length::check(cx, v, x),
+        Subject::Items { .. } => length::check(reading, v, x),
     }
 }
 

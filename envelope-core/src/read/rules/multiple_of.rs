@@ -8,7 +8,7 @@ use std::fmt::{self, Formatter};
 use serde_json::{Map, Value};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::read::rules::range;
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Num, Range, Rules, Ty};
@@ -17,14 +17,14 @@ use crate::words::render;
 /// Refuses a number that is not a multiple of the step, offering the multiples on either side
 /// of it within range: `7 is not a multiple of 5 ... Send 5 or 10.`
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
-    let Some(m) = cx.rules.multiple_of else { return Ok(()) };
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let Some(m) = reading.rules.multiple_of else { return Ok(()) };
     let (near, set): (Vec<String>, Accepted<'_>) = match x {
         Subject::Whole { n, lo, hi } => {
             if whole_accepts(m, n) {
                 return Ok(());
             }
-            let (min, max) = range::bounds(cx.rules.range.as_ref(), lo, hi);
+            let (min, max) = range::bounds(reading.rules.range.as_ref(), lo, hi);
             let near = match whole_step(m) {
                 Some(s) => {
                     let below = n.div_euclid(s) * s;
@@ -44,7 +44,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
                         .collect()
                 }
             };
-            (near, Accepted::whole(cx.rules, lo, hi))
+            (near, Accepted::whole(reading.rules, lo, hi))
         }
         Subject::Real(f) => {
             if real_accepts(m, f) {
@@ -52,9 +52,9 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
             }
             let s = m.as_f64();
             let below = (f / s).floor() * s;
-            let in_range = |x: &f64| cx.rules.range.as_ref().is_none_or(|r| range::contains(r, *x));
+            let in_range = |x: &f64| reading.rules.range.as_ref().is_none_or(|r| range::contains(r, *x));
             let near = [below, below + s].into_iter().filter(in_range).map(render::number).collect();
-            (near, Accepted::real(cx.rules))
+            (near, Accepted::real(reading.rules))
         }
         Subject::Text(_) | Subject::Items { .. } => return Ok(()),
     };
@@ -67,7 +67,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
         [a] => format!("Send {a}."),
         _ => format!("Send a multiple of {step}."),
     };
-    Err(cx.problem_of(v, format!("is not a multiple of {step}"), set.words(), fix))
+    Err(reading.problem_of(v, format!("is not a multiple of {step}"), set.words(), fix))
 }
 
 /// The rule in words, as the noun of its accepted set: `a multiple of 5`, `a multiple of 0.25`.

@@ -7,7 +7,7 @@ use std::fmt::{self, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Anchoring, Pattern, Rules, Ty};
 use crate::words::render;
@@ -15,8 +15,8 @@ use crate::words::render;
 /// Refuses a string holding no match; the accepted set is the string's, every rule on it
 /// stated.
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
-    let (Some(p), Subject::Text(s)) = (&cx.rules.pattern, x) else { return Ok(()) };
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+    let (Some(p), Subject::Text(s)) = (&reading.rules.pattern, x) else { return Ok(()) };
     if p.regex.is_match(s) {
         return Ok(());
     }
@@ -28,7 +28,7 @@ pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Proble
         Anchoring::Search => "does not contain a match for the pattern",
         _ => "does not match the pattern",
     };
-    Err(cx.problem_of(v, issue, Accepted::text(cx.rules).words(), fix))
+    Err(reading.problem_of(v, issue, Accepted::text(reading.rules).words(), fix))
 }
 
 /// How a string relates to its pattern, after the rest of its accepted set, by where the

@@ -7,26 +7,26 @@ use std::fmt::{self, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::outcome::refusal::Problem;
-use crate::read::cx::Cx;
+use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
 use crate::spec::{Bound, Num, Range, Rules, Ty};
 use crate::words::render;
 
 /// Refuses a number outside its bounds (a whole number: its type's, narrowed by the rule).
 #[inline]
-pub(crate) fn check(cx: &Cx<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
+pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     match x {
         Subject::Whole { n, lo, hi } => {
-            let (min, max) = bounds(cx.rules.range.as_ref(), lo, hi);
+            let (min, max) = bounds(reading.rules.range.as_ref(), lo, hi);
             if n < min || n > max {
-                return Err(out_of_range(cx, v, &Accepted::whole(cx.rules, lo, hi)));
+                return Err(out_of_range(reading, v, &Accepted::whole(reading.rules, lo, hi)));
             }
         }
         Subject::Real(f) => {
-            if let Some(r) = &cx.rules.range
+            if let Some(r) = &reading.rules.range
                 && !contains(r, f)
             {
-                return Err(out_of_range(cx, v, &Accepted::real(cx.rules)));
+                return Err(out_of_range(reading, v, &Accepted::real(reading.rules)));
             }
         }
         Subject::Text(_) | Subject::Items { .. } => {}
@@ -94,8 +94,8 @@ pub(crate) fn accepted(f: &mut Formatter<'_>, ends: Ends) -> fmt::Result {
 }
 
 /// The refusal of a number outside `set`: `is out of range`, the bounds stated in the fix.
-pub(crate) fn out_of_range(cx: &Cx<'_>, v: &Value, set: &Accepted<'_>) -> Problem {
-    cx.problem_of(v, "is out of range", set.words(), set.out_of_range_fix())
+pub(crate) fn out_of_range(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>) -> Problem {
+    reading.problem_of(v, "is out of range", set.words(), set.out_of_range_fix())
 }
 
 /// The whole number a fix offers: 10 when in range, else the bound nearest to it.

@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Problem, read::Numeric, spec::Ty, tool};
+use envelope_core::{Reading, FromArg, Problem, read::Numeric, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a number: neither a string nor an array, so `length` does not apply to it.
@@ -8,7 +8,7 @@ impl FromArg for Count {
     fn ty() -> Ty {
         u32::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, cx: &Reading<'_>) -> Result<Self, Problem> {
         u32::from_arg(v, cx).map(Count)
     }
 }

@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Problem, read::Numeric, spec::Ty, tool};
+use envelope_core::{Reading, FromArg, Problem, read::Numeric, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a number: it reads a number, so `pattern` does not apply to it.
@@ -8,7 +8,7 @@ impl FromArg for Port {
     fn ty() -> Ty {
         u16::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, cx: &Reading<'_>) -> Result<Self, Problem> {
         u16::from_arg(v, cx).map(Port)
     }
 }

@@ -1,4 +1,4 @@
-use envelope_core::{Cx, FromArg, Problem, spec::Ty, tool};
+use envelope_core::{Reading, FromArg, Problem, spec::Ty, tool};
 use serde_json::Value;
 
 /// A newtype of a string: it reads a string, so `range` does not apply to it.
@@ -8,7 +8,7 @@ impl FromArg for Code {
     fn ty() -> Ty {
         String::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
+    fn from_arg(v: &Value, cx: &Reading<'_>) -> Result<Self, Problem> {
         String::from_arg(v, cx).map(Code)
     }
 }

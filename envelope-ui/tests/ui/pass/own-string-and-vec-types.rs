@@ -3,7 +3,7 @@
 
 use envelope_core::spec::Ty;
 use envelope_core::read::{Sequence, Textual};
-use envelope_core::{Cx, FromArg, Problem, Toolbox, tool};
+use envelope_core::{Reading, FromArg, Problem, Toolbox, tool};
 use serde_json::Value;
 
 type Email = String;
@@ -15,8 +15,8 @@ impl FromArg for Handle {
     fn ty() -> Ty {
         String::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        String::from_arg(v, cx).map(Handle)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        String::from_arg(v, reading).map(Handle)
     }
 }
 
@@ -28,8 +28,8 @@ impl FromArg for Labels {
     fn ty() -> Ty {
         Vec::<String>::ty()
     }
-    fn from_arg(v: &Value, cx: &Cx<'_>) -> Result<Self, Problem> {
-        Vec::<String>::from_arg(v, cx).map(Labels)
+    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        Vec::<String>::from_arg(v, reading).map(Labels)
     }
 }
 

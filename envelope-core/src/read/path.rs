@@ -1,5 +1,5 @@
 //! The reading context, beneath the rules and the value readers: where a value is ([`ArgPath`]),
-//! what reading it needs ([`Cx`]), whether it may be quoted (the secret check), and the
+//! what reading it needs ([`Reading`]), whether it may be quoted (the secret check), and the
 //! constants every reader shares. It depends on no reader and no rule.
 
 use std::borrow::Cow;
@@ -45,7 +45,7 @@ impl fmt::Display for ArgPath<'_> {
 /// What reading one value needs: its rules, the policy and where it is; and, carried by the
 /// reader, the characters each number of the arguments was sent with.
 #[derive(Clone, Copy, Debug)]
-pub struct Cx<'a> {
+pub struct Reading<'a> {
     /// Rules that apply to this value.
     pub rules: &'a Rules,
     /// `#[tool(strict)]`.
@@ -62,25 +62,25 @@ pub(crate) use crate::words::render::Numbers;
 static SECRET: Rules = Rules { secret: true, ..Rules::NONE };
 static NO_RULES: Rules = Rules::NONE;
 
-impl<'a> Cx<'a> {
+impl<'a> Reading<'a> {
     /// The context of a value at `path` under `rules`, read in strict or lax mode.
     pub fn new(rules: &'a Rules, strict: bool, path: ArgPath<'a>) -> Self {
-        Cx { rules, strict, path, numbers: &[] }
+        Reading { rules, strict, path, numbers: &[] }
     }
 
     /// This context with other rules (the same place, policy and numbers).
-    pub(crate) fn with_rules<'b>(&'b self, rules: &'b Rules) -> Cx<'b> {
-        Cx { rules, strict: self.strict, path: self.path, numbers: self.numbers }
+    pub(crate) fn with_rules<'b>(&'b self, rules: &'b Rules) -> Reading<'b> {
+        Reading { rules, strict: self.strict, path: self.path, numbers: self.numbers }
     }
 
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
-    pub fn item<'b>(&'b self, path: &'b ArgPath<'b>) -> Cx<'b> {
+    pub fn item<'b>(&'b self, path: &'b ArgPath<'b>) -> Reading<'b> {
         let rules = match &self.rules.items {
             Some(items) => items,
             None if self.rules.secret => &SECRET,
             None => &NO_RULES,
         };
-        Cx { rules, strict: self.strict, path: *path, numbers: self.numbers }
+        Reading { rules, strict: self.strict, path: *path, numbers: self.numbers }
     }
 
     /// A problem with the value `v`: `<path>: <v> <issue>; accepted: <accepted>. <fix>`. Under a
@@ -129,7 +129,7 @@ pub(crate) fn rejected_of(v: &Value, secret: bool, numbers: Numbers<'_>) -> Reje
 /// Whether a value under `rules` is, or holds at any depth, a secret: then no part of it is shown.
 /// The one secret check, for a whole argument and for a value being read. `ty`, where the caller
 /// knows it (a parameter's declared type), adds what only the type shows: the fields of an
-/// object, and the items of an array whose rules say nothing. Without it (a [`Cx`] carries rules,
+/// object, and the items of an array whose rules say nothing. Without it (a [`Reading`] carries rules,
 /// not a type) the rules alone decide, at every depth of `items`.
 pub(crate) fn holds_secret(rules: &Rules, ty: Option<&Ty>) -> bool {
     let item_ty = match ty {
