@@ -62,7 +62,7 @@ pub enum Reply {
 /// format it was recognised as.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct Reading {
+pub struct Classified {
     /// What the reply says.
     pub reply: Reply,
     /// The status of [`http::status`](crate::http::status) for it: 200, 202, the code's own
@@ -75,7 +75,7 @@ pub struct Reading {
     pub format: Option<WireFormat>,
 }
 
-impl Reading {
+impl Classified {
     /// Whether the reply is a success (`ok`) and nothing else.
     pub fn is_ok(&self) -> bool {
         matches!(self.reply, Reply::Ok { .. })
@@ -97,7 +97,7 @@ impl Reading {
 ///
 /// assert!(matches!(read("Error: connection refused").reply, Reply::Unreadable { .. }));
 /// ```
-pub fn read(text: &str) -> Reading {
+pub fn read(text: &str) -> Classified {
     Reader::new().read(text)
 }
 
@@ -145,7 +145,7 @@ impl Reader {
     }
 
     /// Classifies `text`.
-    pub fn read(&self, text: &str) -> Reading {
+    pub fn read(&self, text: &str) -> Classified {
         let trimmed = text.trim_start_matches('\u{feff}').trim();
         if trimmed.is_empty() {
             return unreadable("the reply is empty");
@@ -167,7 +167,7 @@ impl Reader {
         }
     }
 
-    fn classify(&self, o: &Map<String, Value>) -> Reading {
+    fn classify(&self, o: &Map<String, Value>) -> Classified {
         let success = o.get("success");
         match (o.get("status"), success) {
             (Some(Value::String(word)), _) => self.by_status(word, o),
@@ -195,7 +195,7 @@ impl Reader {
         }
     }
 
-    fn by_status(&self, word: &str, o: &Map<String, Value>) -> Reading {
+    fn by_status(&self, word: &str, o: &Map<String, Value>) -> Classified {
         if let Some(success) = o.get("success")
             && success.as_bool() != Some(word == "ok")
         {
@@ -244,7 +244,7 @@ impl Reader {
         self.reading(reply, format)
     }
 
-    fn by_refused(&self, o: &Map<String, Value>) -> Reading {
+    fn by_refused(&self, o: &Map<String, Value>) -> Classified {
         let Some(message) = string(o, "error").or_else(|| string(o, "message")) else {
             return unreadable("`success` is false but there is no `error` sentence");
         };
@@ -272,7 +272,7 @@ impl Reader {
         crate::http::known_code(code, &self.codes)
     }
 
-    fn reading(&self, reply: Reply, format: Option<WireFormat>) -> Reading {
+    fn reading(&self, reply: Reply, format: Option<WireFormat>) -> Classified {
         let code_status = |code: &Option<String>| code.as_deref().and_then(|c| self.known(c)).map(|c| c.http_status());
         let http_status = match &reply {
             Reply::Ok { .. } => Some(crate::http::rule(Status::Ok, None)),
@@ -281,12 +281,12 @@ impl Reader {
             Reply::Failed { code, .. } => Some(crate::http::rule(Status::Error, code_status(code))),
             Reply::Unreadable { .. } => None,
         };
-        Reading { reply, http_status, format }
+        Classified { reply, http_status, format }
     }
 }
 
-fn unreadable(reason: &str) -> Reading {
-    Reading { reply: Reply::Unreadable { reason: reason.to_owned() }, http_status: None, format: None }
+fn unreadable(reason: &str) -> Classified {
+    Classified { reply: Reply::Unreadable { reason: reason.to_owned() }, http_status: None, format: None }
 }
 
 fn string(o: &Map<String, Value>, key: &str) -> Option<String> {
