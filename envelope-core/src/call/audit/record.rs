@@ -5,7 +5,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::Audit;
 use crate::outcome::code::Status;
 use crate::outcome::envelope::Envelope;
 
@@ -57,7 +56,7 @@ pub struct AuditRecord {
     /// SHA-256 (hex) of the canonical validated arguments; absent when they were not read.
     pub arguments_sha256: Option<String>,
     /// The validated arguments, every `secret` parameter left out (as a reply leaves it out);
-    /// absent when they were not read, or under [`Audit::hash_only`].
+    /// absent when they were not read, or under [`Audit::hash_only`](super::Audit::hash_only).
     pub arguments: Option<Value>,
     /// The outcome as the envelope says it; absent on an intent.
     pub outcome: Option<Value>,
@@ -114,15 +113,16 @@ impl Serialize for AuditRecord {
 
 /// The outcome as the envelope says it: its status, and what a served call produced (its
 /// `data`, whole up to the audit's data limit, else its hash and size; nothing under
-/// `hash_only`), or the code of one that was not.
-pub(super) fn outcome_of(e: &Envelope, audit: Option<&Audit>) -> Value {
+/// `hash_only`), or the code of one that was not. `data_limit`: the audit's data limit in bytes
+/// of the data's JSON text, `None` when no data is recorded (no audit, or `hash_only`).
+pub(super) fn outcome_of(e: &Envelope, data_limit: Option<usize>) -> Value {
     let mut o = Map::new();
     o.insert("status".into(), e.status().as_str().into());
     match e.status() {
         Status::Ok => {
-            if let (Some(audit), Some(data)) = (audit.filter(|a| !a.hash_only), e.data()) {
+            if let (Some(limit), Some(data)) = (data_limit, e.data()) {
                 let text = serde_json::to_string(data).unwrap_or_default();
-                if text.len() <= audit.data_limit {
+                if text.len() <= limit {
                     o.insert("data".into(), data.clone());
                 } else {
                     o.insert(

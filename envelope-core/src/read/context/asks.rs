@@ -1,16 +1,15 @@
 //! What a tool asks its client while it runs: a completion (sampling), values from the user
-//! (elicitation), the client's roots; and why an ask got no answer.
+//! (elicitation), the client's roots; the `Context` methods that ask (the kinds of ask and
+//! their answers are in `requests.rs`).
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Context;
-
-/// What a tool's body asks its client while it runs (MCP sampling and elicitation).
+use super::requests::{ClientAsk, ClientError, ElicitAction, Elicitation};
 impl Context {
     /// Asks the client's model for a completion: an MCP `sampling/createMessage` request with
     /// `params` as sent (MCP 2025-11-25, "Client Features / Sampling":
@@ -101,103 +100,3 @@ impl Context {
         .await
     }
 }
-
-/// What a tool asks its client for ([`Context::create_message`], [`Context::elicit`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ClientAsk {
-    /// `sampling/createMessage` (capability `sampling`).
-    Sampling,
-    /// `elicitation/create` (capability `elicitation`).
-    Elicitation,
-    /// `roots/list` (capability `roots`).
-    Roots,
-}
-
-impl ClientAsk {
-    /// The client capability it needs: `"sampling"`, `"elicitation"`.
-    pub fn capability(self) -> &'static str {
-        match self {
-            ClientAsk::Sampling => "sampling",
-            ClientAsk::Elicitation => "elicitation",
-            ClientAsk::Roots => "roots",
-        }
-    }
-
-    /// The JSON-RPC method: `"sampling/createMessage"`, `"elicitation/create"`.
-    pub fn method(self) -> &'static str {
-        match self {
-            ClientAsk::Sampling => "sampling/createMessage",
-            ClientAsk::Elicitation => "elicitation/create",
-            ClientAsk::Roots => "roots/list",
-        }
-    }
-}
-
-/// Why a request to the client got no answer ([`Context::create_message`], [`Context::elicit`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ClientError {
-    /// The client did not declare this capability (`"sampling"`, `"elicitation"`); MCP answers
-    /// `-32021` (SEP-2575, MissingRequiredClientCapabilityError) with
-    /// `data.requiredCapabilities` `{"<capability>": {}}`.
-    MissingCapability(&'static str),
-    /// The call was not made over an MCP session that can send a request to its client.
-    Unavailable,
-    /// The client answered a JSON-RPC error (or no answer that reads).
-    Failed {
-        /// The JSON-RPC error code.
-        code: i64,
-        /// Its message.
-        message: String,
-    },
-    /// The call was cancelled while waiting.
-    Cancelled,
-}
-
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClientError::MissingCapability(c) => write!(f, "the client did not declare the `{c}` capability"),
-            ClientError::Unavailable => f.write_str("this call cannot send a request to its client"),
-            ClientError::Failed { code, message } => write!(f, "the client answered error {code}: {message}"),
-            ClientError::Cancelled => f.write_str("the call was cancelled"),
-        }
-    }
-}
-
-impl std::error::Error for ClientError {}
-
-/// The user's answer to [`Context::elicit`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Elicitation {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The values entered (on `accept`), by property name.
-    pub content: Option<Map<String, Value>>,
-}
-
-/// What the user did with an elicitation (`"accept"`, `"decline"`, `"cancel"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ElicitAction {
-    /// Submitted the form.
-    Accept,
-    /// Refused explicitly.
-    Decline,
-    /// Dismissed it.
-    Cancel,
-}
-
-impl ElicitAction {
-    /// The wire word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ElicitAction::Accept => "accept",
-            ElicitAction::Decline => "decline",
-            ElicitAction::Cancel => "cancel",
-        }
-    }
-}
-
-/// A request to the client, answered later.
-pub(crate) type Asked = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;

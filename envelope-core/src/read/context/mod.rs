@@ -21,10 +21,14 @@ mod caller;
 mod cancel;
 // What a tool asks its client: sampling, elicitation, roots.
 mod asks;
+// The kinds of ask, why one got no answer, the user's answer to an elicitation.
+mod requests;
 // The live part of a call, shared by every clone of its context; where its messages go.
 mod live;
 // Progress and log messages, within their rates and sizes.
 mod progress;
+// Log levels, a checked progress report, the rate bound's memory, the sizes messages are cut to.
+mod messages;
 #[cfg(test)]
 mod tests;
 
@@ -32,17 +36,17 @@ use std::fmt;
 use std::sync::Arc;
 
 #[cfg(feature = "rmcp")]
-pub(crate) use asks::Asked;
-pub use asks::{ClientAsk, ClientError, ElicitAction, Elicitation};
+pub(crate) use requests::Asked;
+pub use requests::{ClientAsk, ClientError, ElicitAction, Elicitation};
 pub(crate) use caller::add_scopes;
 pub use caller::{ANONYMOUS, Caller};
 pub use cancel::Cancelled;
 use live::Live;
 #[cfg(feature = "rmcp")]
 pub(crate) use live::Sink;
-pub use progress::LogLevel;
+pub use messages::LogLevel;
 #[cfg(feature = "rmcp")]
-pub(crate) use progress::Progress;
+pub(crate) use messages::Progress;
 
 /// One call as it travels through the toolbox: who made it, its id, where it came in, and (for
 /// the tool's body) whether it was cancelled, its progress and its log messages. Cheap to clone

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::live::Sink;
-use super::progress::{MAX_LOG_BYTES, Progress};
+use super::messages::{MAX_LOG_BYTES, Progress};
 use super::*;
 
 /// A future dropped unfinished under `cancel_first` finds its call cancelled as it drops;
