@@ -69,7 +69,8 @@ LAYERS = {
         ["http", "mcp", "providers", "client"],  # the adapters, and the client's reply reader
         ["call"],  # the toolbox and the call pipeline, surfaces, policy, audit, guard/
         ["schema"],  # the input schema and every output schema
-        ["read"],  # the call's context and reading its arguments: walker, value readers, rules
+        ["read"],  # reading a call's arguments: walker, value readers, rules
+        ["context"],  # the call: its caller, id, cancellation, progress and logs, client asks
         ["spec"],  # declarations as data: parameters, rules, formats, rate limits
         ["crate", "outcome"],  # the envelope, codes, refusals, faults, ToolError, wire formats
         ["words"],  # quoting, the one cut, lists, did-you-mean, numbers, budgets

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use envelope_core::mcp::McpServer;
 use envelope_core::mcp::streamable::McpHttp;
-use envelope_core::{Caller, Context, Toolbox, read::LogLevel, tool};
+use envelope_core::{Caller, Context, Toolbox, context::LogLevel, tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 use tokio::net::TcpStream;

@@ -12,7 +12,11 @@ pub mod outcome;
 // Declarations as data: a tool's parameters, rules, formats and rate limits.
 pub mod spec;
 
-// Reading a call: who calls, the call's context, and its arguments, value by value.
+// The call: who calls (`Caller`), and the call a tool body sees (`Context`): its id, surface,
+// cancellation and deadline, progress and log messages, what it asks its client.
+pub mod context;
+
+// Reading a call's arguments, value by value.
 pub mod read;
 
 // The `inputSchema` and every `outputSchema` of a tool.
@@ -36,6 +40,7 @@ pub mod client;
 
 pub use call::registry::Toolbox;
 pub use call::tool::Tool;
+pub use context::{Caller, ClientAsk, ClientError, Context, ElicitAction, Elicitation};
 #[doc = include_str!("../docs/tool_error.md")]
 pub use envelope_macros::ToolError;
 #[doc = include_str!("../docs/tool.md")]
@@ -46,7 +51,6 @@ pub use outcome::failure::ToolError;
 pub use outcome::fault::Fault;
 pub use outcome::refusal::{Problem, Refusal};
 pub use read::args::{FromArg, Reading};
-pub use read::context::{Caller, ClientAsk, ClientError, Context, ElicitAction, Elicitation};
 
 #[doc = include_str!("../docs/tools.md")]
 pub use envelope_macros::tools;

@@ -499,23 +499,23 @@ fn merge(into: &mut Value, from: &Value) {
 
 /// Asking a user for a typed answer: the requested schema from the Rust type (it lives here, above
 /// `read/`, since it needs the schema of a type).
-impl crate::read::context::Context {
+impl crate::context::Context {
     /// Asks the user for a `T`: [`elicit`](crate::Context::elicit) with `T`'s JSON Schema (feature
     /// `schemars`) as `requestedSchema`; an accepted answer is read as `T`, and one that does
-    /// not read is [`ClientError::Failed`](crate::read::context::ClientError::Failed) with code `-32602` and serde's sentence. `Ok(None)`:
+    /// not read is [`ClientError::Failed`](crate::context::ClientError::Failed) with code `-32602` and serde's sentence. `Ok(None)`:
     /// the user declined or cancelled.
     #[cfg(feature = "schemars")]
     pub async fn elicit_as<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
         &self,
         message: impl Into<String>,
-    ) -> Result<Option<T>, crate::read::context::ClientError> {
+    ) -> Result<Option<T>, crate::context::ClientError> {
         let schema = data_schema_of::<T>();
         let answer = self.elicit(message, schema).await?;
-        if answer.action != crate::read::context::ElicitAction::Accept {
+        if answer.action != crate::context::ElicitAction::Accept {
             return Ok(None);
         }
         let content = serde_json::Value::Object(answer.content.unwrap_or_default());
-        serde_json::from_value(content).map(Some).map_err(|e| crate::read::context::ClientError::Failed {
+        serde_json::from_value(content).map(Some).map_err(|e| crate::context::ClientError::Failed {
             code: -32602,
             message: format!("the answer does not read: {e}"),
         })

@@ -8,9 +8,9 @@ use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
 use crate::call::guard::confirm::{PendingCheck, validated_args};
+use crate::context::{Caller, Context};
 use crate::outcome::envelope::Envelope;
 use crate::outcome::{Decision, Guarded, Step};
-use crate::read::context::{Caller, Context};
 use crate::read::input::Input;
 use crate::spec::ToolSpec;
 

@@ -18,11 +18,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::call::unwind::CatchUnwind;
+use crate::context::Caller;
 use crate::outcome::code::codes;
 use crate::outcome::envelope::Envelope;
 use crate::outcome::fault::Fault;
 use crate::outcome::refusal::Refusal;
-use crate::read::context::Caller;
 use crate::spec::{Tier, ToolSpec};
 
 /// What a hook failed with (a policy service down, a store that did not answer). Logged by the

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::call::policy::{DEFAULT_POLICY_TIMEOUT, TenantPolicy};
-use crate::read::context::Caller;
+use crate::context::Caller;
 use crate::spec::{Tier, ToolSpec};
 
 /// Which tools a surface shows.
@@ -105,7 +105,7 @@ impl Surface {
     /// scope="..."`, RFC 6750 §3.1); a call in process is refused `FORBIDDEN`.
     #[must_use]
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        crate::read::context::add_scopes(&mut self.scopes, scopes);
+        crate::context::add_scopes(&mut self.scopes, scopes);
         self
     }
 

@@ -35,7 +35,7 @@ use rmcp::ErrorData;
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
 
-use crate::read::context::{ClientAsk, ClientError};
+use crate::context::{ClientAsk, ClientError};
 
 /// How long a sealed request state holds, in seconds.
 const STATE_TTL_SECS: u64 = 600;

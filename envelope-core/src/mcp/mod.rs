@@ -40,7 +40,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{Caller, Context, Toolbox, read::LogLevel};
+use crate::{Caller, Context, Toolbox, context::LogLevel};
 
 pub use stdio::{MAX_REQUESTS_IN_FLIGHT, serve_handler_stdio, serve_io, serve_stdio};
 
@@ -469,7 +469,7 @@ impl ServerHandler for McpServer {
             None
         };
         let notifier = self.notifier(&context, round.clone());
-        let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::read::context::Sink>);
+        let cx = self.context(&context).with_sink(Arc::clone(&notifier) as Arc<dyn crate::context::Sink>);
         let call = async {
             if mrtr::applies(&self.toolbox, &request.name, &context) {
                 return mrtr::call(&self.toolbox, &cx, &request, arguments).await;

@@ -17,7 +17,7 @@ use rmcp::{
 };
 use tokio::sync::mpsc;
 
-use crate::read::context::{Asked, ClientAsk, ClientError, LogLevel, Progress, Sink};
+use crate::context::{Asked, ClientAsk, ClientError, LogLevel, Progress, Sink};
 
 /// How many notifications of one call wait to be written; past it, a notification is dropped
 /// (the rate bound of progress keeps a well-behaved tool far below it).

@@ -351,7 +351,7 @@ impl Drop for Listed {
 /// stream it wraps is then dropped, which cancels the call (rmcp's disconnect handling).
 struct UntilCancelled {
     inner: Body,
-    cancelled: crate::read::Cancelled,
+    cancelled: crate::context::Cancelled,
     _listed: Listed,
 }
 

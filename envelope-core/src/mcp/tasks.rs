@@ -61,7 +61,7 @@ use serde_json::Value;
 
 use super::task_notices::StatusNotices;
 use crate::call::pipeline::Started;
-use crate::read::context::{Asked, Sink};
+use crate::context::{Asked, Sink};
 use crate::{ClientAsk, ClientError, Context, Envelope, Toolbox};
 
 /// How long a task is kept after it was created, unless set otherwise: one hour.
@@ -658,15 +658,15 @@ impl Sink for Gate {
         }
     }
 
-    fn progress(&self, note: crate::read::context::Progress) {
+    fn progress(&self, note: crate::context::Progress) {
         let _ = note;
     }
 
-    fn log_level(&self) -> Option<crate::read::LogLevel> {
+    fn log_level(&self) -> Option<crate::context::LogLevel> {
         None
     }
 
-    fn log(&self, level: crate::read::LogLevel, message: String) {
+    fn log(&self, level: crate::context::LogLevel, message: String) {
         let _ = (level, message);
     }
 }
@@ -739,15 +739,15 @@ impl Sink for TaskSink {
         })
     }
 
-    fn progress(&self, note: crate::read::context::Progress) {
+    fn progress(&self, note: crate::context::Progress) {
         let _ = note;
     }
 
-    fn log_level(&self) -> Option<crate::read::LogLevel> {
+    fn log_level(&self) -> Option<crate::context::LogLevel> {
         None
     }
 
-    fn log(&self, level: crate::read::LogLevel, message: String) {
+    fn log(&self, level: crate::context::LogLevel, message: String) {
         let _ = (level, message);
     }
 }

@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 
 use super::Provider;
 use crate::call::registry::{Toolbox, UnknownToolWords};
+use crate::context::Context;
 use crate::outcome::envelope::Envelope;
 use crate::outcome::refusal::Refusal;
-use crate::read::context::Context;
 use crate::words::render;
 
 /// The answer to one tool call: the provider's tool-result message and the envelope it carries.

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
-use crate::read::context::Context;
+use crate::context::Context;
 use crate::read::path::Numbers;
 use crate::spec::ParamSpec;
 

@@ -1,14 +1,11 @@
-//! Reading a call: who calls ([`Caller`](crate::Caller)), the call a tool body sees
-//! ([`Context`](crate::Context)), and a tool's arguments, from the JSON text or value to typed
-//! values or one refusal naming every problem. Above `spec/` (the declarations it reads by),
-//! beneath `schema.rs` and `call/`.
+//! Reading a call: a tool's arguments, from the JSON text or value to typed values or one
+//! refusal naming every problem. Above `context/` (the call a reader may hand a tool body) and
+//! `spec/` (the declarations it reads by), beneath `schema.rs` and `call/`.
 
 // The arguments object read parameter by parameter; the refusals of the arguments as a whole.
 pub(crate) mod args;
 // Where JSON text stops being JSON, in JSON's words (MCP's parse error, arguments not JSON).
 pub(crate) mod broken;
-// Who is calling (`Caller`) and the call a tool body sees (`Context`).
-pub(crate) mod context;
 // The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
 // What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
@@ -25,7 +22,6 @@ pub(crate) mod sent;
 // The arguments read from their JSON text when the one-pass walk does not take them.
 pub(crate) mod text;
 
-pub use context::{Cancelled, LogLevel};
 pub use kinds::{Measured, Sequence, Textual};
 pub use path::ArgPath;
 pub use readers::Numeric;

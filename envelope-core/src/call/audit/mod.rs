@@ -18,9 +18,9 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{Map, Value};
 
 use crate::call::unwind::CatchUnwind;
+use crate::context::Context;
 use crate::outcome::code::codes;
 use crate::outcome::envelope::Envelope;
-use crate::read::context::Context;
 use crate::spec::ToolSpec;
 
 use record::outcome_of;

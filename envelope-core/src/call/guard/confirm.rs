@@ -143,7 +143,7 @@ impl Guard {
 
     /// A confirm tool's call: the preview, then `needs_confirmation` with a sealed id (or the
     /// preview's refusal; or `CONFIRMATION_REQUIRED` as an `error` where nothing can be queued).
-    /// `caller`: the key its pending action counts against ([`crate::call::guard::store::ANONYMOUS`] without
+    /// `caller`: the key its pending action counts against ([`crate::context::ANONYMOUS`] without
     /// a verified identity).
     pub(crate) async fn queue(
         &self,

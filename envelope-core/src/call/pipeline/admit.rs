@@ -6,8 +6,8 @@ use super::at::At;
 use crate::call::audit::Governed;
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
+use crate::context::{Caller, Context};
 use crate::outcome::envelope::Envelope;
-use crate::read::context::{Caller, Context};
 
 impl Tool {
     /// Whether a call at `at` is counted against a rate limit (the toolbox's or the tool's):

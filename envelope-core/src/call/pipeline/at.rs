@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::call::audit::Governed;
 use crate::call::registry::Toolbox;
-use crate::read::context::Context;
+use crate::context::Context;
 use crate::spec::ToolSpec;
 
 /// The arguments of a call as they came: parsed, the JSON text, or the bytes of a body (read

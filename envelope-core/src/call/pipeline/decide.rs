@@ -8,10 +8,10 @@ use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
 use crate::call::policy::{PolicyRequest, Verdict};
+use crate::context::Context;
 use crate::outcome::Guarded;
 use crate::outcome::Outcome;
 use crate::outcome::envelope::Envelope;
-use crate::read::context::Context;
 
 /// What a policy made of a call it did not allow.
 pub(in crate::call) enum Ruled {

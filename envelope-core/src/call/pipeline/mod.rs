@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::call::registry::{Toolbox, UnknownTool};
 use crate::call::tool::Tool;
+use crate::context::Context;
 use crate::outcome::envelope::Envelope;
-use crate::read::context::Context;
 
 #[cfg(test)]
 mod tests {

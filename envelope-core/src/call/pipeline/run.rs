@@ -17,12 +17,12 @@ use crate::call::unwind::CatchUnwind;
 use crate::call::audit::Governed;
 use crate::call::guard::confirm::validated_args;
 use crate::call::tool::retry_as_declared;
+#[cfg(any(feature = "rmcp", feature = "http"))]
+use crate::context::Context;
 use crate::outcome::envelope::Envelope;
 use crate::outcome::fault::Fault;
 use crate::outcome::wire::WireFormat;
 use crate::outcome::{EnvelopeFuture, Outcome};
-#[cfg(any(feature = "rmcp", feature = "http"))]
-use crate::read::context::Context;
 
 /// A call whose arguments were read: its envelope, or its sync body still to run.
 pub(crate) enum Started {

@@ -29,7 +29,7 @@
 //!
 //! The caller is the key a quota is counted under: the verified identity
 //! ([`Caller::quota_key`](crate::Caller::quota_key), say `sub:alice@acme`), never a tenant only
-//! a request header named; every call without a verified identity counts under [`ANONYMOUS`],
+//! a request header named; every call without a verified identity counts under [`ANONYMOUS`](crate::context::ANONYMOUS),
 //! so those callers share one per-caller bound.
 //!
 //! A store that fails answers [`StoreError`]; the call then answers a `BACKEND_ERROR` envelope,
@@ -59,8 +59,6 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 pub use self::redis::{DEFAULT_DEADLINE, RedisStore};
 pub use admission::{Admission, Capacity, Full, Kind, Limits, Scope};
 pub use memory::MemoryStore;
-
-pub use crate::read::context::ANONYMOUS;
 
 /// Whether `value`, an idempotency record's text, is settled: its envelope recorded
 /// (`"state":"done"`, as the guard writes it), not a running call's claim (which holds only
