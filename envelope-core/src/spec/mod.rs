@@ -8,8 +8,6 @@
 //! is `#[non_exhaustive]`, so a new rule, field or form is not a breaking change; build a struct
 //! with its `new` and `with_*` constructors.
 
-// The `format` checks (date, date-time, email, uri), each by its RFC.
-pub(crate) mod formats;
 // Rate limits: how many calls one caller may make in a period.
 pub mod rate;
 
@@ -295,39 +293,6 @@ impl Format {
             Format::Uuid => "uuid",
             Format::Email => "email",
             Format::Uri => "uri",
-        }
-    }
-
-    /// The form in words (the accepted set).
-    pub fn words(self) -> &'static str {
-        match self {
-            Format::Date => "a date as YYYY-MM-DD",
-            Format::DateTime => "an RFC 3339 date-time with offset",
-            Format::Uuid => "a hyphenated UUID",
-            Format::Email => "an email address",
-            Format::Uri => "an absolute URI with a scheme",
-        }
-    }
-
-    /// The move that fixes the call, with an example of the form.
-    pub fn fix(self) -> &'static str {
-        match self {
-            Format::Date => "Send a date like \"2026-11-30\".",
-            Format::DateTime => "Send a date-time like \"2026-11-30T14:05:00Z\".",
-            Format::Uuid => "Send a UUID like \"67e55044-10b1-426f-9247-bb680e5fe0c8\".",
-            Format::Email => "Send an address like \"ada@example.com\".",
-            Format::Uri => "Send a URI like \"https://example.com/path\".",
-        }
-    }
-
-    /// Whether `s` is of this form (see each variant for its RFC).
-    pub fn accepts(self, s: &str) -> bool {
-        match self {
-            Format::Date => crate::spec::formats::is_date(s),
-            Format::DateTime => crate::spec::formats::is_date_time(s),
-            Format::Uuid => s.len() == 36 && uuid::Uuid::try_parse(s).is_ok(),
-            Format::Email => crate::spec::formats::is_email(s),
-            Format::Uri => crate::spec::formats::is_uri(s),
         }
     }
 }

@@ -18,6 +18,8 @@
 pub(crate) mod accepted;
 pub(crate) mod choices;
 pub(crate) mod format;
+// The `format` checks (date, date-time, email, uri), each by its RFC; `format` calls them.
+pub(crate) mod formats;
 pub(crate) mod length;
 pub(crate) mod multiple_of;
 pub(crate) mod pattern;
