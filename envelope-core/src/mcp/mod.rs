@@ -53,12 +53,14 @@ pub use rmcp;
 /// An `rmcp` [`ServerHandler`] that serves the tools of one [`Toolbox`].
 ///
 /// It advertises the `tools` capability and answers `tools/list` and `tools/call` as the
-/// [module documentation](self) describes. Serve it with [`serve_stdio`] or (feature `http`)
+/// [module documentation](self) describes; with resources, resource templates or prompts
+/// declared ([`with_resource`](Self::with_resource), [`with_prompt`](Self::with_prompt)), also
+/// the `resources` and `prompts` capabilities and their requests ([`catalog`]). Serve it with [`serve_stdio`] or (feature `http`)
 /// `http::McpHttp`, which read each message first; or hand it to any other `rmcp` transport
 /// with [`rmcp::ServiceExt::serve`], where rmcp's parser reads the messages (a `tools/call`
-/// nested past 127 levels is then lost to it). To serve envelope tools beside your own
-/// resources and prompts, call [`McpServer::list_tools`](ServerHandler::list_tools) and
-/// [`McpServer::call_tool`](ServerHandler::call_tool) from your own handler's.
+/// nested past 127 levels is then lost to it). To serve envelope tools beside requests of
+/// your own (subscriptions, completion), call [`McpServer::list_tools`](ServerHandler::list_tools),
+/// [`McpServer::call_tool`](ServerHandler::call_tool) and the others from your own handler's.
 pub struct McpServer {
     toolbox: Arc<Toolbox>,
     caller: Arc<Caller>,
