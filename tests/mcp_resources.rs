@@ -325,14 +325,23 @@ async fn over_streamable_http_each_caller_reads_its_own_answer_and_a_hidden_one_
         assert_eq!(status, 200, "{read}");
         assert_eq!(read["result"]["resultType"], "complete");
         assert_eq!(read["result"]["ttlMs"], 60_000);
+        // Each caller reads its own answer: no shared cache may keep it.
+        assert_eq!(read["result"]["cacheScope"], "private");
         assert_eq!(read["result"]["contents"][0]["text"], text, "{read}");
     }
 
-    let (_, hidden) = request_2026(addr, Some("tok-ada"), "resources/read", json!({"uri": "notes://secret"})).await;
-    let (_, unknown) = request_2026(addr, Some("tok-ada"), "resources/read", json!({"uri": "notes://nothing"})).await;
+    // The same surface on a server that never declared the secret note: the same reply.
+    let never = McpServer::new(Toolbox::new())
+        .with_resource(Resource::new("notes://greeting", "greeting"), |_cx: Context| async {
+            Ok::<_, Fault>(vec![ResourceContents::text("Hello.", "notes://greeting")])
+        });
+    let plain = http_client::serve(McpHttp::with_handler(never).with_surface(public()).router()).await;
+    let (status, hidden) =
+        request_2026(addr, Some("tok-ada"), "resources/read", json!({"uri": "notes://secret"})).await;
+    let (_, unknown) = request_2026(plain, None, "resources/read", json!({"uri": "notes://secret"})).await;
+    assert_eq!((status, &hidden), (200, &unknown));
     assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
     assert_eq!(hidden["error"]["data"]["uri"], "notes://secret");
-    assert_eq!(hidden["error"]["message"].as_str().unwrap().replace("secret", "nothing"), unknown["error"]["message"]);
 
     let (status, got) = request_2026(
         addr,

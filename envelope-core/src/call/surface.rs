@@ -34,8 +34,10 @@ impl Visible {
 }
 
 /// One place a toolbox is served: its name (the [`Context::surface`](crate::Context::surface)
-/// of its calls), whether it is public, which tools it shows, the scopes every call needs, and
-/// whether a call needs a tenant (with a tenant policy to read).
+/// of its calls), whether it is public, which tools it shows (and which MCP resources and
+/// prompts, [`only_resources`](Self::only_resources), [`only_prompts`](Self::only_prompts)),
+/// the scopes every call needs, and whether a call needs a tenant (with a tenant policy to
+/// read).
 ///
 /// Serve a toolbox on it with [`Toolbox::on`](crate::Toolbox::on) (or `McpServer::with_surface`,
 /// `McpHttp::with_surface`, `HttpTools::with_surface`). On that surface a hidden tool is absent

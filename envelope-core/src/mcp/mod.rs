@@ -281,7 +281,9 @@ impl McpServer {
 
     /// `tools/list` answers `"ttlMs": ms` (SEP-2549, MCP 2026-07-28 "Caching"): a client may
     /// keep the list that many milliseconds before asking again (default `0`: ask each time).
-    /// Set it when the toolbox does not change while the server runs.
+    /// Set it when the toolbox does not change while the server runs. The lists and reads of
+    /// [`catalog`] carry it too, with no `cacheScope` of their own: rmcp answers `private` on
+    /// 2026-07-28, right for a read that may answer per caller.
     #[must_use]
     pub fn with_ttl_ms(mut self, ms: u64) -> Self {
         self.ttl_ms = Some(ms);

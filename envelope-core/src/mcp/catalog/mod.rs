@@ -9,14 +9,18 @@
 //!   [`ResourceTemplate`] (`{id}` and `{+path}` variables, RFC 6570 levels 1 and 2) and the
 //!   function that reads any URI it expands to ([`UriMatch`]: the URI and each variable);
 //!   [`with_prompt`](super::McpServer::with_prompt) a [`Prompt`] and the function that answers
-//!   `prompts/get` ([`GetPromptResult`]). Each function gets the request's [`Context`](crate::Context): its
-//!   [`Caller`](crate::Caller) (the one the HTTP auth hook verified, else the server's), its
-//!   surface and protocol version, so it can answer per caller. It returns `Result<_, E>` with
+//!   `prompts/get` ([`GetPromptResult`]). Each function gets the request's
+//!   [`Context`](crate::Context): its [`Caller`](crate::Caller) (the one the HTTP auth hook
+//!   verified, else the server's), its surface and protocol version, so it can answer per
+//!   caller. It returns `Result<_, E>` with
 //!   `E` a [`ToolError`](crate::ToolError) (a [`Fault`](crate::Fault), a
 //!   [`Refusal`](crate::Refusal), a `#[derive(ToolError)]` enum), never a free-form string.
-//! - The server then declares the `resources` (or `prompts`) capability and answers
+//! - Serve the server as any: [`serve_stdio`](super::serve_stdio)`(server)`, or over HTTP
+//!   `McpHttp::with_handler(server)` (`McpHttp::new(toolbox)` builds a server of its own,
+//!   without them). It then declares the `resources` (or `prompts`) capability and answers
 //!   `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list` and
-//!   `prompts/get`; a list carries the server's `ttlMs` ([`McpServer::with_ttl_ms`](super::McpServer::with_ttl_ms)).
+//!   `prompts/get`; the lists and reads carry the server's `ttlMs`
+//!   ([`McpServer::with_ttl_ms`](super::McpServer::with_ttl_ms)).
 //! - **Surfaces.** A surface names the resources and templates it shows by `name`
 //!   ([`Surface::only_resources`](crate::call::Surface::only_resources),
 //!   [`all_resources_but`](crate::call::Surface::all_resources_but)) and its prompts likewise
