@@ -9,23 +9,25 @@
 //!
 //! The tools answer through envelope: each reply's `structuredContent` is the envelope, and a
 //! tool that answers `Contents` (text, image, audio, embedded resources) has its blocks first,
-//! the envelope's text block last. Resources, resource templates, subscriptions, prompts and
-//! completion are declared beside them in an rmcp `ServerHandler` that hands `tools/list`,
-//! `tools/call` and `logging/setLevel` to envelope's `McpServer`.
+//! the envelope's text block last. The fixture resources, resource template and prompts are
+//! declared on the same `McpServer` (`mcp::catalog`); subscriptions, completion, list-changed
+//! notifications and the prompt that asks its client first (SEP-2322) are answered by an rmcp
+//! `ServerHandler` that hands everything else to the `McpServer`.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use envelope_core::mcp::catalog::{GetPromptResult, ResourceContents, UriMatch};
 use envelope_core::mcp::content::Contents;
 use envelope_core::mcp::rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, ErrorCode,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, ContentBlock,
         GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-        SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptMessage,
+        ReadResourceRequestParams, ReadResourceResponse, Role, ServerCapabilities, ServerConfig,
+        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
     },
     service::{RequestContext, SubscriptionContext},
 };
@@ -528,6 +530,87 @@ fn toolbox() -> Toolbox {
         .with(test_tool_with_task::tool())
 }
 
+/// The prompt that asks its client for input first (SEP-2322), answered by the handler.
+const INPUT_PROMPT: &str = "test_input_required_result_prompt";
+
+/// A user message of a prompt.
+fn user(content: ContentBlock) -> PromptMessage {
+    PromptMessage::new(Role::User, content)
+}
+
+/// A prompt's answer: these blocks, each a user message.
+fn said(blocks: impl IntoIterator<Item = ContentBlock>) -> Result<GetPromptResult, Fault> {
+    Ok(GetPromptResult::new(blocks.into_iter().map(user).collect()))
+}
+
+/// The suite's fixture resources, resource template and prompts, declared on the server; the
+/// metadata as the suite lists it.
+fn catalog(server: McpServer) -> McpServer {
+    let text = |uri: &'static str, text: &'static str| {
+        move |_cx: Context| async move { Ok::<_, Fault>(vec![ResourceContents::text(text, uri)]) }
+    };
+    server
+        .with_resource(
+            from_json(json!({"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource",
+                "description": "A static text resource for testing", "mimeType": "text/plain"})),
+            text("test://static-text", "This is the content of the static text resource."),
+        )
+        .with_resource(
+            from_json(json!({"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource",
+                "description": "A static binary resource (image) for testing", "mimeType": "image/png"})),
+            |_cx: Context| async {
+                Ok::<_, Fault>(vec![ResourceContents::blob(png_base64(), "test://static-binary").with_mime_type("image/png")])
+            },
+        )
+        .with_resource(
+            from_json(json!({"uri": "test://watched-resource", "name": "watched-resource", "title": "Watched Resource",
+                "description": "A resource a client can subscribe to", "mimeType": "text/plain"})),
+            text("test://watched-resource", "Watched resource content"),
+        )
+        .with_resource_template(
+            from_json(json!({"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template",
+                "description": "A resource template with parameter substitution", "mimeType": "application/json"})),
+            |uri: UriMatch, _cx: Context| async move {
+                let id = uri.variable("id").unwrap_or_default();
+                let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string();
+                Ok::<_, Fault>(vec![ResourceContents::text(text, uri.uri.as_str()).with_mime_type("application/json")])
+            },
+        )
+        .with_prompt(
+            from_json(json!({"name": "test_simple_prompt", "title": "Simple Test Prompt",
+                "description": "A simple prompt without arguments"})),
+            |_arguments, _cx: Context| async { said([ContentBlock::text("This is a simple prompt for testing.")]) },
+        )
+        .with_prompt(
+            from_json(json!({"name": "test_prompt_with_arguments", "title": "Prompt With Arguments",
+                "description": "A prompt with required arguments", "arguments": [
+                    {"name": "arg1", "description": "First test argument", "required": true},
+                    {"name": "arg2", "description": "Second test argument", "required": true}]})),
+            |arguments, _cx: Context| async move {
+                said([ContentBlock::text(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    arguments["arg1"], arguments["arg2"]
+                ))])
+            },
+        )
+        .with_prompt(
+            from_json(json!({"name": "test_prompt_with_embedded_resource", "title": "Prompt With Embedded Resource",
+                "description": "A prompt that includes an embedded resource",
+                "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]})),
+            |arguments, _cx: Context| async move {
+                let embedded = ResourceContents::text("Embedded resource content for testing.", &arguments["resourceUri"]);
+                said([ContentBlock::resource(embedded), ContentBlock::text("Please process the embedded resource above.")])
+            },
+        )
+        .with_prompt(
+            from_json(json!({"name": "test_prompt_with_image", "title": "Prompt With Image",
+                "description": "A prompt that includes image content"})),
+            |_arguments, _cx: Context| async {
+                said([ContentBlock::image(png_base64(), "image/png"), ContentBlock::text("Please analyze the image above.")])
+            },
+        )
+}
+
 /// The suite's server: envelope's tools, and the fixture resources and prompts.
 #[derive(Clone)]
 struct Conformance {
@@ -652,63 +735,27 @@ impl ServerHandler for Conformance {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resources": [
-            {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource",
-             "description": "A static text resource for testing", "mimeType": "text/plain"},
-            {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource",
-             "description": "A static binary resource (image) for testing", "mimeType": "image/png"},
-            {"uri": "test://watched-resource", "name": "watched-resource", "title": "Watched Resource",
-             "description": "A resource a client can subscribe to", "mimeType": "text/plain"}
-        ]})))
+        self.tools.list_resources(request, context).await
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "resourceTemplates": [
-            {"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template",
-             "description": "A resource template with parameter substitution", "mimeType": "application/json"}
-        ]})))
+        self.tools.list_resource_templates(request, context).await
     }
 
+    /// An unknown URI is answered by `McpServer` as SEP-2164 says: -32602 with `data.uri`.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let uri = request.uri.as_str();
-        let contents = match uri {
-            "test://static-text" => {
-                json!({"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."})
-            }
-            "test://static-binary" => json!({"uri": uri, "mimeType": "image/png", "blob": png_base64()}),
-            "test://watched-resource" => {
-                json!({"uri": uri, "mimeType": "text/plain", "text": "Watched resource content"})
-            }
-            _ => match uri.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
-                Some(id) if !id.is_empty() && !id.contains('/') => {
-                    let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-                    json!({"uri": uri, "mimeType": "application/json", "text": text.to_string()})
-                }
-                // SEP-2164: an unknown resource is -32602 (invalid params) naming its URI.
-                _ => {
-                    return Err(ErrorData::new(
-                        ErrorCode::INVALID_PARAMS,
-                        format!("resource not found: {uri}"),
-                        Some(json!({"uri": uri})),
-                    ));
-                }
-            },
-        };
-        let result: envelope_core::mcp::rmcp::model::ReadResourceResult = from_json(
-            json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "contents": [contents]}),
-        );
-        Ok(result.into())
+        self.tools.read_resource(request, context).await
     }
 
     async fn subscribe(
@@ -729,82 +776,38 @@ impl ServerHandler for Conformance {
         Ok(())
     }
 
+    /// The declared prompts, and the one that asks its client first (answered below).
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(from_json(json!({"resultType": "complete", "ttlMs": TTL_MS, "cacheScope": "public", "prompts": [
-            {"name": "test_simple_prompt", "title": "Simple Test Prompt", "description": "A simple prompt without arguments"},
-            {"name": "test_prompt_with_arguments", "title": "Prompt With Arguments", "description": "A prompt with required arguments",
-             "arguments": [
-                {"name": "arg1", "description": "First test argument", "required": true},
-                {"name": "arg2", "description": "Second test argument", "required": true}
-             ]},
-            {"name": "test_prompt_with_embedded_resource", "title": "Prompt With Embedded Resource",
-             "description": "A prompt that includes an embedded resource",
-             "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]},
-            {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"},
-            {"name": "test_input_required_result_prompt", "title": "Prompt Needing Input",
-             "description": "A prompt that asks the user for its context first (SEP-2322)"}
-        ]})))
+        let mut listed = self.tools.list_prompts(request, context).await?;
+        listed.prompts.push(from_json(json!({"name": INPUT_PROMPT, "title": "Prompt Needing Input",
+            "description": "A prompt that asks the user for its context first (SEP-2322)"})));
+        Ok(listed)
     }
 
+    /// SEP-2322 on a request other than `tools/call`: the prompt needs a context from the user,
+    /// asked through an input-required result; every other prompt is `McpServer`'s.
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let argument = |name: &str| -> Result<String, ErrorData> {
-            request
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get(name))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .ok_or_else(|| ErrorData::invalid_params(format!("missing required argument: {name}"), None))
-        };
-        let user = |content: Value| json!({"role": "user", "content": content});
-        // SEP-2322 on a request other than tools/call: the prompt needs a context from the user.
-        if request.name == "test_input_required_result_prompt" {
-            let answer = request.input_responses.as_ref().and_then(|r| r.get("prompt_context"));
-            let Some(answer) = answer.filter(|a| a.is_object()) else {
-                let ask = json!({"prompt_context": {"method": "elicitation/create",
-                    "params": one_field("What context should the prompt use?", "context", "string")}});
-                let requests = from_json(ask);
-                let result = envelope_core::mcp::rmcp::model::InputRequiredResult::new(Some(requests), None);
-                return Ok(GetPromptResponse::InputRequired(result));
-            };
-            let text = format!("Use this context: {}", field(answer, "context"));
-            let result: envelope_core::mcp::rmcp::model::GetPromptResult =
-                from_json(json!({"resultType": "complete", "messages": [user(json!({"type": "text", "text": text}))]}));
-            return Ok(result.into());
+        if request.name != INPUT_PROMPT {
+            return self.tools.get_prompt(request, context).await;
         }
-        let messages = match request.name.as_str() {
-            "test_simple_prompt" => vec![user(json!({"type": "text", "text": "This is a simple prompt for testing."}))],
-            "test_prompt_with_arguments" => {
-                let (arg1, arg2) = (argument("arg1")?, argument("arg2")?);
-                vec![user(
-                    json!({"type": "text", "text": format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")}),
-                )]
-            }
-            "test_prompt_with_embedded_resource" => {
-                let uri = argument("resourceUri")?;
-                vec![
-                    user(json!({"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain",
-                        "text": "Embedded resource content for testing."}})),
-                    user(json!({"type": "text", "text": "Please process the embedded resource above."})),
-                ]
-            }
-            "test_prompt_with_image" => vec![
-                user(json!({"type": "image", "data": png_base64(), "mimeType": "image/png"})),
-                user(json!({"type": "text", "text": "Please analyze the image above."})),
-            ],
-            other => return Err(ErrorData::invalid_params(format!("prompt not found: {other}"), None)),
+        let answer = request.input_responses.as_ref().and_then(|r| r.get("prompt_context"));
+        let Some(answer) = answer.filter(|a| a.is_object()) else {
+            let ask = json!({"prompt_context": {"method": "elicitation/create",
+                "params": one_field("What context should the prompt use?", "context", "string")}});
+            let requests = from_json(ask);
+            let result = envelope_core::mcp::rmcp::model::InputRequiredResult::new(Some(requests), None);
+            return Ok(GetPromptResponse::InputRequired(result));
         };
-        let result: envelope_core::mcp::rmcp::model::GetPromptResult =
-            from_json(json!({"resultType": "complete", "messages": messages}));
-        Ok(result.into())
+        let text = format!("Use this context: {}", field(answer, "context"));
+        Ok(GetPromptResult::new(vec![user(ContentBlock::text(text))]).into())
     }
 
     async fn complete(
@@ -843,7 +846,7 @@ async fn main() -> std::io::Result<()> {
         }
     };
     let server = Conformance {
-        tools: task_tools(McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS)),
+        tools: catalog(task_tools(McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS))),
         subscriptions: Arc::default(),
     };
     let app = McpHttp::with_handler(server).with_sessions().router();

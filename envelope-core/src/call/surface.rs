@@ -22,9 +22,22 @@ pub enum Visible {
     AllBut(Vec<String>),
 }
 
+impl Visible {
+    /// Whether the set shows `name`.
+    fn shows(&self, name: &str) -> bool {
+        match self {
+            Visible::All => true,
+            Visible::Only(names) => names.iter().any(|n| n == name),
+            Visible::AllBut(names) => !names.iter().any(|n| n == name),
+        }
+    }
+}
+
 /// One place a toolbox is served: its name (the [`Context::surface`](crate::Context::surface)
-/// of its calls), whether it is public, which tools it shows, the scopes every call needs, and
-/// whether a call needs a tenant (with a tenant policy to read).
+/// of its calls), whether it is public, which tools it shows (and which MCP resources and
+/// prompts, [`only_resources`](Self::only_resources), [`only_prompts`](Self::only_prompts)),
+/// the scopes every call needs, and whether a call needs a tenant (with a tenant policy to
+/// read).
 ///
 /// Serve a toolbox on it with [`Toolbox::on`](crate::Toolbox::on) (or `McpServer::with_surface`,
 /// `McpHttp::with_surface`, `HttpTools::with_surface`). On that surface a hidden tool is absent
@@ -55,6 +68,8 @@ pub struct Surface {
     name: Arc<str>,
     public: bool,
     visible: Visible,
+    resources: Visible,
+    prompts: Visible,
     scopes: Vec<String>,
     tenant: bool,
     tenant_policy: Option<Arc<dyn TenantPolicy>>,
@@ -67,6 +82,8 @@ impl Surface {
             name: Arc::from(name),
             public,
             visible: Visible::All,
+            resources: Visible::All,
+            prompts: Visible::All,
             scopes: Vec::new(),
             tenant: false,
             tenant_policy: None,
@@ -96,6 +113,38 @@ impl Surface {
     #[must_use]
     pub fn all_but<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.visible = Visible::AllBut(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Shows only the MCP resources and resource templates named (by their `name`, as
+    /// `resources/list` and `resources/templates/list` list it; see `mcp::catalog`). A hidden
+    /// one is absent from both lists, and a `resources/read` of its URI is answered exactly as
+    /// a URI no resource has (`-32602`, `data.uri`, SEP-2164). Default: every one.
+    #[must_use]
+    pub fn only_resources<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.resources = Visible::Only(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Shows every MCP resource and resource template but those named (by `name`).
+    #[must_use]
+    pub fn all_resources_but<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.resources = Visible::AllBut(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Shows only the MCP prompts named: a hidden one is absent from `prompts/list`, and a
+    /// `prompts/get` of it is answered exactly as a name no prompt has. Default: every one.
+    #[must_use]
+    pub fn only_prompts<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.prompts = Visible::Only(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Shows every MCP prompt but those named.
+    #[must_use]
+    pub fn all_prompts_but<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.prompts = Visible::AllBut(names.into_iter().map(Into::into).collect());
         self
     }
 
@@ -174,11 +223,17 @@ impl Surface {
         if self.public && spec.tier() == Tier::T4 {
             return false;
         }
-        match &self.visible {
-            Visible::All => true,
-            Visible::Only(names) => names.iter().any(|n| n == spec.name),
-            Visible::AllBut(names) => !names.iter().any(|n| n == spec.name),
-        }
+        self.visible.shows(spec.name)
+    }
+
+    /// Whether the MCP resource or resource template of this `name` is shown here.
+    pub fn shows_resource(&self, name: &str) -> bool {
+        self.resources.shows(name)
+    }
+
+    /// Whether the MCP prompt of this `name` is shown here.
+    pub fn shows_prompt(&self, name: &str) -> bool {
+        self.prompts.shows(name)
     }
 
     /// The scopes of this surface `caller` was not granted, in order.
@@ -201,6 +256,8 @@ impl fmt::Debug for Surface {
             .field("name", &self.name)
             .field("public", &self.public)
             .field("visible", &self.visible)
+            .field("resources", &self.resources)
+            .field("prompts", &self.prompts)
             .field("scopes", &self.scopes)
             .field("tenant", &self.tenant)
             .field("tenant_policy", &self.tenant_policy.is_some())

@@ -5,6 +5,8 @@
 
 // A tool's answer as MCP content blocks (image, audio, resources, ...).
 pub mod content;
+// Resources, resource templates and prompts beside the tools, per surface and caller.
+pub mod catalog;
 // A tool's requests to its client on 2026-07-28: input-required results (SEP-2322).
 mod input_required;
 // One `tools/call` served: the arguments text to the toolbox, the envelope as a `CallToolResult`.
@@ -51,12 +53,14 @@ pub use rmcp;
 /// An `rmcp` [`ServerHandler`] that serves the tools of one [`Toolbox`].
 ///
 /// It advertises the `tools` capability and answers `tools/list` and `tools/call` as the
-/// [module documentation](self) describes. Serve it with [`serve_stdio`] or (feature `http`)
+/// [module documentation](self) describes; with resources, resource templates or prompts
+/// declared ([`with_resource`](Self::with_resource), [`with_prompt`](Self::with_prompt)), also
+/// the `resources` and `prompts` capabilities and their requests ([`catalog`]). Serve it with [`serve_stdio`] or (feature `http`)
 /// `http::McpHttp`, which read each message first; or hand it to any other `rmcp` transport
 /// with [`rmcp::ServiceExt::serve`], where rmcp's parser reads the messages (a `tools/call`
-/// nested past 127 levels is then lost to it). To serve envelope tools beside your own
-/// resources and prompts, call [`McpServer::list_tools`](ServerHandler::list_tools) and
-/// [`McpServer::call_tool`](ServerHandler::call_tool) from your own handler's.
+/// nested past 127 levels is then lost to it). To serve envelope tools beside requests of
+/// your own (subscriptions, completion), call [`McpServer::list_tools`](ServerHandler::list_tools),
+/// [`McpServer::call_tool`](ServerHandler::call_tool) and the others from your own handler's.
 pub struct McpServer {
     toolbox: Arc<Toolbox>,
     caller: Arc<Caller>,
@@ -77,6 +81,10 @@ pub struct McpServer {
     block_tools: Arc<std::collections::HashSet<String>>,
     /// The tools served as tasks, and the tasks running here ([`tasks`]).
     tasks: Arc<tasks::Tasks>,
+    /// The resources and resource templates declared beside the tools ([`catalog`]).
+    resources: Arc<catalog::Resources>,
+    /// The prompts declared beside the tools ([`catalog`]).
+    prompts: Arc<catalog::Prompts>,
 }
 
 impl Clone for McpServer {
@@ -92,6 +100,8 @@ impl Clone for McpServer {
             ttl_ms: self.ttl_ms,
             input_key: Arc::clone(&self.input_key),
             tasks: Arc::clone(&self.tasks),
+            resources: Arc::clone(&self.resources),
+            prompts: Arc::clone(&self.prompts),
         }
     }
 }
@@ -123,7 +133,66 @@ impl McpServer {
             default_level: None,
             level: Arc::default(),
             tasks: Arc::new(tasks),
+            resources: Arc::default(),
+            prompts: Arc::default(),
         }
+    }
+
+    /// Declares the resource `resource` (its `uri`, `name`, MIME type...; listed by
+    /// `resources/list` as given) and `read`, which answers a `resources/read` of its URI with
+    /// its contents (`[{"uri", "mimeType", "text"}]` or `"blob"`, base64) from the request's
+    /// [`Context`] (the caller, the surface). Its failure (`Err(E)`, a panic) is a JSON-RPC
+    /// error whose code the code table gives; see [`catalog`]. Resources are listed in the
+    /// order declared; a surface names the ones it shows by `name`
+    /// ([`crate::call::Surface::only_resources`]).
+    #[must_use]
+    pub fn with_resource<F, Fut, E>(mut self, resource: catalog::Resource, read: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<catalog::ResourceContents>, E>> + Send + 'static,
+        E: crate::ToolError,
+    {
+        let read = catalog::reader(move |_: catalog::UriMatch, cx| read(cx));
+        Arc::make_mut(&mut self.resources).add(resource, read);
+        self
+    }
+
+    /// Declares the resource template `template` (listed by `resources/templates/list`) and
+    /// `read`, which answers a `resources/read` of any URI the template expands to and no
+    /// declared resource has: [`catalog::UriMatch`] gives the URI and each variable
+    /// (`notes://{owner}/{id}` read as `notes://ada/7` gives `owner` `ada`, `id` `7`). The
+    /// first declared template that matches reads the URI.
+    ///
+    /// # Panics
+    /// When `uriTemplate` uses what the matcher does not read (RFC 6570 operators other than
+    /// `+`, modifiers, lists, two variables side by side): `{id}` and `{+path}` are read.
+    #[must_use]
+    pub fn with_resource_template<F, Fut, E>(mut self, template: catalog::ResourceTemplate, read: F) -> Self
+    where
+        F: Fn(catalog::UriMatch, Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<catalog::ResourceContents>, E>> + Send + 'static,
+        E: crate::ToolError,
+    {
+        if let Err(why) = Arc::make_mut(&mut self.resources).add_template(template, catalog::reader(read)) {
+            panic!("{why}");
+        }
+        self
+    }
+
+    /// Declares the prompt `prompt` (its `name`, `arguments`...; listed by `prompts/list`)
+    /// and `get`, which answers `prompts/get` with its messages from the arguments (each a
+    /// string; every argument `prompt` declares `required` is there, else the request was
+    /// refused `VALIDATION_ERROR` before `get` ran) and the request's [`Context`]. A surface
+    /// names the prompts it shows ([`crate::call::Surface::only_prompts`]).
+    #[must_use]
+    pub fn with_prompt<F, Fut, E>(mut self, prompt: catalog::Prompt, get: F) -> Self
+    where
+        F: Fn(std::collections::BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<catalog::GetPromptResult, E>> + Send + 'static,
+        E: crate::ToolError,
+    {
+        Arc::make_mut(&mut self.prompts).add(prompt, catalog::getter(get));
+        self
     }
 
     /// Serves tool `name` as a task (the MCP tasks extension, SEP-2663; see [`tasks`]): a
@@ -212,7 +281,9 @@ impl McpServer {
 
     /// `tools/list` answers `"ttlMs": ms` (SEP-2549, MCP 2026-07-28 "Caching"): a client may
     /// keep the list that many milliseconds before asking again (default `0`: ask each time).
-    /// Set it when the toolbox does not change while the server runs.
+    /// Set it when the toolbox does not change while the server runs. The lists and reads of
+    /// [`catalog`] carry it too, with no `cacheScope` of their own: rmcp answers `private` on
+    /// 2026-07-28, right for a read that may answer per caller.
     #[must_use]
     pub fn with_ttl_ms(mut self, ms: u64) -> Self {
         self.ttl_ms = Some(ms);
@@ -364,7 +435,82 @@ impl ServerHandler for McpServer {
         } else {
             ServerCapabilities::builder().enable_logging().enable_tools().enable_tasks().build()
         };
+        let mut capabilities = capabilities;
+        if !self.resources.is_empty() {
+            capabilities.resources = Some(rmcp::model::ResourcesCapability::default());
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+        }
         ServerConfig::new(capabilities).with_server_info(Implementation::new("envelope", env!("CARGO_PKG_VERSION")))
+    }
+
+    /// `resources/list`: the declared resources the surface shows ([`catalog`]).
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        let listed = rmcp::model::ListResourcesResult::with_all_items(self.resources.list(&self.toolbox));
+        Ok(match self.ttl_ms {
+            Some(ms) => listed.with_ttl_ms(ms),
+            None => listed,
+        })
+    }
+
+    /// `resources/templates/list`: the declared templates the surface shows ([`catalog`]).
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        let listed =
+            rmcp::model::ListResourceTemplatesResult::with_all_items(self.resources.list_templates(&self.toolbox));
+        Ok(match self.ttl_ms {
+            Some(ms) => listed.with_ttl_ms(ms),
+            None => listed,
+        })
+    }
+
+    /// `resources/read`: the contents of the shown resource (or template) of the URI, read by
+    /// its function for the request's caller; a URI of none (or of a hidden one) is `-32602`
+    /// with `data.uri` (SEP-2164). See [`catalog`].
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        let contents = self.resources.read(&self.toolbox, self.context(&context), &request.uri).await?;
+        let result = rmcp::model::ReadResourceResult::new(contents);
+        Ok(match self.ttl_ms {
+            Some(ms) => result.with_ttl_ms(ms),
+            None => result,
+        }
+        .into())
+    }
+
+    /// `prompts/list`: the declared prompts the surface shows ([`catalog`]).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        let listed = rmcp::model::ListPromptsResult::with_all_items(self.prompts.list(&self.toolbox));
+        Ok(match self.ttl_ms {
+            Some(ms) => listed.with_ttl_ms(ms),
+            None => listed,
+        })
+    }
+
+    /// `prompts/get`: the shown prompt's messages from its function, for the request's caller;
+    /// an unknown (or hidden) name is `-32602` with `data.name`. See [`catalog`].
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        let cx = self.context(&context);
+        Ok(self.prompts.get(&self.toolbox, cx, &request.name, request.arguments.as_ref()).await?.into())
     }
 
     async fn list_tools(

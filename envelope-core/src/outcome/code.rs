@@ -63,6 +63,7 @@ pub struct Code {
     http_status: u16,
     retry: Retry,
     also: Option<Status>,
+    json_rpc_code: i32,
 }
 
 /// When and how a client may send a call again after this code: the contract's retry guidance,
@@ -110,7 +111,8 @@ impl Retry {
 impl Code {
     /// A code sent with `status`. Defaults: retry class `with_backoff` (so retryable) for
     /// `error`, `never` otherwise; HTTP 400 for `invalid`, 500 for `error`, 202 for
-    /// `needs_confirmation`, 200 for `ok`.
+    /// `needs_confirmation`, 200 for `ok`; JSON-RPC code -32602 (Invalid params) for `invalid`,
+    /// -32603 (Internal error) otherwise (JSON-RPC 2.0 §5.1).
     ///
     /// # Panics
     /// At compile time (in a `const`) when `name` is not UPPER_SNAKE (`A-Z`, `0-9`, `_`, starting
@@ -127,7 +129,28 @@ impl Code {
             Status::Error => Retry::WithBackoff,
             _ => Retry::Never,
         };
-        Code { name, status, meaning: "", action: "", http_status, retry, also: None }
+        let json_rpc_code = match status {
+            Status::Invalid => -32602,
+            _ => -32603,
+        };
+        Code { name, status, meaning: "", action: "", http_status, retry, also: None, json_rpc_code }
+    }
+
+    /// The JSON-RPC error `code` (JSON-RPC 2.0 §5.1) this code answers with where a failure is
+    /// a JSON-RPC error rather than an envelope: an MCP request other than `tools/call`
+    /// (`resources/read`, `prompts/get`; see `mcp::catalog`). A `tools/call` always answers
+    /// its envelope, whatever the code.
+    pub const fn with_json_rpc_code(mut self, code: i32) -> Self {
+        self.json_rpc_code = code;
+        self
+    }
+
+    /// The JSON-RPC error `code` of this code (default -32602 for `invalid`, -32603 for the
+    /// others): `NOT_FOUND` is -32602, as MCP's SEP-2164 answers a resource that does not
+    /// exist; `UNAUTHORIZED` and `FORBIDDEN` are -32000, as the transport words of the same
+    /// failures are.
+    pub const fn json_rpc_code(&self) -> i32 {
+        self.json_rpc_code
     }
 
     /// The retry guidance (default: `with_backoff` for an `error` code, `never` otherwise).
@@ -310,7 +333,8 @@ pub mod codes {
     pub const VALIDATION_ERROR: Code = Code::new("VALIDATION_ERROR", Invalid)
         .with_meaning("an argument is missing, unknown, of the wrong type, or outside its accepted set")
         .with_action("fix the parameter named in hints.parameter as hints.fix says, then call again");
-    /// `invalid`, 404: the thing named does not exist.
+    /// `invalid`, 404, JSON-RPC -32602: the thing named does not exist (a resource read that
+    /// names no resource is -32602 with `data.uri`, SEP-2164).
     pub const NOT_FOUND: Code = Code::new("NOT_FOUND", Invalid)
         .with_meaning("the thing the request names does not exist")
         .with_action("check the identifier, or list what exists first")
@@ -325,12 +349,14 @@ pub mod codes {
     pub const UNAUTHORIZED: Code = Code::new("UNAUTHORIZED", Invalid)
         .with_meaning("no valid credentials were presented")
         .with_action("authenticate, then call again")
-        .with_http_status(401);
+        .with_http_status(401)
+        .with_json_rpc_code(-32000);
     /// `invalid`, 403: the credentials do not allow this.
     pub const FORBIDDEN: Code = Code::new("FORBIDDEN", Invalid)
         .with_meaning("the credentials presented do not allow this request")
         .with_action("do not retry; ask for access or choose another action")
-        .with_http_status(403);
+        .with_http_status(403)
+        .with_json_rpc_code(-32000);
     /// `invalid`, 429, retryable: too many calls; the same call succeeds after waiting.
     pub const RATE_LIMITED: Code = Code::new("RATE_LIMITED", Invalid)
         .with_meaning("too many calls in a short time")
