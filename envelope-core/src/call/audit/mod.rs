@@ -456,7 +456,9 @@ impl Governed {
             outcome: match (kind, envelope) {
                 (RecordKind::Intent, _) => None,
                 (RecordKind::Attempt, _) => Some(serde_json::json!({"status": "refused", "reason": "hidden"})),
-                (RecordKind::Outcome, Some(e)) => Some(outcome_of(e, self.0.audit.as_ref().filter(|a| !a.hash_only).map(|a| a.data_limit))),
+                (RecordKind::Outcome, Some(e)) => {
+                    Some(outcome_of(e, self.0.audit.as_ref().filter(|a| !a.hash_only).map(|a| a.data_limit)))
+                }
                 (RecordKind::Outcome, None) => Some(serde_json::json!({"status": "cancelled"})),
             },
             approval: s.approval.clone(),

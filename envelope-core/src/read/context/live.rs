@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::requests::{Asked, ClientAsk, ClientError};
 use super::messages::{LogLevel, Progress, Rate};
+use super::requests::{Asked, ClientAsk, ClientError};
 
 /// Where a call's progress and log messages go (a transport's channel to its client).
 pub(crate) trait Sink: Send + Sync {

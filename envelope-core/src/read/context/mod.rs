@@ -35,9 +35,6 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
-#[cfg(feature = "rmcp")]
-pub(crate) use requests::Asked;
-pub use requests::{ClientAsk, ClientError, ElicitAction, Elicitation};
 pub(crate) use caller::add_scopes;
 pub use caller::{ANONYMOUS, Caller};
 pub use cancel::Cancelled;
@@ -47,6 +44,9 @@ pub(crate) use live::Sink;
 pub use messages::LogLevel;
 #[cfg(feature = "rmcp")]
 pub(crate) use messages::Progress;
+#[cfg(feature = "rmcp")]
+pub(crate) use requests::Asked;
+pub use requests::{ClientAsk, ClientError, ElicitAction, Elicitation};
 
 /// One call as it travels through the toolbox: who made it, its id, where it came in, and (for
 /// the tool's body) whether it was cancelled, its progress and its log messages. Cheap to clone
