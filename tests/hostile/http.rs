@@ -785,19 +785,24 @@ async fn slow_bodies_time_out_and_shutdown_is_graceful() {
 /// `target/<profile>/examples/http_server`, built here (`cargo test --test hostile` builds no
 /// example), next to this test's `target/<profile>/deps/`.
 fn example_server() -> std::path::PathBuf {
+    example("http_server")
+}
+
+/// `target/<profile>/examples/<name>`, built as [`example_server`] is.
+fn example(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
     let mut build = std::process::Command::new(env!("CARGO"));
     build
-        .args(["build", "-j2", "--quiet", "--example", "http_server", "--manifest-path"])
+        .args(["build", "-j2", "--quiet", "--example", name, "--manifest-path"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
         .arg("--target-dir")
         .arg(profile_dir.parent().expect("target/"));
     if profile_dir.ends_with("release") {
         build.arg("--release");
     }
-    assert!(build.status().unwrap().success(), "cargo build --example http_server failed");
-    profile_dir.join("examples").join(format!("http_server{}", std::env::consts::EXE_SUFFIX))
+    assert!(build.status().unwrap().success(), "cargo build --example {name} failed");
+    profile_dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// The example server with `--token`: `/mcp` and `/tools` need the bearer token (401 without,
@@ -864,39 +869,44 @@ async fn the_example_server_requires_its_token() {
     assert!(!log.contains("rmcp::"), "{log}");
 }
 
-/// `RUST_LOG` chooses what the example server logs: at `warn` a served call writes no line
-/// (at the default, one); an unreadable `RUST_LOG` stops it at start with exit code 2.
+/// `RUST_LOG` chooses what the example servers (`http_server`, `http_tools`) log: at `warn` a
+/// served call writes no line (at the default, one); an unreadable `RUST_LOG` stops each at
+/// start with exit code 2. (`http_tools` logged every call whatever `RUST_LOG` said.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_example_server_honours_rust_log() {
-    let exe = example_server();
-    let mut bad = Command::new(&exe);
-    bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
-    let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
-    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("RUST_LOG"), "{}", String::from_utf8_lossy(&bad.stderr));
+async fn the_example_servers_honour_rust_log() {
+    for name in ["http_server", "http_tools"] {
+        let exe = example(name);
+        let mut bad = Command::new(&exe);
+        bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
+        let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
+        let said = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{name}: {said}");
+        assert!(said.contains("RUST_LOG"), "{name}: {said}");
 
-    let mut lines = Vec::new();
-    for level in [None, Some("warn")] {
-        let mut command = Command::new(&exe);
-        command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
-        if let Some(level) = level {
-            command.env("RUST_LOG", level);
+        let mut lines = Vec::new();
+        for level in [None, Some("warn")] {
+            let mut command = Command::new(&exe);
+            command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
+            if let Some(level) = level {
+                command.env("RUST_LOG", level);
+            }
+            let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+            let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+            let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+            // `... http://127.0.0.1:<port>/mcp` (or `/tools`).
+            let url = line.rsplit(' ').next().unwrap().trim_start_matches("http://");
+            let addr: SocketAddr = url.split('/').next().unwrap().parse().unwrap();
+            let args = r#"{"hours_back": 24, "group_by": "database"}"#;
+            let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
+            assert_eq!(call.status, 200, "{name}: {call:?}");
+            let mut stderr = child.stderr.take().unwrap();
+            drop(child);
+            let mut log = String::new();
+            let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
+            lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
         }
-        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
-        let addr: SocketAddr =
-            line.rsplit(' ').next().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
-        let args = r#"{"hours_back": 24, "group_by": "database"}"#;
-        let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
-        assert_eq!(call.status, 200, "{call:?}");
-        let mut stderr = child.stderr.take().unwrap();
-        drop(child);
-        let mut log = String::new();
-        let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
-        lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
+        assert_eq!(lines, [1, 0], "{name}: call lines at the default level, then at RUST_LOG=warn");
     }
-    assert_eq!(lines, [1, 0], "call lines at the default level, then at RUST_LOG=warn");
 }
 
 /// The example server's log quotes no request header whole: an `initialize` whose
