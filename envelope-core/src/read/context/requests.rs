@@ -7,7 +7,8 @@ use std::pin::Pin;
 
 use serde_json::{Map, Value};
 
-/// What a tool asks its client for ([`Context::create_message`], [`Context::elicit`]).
+/// What a tool asks its client for ([`Context::create_message`](crate::Context::create_message),
+/// [`Context::elicit`](crate::Context::elicit)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ClientAsk {
@@ -39,7 +40,8 @@ impl ClientAsk {
     }
 }
 
-/// Why a request to the client got no answer ([`Context::create_message`], [`Context::elicit`]).
+/// Why a request to the client got no answer
+/// ([`Context::create_message`](crate::Context::create_message), [`Context::elicit`](crate::Context::elicit)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -73,7 +75,7 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
-/// The user's answer to [`Context::elicit`].
+/// The user's answer to [`Context::elicit`](crate::Context::elicit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Elicitation {
     /// What the user did.
