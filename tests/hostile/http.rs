@@ -957,3 +957,42 @@ async fn the_example_server_logs_no_long_header_whole() {
         assert!(line.matches('Q').count() <= 200, "a log line of {} bytes: {line}", line.len());
     }
 }
+
+/// A long `Mcp-Param-*` value that contradicts the body (SEP-2243) is quoted by its cut: the
+/// conformance server's `test_headers` sends its `region` as `Mcp-Param-Region`; a 15,000-
+/// character header against the body's `us-east` is answered -32020 (HTTP 400) naming 192
+/// characters of it and its length, where rmcp's refusal held all of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_mcp_param_is_quoted_by_its_cut() {
+    let exe = example("conformance_server");
+    let mut child = Command::new(&exe).args(["--port", "0"]).stdout(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+    let url = line.rsplit(' ').next().unwrap().trim_start_matches("http://");
+    let addr: SocketAddr = url.split('/').next().unwrap().parse().unwrap();
+
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "test_headers", "arguments": {"region": "us-east"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let long = "Q".repeat(15_000);
+    let mut fields: Vec<Field> = vec![
+        ("content-type", b"application/json"),
+        ("mcp-protocol-version", b"2026-07-28"),
+        ("mcp-method", b"tools/call"),
+        ("mcp-name", b"test_headers"),
+        ("mcp-param-region", b"us-east"),
+    ];
+    let served = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, &call)).await;
+    assert_eq!(served.json()["result"]["structuredContent"]["data"]["content"][0]["text"], "region: us-east");
+    fields[4].1 = long.as_bytes();
+    let refused = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, &call)).await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let message = format!(
+        "Mcp-Param-Region header `{}… (15000 characters)` does not match body value `us-east`",
+        "Q".repeat(192)
+    );
+    assert_eq!(refused.json(), json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32020, "message": message}}));
+}
