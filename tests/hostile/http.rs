@@ -1,6 +1,7 @@
 //! The HTTP server (`envelope_core::http::serve`) under attack on loopback: half-sent bodies,
 //! heads trickled a byte at a time, more requests and connections than its bounds, paths and
-//! heads it cannot serve, a foreign `Host`; and the example server's `--token`.
+//! heads it cannot serve, a foreign `Host`, header values of 16 KiB that a reply or a log line
+//! could quote; and the example servers' `--token` and `RUST_LOG`.
 //!
 //! The two memory tests run the server in a child process (this test binary again, running
 //! only [`child_server`]), so the resident memory they read is the server's alone: the other
