@@ -5,7 +5,9 @@
 //! `PORT`; `0` picks a free one) chooses the port. With `--token` (or `TOKEN`) every request
 //! needs `Authorization: Bearer <token>`. Browsers are served from loopback origins only. Each
 //! call logs one line to stderr (tool, status, error_code, http_status, duration_ms; a fault's
-//! trace_id), and so does each request or connection the server refuses.
+//! trace_id), and so does each request or connection the server refuses; `RUST_LOG`
+//! (`target=level` directives, e.g. `RUST_LOG=warn`) chooses other levels, and one it cannot
+//! read stops the server at start with exit code 2.
 //!
 //! ```text
 //! curl -s -X POST localhost:8080/tools/get_top_queries -d '{"hours_back": 0, "group_by": "databse"}'
@@ -14,6 +16,8 @@
 use std::io;
 
 use envelope_core::http::{AuthLayer, BearerTokens, HttpTools, OriginLayer};
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
 
 #[allow(dead_code)] // each example uses some of the tools module
 mod tools;
@@ -34,7 +38,17 @@ fn setting(args: &[String], name: &str, env: &str) -> Option<String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> io::Result<()> {
-    tracing_subscriber::fmt().with_writer(io::stderr).init();
+    // One line per call and per refusal; or what RUST_LOG asks for.
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if !directives.trim().is_empty() => directives.parse::<Targets>().unwrap_or_else(|e| {
+            eprintln!("RUST_LOG={directives:?} is not a list of target=level directives ({e}); e.g. RUST_LOG=debug");
+            std::process::exit(2);
+        }),
+        _ => Targets::new().with_default(LevelFilter::INFO),
+    };
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(io::stderr).with_filter(filter))
+        .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let port = setting(&args, "port", "PORT").unwrap_or_else(|| "8080".to_owned());
     let Ok(port) = port.parse::<u16>() else {

@@ -71,7 +71,7 @@ pub struct Classified {
     pub http_status: Option<u16>,
     /// The format recognised, when the reply's keys say which (the `ok` lines of
     /// [`WireFormat::StatusHints`] and [`WireFormat::ErrorCodeSummary`] are the same bytes, and
-    /// read as the reader's format, else as `None`).
+    /// classified as the classifier's format, else as `None`).
     pub format: Option<WireFormat>,
 }
 
@@ -82,54 +82,54 @@ impl Classified {
     }
 }
 
-/// Classifies any reply text (see [`Reader`]), with the standard codes and no format assumed.
+/// Classifies any reply text (see [`Classifier`]), with the standard codes and no format assumed.
 ///
 /// ```
-/// use envelope_core::{client::read, client::Reply};
+/// use envelope_core::{client::classify, client::Reply};
 ///
-/// let refusal = read(r#"{"status":"error","error_code":"ACME_VALIDATION_ERROR","summary":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."}"#);
+/// let refusal = classify(r#"{"status":"error","error_code":"ACME_VALIDATION_ERROR","summary":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720."}"#);
 /// assert!(matches!(refusal.reply, Reply::Refused { .. }));
 /// assert_eq!(refusal.http_status, Some(400));
 ///
-/// let listing = read(r#"{"count": 0, "results": [], "error": "upstream timed out"}"#);
+/// let listing = classify(r#"{"count": 0, "results": [], "error": "upstream timed out"}"#);
 /// assert!(matches!(listing.reply, Reply::Unreadable { .. }));
 /// assert!(!listing.is_ok());
 ///
-/// assert!(matches!(read("Error: connection refused").reply, Reply::Unreadable { .. }));
+/// assert!(matches!(classify("Error: connection refused").reply, Reply::Unreadable { .. }));
 /// ```
-pub fn read(text: &str) -> Classified {
-    Reader::new().read(text)
+pub fn classify(text: &str) -> Classified {
+    Classifier::new().classify(text)
 }
 
-/// Reads replies in every wire format ([`WireFormat`]) and tells their outcomes apart by fields:
+/// Classifies replies in every wire format ([`WireFormat`]), telling their outcomes apart by fields:
 ///
 /// - `status` says it, in the envelope and in [`WireFormat::StatusHints`]; under
 ///   [`WireFormat::ErrorCodeSummary`], where refusals and faults share the word `error`, the
 ///   code after any service prefix tells them apart (`ACME_VALIDATION_ERROR` is a refusal,
-///   `ACME_BACKEND_ERROR` a fault; a code the reader does not know is a fault — give domain
+///   `ACME_BACKEND_ERROR` a fault; a code the classifier does not know is a fault — give domain
 ///   refusal codes with [`with_codes`](Self::with_codes));
 /// - `success: false` with `refused` says it in [`WireFormat::SuccessFlag`]; a
 ///   `pending_action_id` makes it a confirmation;
 /// - a success in [`WireFormat::SuccessFlag`] is the data object itself, with no `success`
-///   field: it is read as `ok` only by a reader told that format
+///   field: it is `ok` only to a classifier told that format
 ///   ([`with_format`](Self::with_format)), and only when it has no `error` key. Otherwise an
 ///   object with neither `status` nor `success` is unreadable: nothing in it says the call
 ///   succeeded.
 ///
 /// It never panics, on any text.
 #[derive(Clone, Debug, Default)]
-pub struct Reader {
+pub struct Classifier {
     format: Option<WireFormat>,
     codes: Vec<Code>,
 }
 
-impl Reader {
-    /// A reader of every format, knowing the standard codes.
+impl Classifier {
+    /// A classifier of every format, knowing the standard codes.
     pub fn new() -> Self {
-        Reader::default()
+        Classifier::default()
     }
 
-    /// Reads the replies of a server known to answer in `format`.
+    /// Classifies the replies of a server known to answer in `format`.
     #[must_use]
     pub fn with_format(mut self, format: WireFormat) -> Self {
         self.format = Some(format);
@@ -145,13 +145,13 @@ impl Reader {
     }
 
     /// Classifies `text`.
-    pub fn read(&self, text: &str) -> Classified {
+    pub fn classify(&self, text: &str) -> Classified {
         let trimmed = text.trim_start_matches('\u{feff}').trim();
         if trimmed.is_empty() {
             return unreadable("the reply is empty");
         }
         match serde_json::from_str::<Value>(trimmed) {
-            Ok(Value::Object(o)) => self.classify(&o),
+            Ok(Value::Object(o)) => self.by_fields(&o),
             Ok(other) => {
                 unreadable(&format!("the reply is {}, not an object", crate::words::render::json_type(&other)))
             }
@@ -167,7 +167,7 @@ impl Reader {
         }
     }
 
-    fn classify(&self, o: &Map<String, Value>) -> Classified {
+    fn by_fields(&self, o: &Map<String, Value>) -> Classified {
         let success = o.get("success");
         match (o.get("status"), success) {
             (Some(Value::String(word)), _) => self.by_status(word, o),
@@ -180,7 +180,7 @@ impl Reader {
                     Some(data) if o.len() == 2 => data.clone(),
                     _ => without(o, "success"),
                 };
-                self.reading(Reply::Ok { data }, Some(WireFormat::SuccessFlag))
+                self.classified(Reply::Ok { data }, Some(WireFormat::SuccessFlag))
             }
             (None, Some(other)) => {
                 unreadable(&format!("`success` is {}, not a boolean", crate::words::render::json_type(other)))
@@ -189,7 +189,7 @@ impl Reader {
                 "the reply has `error` but neither `status` nor `success`: a listing shape that hides a failure",
             ),
             (None, None) if self.format == Some(WireFormat::SuccessFlag) => {
-                self.reading(Reply::Ok { data: Value::Object(o.clone()) }, Some(WireFormat::SuccessFlag))
+                self.classified(Reply::Ok { data: Value::Object(o.clone()) }, Some(WireFormat::SuccessFlag))
             }
             (None, None) => unreadable("the reply has neither `status` nor `success`: nothing says the call succeeded"),
         }
@@ -241,7 +241,7 @@ impl Reader {
             },
             other => return unreadable(&format!("`status` \"{}\" is not a status word", head(other, WORD_CHARS))),
         };
-        self.reading(reply, format)
+        self.classified(reply, format)
     }
 
     fn by_refused(&self, o: &Map<String, Value>) -> Classified {
@@ -265,14 +265,14 @@ impl Reader {
                 );
             }
         };
-        self.reading(reply, Some(WireFormat::SuccessFlag))
+        self.classified(reply, Some(WireFormat::SuccessFlag))
     }
 
     fn known(&self, code: &str) -> Option<Code> {
         crate::http::known_code(code, &self.codes)
     }
 
-    fn reading(&self, reply: Reply, format: Option<WireFormat>) -> Classified {
+    fn classified(&self, reply: Reply, format: Option<WireFormat>) -> Classified {
         let code_status = |code: &Option<String>| code.as_deref().and_then(|c| self.known(c)).map(|c| c.http_status());
         let http_status = match &reply {
             Reply::Ok { .. } => Some(crate::http::rule(Status::Ok, None)),

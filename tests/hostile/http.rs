@@ -1,6 +1,7 @@
 //! The HTTP server (`envelope_core::http::serve`) under attack on loopback: half-sent bodies,
 //! heads trickled a byte at a time, more requests and connections than its bounds, paths and
-//! heads it cannot serve, a foreign `Host`; and the example server's `--token`.
+//! heads it cannot serve, a foreign `Host`, header values of 16 KiB that a reply or a log line
+//! could quote; and the example servers' `--token` and `RUST_LOG`.
 //!
 //! The two memory tests run the server in a child process (this test binary again, running
 //! only [`child_server`]), so the resident memory they read is the server's alone: the other
@@ -610,6 +611,133 @@ async fn a_foreign_host_is_refused() {
     );
 }
 
+/// A header field as sent: its name and value bytes.
+type Field<'a> = (&'a str, &'a [u8]);
+
+/// One request to `addr` with `fields` as sent (any bytes), `Host: <addr>` unless they name
+/// one, and `Connection: close`.
+fn with_fields(addr: SocketAddr, method: &str, path: &str, fields: &[Field<'_>], body: &str) -> Vec<u8> {
+    let mut request = format!("{method} {path} HTTP/1.1\r\nconnection: close\r\n").into_bytes();
+    if !fields.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        request.extend_from_slice(format!("host: {addr}\r\n").as_bytes());
+    }
+    for (name, value) in fields {
+        request.extend_from_slice(format!("{name}: ").as_bytes());
+        request.extend_from_slice(value);
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(format!("content-length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    request
+}
+
+/// Every request header a reply could quote (`Host`, `Origin`, `Content-Type`, `Accept`,
+/// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` as sent and in its Base64 form,
+/// `Mcp-Param-*`, `Mcp-Session-Id`, `X-Tenant-ID`, `Authorization`), sent at 16 KiB, in visible
+/// ASCII and in bytes that are not UTF-8, to servers reading heads of up to 64 KiB: each reply
+/// is JSON, under 2 KiB with its head, and holds at most 200 characters of the value. rmcp's
+/// refusals that quote one show its cut (`… (16384 characters)`); the bearer token is never
+/// quoted. (The protocol version came back whole: 16 KiB.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_header_values_are_cut_in_replies() {
+    use base64::Engine as _;
+    use envelope_core::call::Surface;
+    use envelope_core::http::{AuthLayer, BearerTokens};
+
+    const LONG: usize = 16 << 10;
+    const TOKEN: &str = "t0ken-long-headers";
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()).max_header_bytes(64 << 10));
+    let tenants = HttpTools::new(tools::toolbox())
+        .with_surface(Surface::internal("internal").requiring_tenant())
+        .router()
+        .layer(AuthLayer::new(BearerTokens::new([TOKEN])));
+    let guarded = McpHttp::new(tools::toolbox()).with_auth(BearerTokens::new([TOKEN])).router().merge(tenants);
+    let (listener, guarded_addr) = bind().await;
+    spawn(serve(listener, guarded).max_header_bytes(64 << 10));
+
+    // A 2026-07-28 `tools/call` of `list_notes`, with the headers that go with it.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "list_notes", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let json_type: Field = ("content-type", b"application/json");
+    let version: Field = ("mcp-protocol-version", b"2026-07-28");
+    let method: Field = ("mcp-method", b"tools/call");
+    let name: Field = ("mcp-name", b"list_notes");
+    let bearer = format!("Bearer {TOKEN}");
+    let bearer: Field = ("authorization", bearer.as_bytes());
+
+    // The value: 16 KiB of `Q`, or of `Q` and a byte that is not UTF-8. A reply that quotes
+    // more than 200 characters of it holds more than 200 `Q`s.
+    let ascii = "Q".repeat(LONG).into_bytes();
+    let odd = [b'Q', 0xff].repeat(LONG / 2);
+    let base64 = |name: &[u8]| {
+        let text = String::from_utf8_lossy(name);
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text.as_bytes())).into_bytes()
+    };
+    for long in [ascii.as_slice(), odd.as_slice()] {
+        let encoded = base64(long);
+        let token = [b"Bearer ".as_slice(), long].concat();
+        // (server, request, the long field, the fields beside it, the status, whether the reply
+        // quotes the field's cut)
+        let cases = [
+            (addr, "GET /tools", ("host", long), vec![], 403, false),
+            (addr, "POST /mcp", ("host", long), vec![json_type], 403, false),
+            (addr, "POST /tools/list_notes", ("origin", long), vec![], 403, false),
+            (addr, "POST /mcp", ("origin", long), vec![json_type], 403, false),
+            (addr, "POST /mcp", ("content-type", long), vec![], 415, false),
+            (addr, "POST /mcp", ("accept", long), vec![json_type, version, method, name], 200, false),
+            (addr, "POST /mcp", ("mcp-protocol-version", long), vec![json_type, method, name], 400, true),
+            (addr, "POST /mcp", ("mcp-method", long), vec![json_type, version, name], 400, true),
+            (addr, "POST /mcp", ("mcp-name", long), vec![json_type, version, method], 400, true),
+            (addr, "POST /mcp", ("mcp-name", encoded.as_slice()), vec![json_type, version, method], 400, true),
+            (addr, "POST /mcp", ("mcp-param-region", long), vec![json_type, version, method, name], 200, false),
+            (addr, "POST /mcp", ("mcp-session-id", long), vec![json_type, version, method, name], 200, false),
+            (guarded_addr, "POST /tools/list_notes", ("x-tenant-id", long), vec![bearer], 400, false),
+            (guarded_addr, "POST /tools/list_notes", ("authorization", token.as_slice()), vec![], 401, false),
+            (guarded_addr, "POST /mcp", ("authorization", token.as_slice()), vec![json_type], 401, false),
+        ];
+        for (server, request, field, mut with, status, quoted) in cases {
+            let (verb, path) = request.split_once(' ').unwrap();
+            let body = if path == "/mcp" { call.as_str() } else { "{}" };
+            with.push(field);
+            let reply = exchange(server, &with_fields(server, verb, path, &with, body)).await;
+            let what = format!("{request} with a long {} ({} bytes)", field.0, field.1.len());
+            assert_eq!(reply.status, status, "{what}: {reply:?}");
+            let json = reply.json();
+            assert!(reply.head.len() + reply.body.len() < 2048, "{what}: {} bytes", reply.body.len());
+            let shown = reply.body.matches('Q').count();
+            assert!(shown <= 200, "{what}: {shown} characters of the value quoted: {}", reply.body);
+            // Where a reply quotes a value of visible ASCII, it is the cut, marked as such.
+            if quoted && long == ascii.as_slice() {
+                let message = json["error"]["message"].as_str().unwrap_or_default();
+                let cut = format!("{}…", "Q".repeat(192));
+                assert!(
+                    message.contains(&cut) && message.contains(&format!("({LONG} characters)")),
+                    "{what}: {message}"
+                );
+            }
+        }
+    }
+    // A protocol version longer than any, on `initialize` too (where rmcp logged it whole).
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let fields = [json_type, ("mcp-protocol-version", ascii.as_slice())];
+    let reply = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, &initialize)).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    let message = format!(
+        "The MCP-Protocol-Version header \"{}…\" ({LONG} characters) is longer than any protocol version. Send the \
+         version the client and server use, like MCP-Protocol-Version: 2025-11-25.",
+        "Q".repeat(192)
+    );
+    assert_eq!(reply.json()["id"], 1);
+    assert_eq!(reply.json()["error"]["message"], message);
+    assert_eq!(reply.json()["error"]["data"]["error"], "malformed_request");
+}
+
 /// A body that does not arrive within `body_read_timeout` is answered 408 `request_timeout`,
 /// `Connection: close`; a graceful shutdown lets the request in flight finish, then ends.
 #[tokio::test]
@@ -658,19 +786,24 @@ async fn slow_bodies_time_out_and_shutdown_is_graceful() {
 /// `target/<profile>/examples/http_server`, built here (`cargo test --test hostile` builds no
 /// example), next to this test's `target/<profile>/deps/`.
 fn example_server() -> std::path::PathBuf {
+    example("http_server")
+}
+
+/// `target/<profile>/examples/<name>`, built as [`example_server`] is.
+fn example(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
     let mut build = std::process::Command::new(env!("CARGO"));
     build
-        .args(["build", "-j2", "--quiet", "--example", "http_server", "--manifest-path"])
+        .args(["build", "-j2", "--quiet", "--example", name, "--manifest-path"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
         .arg("--target-dir")
         .arg(profile_dir.parent().expect("target/"));
     if profile_dir.ends_with("release") {
         build.arg("--release");
     }
-    assert!(build.status().unwrap().success(), "cargo build --example http_server failed");
-    profile_dir.join("examples").join(format!("http_server{}", std::env::consts::EXE_SUFFIX))
+    assert!(build.status().unwrap().success(), "cargo build --example {name} failed");
+    profile_dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// The example server with `--token`: `/mcp` and `/tools` need the bearer token (401 without,
@@ -737,37 +870,130 @@ async fn the_example_server_requires_its_token() {
     assert!(!log.contains("rmcp::"), "{log}");
 }
 
-/// `RUST_LOG` chooses what the example server logs: at `warn` a served call writes no line
-/// (at the default, one); an unreadable `RUST_LOG` stops it at start with exit code 2.
+/// `RUST_LOG` chooses what the example servers (`http_server`, `http_tools`) log: at `warn` a
+/// served call writes no line (at the default, one); an unreadable `RUST_LOG` stops each at
+/// start with exit code 2. (`http_tools` logged every call whatever `RUST_LOG` said.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_example_server_honours_rust_log() {
-    let exe = example_server();
-    let mut bad = Command::new(&exe);
-    bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
-    let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
-    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("RUST_LOG"), "{}", String::from_utf8_lossy(&bad.stderr));
+async fn the_example_servers_honour_rust_log() {
+    for name in ["http_server", "http_tools"] {
+        let exe = example(name);
+        let mut bad = Command::new(&exe);
+        bad.args(["--port", "0"]).env("RUST_LOG", "envelope_core=loud").kill_on_drop(true);
+        let bad = timeout(Duration::from_secs(20), bad.output()).await.expect("stopped at start").unwrap();
+        let said = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{name}: {said}");
+        assert!(said.contains("RUST_LOG"), "{name}: {said}");
 
-    let mut lines = Vec::new();
-    for level in [None, Some("warn")] {
-        let mut command = Command::new(&exe);
-        command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
-        if let Some(level) = level {
-            command.env("RUST_LOG", level);
+        let mut lines = Vec::new();
+        for level in [None, Some("warn")] {
+            let mut command = Command::new(&exe);
+            command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
+            if let Some(level) = level {
+                command.env("RUST_LOG", level);
+            }
+            let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+            let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+            let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+            // `... http://127.0.0.1:<port>/mcp` (or `/tools`).
+            let url = line.rsplit(' ').next().unwrap().trim_start_matches("http://");
+            let addr: SocketAddr = url.split('/').next().unwrap().parse().unwrap();
+            let args = r#"{"hours_back": 24, "group_by": "database"}"#;
+            let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
+            assert_eq!(call.status, 200, "{name}: {call:?}");
+            let mut stderr = child.stderr.take().unwrap();
+            drop(child);
+            let mut log = String::new();
+            let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
+            lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
         }
-        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
-        let addr: SocketAddr =
-            line.rsplit(' ').next().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
-        let args = r#"{"hours_back": 24, "group_by": "database"}"#;
-        let call = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", "", args)).await;
-        assert_eq!(call.status, 200, "{call:?}");
-        let mut stderr = child.stderr.take().unwrap();
-        drop(child);
-        let mut log = String::new();
-        let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
-        lines.push(log.lines().filter(|l| l.contains("tool_call")).count());
+        assert_eq!(lines, [1, 0], "{name}: call lines at the default level, then at RUST_LOG=warn");
     }
-    assert_eq!(lines, [1, 0], "call lines at the default level, then at RUST_LOG=warn");
+}
+
+/// The example server's log quotes no request header whole: an `initialize` whose
+/// `MCP-Protocol-Version` is 15,000 characters (rmcp logged it whole at `warn`, twice the
+/// value per request), a `tools/call` whose `Mcp-Method` and `Mcp-Name` are, a foreign `Host`
+/// and `Origin` as long: every line holds at most 200 characters of a value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_logs_no_long_header_whole() {
+    let exe = example_server();
+    let mut command = Command::new(&exe);
+    command.args(["--port", "0"]).env_remove("TOKEN").env_remove("RUST_LOG");
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+    let addr: SocketAddr =
+        line.rsplit(' ').next().unwrap().trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+
+    let long = "Q".repeat(15_000);
+    let json_type: Field = ("content-type", b"application/json");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "list_notes", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let version: Field = ("mcp-protocol-version", b"2026-07-28");
+    let requests = [
+        (vec![json_type, ("mcp-protocol-version", long.as_bytes())], &initialize, 400),
+        (vec![json_type, version, ("mcp-method", long.as_bytes()), ("mcp-name", b"list_notes")], &call, 400),
+        (vec![json_type, version, ("mcp-method", b"tools/call"), ("mcp-name", long.as_bytes())], &call, 400),
+        (vec![json_type, ("host", long.as_bytes())], &call, 403),
+        (vec![json_type, ("origin", long.as_bytes())], &call, 403),
+    ];
+    for (fields, body, status) in requests {
+        let reply = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, body)).await;
+        assert_eq!(reply.status, status, "{reply:?}");
+        assert!(reply.body.matches('Q').count() <= 200, "{}", reply.body);
+    }
+    let mut stderr = child.stderr.take().unwrap();
+    drop(child);
+    let mut log = String::new();
+    let _ = timeout(Duration::from_secs(5), stderr.read_to_string(&mut log)).await;
+    assert_eq!(log.lines().filter(|l| l.contains("mcp request answered")).count(), 3, "{log}");
+    for line in log.lines() {
+        assert!(line.matches('Q').count() <= 200, "a log line of {} bytes: {line}", line.len());
+    }
+}
+
+/// A long `Mcp-Param-*` value that contradicts the body (SEP-2243) is quoted by its cut: the
+/// conformance server's `test_headers` sends its `region` as `Mcp-Param-Region`; a 15,000-
+/// character header against the body's `us-east` is answered -32020 (HTTP 400) naming 192
+/// characters of it and its length, where rmcp's refusal held all of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_mcp_param_is_quoted_by_its_cut() {
+    let exe = example("conformance_server");
+    let mut child = Command::new(&exe).args(["--port", "0"]).stdout(Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = timeout(Duration::from_secs(20), stdout.next_line()).await.unwrap().unwrap().unwrap();
+    let url = line.rsplit(' ').next().unwrap().trim_start_matches("http://");
+    let addr: SocketAddr = url.split('/').next().unwrap().parse().unwrap();
+
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "test_headers", "arguments": {"region": "us-east"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let long = "Q".repeat(15_000);
+    let mut fields: Vec<Field> = vec![
+        ("content-type", b"application/json"),
+        ("mcp-protocol-version", b"2026-07-28"),
+        ("mcp-method", b"tools/call"),
+        ("mcp-name", b"test_headers"),
+        ("mcp-param-region", b"us-east"),
+    ];
+    let served = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, &call)).await;
+    assert_eq!(served.json()["result"]["structuredContent"]["data"]["content"][0]["text"], "region: us-east");
+    fields[4].1 = long.as_bytes();
+    let refused = exchange(addr, &with_fields(addr, "POST", "/mcp", &fields, &call)).await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let message = format!(
+        "Mcp-Param-Region header `{}… (15000 characters)` does not match body value `us-east`",
+        "Q".repeat(192)
+    );
+    assert_eq!(refused.json(), json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32020, "message": message}}));
 }

@@ -5,7 +5,7 @@
 //! - [`text`]: argument text and names (many keys, a key sent twice, huge names, invalid UTF-8,
 //!   a parse error near a secret);
 //! - [`http`]: the HTTP server (slow and half-sent requests, bounds in flight, routing and
-//!   protocol errors as JSON, the `Host` check);
+//!   protocol errors as JSON, the `Host` check, long header values cut in replies and logs);
 //! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
 //! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s

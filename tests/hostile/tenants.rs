@@ -70,3 +70,27 @@ async fn rotating_the_tenant_header_escapes_no_store_quota() {
     assert_eq!(again, "ok");
     assert_eq!(notes.writes(), writes);
 }
+
+/// A comma in `X-Tenant-ID` names two tenants (a field sent twice reads as one with a comma,
+/// RFC 9110 §5.3), never one called `acme,globex`: refused 400 `tenant_required`, as is the
+/// header sent twice with two tenants; `acme` alone, or sent twice, is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comma_in_the_tenant_header_is_refused() {
+    let addr = served(tools::toolbox()).await;
+    let refused = serde_json::json!({"error": "tenant_required", "message": "The surface internal serves calls for a \
+        tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: \
+        <tenant>` (1 to 128 visible ASCII characters, no comma)."});
+    let bearer = ("authorization", "Bearer tok-bob");
+    for tenants in [&["acme,globex"][..], &["acme, globex"], &["acme", "globex"]] {
+        let mut headers = vec![bearer];
+        headers.extend(tenants.iter().map(|t| ("x-tenant-id", *t)));
+        let reply = send(addr, "POST", "/tools/list_notes", &headers, "{}").await;
+        assert_eq!((reply.status, reply.json()), (400, refused.clone()), "{tenants:?}");
+    }
+    for tenants in [&["acme"][..], &["acme", "acme"]] {
+        let mut headers = vec![bearer];
+        headers.extend(tenants.iter().map(|t| ("x-tenant-id", *t)));
+        let reply = send(addr, "POST", "/tools/list_notes", &headers, "{}").await;
+        assert_eq!((reply.status, reply.json()["status"].as_str()), (200, Some("ok")), "{tenants:?}: {}", reply.text);
+    }
+}

@@ -32,7 +32,8 @@ pub enum TransportErrorKind {
     /// `request_timeout`, 408: the request body did not arrive within the server's time
     /// (RFC 9110 §15.5.9).
     RequestTimeout,
-    /// `malformed_request`, 400: a request head hyper could not parse as HTTP/1.1 (RFC 9112 §2.2).
+    /// `malformed_request`, 400: a request head hyper could not parse as HTTP/1.1 (RFC 9112 §2.2),
+    /// a body that ended before its end, or an `MCP-Protocol-Version` longer than any version.
     MalformedRequest,
     /// `uri_too_long`, 414: a request target longer than the server reads (RFC 9110 §15.5.15).
     UriTooLong,
@@ -161,7 +162,7 @@ pub enum ErrorBody {
 /// | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
 /// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
 /// | `payload_too_large` | 413 | a body over the server's limit |
-/// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error) |
+/// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error), a body cut short, an `MCP-Protocol-Version` longer than any version |
 /// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
 /// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
@@ -196,7 +197,7 @@ pub struct TransportError {
 }
 
 impl TransportError {
-    fn new(kind: TransportErrorKind, message: String) -> Self {
+    pub(crate) fn new(kind: TransportErrorKind, message: String) -> Self {
         TransportError { kind, message, scope: None, resource_metadata: None, allow: None, retry_after: None }
     }
 

@@ -30,6 +30,10 @@ mod task_notices;
 #[cfg(feature = "http")]
 pub mod streamable;
 
+// What rmcp's refusals over Streamable HTTP quote of a request's headers, cut.
+#[cfg(feature = "http")]
+mod echoes;
+
 use std::sync::{Arc, Mutex};
 
 use rmcp::{

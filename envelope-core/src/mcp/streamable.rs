@@ -4,6 +4,7 @@
 #![doc = include_str!("../../docs/streamable_http.md")]
 
 use crate::words::cut::head;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +33,7 @@ use rmcp::{
 
 use super::{
     McpServer, direct,
+    echoes::{self, LongValues},
     frame::{self, Incoming, RawArguments},
 };
 use crate::{
@@ -440,6 +442,10 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
         return response;
     }
+    if let Some(refused) = echoes::overlong_version(&parts.headers) {
+        let id = frame::TopLevel::scan(&bytes).id().and_then(|id| serde_json::to_value(id).ok());
+        return refused.into_json_rpc_response(id.as_ref());
+    }
     if is_blank(&bytes) {
         // Over stdio a blank line is skipped; over HTTP an empty body is a request that says
         // nothing, and every POST is answered.
@@ -508,11 +514,12 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     }
     // rmcp asks for both media types; a reply with notifications is an event stream.
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+    let long = LongValues::of(&parts.headers);
     let handled = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body)));
     let server = endpoint.direct.as_deref();
     let metadata = endpoint.resource_metadata.as_deref();
     let Some(listed) = listed else {
-        let response = json_rpc_only(handled.await, id).await;
+        let response = json_rpc_only(handled.await, id, &long).await;
         return match &called.tool {
             Some(tool) => on_the_wire(response, server, caller.as_ref(), tool, metadata).await,
             None => response,
@@ -525,7 +532,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         response = handled => response,
         () = cancelled => return StatusCode::ACCEPTED.into_response(),
     };
-    let response = json_rpc_only(response, id).await;
+    let response = json_rpc_only(response, id, &long).await;
     let streams = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -726,24 +733,52 @@ fn is_blank(bytes: &[u8]) -> bool {
 }
 
 /// rmcp's own refusals (a protocol version header it does not serve, ...) are plain text: the
-/// same status with a JSON-RPC error body instead.
-async fn json_rpc_only(response: Response, id: Option<RequestId>) -> Response {
-    let json_or_stream = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"));
-    if json_or_stream || response.status() == StatusCode::ACCEPTED {
+/// same status with a JSON-RPC error body instead. What any refusal of rmcp's quotes of the
+/// request's long header values is cut ([`echoes`](super::echoes)): a refusal's message holds
+/// at most 200 characters of a header value, and 1,000 characters in all.
+async fn json_rpc_only(response: Response, id: Option<RequestId>, long: &LongValues) -> Response {
+    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let is_json = content_type.starts_with("application/json");
+    if content_type.starts_with("text/event-stream")
+        || response.status() == StatusCode::ACCEPTED
+        || (is_json && response.status().is_success())
+    {
         return response;
     }
+    if is_json {
+        return bounded_error(response, long).await;
+    }
     let status = response.status();
-    let text = match axum::body::to_bytes(response.into_body(), 64 * 1024).await {
+    let text = match axum::body::to_bytes(response.into_body(), MAX_REPLY_BYTES).await {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(_) => String::new(),
     };
     let text = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_owned() } else { text };
-    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(text, None), id);
+    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(long.bound(&text).into_owned(), None), id);
     let mut response = json(status, serde_json::to_vec(&reply).unwrap_or_default());
     *response.status_mut() = status;
+    response
+}
+
+/// A JSON-RPC error of rmcp's (a header that contradicts the body: -32020, HTTP 400) with its
+/// `error.message` bounded; the same bytes when it quotes nothing long.
+async fn bounded_error(response: Response, long: &LongValues) -> Response {
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_REPLY_BYTES).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let Ok(mut reply) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let Some(message) = reply.pointer_mut("/error/message") else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let bounded = match message.as_str().map(|m| long.bound(m)) {
+        Some(Cow::Owned(bounded)) => bounded,
+        _ => return Response::from_parts(parts, Body::from(bytes)),
+    };
+    *message = serde_json::Value::String(bounded);
+    let mut response = Response::from_parts(parts, Body::from(serde_json::to_vec(&reply).unwrap_or_default()));
+    response.headers_mut().remove(header::CONTENT_LENGTH);
     response
 }

@@ -469,7 +469,8 @@ pub mod codes {
             TransportWord::new("request_timeout", 408).with_retry(Retry::WithBackoff);
         /// 413: a body over the server's limit.
         pub const PAYLOAD_TOO_LARGE: TransportWord = TransportWord::new("payload_too_large", 413);
-        /// 400: a request head that is not HTTP/1.1.
+        /// 400: a request head that is not HTTP/1.1, a body cut short, an `MCP-Protocol-Version`
+        /// longer than any version.
         pub const MALFORMED_REQUEST: TransportWord = TransportWord::new("malformed_request", 400);
         /// 414: a request target over the server's limit.
         pub const URI_TOO_LONG: TransportWord = TransportWord::new("uri_too_long", 414);

@@ -1,7 +1,8 @@
 //! The one cut of a text to a number of characters, and the three ways a reply shows a cut
 //! text: with `…` ([`cut`]), with `…` and its length ([`cut_counted`]), as a JSON string with
 //! `…` and its length ([`quoted_cut`]). Every cut in the crate is one of these, or
-//! [`head`] with words of its own around it. Counts are in characters (Unicode scalar values).
+//! [`head`] with words of its own around it; a request header's value is quoted by
+//! `header_value`, at most 200 characters. Counts are in characters (Unicode scalar values).
 
 /// The first `n` characters of `text` (all of it when it has no more), borrowed.
 pub(crate) fn head(text: &str, n: usize) -> &str {
@@ -28,6 +29,19 @@ pub(crate) fn cut_counted(text: &str, max: usize) -> String {
         return text.to_owned();
     }
     format!("{}… ({count} characters)", head(text, max.saturating_sub(8)))
+}
+
+/// The most characters of a request header's value a reply or a log line quotes: 200. A
+/// longer value (a 60 KiB `MCP-Protocol-Version`) is shown by [`header_value`].
+#[cfg(all(feature = "http", feature = "rmcp"))]
+pub(crate) const HEADER_CHARS: usize = 200;
+
+/// A request header's value as a reply quotes it: whole when it has at most [`HEADER_CHARS`]
+/// characters, else [`cut_counted`] to them: its first 192, `…` and its length
+/// (`QQ…Q… (16384 characters)` for 16,384 `Q`s).
+#[cfg(all(feature = "http", feature = "rmcp"))]
+pub(crate) fn header_value(text: &str) -> String {
+    cut_counted(text, HEADER_CHARS)
 }
 
 /// `text` as a JSON string when it has at most `max` characters, else its first `keep` as a
@@ -63,5 +77,13 @@ mod tests {
         assert_eq!(cut_counted("éééééééééé", 10), "éééééééééé");
         assert_eq!(quoted_cut("a\"bcdefghijk", 10, 2), "\"a\\\"…\" (12 characters)");
         assert_eq!(quoted_cut("a\"b", 10, 2), "\"a\\\"b\"");
+    }
+
+    #[test]
+    #[cfg(all(feature = "http", feature = "rmcp"))]
+    fn header_values_are_cut_to_200_characters() {
+        let long = "é".repeat(16_384);
+        assert_eq!(header_value(&long), format!("{}… (16384 characters)", "é".repeat(192)));
+        assert_eq!(header_value(&long[..400]), long[..400]);
     }
 }

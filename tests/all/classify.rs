@@ -1,6 +1,8 @@
-//! `envelope_core::client::read`: every wire format's lines, prose and listing shapes, and arbitrary text.
+//! `envelope_core::client::classify`: every wire format's lines, prose and listing shapes, and arbitrary text.
 
-use envelope_core::{Code, Status, Toolbox, client::Reader, client::Reply, client::read, http, outcome::WireFormat};
+use envelope_core::{
+    Code, Status, Toolbox, client::Classifier, client::Reply, client::classify, http, outcome::WireFormat,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -52,27 +54,27 @@ fn every_format_reads_back() {
             .map(|o| crate::block_on(toolbox.call("answer", Some(&json!({ "outcome": o })))).unwrap())
             .collect();
         envelopes.push(crate::block_on(toolbox.call("archive_note", Some(&json!({"note_id": 3})))).unwrap());
-        let reader = Reader::new().with_format(format);
+        let classifier = Classifier::new().with_format(format);
         for envelope in envelopes {
             let text = envelope.to_json();
-            let reading = reader.read(&text);
-            assert_eq!(kind(&reading.reply), Some(envelope.status()), "{format:?}: {text}");
+            let classified = classifier.classify(&text);
+            assert_eq!(kind(&classified.reply), Some(envelope.status()), "{format:?}: {text}");
             let expected = http::status(&envelope);
             let carries_code = matches!(format, WireFormat::Envelope | WireFormat::ErrorCodeSummary);
             if carries_code {
-                assert_eq!(reading.http_status, Some(expected), "{format:?}: {text}");
+                assert_eq!(classified.http_status, Some(expected), "{format:?}: {text}");
             } else {
-                assert_eq!(reading.http_status.map(|s| s / 100), Some(expected / 100), "{format:?}: {text}");
+                assert_eq!(classified.http_status.map(|s| s / 100), Some(expected / 100), "{format:?}: {text}");
             }
             if envelope.status() != Status::Ok {
-                assert_eq!(reading.format, Some(format), "{text}");
+                assert_eq!(classified.format, Some(format), "{text}");
             }
             // Without being told the format, only format 2's bare data object is unreadable.
-            let plain = read(&text);
+            let plain = classify(&text);
             if format == WireFormat::SuccessFlag && envelope.status() == Status::Ok {
                 assert!(matches!(plain.reply, Reply::Unreadable { .. }), "{text}");
             } else {
-                assert_eq!(plain.reply, reading.reply, "{text}");
+                assert_eq!(plain.reply, classified.reply, "{text}");
             }
         }
     }
@@ -80,7 +82,7 @@ fn every_format_reads_back() {
 
 #[test]
 fn the_parts_of_a_refusal_and_a_fault() {
-    let refusal = read(
+    let refusal = classify(
         r#"{"status":"invalid","message":"hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.","hints":{"parameter":"hours_back"}}"#,
     );
     assert_eq!(
@@ -95,7 +97,7 @@ fn the_parts_of_a_refusal_and_a_fault() {
     );
     assert_eq!((refusal.http_status, refusal.format), (Some(400), Some(WireFormat::StatusHints)));
 
-    let fault = read(
+    let fault = classify(
         r#"{"status":"error","success":false,"error_code":"TIMEOUT","message":"m","hints":{"operation":"get_top_queries","trace_id":"4f1c"},"retryable":false,"retry":"after_reread"}"#,
     );
     assert_eq!(
@@ -109,7 +111,7 @@ fn the_parts_of_a_refusal_and_a_fault() {
     );
     assert_eq!(fault.http_status, Some(504));
 
-    let confirmation = read(
+    let confirmation = classify(
         r#"{"status":"needs_confirmation","error_code":"ACME_CONFIRMATION_REQUIRED","pending_action_id":"pa_1","preview":{"delete":{"id":3}},"preview_hash":"ab","summary":"Approve?"}"#,
     );
     assert_eq!(
@@ -129,19 +131,19 @@ fn the_parts_of_a_refusal_and_a_fault() {
 #[test]
 fn codes_tell_refusals_from_faults() {
     let line = |code: &str| format!(r#"{{"status":"error","error_code":"{code}","summary":"s"}}"#);
-    let read_kind = |r: &Reader, code: &str| {
-        let reading = r.read(&line(code));
-        (kind(&reading.reply), reading.http_status)
+    let kind_of = |r: &Classifier, code: &str| {
+        let classified = r.classify(&line(code));
+        (kind(&classified.reply), classified.http_status)
     };
-    let plain = Reader::new();
-    assert_eq!(read_kind(&plain, "ACME_NOT_FOUND"), (Some(Status::Invalid), Some(404)));
-    assert_eq!(read_kind(&plain, "ACME_RATE_LIMITED"), (Some(Status::Invalid), Some(429)));
-    assert_eq!(read_kind(&plain, "ACME_IN_PROGRESS"), (Some(Status::Invalid), Some(409)));
-    assert_eq!(read_kind(&plain, "ACME_NOT_IMPLEMENTED"), (Some(Status::Error), Some(501)));
-    assert_eq!(read_kind(&plain, "ACME_DOMAIN_TAKEN"), (Some(Status::Error), Some(500)));
+    let plain = Classifier::new();
+    assert_eq!(kind_of(&plain, "ACME_NOT_FOUND"), (Some(Status::Invalid), Some(404)));
+    assert_eq!(kind_of(&plain, "ACME_RATE_LIMITED"), (Some(Status::Invalid), Some(429)));
+    assert_eq!(kind_of(&plain, "ACME_IN_PROGRESS"), (Some(Status::Invalid), Some(409)));
+    assert_eq!(kind_of(&plain, "ACME_NOT_IMPLEMENTED"), (Some(Status::Error), Some(501)));
+    assert_eq!(kind_of(&plain, "ACME_DOMAIN_TAKEN"), (Some(Status::Error), Some(500)));
     const DOMAIN_TAKEN: Code = Code::new("DOMAIN_TAKEN", Status::Invalid).with_http_status(409);
-    let told = Reader::new().with_codes(&[DOMAIN_TAKEN]);
-    assert_eq!(read_kind(&told, "ACME_DOMAIN_TAKEN"), (Some(Status::Invalid), Some(409)));
+    let told = Classifier::new().with_codes(&[DOMAIN_TAKEN]);
+    assert_eq!(kind_of(&told, "ACME_DOMAIN_TAKEN"), (Some(Status::Invalid), Some(409)));
 }
 
 /// Prose, listing shapes, contradictions: unreadable, never a success.
@@ -170,20 +172,20 @@ fn unreadable_replies() {
         ),
     ];
     for (text, reason) in cases {
-        let reading = read(text);
-        assert_eq!(reading.reply, Reply::Unreadable { reason: reason.into() }, "{text}");
-        assert_eq!(reading.http_status, None);
-        assert!(!reading.is_ok());
+        let classified = classify(text);
+        assert_eq!(classified.reply, Reply::Unreadable { reason: reason.into() }, "{text}");
+        assert_eq!(classified.http_status, None);
+        assert!(!classified.is_ok());
     }
-    // A format 2 reader takes a bare object as data, but never one with `error`.
-    let format_2 = Reader::new().with_format(WireFormat::SuccessFlag);
+    // A format 2 classifier takes a bare object as data, but never one with `error`.
+    let format_2 = Classifier::new().with_format(WireFormat::SuccessFlag);
     assert_eq!(
-        format_2.read(r#"{"count": 0, "results": []}"#).reply,
+        format_2.classify(r#"{"count": 0, "results": []}"#).reply,
         Reply::Ok { data: json!({"count": 0, "results": []}) }
     );
-    assert!(!format_2.read(r#"{"count": 0, "results": [], "error": "x"}"#).is_ok());
+    assert!(!format_2.classify(r#"{"count": 0, "results": [], "error": "x"}"#).is_ok());
     let long = format!("Error: {}", "x".repeat(5000));
-    let Reply::Unreadable { reason } = read(&long).reply else { panic!() };
+    let Reply::Unreadable { reason } = classify(&long).reply else { panic!() };
     assert!(reason.len() < 120, "{reason}");
 }
 
@@ -225,25 +227,25 @@ proptest! {
     /// Any text: no panic, and a success only with a field that says so.
     #[test]
     fn any_text(text in ".{0,200}") {
-        let reading = read(&text);
-        prop_assert!(!reading.is_ok() || text.contains("status") || text.contains("success"));
-        let _ = Reader::new().with_format(WireFormat::SuccessFlag).read(&text);
+        let classified = classify(&text);
+        prop_assert!(!classified.is_ok() || text.contains("status") || text.contains("success"));
+        let _ = Classifier::new().with_format(WireFormat::SuccessFlag).classify(&text);
     }
 
     /// JSON-looking text, broken or not.
     #[test]
     fn json_like_text(text in r#"[{}\[\]":,a-z0-9 \\.e+-]{0,120}"#) {
-        let _ = read(&text);
+        let _ = classify(&text);
     }
 
     /// Any object of the reply's keys: `ok` only when `status` is "ok" or `success` is true.
     #[test]
     fn objects_of_reply_keys(value in json_value()) {
-        let reading = read(&value.to_string());
-        if reading.is_ok() {
+        let classified = classify(&value.to_string());
+        if classified.is_ok() {
             prop_assert!(value["status"] == "ok" || (value.get("status").is_none() && value["success"] == true), "{}", value);
         }
-        prop_assert_eq!(reading.http_status.is_none(), matches!(reading.reply, Reply::Unreadable { .. }));
+        prop_assert_eq!(classified.http_status.is_none(), matches!(classified.reply, Reply::Unreadable { .. }));
     }
 }
 
@@ -251,11 +253,11 @@ proptest! {
 fn deep_nesting_is_unreadable_not_a_crash() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let nested = Reply::Unreadable { reason: "the reply nests deeper than the 128 levels this reader reads".into() };
-    assert_eq!(read(&deep).reply, nested);
+    assert_eq!(classify(&deep).reply, nested);
     assert_eq!(
-        read(&deep[..150_000]).reply,
+        classify(&deep[..150_000]).reply,
         Reply::Unreadable { reason: "the reply starts like JSON but is not valid JSON".into() }
     );
     let deep_object = format!(r#"{{"status":"ok","data":{}{}}}"#, "[".repeat(5000), "]".repeat(5000));
-    assert_eq!(read(&deep_object).reply, nested);
+    assert_eq!(classify(&deep_object).reply, nested);
 }
