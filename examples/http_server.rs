@@ -35,6 +35,11 @@
 //! - `ENVELOPE_SECRET`, `ENVELOPE_REDIS_URL`: as for `mcp_server` (approvals and idempotency
 //!   keys, and the rate limits, in that Redis).
 //!
+//! `rebuild_index` is also served as an MCP task (`tools::with_tasks`): a client that declared
+//! `io.modelcontextprotocol/tasks` gets a task to poll (`tasks/get`) and cancel (`tasks/cancel`)
+//! on this server; tasks live in the toolbox's store (in memory, or the Redis of
+//! `ENVELOPE_REDIS_URL`, where any replica answers for them).
+//!
 //! Every reply carries `provenance` (its call id, surface, tool, tier, caller and tenant). Notes
 //! are kept per tenant, over every surface alike. A setting that cannot be used stops the
 //! server at start with a sentence on stderr and exit code 2.
@@ -49,7 +54,7 @@ use axum::response::IntoResponse as _;
 use envelope_core::call::audit::{Audit, JsonLinesFile, RedisStream};
 use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
 use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
-use envelope_core::mcp::streamable::McpHttp;
+use envelope_core::mcp::{McpServer, streamable::McpHttp};
 use envelope_core::{Toolbox, call::Surface, spec::rate::RateLimit};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
@@ -259,7 +264,8 @@ pub fn internal_surface() -> Surface {
 /// fetched or holds no usable key.
 pub async fn app(config: &Config, address: SocketAddr) -> Result<axum::Router, String> {
     let toolbox = toolbox(config).await?;
-    let mut mcp = McpHttp::new(toolbox.clone());
+    // On the public surface, as `McpHttp::new` serves a toolbox, with rebuild_index as a task.
+    let mut mcp = McpHttp::with_handler(tools::with_tasks(McpServer::new(toolbox.clone()).with_surface("mcp")));
     let mut endpoints = HttpTools::new(toolbox.clone()).router();
     let mut internal = None;
     match &config.auth {
@@ -300,9 +306,12 @@ pub async fn app(config: &Config, address: SocketAddr) -> Result<axum::Router, S
             mcp = mcp.with_auth(verifier(public.resource())).with_protected_resource(public);
             // The surface's gate runs inside the auth layer, which puts the caller in place;
             // the metadata is served at the root, in its path form (RFC 9728 §3.1).
-            let router = McpHttp::new(toolbox).with_surface(internal_surface()).router().layer(
-                AuthLayer::new(verifier(inner.resource())).json_rpc().with_resource_metadata(inner.metadata_url()),
-            );
+            let router = McpHttp::with_handler(tools::with_tasks(McpServer::new(toolbox)))
+                .with_surface(internal_surface())
+                .router()
+                .layer(
+                    AuthLayer::new(verifier(inner.resource())).json_rpc().with_resource_metadata(inner.metadata_url()),
+                );
             internal = Some((router, inner));
         }
     }

@@ -321,6 +321,8 @@ async fn a_delete_waits_for_approval(version: &ProtocolVersion) {
 /// A stdio session driven line by line, for requests rmcp's client will not send.
 struct RawSession {
     version: ProtocolVersion,
+    /// The client's capabilities (JSON): at `initialize`, or in each request's `_meta`.
+    capabilities: String,
     child: Child,
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
@@ -331,6 +333,11 @@ impl RawSession {
     /// 2026-07-28 there is no handshake: each request carries the version and the client's
     /// capabilities in its `_meta` (added by [`Self::send_line`]).
     async fn start(version: &ProtocolVersion) -> Self {
+        Self::start_with(version, &json!({})).await
+    }
+
+    /// [`Self::start`] for a client that declares `capabilities`.
+    async fn start_with(version: &ProtocolVersion, capabilities: &Value) -> Self {
         let mut child = Command::new(server())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -340,12 +347,13 @@ impl RawSession {
             .expect("spawning the server");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut session = RawSession { version: version.clone(), child, stdin, stdout };
+        let capabilities = capabilities.to_string();
+        let mut session = RawSession { version: version.clone(), capabilities, child, stdin, stdout };
         if version.has_initialize() {
             session
                 .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                     "protocolVersion": version.as_str(),
-                    "capabilities": {},
+                    "capabilities": serde_json::from_str::<Value>(&session.capabilities).unwrap(),
                     "clientInfo": {"name": "mcp_e2e", "version": "0"},
                 }}))
                 .await;
@@ -373,8 +381,15 @@ impl RawSession {
         let line = if self.version.has_initialize() {
             line.to_owned()
         } else {
-            let meta = r#""params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
-            line.replacen(r#""params":{"#, meta, 1)
+            let meta = format!(
+                r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+                self.capabilities
+            );
+            if line.contains(r#""params":{}"#) {
+                line.replacen(r#""params":{}"#, &format!(r#""params":{{{meta}}}"#), 1)
+            } else {
+                line.replacen(r#""params":{"#, &format!(r#""params":{{{meta},"#), 1)
+            }
         };
         self.stdin.write_all(line.as_bytes()).await.unwrap();
         self.stdin.write_all(b"\n").await.unwrap();
@@ -1023,6 +1038,62 @@ async fn a_cancelled_call_gets_no_reply() {
     }
     assert_eq!(reply["id"], 6, "{reply}");
     session.finish().await;
+}
+
+/// The example server's `rebuild_index` (60 s of 100 ms ticks here) as an MCP task, on every
+/// version: listed with `taskSupport: optional`; from a client that declared the tasks extension,
+/// the create-task result at once, `working` while it runs, `cancelled` after `tasks/cancel`
+/// (with no result), and the session serves on; a client without the extension gets the direct
+/// answer. That the body stops is read from the audit trail in process (`tests/mcp_tasks.rs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rebuild_index_is_a_task_polled_and_cancelled() {
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for version in &VERSIONS {
+        let mut session = RawSession::start_with(version, &tasks).await;
+        session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})).await;
+        let listed = session.reply(1).await;
+        let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("{version}: {listed}"));
+        let rebuild = tools.iter().find(|t| t["name"] == "rebuild_index").expect("rebuild_index is listed");
+        assert_eq!(rebuild["_meta"], json!({"io.modelcontextprotocol/tasks": {"taskSupport": "optional"}}));
+        // The one task tool.
+        assert_eq!(tools.iter().filter(|t| t.get("_meta").is_some()).count(), 1, "{version}: {listed}");
+
+        let started = std::time::Instant::now();
+        let created = session.call(2, "rebuild_index", json!({"seconds": 60})).await;
+        assert!(started.elapsed() < Duration::from_secs(5), "{version}: the task is created at once");
+        assert_eq!(created["result"]["resultType"], "task", "{version}: {created}");
+        assert_eq!(created["result"]["status"], "working", "{version}: {created}");
+        assert_eq!(created["result"]["ttlMs"], 3_600_000, "{version}: {created}");
+        assert_eq!(created["result"]["pollIntervalMs"], 500, "{version}: {created}");
+        let id = created["result"]["taskId"].as_str().expect("a taskId").to_owned();
+
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        session.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": id}})).await;
+        let polled = session.reply(3).await;
+        assert_eq!(polled["result"]["taskId"], id.as_str(), "{version}: {polled}");
+        assert_eq!(polled["result"]["status"], "working", "{version}: {polled}");
+        assert!(polled["result"].get("result").is_none(), "{version}: {polled}");
+
+        session.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": {"taskId": id}})).await;
+        let ack = session.reply(4).await;
+        assert_eq!(ack["result"], json!({"resultType": "complete"}), "{version}: {ack}");
+        session.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"taskId": id}})).await;
+        let cancelled = session.reply(5).await;
+        assert_eq!(cancelled["result"]["status"], "cancelled", "{version}: {cancelled}");
+        assert!(cancelled["result"].get("result").is_none(), "{version}: {cancelled}");
+
+        let whoami = session.call(6, "whoami", json!({})).await;
+        assert_eq!(whoami["result"]["structuredContent"]["status"], "ok", "{version}: {whoami}");
+        session.finish().await;
+
+        // Without the extension: the direct answer, after the whole second.
+        let mut plain = RawSession::start(version).await;
+        let direct = plain.call(1, "rebuild_index", json!({"seconds": 1})).await;
+        let result = plain.result(&direct);
+        let data = &result.structured_content.as_ref().expect("structuredContent")["data"];
+        assert_eq!(*data, json!({"rebuilt": true, "ticks": 10, "of": 10}), "{version}: {direct}");
+        plain.finish().await;
+    }
 }
 
 /// A cancelled slow call, in process where the timing is known: no reply to its id, ever.

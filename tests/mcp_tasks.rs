@@ -3,20 +3,26 @@
 //! unknown one (while the caller itself polls it from a second server on the same store), a
 //! body that ends after its task was cancelled has its result dropped, the tasks stored per
 //! caller are bounded, and the session hears each change of its task's status as
-//! `notifications/tasks` (the task as `tasks/get` answers it).
+//! `notifications/tasks` (the task as `tasks/get` answers it). The example servers'
+//! `rebuild_index`, served as they serve it, stops at its next tick once its task is cancelled.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use envelope_core::{
     Caller, ClientAsk, Context, Fault, Toolbox,
+    call::audit::{Audit, AuditFuture, AuditRecord, AuditSink},
     call::guard::store::{MemoryStore, Store},
     mcp::{McpServer, serve_io, tasks::TaskSupport},
     tool,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+#[path = "../examples/tools/mod.rs"]
+#[allow(dead_code)]
+mod tools;
 
 const READ_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -367,6 +373,69 @@ async fn the_tasks_stored_per_caller_are_bounded() {
     // A cancelled task still counts until it expires: the bound is on stored tasks.
     alice.request("tasks/cancel", json!({"taskId": first})).await;
     assert_eq!(alice.call("work", json!({"seconds": 0})).await["error"]["code"], -32600);
+}
+
+/// The audit records of a toolbox, as JSON.
+#[derive(Debug, Default)]
+struct Kept(std::sync::Mutex<Vec<Value>>);
+
+impl AuditSink for Kept {
+    fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+        self.0.lock().unwrap().push(serde_json::from_str(&record.to_json()).unwrap());
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl Kept {
+    /// The outcome records of `tool`'s calls.
+    fn outcomes(&self, tool: &str) -> Vec<Value> {
+        let records = self.0.lock().unwrap();
+        records.iter().filter(|r| r["kind"] == "outcome" && r["tool"] == tool).cloned().collect()
+    }
+}
+
+/// The example servers' `rebuild_index` (`tools::with_tasks` over the example tools, as
+/// `examples/mcp_server.rs` serves them over stdio), started as a task for 60 s of 100 ms ticks:
+/// `working` while it ticks, `cancelled` once cancelled, and its body stopped at its next tick,
+/// as the audit trail's outcome record of the call shows (not rebuilt, a few of its 600 ticks);
+/// its answer was dropped.
+#[tokio::test]
+async fn the_example_rebuild_index_stops_once_its_task_is_cancelled() {
+    let kept = Arc::new(Kept::default());
+    let toolbox = tools::with_context_tools(tools::toolbox()).with_audit(Audit::new(Arc::clone(&kept) as _));
+    let mut session = Session::start(tools::with_tasks(McpServer::new(toolbox))).await;
+    let listed = session.request("tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    let rebuild = tools.iter().find(|t| t["name"] == "rebuild_index").expect("rebuild_index is listed");
+    assert_eq!(rebuild["_meta"], json!({"io.modelcontextprotocol/tasks": {"taskSupport": "optional"}}));
+
+    let id = task_id(&session.call("rebuild_index", json!({"seconds": 60})).await);
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    assert_eq!(polled(&mut session, &id).await["status"], "working");
+    assert!(kept.outcomes("rebuild_index").is_empty(), "the body is still ticking");
+
+    let ack = session.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let cancelled = Instant::now();
+    assert_eq!(session.notice(&id).await["params"]["status"], "cancelled");
+    let outcome = loop {
+        if let Some(outcome) = kept.outcomes("rebuild_index").pop() {
+            break outcome;
+        }
+        assert!(cancelled.elapsed() < Duration::from_secs(5), "the body did not stop");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(outcome["outcome"]["status"], "ok", "{outcome}");
+    let data = &outcome["outcome"]["data"];
+    assert_eq!(data["rebuilt"], false, "{outcome}");
+    assert_eq!(data["of"], 600, "{outcome}");
+    let ticks = data["ticks"].as_u64().unwrap();
+    assert!((1..100).contains(&ticks), "stopped after {ticks} of 600 ticks: {outcome}");
+    assert!(outcome["duration_ms"].as_u64().unwrap() < 10_000, "{outcome}");
+    // Its answer was dropped: the task stays cancelled, with no result.
+    let task = polled(&mut session, &id).await;
+    assert_eq!(task["status"], "cancelled", "{task}");
+    assert!(task.get("result").is_none(), "{task}");
 }
 
 /// Two replicas on one real Redis (`RedisStore`): a task started on one is polled and cancelled

@@ -390,6 +390,15 @@ pub fn with_context_tools(toolbox: envelope_core::Toolbox) -> envelope_core::Too
     toolbox.with(rebuild_index::tool()).with(whoami::tool())
 }
 
+/// `server` with `rebuild_index` served as an MCP task (SEP-2663, optional): a client that
+/// declared the extension `io.modelcontextprotocol/tasks` gets the create-task result at once
+/// (`{"resultType": "task", "taskId": ..., "status": "working", ...}`) and polls `tasks/get`;
+/// any other client gets the direct answer. Its `tools/list` entry says so in its `_meta`:
+/// `{"io.modelcontextprotocol/tasks": {"taskSupport": "optional"}}`.
+pub fn with_tasks(server: envelope_core::mcp::McpServer) -> envelope_core::mcp::McpServer {
+    server.with_task("rebuild_index", envelope_core::mcp::tasks::TaskSupport::Optional)
+}
+
 /// The OAuth scopes the example server requires when it verifies its callers (the tools
 /// themselves declare none, so the tests and the servers without authentication call them
 /// anonymously): the reads (`get_top_queries`, `search_analytics`, `list_notes`, `whoami`)
