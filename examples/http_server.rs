@@ -363,13 +363,16 @@ fn hosts(config: &Config, address: SocketAddr) -> Option<AllowedHosts> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> io::Result<()> {
     // One line per call (envelope's events), not rmcp's three per stateless request; or what
-    // RUST_LOG asks for.
+    // RUST_LOG asks for. rmcp's own lines below `error` quote a request's `id` as sent, whole and
+    // unescaped (`response error id=...`): left on, any client could write a line of its
+    // choosing, or a megabyte, into this log. envelope's lines quote what a client sent escaped
+    // and cut.
     let filter = match std::env::var("RUST_LOG") {
         Ok(directives) if !directives.trim().is_empty() => directives.parse::<Targets>().unwrap_or_else(|e| {
             eprintln!("RUST_LOG={directives:?} is not a list of target=level directives ({e}); e.g. RUST_LOG=debug");
             std::process::exit(2);
         }),
-        _ => Targets::new().with_default(LevelFilter::INFO).with_target("rmcp", LevelFilter::WARN),
+        _ => Targets::new().with_default(LevelFilter::INFO).with_target("rmcp", LevelFilter::ERROR),
     };
     tracing_subscriber::registry()
         .with(tracing_subscriber::fmt::layer().with_writer(io::stderr).with_filter(filter))

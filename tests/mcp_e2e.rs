@@ -6,6 +6,9 @@
 //! Every read has a 20 s timeout, so a request the server drops fails its test instead of
 //! hanging it.
 
+#[path = "support/examples.rs"]
+mod examples;
+
 use std::{path::PathBuf, process::Stdio, sync::OnceLock, time::Duration};
 
 use rmcp::{
@@ -36,22 +39,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(20);
 fn server() -> &'static PathBuf {
     static SERVER: OnceLock<PathBuf> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("target/");
-        let mut build = std::process::Command::new(env!("CARGO"));
-        build
-            .args(["build", "-j2", "--quiet", "--example", "mcp_server", "--example", "http_server"])
-            .args(["--example", "rmcp_handler", "--example", "manifest", "--manifest-path"])
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-            .arg("--target-dir")
-            .arg(target_dir);
-        if profile_dir.ends_with("release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("running cargo build --example mcp_server");
-        assert!(status.success(), "cargo build --example mcp_server failed");
-        profile_dir.join("examples").join(format!("mcp_server{}", std::env::consts::EXE_SUFFIX))
+        let examples = examples::build(&["mcp_server", "http_server", "rmcp_handler", "manifest"]);
+        examples.join(format!("mcp_server{}", std::env::consts::EXE_SUFFIX))
     })
 }
 

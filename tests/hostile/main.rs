@@ -10,6 +10,7 @@
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
 //! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s
 //!   during a hanging JWKS, long calls) while a fresh client from another address is served;
+//! - [`peers`]: an anonymous caller's limits count under its address, never another's;
 //! - [`tenants`]: a tenant named by `X-Tenant-ID` is the caller's space, never a caller of its
 //!   own for rate limits and store quotas;
 //! - [`tokens`]: signed tokens that must still be refused (`iss` not the issuer's string, a
@@ -19,6 +20,9 @@
 #[allow(dead_code)]
 mod tools;
 
+#[path = "../support/examples.rs"]
+mod examples;
+
 #[path = "../support/http_client.rs"]
 #[allow(dead_code)]
 mod client;
@@ -26,6 +30,7 @@ mod client;
 mod fair;
 mod http;
 mod ids;
+mod peers;
 mod store;
 mod tenants;
 mod text;

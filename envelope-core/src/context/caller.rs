@@ -1,6 +1,7 @@
 //! Who is calling: a subject, scopes, a tenant, claims; and the key a caller is counted under.
 
 use std::fmt;
+use std::net::IpAddr;
 
 use serde_json::{Map, Value};
 
@@ -34,6 +35,9 @@ pub struct Caller {
     /// the verified identity: it names the caller's space, never a caller of its own.
     tenant_from_header: bool,
     claims: Map<String, Value>,
+    /// The network address an anonymous caller's request came from (set by the HTTP surfaces):
+    /// what its limits and quotas count under.
+    peer: Option<IpAddr>,
 }
 
 impl Caller {
@@ -79,6 +83,23 @@ impl Caller {
     /// ([`with_header_tenant`](Self::with_header_tenant)).
     pub(crate) fn tenant_from_header(&self) -> bool {
         self.tenant_from_header
+    }
+
+    /// With the network address the request came from (an HTTP surface's peer, as axum's
+    /// `ConnectInfo` gives it). It names no identity and changes no space ([`key`](Self::key));
+    /// for a caller without a verified identity it is what limits and quotas count under
+    /// ([`quota_key`](Self::quota_key): `peer:<address>`), so one address's flood of anonymous
+    /// calls never spends another's rate limit, store quota or task bound.
+    #[must_use]
+    pub fn with_peer(mut self, peer: IpAddr) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+
+    /// The network address the request came from, where a surface set it
+    /// ([`with_peer`](Self::with_peer)).
+    pub fn peer(&self) -> Option<IpAddr> {
+        self.peer
     }
 
     /// With the claims the identity was read from (kept as verified; never shown in a reply).
@@ -132,7 +153,9 @@ impl Caller {
     /// the verified identity, as [`key`](Self::key) writes it, without a tenant that only a
     /// request header named. Sending another `X-Tenant-ID` moves a caller to another space,
     /// never to another caller's limits: a subject without a verified tenant counts as
-    /// `sub:<subject>` whatever tenant it names, an anonymous caller as [`ANONYMOUS`].
+    /// `sub:<subject>` whatever tenant it names; an anonymous caller counts under the address
+    /// its request came from (`peer:<address>`, [`with_peer`](Self::with_peer), set by the HTTP
+    /// surfaces), else as [`ANONYMOUS`] (every anonymous caller without an address shares it).
     ///
     /// ```
     /// use envelope_core::Caller;
@@ -140,10 +163,17 @@ impl Caller {
     /// assert_eq!(Caller::new("bob").with_tenant("acme").quota_key(), "sub:bob@acme");
     /// assert_eq!(Caller::new("bob").quota_key(), "sub:bob");
     /// assert_eq!(Caller::anonymous().with_tenant("acme").quota_key(), "tenant:acme");
+    /// let peer = std::net::Ipv4Addr::new(192, 0, 2, 7).into();
+    /// assert_eq!(Caller::anonymous().with_peer(peer).quota_key(), "peer:192.0.2.7");
+    /// assert_eq!(Caller::new("bob").with_peer(peer).quota_key(), "sub:bob");
+    /// assert_eq!(Caller::anonymous().quota_key(), "anonymous");
     /// ```
     pub fn quota_key(&self) -> String {
         let tenant = if self.tenant_from_header { None } else { self.tenant.as_deref() };
-        key_of(self.subject.as_deref(), tenant)
+        match (self.subject.as_deref(), tenant, self.peer) {
+            (None, None, Some(peer)) => format!("peer:{peer}"),
+            (subject, tenant, _) => key_of(subject, tenant),
+        }
     }
 }
 
@@ -183,6 +213,7 @@ impl fmt::Debug for Caller {
             .field("scopes", &self.scopes)
             .field("tenant", &self.tenant)
             .field("claims", &self.claims.len())
+            .field("peer", &self.peer)
             .finish()
     }
 }

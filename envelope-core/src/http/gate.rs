@@ -120,6 +120,7 @@ struct Gate {
 
 async fn gate_request(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
     let caller = request.extensions().get::<Caller>().cloned().unwrap_or_else(Caller::anonymous);
+    let caller = with_peer(caller, request.extensions());
     match admit(&gate.surface, caller, request.headers()).await {
         Ok(caller) => {
             request.extensions_mut().insert(caller);
@@ -153,6 +154,20 @@ pub(crate) fn host_is_loopback(host: &str) -> bool {
     }
     let host = host.to_ascii_lowercase();
     host == "localhost" || host.ends_with(".localhost")
+}
+
+/// `caller` with the address its request came from, when it has no verified identity: the
+/// peer in the request's extensions as axum's `ConnectInfo<SocketAddr>` ([`serve`](super::serve)
+/// puts it there; so does axum's `into_make_service_with_connect_info`). Its limits and quotas
+/// then count under that address ([`Caller::quota_key`]). A verified caller is returned as it is.
+pub(crate) fn with_peer(caller: Caller, extensions: &axum::http::Extensions) -> Caller {
+    if !caller.is_anonymous() || caller.peer().is_some() {
+        return caller;
+    }
+    match extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() {
+        Some(axum::extract::ConnectInfo(peer)) => caller.with_peer(peer.ip()),
+        None => caller,
+    }
 }
 
 #[cfg(test)]

@@ -49,6 +49,8 @@ mod tools;
 #[cfg(feature = "http")]
 pub(crate) use gate::gated;
 #[cfg(feature = "http")]
+pub(crate) use gate::with_peer;
+#[cfg(feature = "http")]
 pub use gate::{TENANT_HEADER, admit, retired_sse};
 #[cfg(feature = "http")]
 pub use layers::{

@@ -385,6 +385,7 @@ impl HttpTools {
     fn parts(&self, request: axum::extract::Request) -> (Option<u64>, Body, Context) {
         let (mut parts, body) = request.into_parts();
         let caller = parts.extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
+        let caller = super::with_peer(caller, &parts.extensions);
         (super::layers::content_length(&parts.headers), body, self.context(caller))
     }
 }

@@ -333,6 +333,11 @@ impl McpServer {
     fn context(&self, context: &RequestContext<RoleServer>) -> Context {
         let verified = verified_caller(&context.extensions);
         let caller = verified.unwrap_or_else(|| Caller::clone(&self.caller));
+        #[cfg(feature = "http")]
+        let caller = match context.extensions.get::<axum::http::request::Parts>() {
+            Some(parts) => crate::http::with_peer(caller, &parts.extensions),
+            None => caller,
+        };
         let cx = Context::on_surface(caller, &self.surface);
         match context.protocol_version() {
             Some(v) => cx.with_protocol_version(v.as_str()),
@@ -346,6 +351,7 @@ impl McpServer {
     #[cfg(feature = "http")]
     fn http_context(&self, extensions: &axum::http::Extensions, version: &str) -> Context {
         let caller = extensions.get::<Caller>().cloned().unwrap_or_else(|| Caller::clone(&self.caller));
+        let caller = crate::http::with_peer(caller, extensions);
         Context::on_surface(caller, &self.surface).with_protocol_version(version)
     }
 

@@ -111,7 +111,11 @@ async fn connection(
         .max_header_size(limits.max_header_bytes)
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
-        .writev(false);
+        .writev(false)
+        // A client that shuts down its sending side once its request is sent (`nc -N`,
+        // `shutdown(SHUT_WR)`) still gets its answer (RFC 9112 §9.6): the end of what it sends
+        // is not an abort. The head and body clocks bound what such a connection holds.
+        .half_close(true);
     let service = PerRequest {
         shared: Arc::clone(&shared),
         peer,

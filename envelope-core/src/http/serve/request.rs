@@ -163,6 +163,9 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
         let uri = request.uri().clone();
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(place.clone());
+        // The peer, as axum's `into_make_service_with_connect_info` gives it: an anonymous
+        // caller's limits count under it (`http::with_peer`).
+        parts.extensions.insert(axum::extract::ConnectInfo(peer));
         let body = Body::new(Budgeted::new(body, Arc::clone(&shared), peer, after_body));
         let future = shared.router.clone().call(Request::from_parts(parts, body));
         Answer::Routed(Routed { future, permit: Some(place), request: self.clone(), method, uri })

@@ -72,9 +72,11 @@ pub struct Capacity {
 /// The bounds of a store, per [`Kind`]. The default: 10 000 pending actions (1 000 per
 /// caller), 10 000 idempotency records (1 000 per caller), 10 000 other keys.
 ///
-/// Every call without a verified identity is counted under [`ANONYMOUS`](crate::context::ANONYMOUS), so
-/// the per-caller bounds are what a server without authentication holds: 1 000 actions waiting for approval
-/// and 1 000 idempotency keys (each kept 24 hours) by default. Raise them with
+/// A call without a verified identity is counted under its peer address over HTTP
+/// (`peer:<address>`), else under [`ANONYMOUS`](crate::context::ANONYMOUS) (over stdio, or
+/// through [`Toolbox::call`](crate::Toolbox::call)), so the per-caller bounds are what one
+/// address holds on a server without authentication: 1 000 actions waiting for approval and
+/// 1 000 idempotency keys (each kept 24 hours) by default. Raise them with
 /// [`MemoryStore::with_limits`](super::MemoryStore::with_limits) or [`RedisStore::with_limits`](super::RedisStore::with_limits) (feature `redis`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -130,8 +132,8 @@ impl Limits {
 }
 
 /// What a new record counts against: its kind and its caller's quota key
-/// ([`Caller::quota_key`](crate::Caller::quota_key); [`ANONYMOUS`](crate::context::ANONYMOUS) for a call
-/// without a verified identity).
+/// ([`Caller::quota_key`](crate::Caller::quota_key): `peer:<address>` for an anonymous HTTP call,
+/// [`ANONYMOUS`](crate::context::ANONYMOUS) for one without an address).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Admission<'a> {
     /// The kind of record.

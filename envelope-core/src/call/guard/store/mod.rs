@@ -29,8 +29,10 @@
 //!
 //! The caller is the key a quota is counted under: the verified identity
 //! ([`Caller::quota_key`](crate::Caller::quota_key), say `sub:alice@acme`), never a tenant only
-//! a request header named; every call without a verified identity counts under [`ANONYMOUS`](crate::context::ANONYMOUS),
-//! so those callers share one per-caller bound.
+//! a request header named; a call without a verified identity counts under the address its
+//! request came from (`peer:<address>`, over the HTTP surfaces), else under
+//! [`ANONYMOUS`](crate::context::ANONYMOUS), so callers without an address share one
+//! per-caller bound.
 //!
 //! A store that fails answers [`StoreError`]; the call then answers a `BACKEND_ERROR` envelope,
 //! never a panic.
