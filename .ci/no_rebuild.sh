@@ -2,16 +2,17 @@
 # The README's two commands back to back, `cargo test --workspace` then `cargo build --example
 # mcp_server --example http_server`: the second must build no workspace crate again (a feature
 # set that differs between the two commands rebuilt envelope-core and the crates above it, for
-# 30 s to 90 s). The first runs here with `--no-run` (the same build; nothing to do right after
-# `.ci/run`'s `cargo test -j2 --workspace`). Then the other builds of `.ci/run`, checked the same
-# way. Exits 1 naming the command and the crates it compiled again.
+# 30 s to 90 s). The first runs here with `--no-run` (the same build), checked too: right after
+# `.ci/run`'s `cargo test -j2 --workspace`, whose tests build the examples with a nested
+# `cargo build` (tests/support/examples.rs), it must compile nothing again (a variable of the
+# test process passed on to that build made build scripts that watch it, ring's, rerun on the
+# user's next command). Then the other builds of `.ci/run`, checked the same way. Exits 1 naming
+# the command and the crates it compiled again. Run it after `cargo test -j2 --workspace`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-
-cargo test -j2 --workspace --no-run
 
 # Runs a command; fails when cargo compiled a crate of this workspace other than those named
 # before `--` (a crate whose own targets or features only that command builds).
@@ -34,7 +35,8 @@ builds_nothing_of_ours() {
   echo "ok: \`$*\` compiled no workspace crate again"
 }
 
-# The README's second command.
+# The README's first command again (its tests ran just before), then its second.
+builds_nothing_of_ours -- cargo test -j2 --workspace --no-run
 builds_nothing_of_ours -- cargo build -j2 --example mcp_server --example http_server
 # .ci/run's other builds, in its order: the benches (only envelope-bench's own targets are new;
 # `-p envelope-bench` instead of `--workspace` would resolve features over that crate alone and
