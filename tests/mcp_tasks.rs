@@ -60,6 +60,24 @@ fn stubborn(
     "done anyway".to_owned()
 }
 
+/// How many `pause` bodies began.
+static PAUSES_BEGUN: AtomicUsize = AtomicUsize::new(0);
+
+/// Pauses `ms` milliseconds (an async body), stopping early when its call is cancelled.
+#[tool(read_only)]
+async fn pause(
+    cx: Context,
+    /// How long, in milliseconds
+    #[validate(range(max = 60000))]
+    ms: u64,
+) -> String {
+    PAUSES_BEGUN.fetch_add(1, Ordering::SeqCst);
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => format!("paused {ms} ms"),
+        () = cx.cancelled() => "cancelled".to_owned(),
+    }
+}
+
 /// Asks its client whether to go on (an elicitation under the key `go`), then says the answer.
 #[tool(read_only)]
 async fn go_on(cx: Context) -> Result<String, Fault> {
@@ -74,12 +92,18 @@ fn server(store: &Arc<MemoryStore>, caller: &str) -> McpServer {
 }
 
 fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
-    let toolbox = Toolbox::new().with(work::tool()).with(stubborn::tool()).with(go_on::tool()).with_store(store);
+    let toolbox = Toolbox::new()
+        .with(work::tool())
+        .with(stubborn::tool())
+        .with(go_on::tool())
+        .with(pause::tool())
+        .with_store(store);
     McpServer::new(toolbox)
         .with_caller(Caller::new(caller))
         .with_task("work", TaskSupport::Optional)
         .with_task("stubborn", TaskSupport::Optional)
         .with_task("go_on", TaskSupport::Optional)
+        .with_task("pause", TaskSupport::Optional)
         .with_tasks_per_caller(2)
 }
 
@@ -288,6 +312,34 @@ async fn a_refusal_is_answered_before_any_task_is_created() {
     assert_eq!(result["structuredContent"]["hints"]["parameter"], "seconds");
     // Nothing was stored: no task record, no entry in the caller's index.
     assert_eq!(store.len(), 0);
+}
+
+/// An async task tool: its refusal answered at once (no task stored), a valid call a task
+/// whose body runs once the task exists; past the caller's bound of stored tasks, refused and
+/// its body never begun.
+#[tokio::test]
+async fn an_async_tools_refusal_is_answered_before_any_task_is_created() {
+    let store = Arc::new(MemoryStore::default());
+    let mut session = Session::start(server(&store, "carol")).await;
+    let begun = PAUSES_BEGUN.load(Ordering::SeqCst);
+    let refused = session.call("pause", json!({"ms": 3_600_000})).await;
+    let result = &refused["result"];
+    assert!(result.get("taskId").is_none(), "{refused}");
+    assert_eq!(result["isError"], true, "{refused}");
+    assert_eq!(result["structuredContent"]["error_code"], "VALIDATION_ERROR", "{refused}");
+    assert_eq!(result["structuredContent"]["hints"]["parameter"], "ms");
+    assert_eq!(store.len(), 0);
+
+    let first = task_id(&session.call("pause", json!({"ms": 20})).await);
+    let done = session.settled(&first).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["data"], "paused 20 ms", "{done}");
+    let _second = task_id(&session.call("pause", json!({"ms": 30_000})).await);
+    // The bound (2 stored tasks per caller) reached: refused, and that call's body never began.
+    let third = session.call("pause", json!({"ms": 10})).await;
+    assert_eq!(third["error"]["code"], -32600, "{third}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(PAUSES_BEGUN.load(Ordering::SeqCst) - begun, 2);
 }
 
 #[tokio::test]

@@ -31,7 +31,23 @@ pub(crate) trait Sink: Send + Sync {
     fn log_level(&self) -> Option<LogLevel>;
     /// Sends a log message at or above [`log_level`](Self::log_level) (already cut).
     fn log(&self, level: LogLevel, message: String);
+
+    /// Whether an async or guarded body waits for [`body_may_start`](Self::body_may_start)
+    /// before it runs (an MCP task is created only once the pipeline reaches the body: a call
+    /// refused or answered before it never becomes a task).
+    fn waits_before_body(&self) -> bool {
+        false
+    }
+
+    /// Told once, when the pipeline has read the call and its policy allowed it, just before the
+    /// body runs: `Some(future)` the body waits for, `true` to run, `false` to run nothing.
+    fn body_may_start(&self) -> Option<BodyStart> {
+        None
+    }
 }
+
+/// What a body waits for before it runs ([`Sink::body_may_start`]): `true` to run.
+pub(crate) type BodyStart = std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send>>;
 
 /// The live part of a call, shared by every clone of its context.
 pub(super) struct Live {

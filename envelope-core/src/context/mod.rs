@@ -40,7 +40,7 @@ pub use caller::{ANONYMOUS, Caller};
 pub use cancel::Cancelled;
 use live::Live;
 #[cfg(feature = "rmcp")]
-pub(crate) use live::Sink;
+pub(crate) use live::{BodyStart, Sink};
 pub use messages::LogLevel;
 #[cfg(feature = "rmcp")]
 pub(crate) use messages::Progress;
@@ -87,6 +87,24 @@ impl Inner {
         match &self.parent {
             Some(parent) => parent.live(),
             None => &self.live,
+        }
+    }
+}
+
+impl Context {
+    /// Whether the body of this call waits for its transport before it runs
+    /// ([`Sink::waits_before_body`]).
+    pub(crate) fn waits_before_body(&self) -> bool {
+        self.inner.live().sink.as_ref().is_some_and(|sink| sink.waits_before_body())
+    }
+
+    /// Waits, where the transport asks it, until the body may run: `false` to run nothing
+    /// ([`Sink::body_may_start`]).
+    pub(crate) async fn body_may_start(&self) -> bool {
+        let start = self.inner.live().sink.as_ref().and_then(|sink| sink.body_may_start());
+        match start {
+            Some(start) => start.await,
+            None => true,
         }
     }
 }

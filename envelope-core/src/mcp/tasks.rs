@@ -61,7 +61,7 @@ use serde_json::Value;
 
 use super::task_notices::StatusNotices;
 use crate::call::pipeline::Started;
-use crate::context::{Asked, Sink};
+use crate::context::{Asked, BodyStart, Sink};
 use crate::{ClientAsk, ClientError, Context, Envelope, Toolbox};
 
 /// How long a task is kept after it was created, unless set otherwise: one hour.
@@ -265,6 +265,9 @@ impl Tasks {
         let key = task_key(&caller, &id);
         let notices = session.map(|peer| Arc::new(StatusNotices::new(peer, id.clone(), self.ttl_ms())));
         // The body's context from the start, so the one it holds is the one a cancel reaches.
+        let sync = toolbox.get(name).is_some_and(crate::Tool::has_sync_body);
+        // An async (or guarded) body waits at its start for the task's creation.
+        let (reached, may_start) = (tokio::sync::oneshot::channel(), tokio::sync::oneshot::channel());
         let sink = Arc::new(TaskSink {
             store: Arc::clone(&toolbox.guard.store),
             key: key.clone(),
@@ -272,10 +275,13 @@ impl Tasks {
             missing: Mutex::default(),
             asked: std::sync::atomic::AtomicUsize::new(0),
             notices: notices.clone(),
+            start: Mutex::new((!sync).then_some((reached.0, may_start.1))),
         });
         let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
-        // The pipeline first: a refusal never becomes a task. A sync body comes back unrun.
-        let body = if toolbox.get(name).is_some_and(crate::Tool::has_sync_body) {
+        // The pipeline first: a refusal never becomes a task. A sync body comes back unrun; an
+        // async one is run up to its start, where it waits.
+        let mut answer = None;
+        let body = if sync {
             let text = arguments.as_deref().unwrap_or("{}").trim_start();
             if !text.starts_with('{') {
                 // Not an object: answered as a direct call answers it (`-32602`).
@@ -290,9 +296,33 @@ impl Tasks {
                 Started::Body(body) => Some(body),
             }
         } else {
+            let (answered, mut answer_rx) = tokio::sync::oneshot::channel();
+            let (toolbox, cx, name, arguments) = (Arc::clone(toolbox), cx.clone(), name.to_owned(), arguments.clone());
+            tokio::spawn(async move {
+                let _ = answered.send(super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await);
+            });
+            tokio::select! {
+                biased;
+                Ok(()) = reached.1 => {}
+                done = &mut answer_rx => {
+                    // Answered before any body ran (a refusal, a policy's answer, a replayed key):
+                    // as a direct call, no task.
+                    return done.unwrap_or_else(|_| Err(ErrorData::internal_error("the call ended without an answer", None))).map(Err);
+                }
+            }
+            answer = Some(answer_rx);
             None
         };
-        let now = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
+        let now = match self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await {
+            Ok(now) => now,
+            Err(refused) => {
+                // No task: the waiting body runs nothing.
+                cx.cancel();
+                let _ = may_start.0.send(false);
+                return Err(refused);
+            }
+        };
+        let _ = may_start.0.send(true);
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -305,9 +335,12 @@ impl Tasks {
         let watched = notices.clone();
         tokio::spawn(async move {
             let run = async {
-                match body {
-                    Some(body) => Ok(body.run_off_the_runtime(&cx).await),
-                    None => super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await,
+                match (body, answer) {
+                    (Some(body), _) => Ok(body.run_off_the_runtime(&cx).await),
+                    (None, Some(answer)) => answer
+                        .await
+                        .unwrap_or_else(|_| Err(ErrorData::internal_error("the call ended without an answer", None))),
+                    (None, None) => super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await,
                 }
             };
             tokio::pin!(run);
@@ -490,6 +523,7 @@ impl Tasks {
                     asked: std::sync::atomic::AtomicUsize::new(0),
                     // A stateless request: its client polls.
                     notices: None,
+                    start: Mutex::new(None),
                 });
                 *gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sink);
                 self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, (cx.clone(), None));
@@ -618,6 +652,9 @@ struct TaskSink {
     asked: std::sync::atomic::AtomicUsize,
     /// Where the task's status changes go, if anywhere.
     notices: Option<Arc<StatusNotices>>,
+    /// An async body's start: told when the pipeline reaches it, then whether it may run (its
+    /// task created). `None`: nothing waits (a sync body, or once told).
+    start: Mutex<Option<(tokio::sync::oneshot::Sender<()>, tokio::sync::oneshot::Receiver<bool>)>>,
 }
 
 /// The sink of a body that gathers its input through rounds before its task exists
@@ -685,6 +722,16 @@ fn declared(capabilities: Option<&ClientCapabilities>, ask: ClientAsk) -> bool {
 impl Sink for TaskSink {
     fn can_ask(&self, ask: ClientAsk) -> bool {
         declared(self.capabilities.as_ref(), ask)
+    }
+
+    fn waits_before_body(&self) -> bool {
+        self.start.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
+    }
+
+    fn body_may_start(&self) -> Option<BodyStart> {
+        let (reached, may_start) = self.start.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()?;
+        let _ = reached.send(());
+        Some(Box::pin(async move { may_start.await.unwrap_or(false) }))
     }
 
     fn ask(&self, ask: ClientAsk, key: Option<&str>, params: Value) -> Asked {

@@ -97,7 +97,9 @@ impl Tool {
     ) -> Result<Started, Rest<'a>> {
         match self.started_now(outcome, obj, at) {
             Ok(started) => Ok(started),
-            Err(Outcome::Pending(body)) if at.call.is_none() && !at.under_policy(&self.spec) => {
+            Err(Outcome::Pending(body))
+                if at.call.is_none() && !at.under_policy(&self.spec) && !at.cx.waits_before_body() =>
+            {
                 Err(Rest::Body { tool: self, body: CatchUnwind(body) })
             }
             Err(outcome) => Err(Rest::Later(Box::pin(self.started_later(outcome, obj, at)))),
@@ -168,6 +170,11 @@ impl Tool {
                     Ruled::Confirm => self.confirm_by_policy(outcome, args, toolbox, at.cx).await,
                 });
             }
+        }
+        // The transport's word before an async or guarded body runs (an MCP task is created
+        // here, once nothing before the body answered the call).
+        if matches!(outcome, Outcome::Pending(_) | Outcome::Guarded(_)) && !at.cx.body_may_start().await {
+            return Started::Done(Fault::backend("the body was not run: the transport could not take the call").into());
         }
         match outcome {
             Outcome::Ready(envelope) => Started::Done(self.settled(envelope)),
