@@ -13,8 +13,10 @@
 //!
 //! - The call goes through the toolbox's one pipeline first: a refusal (an unknown tool, a bad
 //!   argument, a caller without the scopes) is answered as a direct call answers it, and no task
-//!   is created. Only a sync (`fn`) body is left to run in the task; an `async fn` tool's call
-//!   runs whole in the task, so its refusal is a completed task whose `result` has `isError`.
+//!   is created. A sync (`fn`) body comes back unrun and runs in the task; an `async fn` (or
+//!   guarded) tool's call runs up to its body, which waits there until the task is created, so
+//!   its refusal too is answered before any task exists, and a call past the caller's bound of
+//!   stored tasks never begins its body.
 //! - `tasks/get` answers the task's status; once `completed`, `result` is the `CallToolResult`
 //!   a direct call would have answered (the envelope as `structuredContent` and as the last
 //!   text block, after the tool's own blocks when it answers [`super::content::Contents`];
