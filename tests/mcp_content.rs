@@ -58,8 +58,20 @@ async fn contact(cx: Context) -> Result<String, Fault> {
     }
 }
 
+/// Sends the user to a sign-in page (URL-mode elicitation) and says what the user chose.
+#[tool(read_only)]
+async fn sign_in(cx: Context) -> Result<String, Fault> {
+    let chose = cx.elicit_url("Sign in to the calendar", "https://auth.example.com/start?s=abc", "el-42").await;
+    chose.map(|action| format!("{action:?}")).map_err(|e| Fault::backend(e.to_string()))
+}
+
 fn toolbox() -> Toolbox {
-    Toolbox::new().with(picture::tool()).with(ask_model::tool()).with(greet::tool()).with(contact::tool())
+    Toolbox::new()
+        .with(picture::tool())
+        .with(ask_model::tool())
+        .with(greet::tool())
+        .with(contact::tool())
+        .with(sign_in::tool())
 }
 
 fn server() -> McpServer {
@@ -325,4 +337,34 @@ async fn a_typed_elicitation_asks_with_the_types_schema_and_reads_the_answer_as_
             assert_eq!(envelope["data"], expected, "{reply}");
         }
     }
+}
+
+/// URL-mode elicitation (MCP 2025-11-25, SEP-1036): a client that declared
+/// `{"elicitation": {"url": {}}}` gets `elicitation/create` with `mode: "url"`, the URL and the
+/// elicitation id, and the tool reads the user's action; a client that declared form mode alone
+/// is answered `-32021` naming `{"elicitation": {"url": {}}}`, never asked.
+#[tokio::test]
+async fn a_url_elicitation_sends_the_user_to_the_url_when_the_client_takes_url_mode() {
+    let mut session = Session::start(json!({"elicitation": {"form": {}, "url": {}}})).await;
+    session.send(&call(20, "sign_in", json!({}))).await;
+    let asked = session.read().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    // rmcp adds its own `_meta` (a progress token) to every request it sends.
+    let mut params = asked["params"].clone();
+    params.as_object_mut().unwrap().remove("_meta");
+    assert_eq!(
+        params,
+        json!({"mode": "url", "message": "Sign in to the calendar",
+               "url": "https://auth.example.com/start?s=abc", "elicitationId": "el-42"})
+    );
+    session.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}})).await;
+    let reply = session.read().await;
+    assert_eq!(reply["result"]["structuredContent"]["data"], "Accept", "{reply}");
+
+    let mut form_only = Session::start(json!({"elicitation": {}})).await;
+    form_only.send(&call(21, "sign_in", json!({}))).await;
+    let refused = form_only.read().await;
+    assert_eq!(refused["id"], 21, "{refused}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(refused["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}));
 }

@@ -53,19 +53,29 @@ impl Context {
     pub async fn elicit(&self, message: impl Into<String>, schema: Value) -> Result<Elicitation, ClientError> {
         let params = serde_json::json!({"mode": "form", "message": message.into(), "requestedSchema": schema});
         let reply = self.ask_client(ClientAsk::Elicitation, params).await?;
-        let action = match reply.get("action").and_then(Value::as_str) {
-            Some("accept") => ElicitAction::Accept,
-            Some("decline") => ElicitAction::Decline,
-            Some("cancel") => ElicitAction::Cancel,
-            _ => {
-                return Err(ClientError::Failed {
-                    code: -32602,
-                    message: "the elicitation answer has no action".into(),
-                });
-            }
-        };
+        let action = action_of(&reply)?;
         let content = reply.get("content").and_then(Value::as_object).cloned();
         Ok(Elicitation { action, content })
+    }
+
+    /// Sends the user to `url` (an MCP `elicitation/create` request in URL mode, MCP 2025-11-25
+    /// "Client Features / Elicitation", SEP-1036): `{"mode": "url", "message": message, "url":
+    /// url, "elicitationId": elicitation_id}`, for what must not pass through the client (a
+    /// sign-in, a payment, a credential). Answers the user's action: `Accept` means the user
+    /// agreed to open the URL, not that what happens there is done; the server learns that on
+    /// its own side, by `elicitation_id`. Refused as [`create_message`](Self::create_message)
+    /// is, the capability named `"elicitation.url"` (a client that declared only
+    /// `{"elicitation": {}}` takes form mode alone).
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<ElicitAction, ClientError> {
+        let params = serde_json::json!({
+            "mode": "url", "message": message.into(), "url": url.into(), "elicitationId": elicitation_id.into(),
+        });
+        action_of(&self.ask_client(ClientAsk::UrlElicitation, params).await?)
     }
 
     /// Asks the client `ask` with `params` as sent, under `key`: the key of the request in a
@@ -98,5 +108,15 @@ impl Context {
             asked.as_mut().poll(cx)
         })
         .await
+    }
+}
+
+/// The `action` of an elicitation's answer.
+fn action_of(reply: &Value) -> Result<ElicitAction, ClientError> {
+    match reply.get("action").and_then(Value::as_str) {
+        Some("accept") => Ok(ElicitAction::Accept),
+        Some("decline") => Ok(ElicitAction::Decline),
+        Some("cancel") => Ok(ElicitAction::Cancel),
+        _ => Err(ClientError::Failed { code: -32602, message: "the elicitation answer has no action".into() }),
     }
 }

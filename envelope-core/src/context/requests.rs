@@ -13,18 +13,23 @@ use serde_json::{Map, Value};
 pub enum ClientAsk {
     /// `sampling/createMessage` (capability `sampling`).
     Sampling,
-    /// `elicitation/create` (capability `elicitation`).
+    /// `elicitation/create` in form mode (capability `elicitation`).
     Elicitation,
+    /// `elicitation/create` in URL mode (capability `elicitation.url`, MCP 2025-11-25,
+    /// SEP-1036): the user is sent to a URL, outside the client.
+    UrlElicitation,
     /// `roots/list` (capability `roots`).
     Roots,
 }
 
 impl ClientAsk {
-    /// The client capability it needs: `"sampling"`, `"elicitation"`.
+    /// The client capability it needs, as a path: `"sampling"`, `"elicitation"`,
+    /// `"elicitation.url"` (`{"elicitation": {"url": {}}}` in the client's capabilities).
     pub fn capability(self) -> &'static str {
         match self {
             ClientAsk::Sampling => "sampling",
             ClientAsk::Elicitation => "elicitation",
+            ClientAsk::UrlElicitation => "elicitation.url",
             ClientAsk::Roots => "roots",
         }
     }
@@ -33,7 +38,7 @@ impl ClientAsk {
     pub fn method(self) -> &'static str {
         match self {
             ClientAsk::Sampling => "sampling/createMessage",
-            ClientAsk::Elicitation => "elicitation/create",
+            ClientAsk::Elicitation | ClientAsk::UrlElicitation => "elicitation/create",
             ClientAsk::Roots => "roots/list",
         }
     }

@@ -185,10 +185,15 @@ pub(super) fn unseal(key: &[u8], tool: &str, state: &str) -> Result<Map<String, 
 
 /// The JSON-RPC error of a call that needed a capability its client did not declare (SEP-2575,
 /// MissingRequiredClientCapabilityError): code `-32021`, `data`
-/// `{"requiredCapabilities": {"<capability>": {}}}`.
+/// `{"requiredCapabilities": {"<capability>": {}}}`, a capability path nested
+/// (`elicitation.url`: `{"elicitation": {"url": {}}}`).
 pub(super) fn missing_capability(capability: &str) -> rmcp::model::ErrorData {
-    let mut required = serde_json::Map::new();
-    required.insert(capability.to_owned(), serde_json::Value::Object(serde_json::Map::new()));
+    let mut required = serde_json::Value::Object(serde_json::Map::new());
+    for part in capability.rsplit('.') {
+        let mut outer = serde_json::Map::new();
+        outer.insert(part.to_owned(), required);
+        required = serde_json::Value::Object(outer);
+    }
     rmcp::model::ErrorData::new(
         rmcp::model::ErrorCode(-32021),
         format!("this call needs the client capability `{capability}`, which the client did not declare"),

@@ -212,10 +212,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Whether `capabilities` declare the capability `ask` needs.
-fn declared(capabilities: Option<&rmcp::model::ClientCapabilities>, ask: ClientAsk) -> bool {
+pub(super) fn declared(capabilities: Option<&rmcp::model::ClientCapabilities>, ask: ClientAsk) -> bool {
     capabilities.is_some_and(|c| match ask {
         ClientAsk::Sampling => c.sampling.is_some(),
         ClientAsk::Roots => c.roots.is_some(),
+        ClientAsk::UrlElicitation => c.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
         _ => c.elicitation.is_some(),
     })
 }

@@ -61,6 +61,7 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 
+use super::notify::declared;
 use super::task_notices::StatusNotices;
 use crate::call::pipeline::Started;
 use crate::context::{Asked, BodyStart, Sink};
@@ -712,14 +713,6 @@ impl Sink for Gate {
 
 /// How often a body waiting for its client's answer reads the store.
 const ANSWER_POLL: Duration = Duration::from_millis(100);
-
-fn declared(capabilities: Option<&ClientCapabilities>, ask: ClientAsk) -> bool {
-    capabilities.is_some_and(|c| match ask {
-        ClientAsk::Sampling => c.sampling.is_some(),
-        ClientAsk::Roots => c.roots.is_some(),
-        _ => c.elicitation.is_some(),
-    })
-}
 
 impl Sink for TaskSink {
     fn can_ask(&self, ask: ClientAsk) -> bool {
