@@ -738,37 +738,6 @@ async fn long_header_values_are_cut_in_replies() {
     assert_eq!(reply.json()["error"]["data"]["error"], "malformed_request");
 }
 
-/// A client that shuts down its sending side once its request is sent (`nc -N`) still gets its
-/// answer: 20 calls over `/tools` and `/mcp`, each answered whole, and 10 pipelined requests
-/// before the shutdown all answered.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_half_closed_request_is_answered() {
-    let (listener, addr) = bind().await;
-    spawn(serve(listener, app()));
-    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}"#;
-    let mcp = "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
-    for round in 0..10 {
-        for (path, extra, body) in
-            [("/tools/list_notes", "content-type: application/json\r\n", "{}"), ("/mcp", mcp, call)]
-        {
-            let mut stream = TcpStream::connect(addr).await.unwrap();
-            stream.write_all(&request(addr, "POST", path, extra, body)).await.unwrap();
-            stream.shutdown().await.unwrap();
-            let reply = timeout(Duration::from_secs(5), read_response(&mut stream)).await.expect("an answer").unwrap();
-            assert_eq!(reply.status, 200, "round {round}, {path}: {reply:?}");
-            assert!(reply.body.contains("\"status\":\"ok\""), "round {round}, {path}: {}", reply.body);
-        }
-    }
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let one = format!("GET /manifest HTTP/1.1\r\nhost: {addr}\r\n\r\n");
-    stream.write_all(one.repeat(10).as_bytes()).await.unwrap();
-    stream.shutdown().await.unwrap();
-    let mut all = Vec::new();
-    timeout(Duration::from_secs(5), stream.read_to_end(&mut all)).await.expect("the answers").unwrap();
-    let answered = String::from_utf8_lossy(&all).matches("HTTP/1.1 200 OK").count();
-    assert_eq!(answered, 10);
-}
-
 /// A body that does not arrive within `body_read_timeout` is answered 408 `request_timeout`,
 /// `Connection: close`; a graceful shutdown lets the request in flight finish, then ends.
 #[tokio::test]

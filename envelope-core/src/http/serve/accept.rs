@@ -111,11 +111,10 @@ async fn connection(
         .max_header_size(limits.max_header_bytes)
         .max_buf_size(READ_BUFFER_BYTES.max(limits.max_header_bytes.saturating_add(1)))
         // One buffer per write: hyper's own error heads arrive whole at `Shaped`.
-        .writev(false)
-        // A client that shuts down its sending side once its request is sent (`nc -N`,
-        // `shutdown(SHUT_WR)`) still gets its answer (RFC 9112 §9.6): the end of what it sends
-        // is not an abort. The head and body clocks bound what such a connection holds.
-        .half_close(true);
+        .writev(false);
+    // No `half_close`: the end of what a client sends is the end of its call (a body stops when
+    // its connection goes, `Context::cancelled`), as nginx takes it (499); a socket cannot tell
+    // a client that shut down its sending side (`nc -N`) from one that went.
     let service = PerRequest {
         shared: Arc::clone(&shared),
         peer,
