@@ -19,9 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::{sleep, timeout};
 
-/// Held by each flood test: the floods run one at a time, each measured alone (two floods at
-/// once on the two cores would measure the machine, not the server's shares).
-static ONE_FLOOD: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use crate::ONE_FLOOD;
 
 /// The fresh client's own address.
 const FRESH: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);

@@ -265,6 +265,7 @@ async fn half_sent(addr: SocketAddr, body: usize) -> Result<Raw, String> {
 /// 800 MiB.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_sent_bodies_hold_a_bounded_memory() {
+    let _alone = crate::ONE_FLOOD.lock().await;
     const CONNECTIONS: usize = 200;
     const BODY: usize = 4 << 20;
     const BUDGET: usize = 16 << 20;
@@ -340,6 +341,7 @@ async fn trickle(addr: SocketAddr, from: std::net::Ipv4Addr) -> Option<Duration>
 /// (With `axum::serve` none was ever closed.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trickling_heads_are_closed_by_the_header_timeout() {
+    let _alone = crate::ONE_FLOOD.lock().await;
     const CONNECTIONS: usize = 2000;
     let server = ChildServer::start("1000,3000,67108864,4096,1024").await;
     let addr = server.addr;
@@ -385,6 +387,7 @@ async fn trickling_heads_are_closed_by_the_header_timeout() {
 /// Once the requests in flight are answered, requests are served again.
 #[tokio::test]
 async fn requests_past_the_in_flight_bound_are_answered_503() {
+    let _alone = crate::ONE_FLOOD.lock().await;
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let entered = Arc::new(AtomicUsize::new(0));
     let held = {
@@ -450,6 +453,7 @@ async fn requests_past_the_in_flight_bound_are_answered_503() {
 /// `Retry-After` before its request is read, and closed; once one closes, the next is served.
 #[tokio::test]
 async fn connections_past_the_bound_are_answered_503() {
+    let _alone = crate::ONE_FLOOD.lock().await;
     let (listener, addr) = bind().await;
     spawn(serve(listener, app()).max_connections(3).retry_after_seconds(2));
     let mut idle = Vec::new();

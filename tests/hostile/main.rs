@@ -27,6 +27,10 @@ mod examples;
 #[allow(dead_code)]
 mod client;
 
+/// Held by each flood test (here and in `http`): the floods run one at a time, each measured
+/// alone (two floods at once on two cores would measure the machine, not the server's shares).
+static ONE_FLOOD: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 mod fair;
 mod http;
 mod ids;
