@@ -1,0 +1,46 @@
+//! What the example app's replies say of what a client sent, over loopback HTTP: a JSON-RPC
+//! `id` no `i64` holds, a number or a name longer than a reply quotes, a tool name not UTF-8, a
+//! coded body, a message that is not JSON. Each reply names what was sent, marked where cut,
+//! and says what the server reads instead.
+
+use serde_json::{Value, json};
+
+use super::http::{app, bind, exchange, request, spawn};
+use envelope_core::http::serve;
+
+/// The JSON-RPC headers of a Streamable HTTP POST.
+const MCP: &str = "content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+                   mcp-protocol-version: 2025-06-18\r\n";
+
+const EXAMPLE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"...","arguments":{}}}"#;
+
+#[tokio::test]
+async fn an_id_past_i64_is_named_out_of_range() {
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()));
+    let range = "is out of the range this server reads: a whole number from -2^63 to 2^63-1 \
+                 (-9223372036854775808 to 9223372036854775807), or a string; send a smaller number, or the id as a string";
+    for (id, words) in [
+        ("100000000000000000000000000000", format!("`id` 100000000000000000000000000000 {range}")),
+        ("18446744073709551615", format!("`id` 18446744073709551615 {range}")),
+        ("9223372036854775808", format!("`id` 9223372036854775808 {range}")),
+        (
+            "1e3",
+            "`id` 1e3 is not written as a whole number; send it without a fraction or exponent, or as a string".into(),
+        ),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+        let reply = exchange(addr, &request(addr, "POST", "/mcp", MCP, &body)).await;
+        assert_eq!(reply.status, 400, "{id}");
+        assert_eq!(
+            reply.json(),
+            json!({"jsonrpc": "2.0", "id": Value::Null,
+                   "error": {"code": -32600, "message": format!("{words}; a request looks like {EXAMPLE}")}}),
+            "{id}"
+        );
+    }
+    // 2^63-1 is read, and answered under itself.
+    let body = r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"tools/list"}"#;
+    let reply = exchange(addr, &request(addr, "POST", "/mcp", MCP, body)).await;
+    assert_eq!((reply.status, &reply.json()["id"]), (200, &json!(i64::MAX)), "{}", reply.body);
+}
