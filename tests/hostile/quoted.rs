@@ -44,3 +44,29 @@ async fn an_id_past_i64_is_named_out_of_range() {
     let reply = exchange(addr, &request(addr, "POST", "/mcp", MCP, body)).await;
     assert_eq!((reply.status, &reply.json()["id"]), (200, &json!(i64::MAX)), "{}", reply.body);
 }
+
+#[tokio::test]
+async fn a_long_number_and_a_long_name_are_cut_with_a_mark() {
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()));
+    let key = "k".repeat(20_000);
+    let body = format!(r#"{{"hours_back": {}, "{key}": 1}}"#, "9".repeat(5000));
+    let extra = "content-type: application/json\r\n";
+    let reply = exchange(addr, &request(addr, "POST", "/tools/get_top_queries", extra, &body)).await;
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    let env = reply.json();
+    let number = format!("{}… (5000 characters)", "9".repeat(32));
+    let name = format!("{}…", "k".repeat(40));
+    let quoted = format!("\"{}…\" (20000 characters)", "k".repeat(32));
+    assert_eq!(
+        env["message"],
+        format!(
+            "hours_back: {number} is too large to read as a number; accepted: a whole number from 1 to 720. \
+             Send hours_back within the accepted range.\n{name}: {quoted} is not a parameter of get_top_queries; \
+             accepted: hours_back, group_by, top. Remove it."
+        )
+    );
+    assert_eq!(env["hints"]["rejected"], number);
+    assert_eq!(env["hints"]["others"][0]["parameter"], name);
+    assert_eq!(env["hints"]["others"][0]["rejected"], quoted);
+}

@@ -577,8 +577,7 @@ impl TopLevel {
 pub(super) fn wrong_name(name: Option<&Value>) -> ErrorData {
     match name {
         Some(v) => {
-            let text = v.to_string();
-            let shown = crate::words::cut::head(&text, 40);
+            let shown = shorten(&v.to_string());
             ErrorData::invalid_params(
                 format!(
                     "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
