@@ -70,3 +70,22 @@ async fn a_long_number_and_a_long_name_are_cut_with_a_mark() {
     assert_eq!(env["hints"]["others"][0]["parameter"], name);
     assert_eq!(env["hints"]["others"][0]["rejected"], quoted);
 }
+
+#[tokio::test]
+async fn a_tool_name_not_utf8_is_named_as_sent() {
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()));
+    let extra = "content-type: application/json\r\n";
+    for sent in ["%FF%FE", "get_top_queries%FF"] {
+        let reply = exchange(addr, &request(addr, "POST", &format!("/tools/{sent}"), extra, "{}")).await;
+        assert_eq!(reply.status, 404, "{}", reply.body);
+        let env = reply.json();
+        assert_eq!(env["error_code"], "NOT_FOUND");
+        assert_eq!(env["hints"]["rejected"], format!("\"{sent}\""));
+        let message = env["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("name: \"{sent}\" is not a tool of this server; accepted: ")),
+            "{message}"
+        );
+    }
+}

@@ -368,8 +368,12 @@ async fn call(
     name: Result<Path<String>, PathRejection>,
     request: axum::extract::Request,
 ) -> Response {
-    // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
-    let name = name.map(|Path(n)| n).unwrap_or_default();
+    // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown, named
+    // as sent (`%FF%FE`), percent-encoded, never as "".
+    let name = match name {
+        Ok(Path(name)) => name,
+        Err(_) => request.uri().path().rsplit_once('/').map_or_else(String::new, |(_, sent)| sent.to_owned()),
+    };
     call_named(&app, &name, request).await
 }
 
