@@ -89,3 +89,48 @@ async fn a_tool_name_not_utf8_is_named_as_sent() {
         );
     }
 }
+
+/// A body with a content coding is refused 415 for what it is (RFC 9110 §15.5.16), before it is
+/// read, with `Accept-Encoding: identity`: on a tool's endpoint as JSON, on `/mcp` as JSON-RPC.
+#[tokio::test]
+async fn a_coded_body_is_refused_415_naming_the_coding() {
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()));
+    // `{"hours_back": 24}` gzipped (RFC 1952; Python's `gzip.compress(..., mtime=0)`).
+    let gzip: [u8; 38] = [
+        31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 171, 86, 202, 200, 47, 45, 42, 142, 79, 74, 76, 206, 86, 178, 82, 48, 50, 169,
+        5, 0, 160, 234, 64, 3, 18, 0, 0, 0,
+    ];
+    let sentence = |coding: &str| {
+        format!(
+            "The body is sent with `Content-Encoding: {coding}`, and this server reads only bodies without a content \
+             coding. Send the body uncoded, without `Content-Encoding` (or with `identity`)."
+        )
+    };
+    for (path, headers) in [("/tools/get_top_queries", "content-type: application/json\r\n"), ("/mcp", MCP)] {
+        for coding in ["gzip", "br", "identity, gzip"] {
+            let mut raw = format!(
+                "POST {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n{headers}content-encoding: {coding}\r\n\
+                 content-length: {}\r\n\r\n",
+                gzip.len()
+            )
+            .into_bytes();
+            raw.extend_from_slice(&gzip);
+            let reply = exchange(addr, &raw).await;
+            assert_eq!((reply.status, reply.header("accept-encoding")), (415, Some("identity")), "{path} {coding}");
+            let expected = if path == "/mcp" {
+                json!({"jsonrpc": "2.0", "id": Value::Null, "error": {"code": -32000, "message": sentence(coding),
+                       "data": {"error": "unsupported_content_encoding"}}})
+            } else {
+                json!({"error": "unsupported_content_encoding", "message": sentence(coding)})
+            };
+            assert_eq!(reply.json(), expected, "{path} {coding}");
+        }
+        // `identity` is no coding: the body is read.
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        let body = if path == "/mcp" { body } else { r#"{"hours_back": 24, "group_by": "database"}"# };
+        let extra = format!("{headers}content-encoding: identity\r\n");
+        let reply = exchange(addr, &request(addr, "POST", path, &extra, body)).await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+    }
+}

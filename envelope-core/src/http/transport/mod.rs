@@ -24,6 +24,9 @@ pub enum TransportErrorKind {
     MethodNotAllowed,
     /// `payload_too_large`, 413: a body over the server's limit (RFC 9110 §15.5.14).
     PayloadTooLarge,
+    /// `unsupported_content_encoding`, 415: a body with a `Content-Encoding` other than
+    /// `identity` (RFC 9110 §15.5.16, with `Accept-Encoding: identity`).
+    UnsupportedContentEncoding,
     /// `forbidden_host`, 403: a `Host` header naming a host the server does not serve (the
     /// DNS-rebinding defence for requests a browser sends without `Origin`, such as `GET`).
     ForbiddenHost,
@@ -72,6 +75,7 @@ impl TransportErrorKind {
         Self::MethodNotAllowed,
         Self::RequestTimeout,
         Self::PayloadTooLarge,
+        Self::UnsupportedContentEncoding,
         Self::MalformedRequest,
         Self::UriTooLong,
         Self::HeaderFieldsTooLarge,
@@ -95,6 +99,7 @@ impl TransportErrorKind {
             Self::ForbiddenOrigin => t::FORBIDDEN_ORIGIN,
             Self::MethodNotAllowed => t::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => t::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedContentEncoding => t::UNSUPPORTED_CONTENT_ENCODING,
             Self::ForbiddenHost => t::FORBIDDEN_HOST,
             Self::NotFound => t::NOT_FOUND,
             Self::RequestTimeout => t::REQUEST_TIMEOUT,
@@ -162,6 +167,7 @@ pub enum ErrorBody {
 /// | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
 /// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
 /// | `payload_too_large` | 413 | a body over the server's limit |
+/// | `unsupported_content_encoding` | 415 | a body with a `Content-Encoding` other than `identity` (with `Accept-Encoding: identity`) |
 /// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error), a body cut short, an `MCP-Protocol-Version` longer than any version |
 /// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
@@ -274,6 +280,19 @@ impl TransportError {
         Self::new(
             TransportErrorKind::PayloadTooLarge,
             format!("The body is larger than this server's limit of {limit_bytes} bytes. Send a smaller body."),
+        )
+    }
+
+    /// `unsupported_content_encoding` (415): the body was sent with `Content-Encoding:
+    /// <coding>` (quoted, cut to 64 characters), and the server reads only bodies without a
+    /// content coding (RFC 9110 §8.4, §15.5.16); the response carries `Accept-Encoding: identity`.
+    pub fn unsupported_content_encoding(coding: &str) -> Self {
+        Self::new(
+            TransportErrorKind::UnsupportedContentEncoding,
+            format!(
+                "The body is sent with `Content-Encoding: {}`, and this server reads only bodies without a content coding. Send the body uncoded, without `Content-Encoding` (or with `identity`).",
+                crate::words::cut::cut_counted(coding, 64)
+            ),
         )
     }
 
@@ -627,7 +646,8 @@ impl std::error::Error for TransportError {}
 #[cfg(feature = "http")]
 impl TransportError {
     /// The response in the given shape: status, `content-type: application/json`,
-    /// `WWW-Authenticate`, `Allow`, `Retry-After` or `Connection: close` where they apply.
+    /// `WWW-Authenticate`, `Allow`, `Retry-After`, `Connection: close` or `Accept-Encoding`
+    /// where they apply.
     pub fn into_response_as(self, shape: ErrorBody) -> axum::response::Response {
         self.response_with(self.body(shape))
     }
@@ -656,6 +676,10 @@ impl TransportError {
         }
         if self.kind == TransportErrorKind::RequestTimeout {
             headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        if self.kind == TransportErrorKind::UnsupportedContentEncoding {
+            // RFC 9110 §15.5.16: the codings that would have been accepted.
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         }
         response
     }
