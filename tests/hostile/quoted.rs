@@ -134,3 +134,32 @@ async fn a_coded_body_is_refused_415_naming_the_coding() {
         assert_eq!(reply.status, 200, "{path}: {}", reply.body);
     }
 }
+
+/// A message that does not read, over HTTP, is told to come as the request body, not "per line"
+/// (stdio's words).
+#[tokio::test]
+async fn a_parse_error_over_http_names_the_request_body() {
+    let (listener, addr) = bind().await;
+    spawn(serve(listener, app()));
+    let cut_short = exchange(addr, &request(addr, "POST", "/mcp", MCP, r#"{"jsonrpc":"2.0","id":1,"method":"#)).await;
+    assert_eq!(
+        cut_short.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32700, "message": "the message is not valid JSON: it ends \
+               before its object does (a missing `}`, `]` or `\"`); send one JSON-RPC message object as the request body"}})
+    );
+    let mut raw = format!("POST /mcp HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n{MCP}content-length: 4\r\n\r\n")
+        .into_bytes();
+    raw.extend_from_slice(b"{\"\xff\"");
+    let not_utf8 = exchange(addr, &raw).await;
+    assert_eq!(
+        not_utf8.json()["error"]["message"],
+        "the message is not UTF-8 text: the byte at offset 2 (counted from 0) does not begin or continue a UTF-8 \
+         character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), \
+         one JSON-RPC message object as the request body"
+    );
+    let bad =
+        exchange(addr, &request(addr, "POST", "/mcp", MCP, r#"{"jsonrpc":"2.0","id":1,"method":tools/list}"#)).await;
+    let message = bad.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("; send one JSON-RPC message object as the request body, like {"), "{message}");
+    assert!(!message.contains("per line"), "{message}");
+}

@@ -127,8 +127,28 @@ fn invalid(id: Option<RequestId>, notification: bool, why: &str) -> Incoming {
     error(id, ErrorData::invalid_request(format!("{why}; a request looks like {EXAMPLE}"), None))
 }
 
-/// Reads one message (one line on stdio, one body over HTTP) as [the module](self) describes.
-pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
+/// How a transport carries messages, which an answer to one that does not read names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// One message per line (stdio).
+    Line,
+    /// One message as the body of each request (Streamable HTTP).
+    Body,
+}
+
+impl Framing {
+    /// How to send a message, in the words of a parse error's fix.
+    fn send(self) -> &'static str {
+        match self {
+            Framing::Line => "one JSON-RPC message object per line",
+            Framing::Body => "one JSON-RPC message object as the request body",
+        }
+    }
+}
+
+/// Reads one message (one line on stdio, one body over HTTP: `framing`) as [the module](self)
+/// describes.
+pub(crate) fn read_message(bytes: &[u8], framing: Framing) -> Incoming {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
@@ -137,8 +157,9 @@ pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
                 return Incoming::Answered(None);
             }
             let why = format!(
-                "the message is not UTF-8 text: the byte at offset {} (counted from 0) does not begin or continue a UTF-8 character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), one message per line",
-                e.valid_up_to()
+                "the message is not UTF-8 text: the byte at offset {} (counted from 0) does not begin or continue a UTF-8 character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), {}",
+                e.valid_up_to(),
+                framing.send()
             );
             return error(scan.id(), ErrorData::parse_error(why, None));
         }
@@ -150,12 +171,12 @@ pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
     }
     match serde_json::from_str::<Members<'_>>(text) {
         Ok(members) => read_object(text, &members),
-        Err(e) => not_an_object(text, &e),
+        Err(e) => not_an_object(text, &e, framing),
     }
 }
 
 /// Text that is not one well-formed JSON object.
-fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
+fn not_an_object(text: &str, e: &serde_json::Error, framing: Framing) -> Incoming {
     let scan = TopLevel::scan(text.as_bytes());
     if scan.is_notification() {
         return Incoming::Answered(None);
@@ -168,13 +189,13 @@ fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
         };
         return invalid(None, false, why);
     }
-    error(scan.id(), ErrorData::parse_error(parse_error_words(text, e), None))
+    error(scan.id(), ErrorData::parse_error(parse_error_words(text, e, framing), None))
 }
 
 /// The parse error in JSON's words, not the parser's: where the text stops being JSON, and the
 /// text there (never the text of a string).
-fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
-    let send = "send one JSON-RPC message object per line";
+fn parse_error_words(text: &str, e: &serde_json::Error, framing: Framing) -> String {
+    let send = format!("send {}", framing.send());
     if e.is_eof() {
         return format!("the message is not valid JSON: {}; {send}", broken::ENDS_EARLY);
     }

@@ -27,14 +27,14 @@ fn brackets_inside_strings_do_not_count() {
 }
 
 fn answer(line: &str) -> Value {
-    match read_message(line.as_bytes()) {
+    match read_message(line.as_bytes(), Framing::Line) {
         Incoming::Answered(Some(reply)) => serde_json::to_value(reply).unwrap(),
         other => panic!("not answered: {line}: {other:?}"),
     }
 }
 
 fn silent(line: &str) {
-    assert!(matches!(read_message(line.as_bytes()), Incoming::Answered(None)), "answered: {line}");
+    assert!(matches!(read_message(line.as_bytes(), Framing::Line), Incoming::Answered(None)), "answered: {line}");
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn notifications_are_never_answered() {
     // A readable notification goes to rmcp, which never answers one either.
     let line = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{}}}"#;
     assert!(
-        matches!(read_message(line.as_bytes()), Incoming::Message(m) if matches!(*m, JsonRpcMessage::Notification(_)))
+        matches!(read_message(line.as_bytes(), Framing::Line), Incoming::Message(m) if matches!(*m, JsonRpcMessage::Notification(_)))
     );
     silent("   ");
     // Responses, whatever their id, are never answered either.
@@ -65,7 +65,7 @@ fn notifications_are_never_answered() {
         r#"{"jsonrpc":"[2.0","result":{}}"#,
         r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{},"result":{}}"#,
     ] {
-        let read = read_message(line.as_bytes());
+        let read = read_message(line.as_bytes(), Framing::Line);
         assert!(
             matches!(&read, Incoming::Answered(None))
                 || matches!(&read, Incoming::Message(m) if !matches!(**m, JsonRpcMessage::Request(_))),
@@ -182,7 +182,7 @@ fn a_message_not_utf8_names_the_offset() {
     let mut line = br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":""#.to_vec();
     line.extend_from_slice(&[0xc3, 0xa9, 0xff]);
     line.extend_from_slice(br#""}}"#);
-    let Incoming::Answered(Some(reply)) = read_message(&line) else { panic!("not answered") };
+    let Incoming::Answered(Some(reply)) = read_message(&line, Framing::Line) else { panic!("not answered") };
     let reply = serde_json::to_value(reply).unwrap();
     assert_eq!(reply["id"], 9, "{reply}");
     let message = reply["error"]["message"].as_str().unwrap();
@@ -252,7 +252,7 @@ fn the_id_of_a_long_line_is_read_as_it_streams() {
 fn tools_call_arguments_travel_as_the_text_sent() {
     let line =
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1e400,"b":[[[]]]}}}"#;
-    let Incoming::Message(message) = read_message(line.as_bytes()) else { panic!("not for rmcp") };
+    let Incoming::Message(message) = read_message(line.as_bytes(), Framing::Line) else { panic!("not for rmcp") };
     let JsonRpcMessage::Request(request) = *message else { panic!("not a request") };
     let raw = request.request.extensions().get::<RawArguments>().cloned().unwrap();
     assert_eq!(raw.0.as_deref(), Some(r#"{"a":1e400,"b":[[[]]]}"#));
@@ -292,7 +292,7 @@ fn an_id_that_cannot_be_answered_says_why() {
     // The ends of the range are answered under the id sent.
     for id in [i64::MAX, i64::MIN] {
         let Incoming::Message(message) =
-            read_message(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes())
+            read_message(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes(), Framing::Line)
         else {
             panic!("{id} not read")
         };
