@@ -87,6 +87,11 @@ fn a_parse_error_is_worded_in_json_terms() {
     assert_eq!(reply["id"], 12, "the id is read from malformed text: {reply}");
     let message = reply["error"]["message"].as_str().unwrap();
     assert!(message.contains(r#"the text from character 42 ("oops}") is not JSON"#), "{message}");
+    // Each transport's own way to send a message: a line on stdio, the body over HTTP.
+    assert!(message.contains("; send one JSON-RPC message object per line, like {"), "{message}");
+    let Incoming::Answered(Some(reply)) = read_message(b"{\"id\":1,", Framing::Body) else { panic!("not answered") };
+    let message = serde_json::to_value(reply).unwrap()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.ends_with("; send one JSON-RPC message object as the request body"), "{message}");
 }
 
 #[test]
