@@ -6,7 +6,7 @@
 //!   a parse error near a secret);
 //! - [`http`]: the HTTP server (slow and half-sent requests, bounds in flight, routing and
 //!   protocol errors as JSON, the `Host` check, long header values cut in replies and logs);
-//! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
+//! - [`ids`]: a JSON-RPC request id reused while its first request is in flight, or past `i64`;
 //! - [`quoted`]: what a reply says of what was sent (an `id` past `i64`, a number or name cut, a
 //!   tool name not UTF-8, a coded body, a message not JSON), over loopback HTTP;
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
