@@ -53,7 +53,7 @@ use axum::http::{Method, header};
 use axum::response::IntoResponse as _;
 use envelope_core::call::audit::{Audit, JsonLinesFile, RedisStream};
 use envelope_core::http::auth::{Jwks, JwtVerifier, ProtectedResource};
-use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, TransportError};
+use envelope_core::http::{AllowedHosts, AuthLayer, BearerTokens, HttpTools, OriginLayer, Serve, TransportError};
 use envelope_core::mcp::{McpServer, streamable::McpHttp};
 use envelope_core::{Toolbox, call::Surface, spec::rate::RateLimit};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -62,8 +62,29 @@ use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::Subscriber
 #[allow(dead_code)] // each example uses some of the tools module
 mod tools;
 
-/// The routes a `not_found` answer names.
-pub const ROUTES: [&str; 5] = ["POST /mcp", "POST /internal/mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];
+/// The routes a `not_found` answer names: those [`app`] mounts for `config` (`/internal/mcp`
+/// only with JWTs).
+pub fn routes(config: &Config) -> Vec<&'static str> {
+    let mut routes = vec!["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];
+    if matches!(config.auth, Auth::Jwt { .. }) {
+        routes.insert(1, "POST /internal/mcp");
+    }
+    routes
+}
+
+/// The server of [`app`] for `config` on `listener` (bound at `address`), as `main` runs it:
+/// its `not_found` names the [`routes`] mounted; `/internal/mcp`, where mounted, answers its
+/// refusals in JSON-RPC; a resource URL's host is served beside the loopback names.
+pub fn server(config: &Config, listener: tokio::net::TcpListener, address: SocketAddr, app: axum::Router) -> Serve {
+    let mut serve = envelope_core::http::serve(listener, app).routes(routes(config));
+    if matches!(config.auth, Auth::Jwt { .. }) {
+        serve = serve.json_rpc_path("/internal/mcp");
+    }
+    if let Some(hosts) = hosts(config, address) {
+        serve = serve.hosts(hosts);
+    }
+    serve
+}
 
 /// How callers are verified.
 #[derive(Clone, Debug, Default)]
@@ -407,9 +428,5 @@ async fn main() -> io::Result<()> {
         eprintln!("internal MCP endpoint (scope internal, a tenant): http://{address}/internal/mcp");
     }
     println!("envelope example MCP server: http://{address}/mcp");
-    let mut serve = envelope_core::http::serve(listener, app).routes(ROUTES).json_rpc_path("/internal/mcp");
-    if let Some(hosts) = hosts(&config, address) {
-        serve = serve.hosts(hosts);
-    }
-    serve.await
+    server(&config, listener, address, app).await
 }

@@ -69,7 +69,7 @@ async fn start(config: &Config) -> Result<SocketAddr, String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let app = http_server::app(config, addr).await?;
-    tokio::spawn(envelope_core::http::serve(listener, app).json_rpc_path("/internal/mcp").into_future());
+    tokio::spawn(http_server::server(config, listener, addr, app).into_future());
     Ok(addr)
 }
 
@@ -386,4 +386,36 @@ fn an_argument_that_is_no_option_is_named() {
     // An option's value is not taken for an option, whatever it looks like.
     assert_eq!(http_server::unknown_argument(&args(&["--token", "--port"])), None);
     assert!(http_server::USAGE.contains("--host ADDRESS") && http_server::USAGE.contains("--token TOKEN"));
+}
+
+/// A `not_found` names the routes the server mounts in its mode: `/internal/mcp` only with
+/// JWTs; anonymous, `POST /internal/mcp` is a path it does not serve, and says so without
+/// naming it among those it serves.
+#[test]
+fn not_found_names_the_routes_mounted_in_each_mode() {
+    let audit = audit_path("routes");
+    block_on(async {
+        let sentence = |path: &str, routes: &str| {
+            format!(
+                "No route of this server serves the path \"{path}\"; it serves {routes}. Send the request to one of those."
+            )
+        };
+        let anonymous = start(&Config::default()).await.unwrap();
+        let reply = send(anonymous, "POST", "/internal/mcp", &[("content-type", "application/json")], "{}").await;
+        assert_eq!(reply.status, 404, "{}", reply.text);
+        assert_eq!(
+            reply.json()["message"],
+            sentence("/internal/mcp", "POST /mcp, POST /tools/{name}, GET /tools, GET /manifest")
+        );
+        let jwt = start(&hs256_config(&audit)).await.unwrap();
+        // Past the auth layer, which answers an unknown path too.
+        let token = bearer(&hs256(&claims("alice", &format!("http://{jwt}/mcp"), "notes:read", Some("acme"))));
+        let reply = send(jwt, "GET", "/nowhere", &[("authorization", token.as_str())], "").await;
+        assert_eq!(reply.status, 404, "{}", reply.text);
+        assert_eq!(
+            reply.json()["message"],
+            sentence("/nowhere", "POST /mcp, POST /internal/mcp, POST /tools/{name}, GET /tools, GET /manifest")
+        );
+    });
+    let _ = std::fs::remove_file(&audit);
 }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use crate::outcome::code::Code;
 use crate::outcome::code::Status;
 use crate::outcome::wire::WireFormat;
-use crate::words::cut::head;
+use crate::words::cut::cut;
 
 /// What a reply says, read from its fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -199,7 +199,7 @@ impl Classifier {
         if let Some(success) = o.get("success")
             && success.as_bool() != Some(word == "ok")
         {
-            return unreadable(&format!("`status` \"{}\" contradicts `success` {success}", head(word, WORD_CHARS)));
+            return unreadable(&format!("`status` \"{}\" contradicts `success` {success}", cut(word, WORD_CHARS)));
         }
         let format = if o.contains_key("success") {
             Some(WireFormat::Envelope)
@@ -239,7 +239,7 @@ impl Classifier {
                 },
                 None => return unreadable("`status` is \"needs_confirmation\" but there is no `pending_action_id`"),
             },
-            other => return unreadable(&format!("`status` \"{}\" is not a status word", head(other, WORD_CHARS))),
+            other => return unreadable(&format!("`status` \"{}\" is not a status word", cut(other, WORD_CHARS))),
         };
         self.classified(reply, format)
     }

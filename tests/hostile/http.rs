@@ -29,16 +29,16 @@ use crate::tools;
 use crate::client;
 
 /// The routes of the example server, as its `not_found` names them.
-const ROUTES: [&str; 4] = ["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];
+pub(super) const ROUTES: [&str; 4] = ["POST /mcp", "POST /tools/{name}", "GET /tools", "GET /manifest"];
 
 /// The example server's app: MCP over Streamable HTTP at `/mcp`, the tool endpoints beside it.
-fn app() -> Router {
+pub(super) fn app() -> Router {
     let toolbox = tools::toolbox();
     McpHttp::new(toolbox.clone()).router().merge(HttpTools::new(toolbox).router().layer(OriginLayer::loopback()))
 }
 
 /// A loopback listener and its address.
-async fn bind() -> (TcpListener, SocketAddr) {
+pub(super) async fn bind() -> (TcpListener, SocketAddr) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     (listener, addr)
@@ -50,25 +50,25 @@ fn json_body(value: Value) -> impl axum::response::IntoResponse {
 }
 
 /// Runs `server` on this test's runtime.
-fn spawn(server: Serve) {
+pub(super) fn spawn(server: Serve) {
     tokio::spawn(async move { server.await.unwrap() });
 }
 
 /// A response as read off the socket.
 #[derive(Debug)]
-struct Raw {
-    status: u16,
+pub(super) struct Raw {
+    pub(super) status: u16,
     /// The head, field names lowercased.
-    head: String,
-    body: String,
+    pub(super) head: String,
+    pub(super) body: String,
 }
 
 impl Raw {
-    fn json(&self) -> Value {
+    pub(super) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}\n{}", self.head, self.body))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.head.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(": "))
     }
 }
@@ -109,7 +109,7 @@ async fn read_response(stream: &mut (impl AsyncRead + Unpin)) -> std::io::Result
 }
 
 /// Writes `request` on a new connection and reads the response (5 s at most).
-async fn exchange(addr: SocketAddr, request: &[u8]) -> Raw {
+pub(super) async fn exchange(addr: SocketAddr, request: &[u8]) -> Raw {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream.write_all(request).await.unwrap();
     timeout(Duration::from_secs(5), read_response(&mut stream)).await.expect("an answer within 5 s").unwrap()
@@ -127,7 +127,7 @@ async fn exchange_from(from: std::net::Ipv4Addr, addr: SocketAddr, request: &[u8
 }
 
 /// A request with `Host: 127.0.0.1:<port>` and `Connection: close`.
-fn request(addr: SocketAddr, method: &str, path: &str, extra: &str, body: &str) -> Vec<u8> {
+pub(super) fn request(addr: SocketAddr, method: &str, path: &str, extra: &str, body: &str) -> Vec<u8> {
     format!(
         "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n{extra}content-length: {}\r\n\r\n{body}",
         body.len()

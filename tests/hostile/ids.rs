@@ -1,7 +1,8 @@
 //! A JSON-RPC request id reused while the first request with it is still in flight (MCP stdio).
 //! rmcp keeps one slot per id: passed on, the second request ran and one of the two replies was
 //! lost for good. envelope answers the second at once, under its id, with `-32600`, and runs
-//! nothing for it; an unread flood of one id meets the same backpressure as distinct ids.
+//! nothing for it; an unread flood of one id meets the same backpressure as distinct ids. An id
+//! no `i64` holds is refused naming the range read.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -145,4 +146,51 @@ async fn an_unread_flood_of_one_id_meets_backpressure() {
     writer.abort();
     drop(output);
     served.abort();
+}
+
+/// Over stdio, an `id` no `i64` holds is refused naming the range this server reads, and `1e3`
+/// as not written as a whole number; the call runs nothing, and the next line is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_past_i64_is_refused_naming_the_range_over_stdio() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server);
+    let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(flooded::tool())), server_in, server_out));
+    let (output, mut input) = tokio::io::split(client);
+    let mut output = BufReader::new(output);
+    let mut sent = opening();
+    for id in ["18446744073709551615", "1e3"] {
+        sent.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"flooded\",\"arguments\":{{\"n\":1}}}}}}\n"
+        ));
+    }
+    sent.push_str(&call_of("flooded", &json!(9), 2));
+    input.write_all(sent.as_bytes()).await.unwrap();
+    let mut replies = Vec::new();
+    while replies.len() < 4 {
+        let mut line = String::new();
+        timeout(Duration::from_secs(20), output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
+        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let example = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"...","arguments":{}}}"#;
+    let messages: Vec<&Value> = replies.iter().filter(|r| r["id"].is_null()).map(|r| &r["error"]["message"]).collect();
+    assert_eq!(
+        messages,
+        [
+            &json!(format!(
+                "`id` 18446744073709551615 is out of the range this server reads: a whole number from -2^63 to 2^63-1 \
+                 (-9223372036854775808 to 9223372036854775807), or a string; send a smaller number, or the id as a \
+                 string; a request looks like {example}"
+            )),
+            &json!(format!(
+                "`id` 1e3 is not written as a whole number; send it without a fraction or exponent, or as a string; \
+                 a request looks like {example}"
+            )),
+        ],
+        "{replies:#?}"
+    );
+    let served_9 = replies.iter().find(|r| r["id"] == 9).unwrap_or_else(|| panic!("{replies:#?}"));
+    assert_eq!(served_9["result"]["structuredContent"]["data"], 2, "{served_9}");
+    input.shutdown().await.unwrap();
+    drop(input);
+    timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
 }

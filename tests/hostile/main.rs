@@ -6,7 +6,9 @@
 //!   a parse error near a secret);
 //! - [`http`]: the HTTP server (slow and half-sent requests, bounds in flight, routing and
 //!   protocol errors as JSON, the `Host` check, long header values cut in replies and logs);
-//! - [`ids`]: a JSON-RPC request id reused while its first request is in flight;
+//! - [`ids`]: a JSON-RPC request id reused while its first request is in flight, or past `i64`;
+//! - [`quoted`]: what a reply says of what was sent (an `id` past `i64`, a number or name cut, a
+//!   tool name not UTF-8, a coded body, a message not JSON), over loopback HTTP;
 //! - [`store`]: the approval and idempotency store under a flood and under Redis faults;
 //! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s
 //!   during a hanging JWKS, long calls) while a fresh client from another address is served;
@@ -35,6 +37,7 @@ mod fair;
 mod http;
 mod ids;
 mod peers;
+mod quoted;
 mod store;
 mod tenants;
 mod text;

@@ -73,19 +73,32 @@ async fn rotating_the_tenant_header_escapes_no_store_quota() {
 
 /// A comma in `X-Tenant-ID` names two tenants (a field sent twice reads as one with a comma,
 /// RFC 9110 §5.3), never one called `acme,globex`: refused 400 `tenant_required`, as is the
-/// header sent twice with two tenants; `acme` alone, or sent twice, is served.
+/// header sent twice with two tenants, or a value with a space, empty or too long, each quoted
+/// (cut) with why it names no tenant; `acme` alone, or sent twice, is served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_comma_in_the_tenant_header_is_refused() {
+async fn a_tenant_header_that_names_no_tenant_is_quoted_with_why() {
     let addr = served(tools::toolbox()).await;
-    let refused = serde_json::json!({"error": "tenant_required", "message": "The surface internal serves calls for a \
-        tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: \
-        <tenant>` (1 to 128 visible ASCII characters, no comma)."});
+    let refused = |why: &str| {
+        serde_json::json!({"error": "tenant_required", "message": format!("The surface internal serves calls for a \
+            tenant, and the header `X-Tenant-ID` names no valid tenant: {why}; send the header `X-Tenant-ID: <tenant>` \
+            (1 to 128 visible ASCII characters, no comma), or use a credential that names a tenant.")})
+    };
+    let comma = "holds a comma: it names two tenants (RFC 9110 §5.3)";
+    let not_ascii = "holds a character that is not visible ASCII (a space, a control or a non-ASCII character)";
+    let long = "T".repeat(200);
     let bearer = ("authorization", "Bearer tok-bob");
-    for tenants in [&["acme,globex"][..], &["acme, globex"], &["acme", "globex"]] {
+    for (tenants, why) in [
+        (&["acme,globex"][..], format!("\"acme,globex\" {comma}")),
+        (&["acme, globex"], format!("\"acme, globex\" {comma}")),
+        (&["acme", "globex"], "\"acme\", \"globex\" are two tenants (the header is sent twice)".to_owned()),
+        (&["a b"], format!("\"a b\" {not_ascii}")),
+        (&[""], "\"\" is empty".to_owned()),
+        (&[long.as_str()], format!("\"{}…\" (200 characters) is longer than 128 characters", "T".repeat(120))),
+    ] {
         let mut headers = vec![bearer];
         headers.extend(tenants.iter().map(|t| ("x-tenant-id", *t)));
         let reply = send(addr, "POST", "/tools/list_notes", &headers, "{}").await;
-        assert_eq!((reply.status, reply.json()), (400, refused.clone()), "{tenants:?}");
+        assert_eq!((reply.status, reply.json()), (400, refused(&why)), "{tenants:?}");
     }
     for tenants in [&["acme"][..], &["acme", "acme"]] {
         let mut headers = vec![bearer];

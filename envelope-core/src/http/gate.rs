@@ -26,7 +26,8 @@ pub const TENANT_HEADER: &str = "x-tenant-id";
 /// 2. on a surface that needs a tenant ([`Surface::requiring_tenant`]): the verified caller's
 ///    tenant, else the header `X-Tenant-ID` (1 to 128 visible ASCII characters, no comma). A header that
 ///    names another tenant than the verified one is 403 `tenant_mismatch` (a verified claim is
-///    never overridden); no tenant, or a header that is no tenant id, is 400 `tenant_required`;
+///    never overridden); no tenant, or a header that is no tenant id, is 400 `tenant_required`
+///    (the header quoted, cut, and why it is none);
 /// 3. the surface's tenant policy ([`Surface::with_tenant_policy`]), if any: `Denied` is 403
 ///    `tenant_forbidden`; an error or no answer within its timeout is 403
 ///    `tenant_policy_unavailable` (fail closed).
@@ -45,7 +46,8 @@ pub async fn admit(surface: &Surface, caller: Caller, headers: &HeaderMap) -> Re
     if !surface.needs_tenant() {
         return Ok(caller);
     }
-    let sent = tenant_header(headers).map_err(|()| TransportError::tenant_required(surface.name()))?;
+    let sent =
+        tenant_header(headers).map_err(|refused| TransportError::tenant_header_invalid(surface.name(), &refused))?;
     let (tenant, verified) = match (caller.tenant(), sent) {
         (Some(verified), Some(sent)) if verified != sent => return Err(TransportError::tenant_mismatch()),
         (Some(verified), _) => (verified.to_owned(), true),
@@ -81,16 +83,31 @@ pub(crate) fn is_tenant_id(text: &str) -> bool {
 }
 
 /// The tenant the `X-Tenant-ID` header names, if sent: `Err` when a value is not 1 to 128
-/// visible ASCII characters, or when the header is sent twice with different values.
-fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+/// visible ASCII characters without a comma, or when the header is sent twice with different
+/// values, with what was sent (quoted, cut) and why it names no tenant.
+fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, String> {
+    let quoted = |bytes: &[u8]| crate::words::cut::quoted_cut(&String::from_utf8_lossy(bytes), 128, 120);
     let mut found: Option<&str> = None;
     for value in headers.get_all(TENANT_HEADER) {
-        let text = value.to_str().map_err(|_| ())?.trim();
-        if !is_tenant_id(text) {
-            return Err(());
-        }
+        let sent = quoted(value.as_bytes());
+        let Some(text) = value.to_str().ok().map(str::trim).filter(|t| is_tenant_id(t)) else {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            let text = text.trim();
+            let why = if text.is_empty() {
+                "is empty".to_owned()
+            } else if text.chars().count() > 128 {
+                "is longer than 128 characters".to_owned()
+            } else if text.contains(',') {
+                "holds a comma: it names two tenants (RFC 9110 §5.3)".to_owned()
+            } else {
+                "holds a character that is not visible ASCII (a space, a control or a non-ASCII character)".to_owned()
+            };
+            return Err(format!("{sent} {why}"));
+        };
         match found {
-            Some(seen) if seen != text => return Err(()),
+            Some(seen) if seen != text => {
+                return Err(format!("{}, {sent} are two tenants (the header is sent twice)", quoted(seen.as_bytes())));
+            }
             _ => found = Some(text),
         }
     }
@@ -209,6 +226,30 @@ mod tests {
         for values in refused {
             assert_eq!(tenant(values), Err("tenant_required"), "{values:?}");
         }
+        // Each says what was sent, cut, and why it is no tenant.
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let why = |values: &[&[u8]]| {
+            let refused = rt.block_on(admit(&tenants, bob(), &headers(values))).unwrap_err();
+            let message = refused.message().to_owned();
+            let (_, why) = message.split_once("names no valid tenant: ").unwrap_or(("", &message));
+            why.split_once("; send the header").map_or(why, |(w, _)| w).to_owned()
+        };
+        assert_eq!(why(&[b"acme,globex"]), r#""acme,globex" holds a comma: it names two tenants (RFC 9110 §5.3)"#);
+        assert_eq!(why(&[b""]), r#""" is empty"#);
+        assert_eq!(why(&[b"   "]), r#""   " is empty"#);
+        assert_eq!(
+            why(&[long.as_bytes()]),
+            format!("\"{}…\" (10000 characters) is longer than 128 characters", "t".repeat(120))
+        );
+        let not_ascii = "holds a character that is not visible ASCII (a space, a control or a non-ASCII character)";
+        assert_eq!(why(&["ac\u{e9}me".as_bytes()]), format!("\"ac\u{e9}me\" {not_ascii}"));
+        assert_eq!(why(&[b"ac me"]), format!("\"ac me\" {not_ascii}"));
+        assert_eq!(why(&[b"acme", b"globex"]), r#""acme", "globex" are two tenants (the header is sent twice)"#);
+        assert_eq!(
+            rt.block_on(admit(&tenants, bob(), &headers(&[]))).unwrap_err().message(),
+            "The surface t serves calls for a tenant, and this request names none: use a credential that names a tenant, \
+             or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters, no comma)."
+        );
         // A verified tenant is never overridden, on a surface with or without tenants.
         let verified = || bob().with_tenant("acme");
         assert_eq!(admitted(&tenants, verified(), &[b"globex"]).unwrap_err(), "tenant_mismatch");

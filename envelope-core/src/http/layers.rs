@@ -508,7 +508,9 @@ where
 /// Reads a request body of at most `limit` bytes.
 ///
 /// # Errors
-/// `payload_too_large` (413) when `Content-Length` says more than `limit`, or when the body
+/// `unsupported_content_encoding` (415) when `Content-Encoding` names a coding other than
+/// `identity` (the body is not read: RFC 9110 §15.5.16); `payload_too_large` (413) when
+/// `Content-Length` says more than `limit`, or when the body
 /// grows past it while read (the rest is not read). Under [`serve`](super::serve), whose bounds
 /// cut a body's stream: `request_timeout` (408) past its body read timeout or under its minimum
 /// rate, `service_unavailable` (503, with `Retry-After`) past its budget of body bytes or when
@@ -516,20 +518,39 @@ where
 /// breaks off (the client went away before its `Content-Length`) is answered
 /// `malformed_request` (400, [`TransportError::incomplete_body`]).
 pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TransportError> {
-    read_body_declared(content_length(headers), body, limit).await
+    read_body_declared(body_head(headers), body, limit).await
 }
 
-/// A request's `Content-Length`, when it sends one that reads as a number of bytes.
-pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
-    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+/// What a request's head says of its body: its `Content-Length`, when it reads as a number of
+/// bytes, and its `Content-Encoding`, when it names a coding other than `identity`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BodyHead {
+    pub(crate) length: Option<u64>,
+    coding: Option<String>,
 }
 
-/// [`read_body`] of a request whose `Content-Length` was read already (`declared`).
-pub(crate) async fn read_body_declared(
-    declared: Option<u64>,
-    body: Body,
-    limit: usize,
-) -> Result<Bytes, TransportError> {
+/// The [`BodyHead`] of a request's `headers`.
+pub(crate) fn body_head(headers: &HeaderMap) -> BodyHead {
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let codings: Vec<String> = headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .collect();
+    let coded = codings
+        .iter()
+        .flat_map(|v| v.split(','))
+        .any(|c| !c.trim().is_empty() && !c.trim().eq_ignore_ascii_case("identity"));
+    BodyHead { length, coding: coded.then(|| codings.join(", ")) }
+}
+
+/// [`read_body`] of a request whose head was read already (`declared`): a body with a content
+/// coding is refused `unsupported_content_encoding` (415) before it is read.
+pub(crate) async fn read_body_declared(declared: BodyHead, body: Body, limit: usize) -> Result<Bytes, TransportError> {
+    if let Some(coding) = &declared.coding {
+        return Err(TransportError::unsupported_content_encoding(coding));
+    }
+    let declared = declared.length;
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(TransportError::payload_too_large(limit));
     }

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use super::layers::BodyHead;
 use super::transport::TransportError;
 use crate::call::pipeline::Started;
 use crate::call::registry::{Toolbox, UnknownToolWords};
@@ -213,12 +214,12 @@ impl HttpTools {
 
     /// [`respond`](Self::respond), made in `cx`: by its caller, on its surface.
     pub async fn respond_in(&self, cx: &Context, name: &str, headers: &HeaderMap, body: Body) -> Response {
-        self.respond_declared(cx, name, super::layers::content_length(headers), body).await
+        self.respond_declared(cx, name, super::layers::body_head(headers), body).await
     }
 
     /// [`respond_in`](Self::respond_in) for a request whose `Content-Length` was read already
     /// (`declared`): what a tool's own route calls, its future holding no headers.
-    async fn respond_declared(&self, cx: &Context, name: &str, declared: Option<u64>, body: Body) -> Response {
+    async fn respond_declared(&self, cx: &Context, name: &str, declared: BodyHead, body: Body) -> Response {
         let span = tracing::info_span!(
             "tool_call",
             call_id = %cx.call_id(),
@@ -368,8 +369,12 @@ async fn call(
     name: Result<Path<String>, PathRejection>,
     request: axum::extract::Request,
 ) -> Response {
-    // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown.
-    let name = name.map(|Path(n)| n).unwrap_or_default();
+    // A name whose percent-decoding is not UTF-8 is no tool's name: refused as unknown, named
+    // as sent (`%FF%FE`), percent-encoded, never as "".
+    let name = match name {
+        Ok(Path(name)) => name,
+        Err(_) => request.uri().path().rsplit_once('/').map_or_else(String::new, |(_, sent)| sent.to_owned()),
+    };
     call_named(&app, &name, request).await
 }
 
@@ -382,11 +387,11 @@ impl HttpTools {
     /// A call's request taken apart: its `Content-Length` (all of its headers the call reads),
     /// its body, and the context of its caller (the one the auth hook verified and put in the
     /// request's extensions, else anonymous).
-    fn parts(&self, request: axum::extract::Request) -> (Option<u64>, Body, Context) {
+    fn parts(&self, request: axum::extract::Request) -> (BodyHead, Body, Context) {
         let (mut parts, body) = request.into_parts();
         let caller = parts.extensions.remove::<Caller>().unwrap_or_else(Caller::anonymous);
         let caller = super::with_peer(caller, &parts.extensions);
-        (super::layers::content_length(&parts.headers), body, self.context(caller))
+        (super::layers::body_head(&parts.headers), body, self.context(caller))
     }
 }
 

@@ -242,7 +242,7 @@ pub(super) fn over_http(call: &PlainCall, headers: &axum::http::HeaderMap) -> bo
 mod tests {
     use rmcp::model::{GetExtensions, JsonRpcMessage};
 
-    use super::super::frame::{Incoming, RawArguments, read_message};
+    use super::super::frame::{Framing, Incoming, RawArguments, read_message};
     use super::*;
 
     /// A plain `tools/call` read in one pass means what [`read_message`] reads from it; every
@@ -258,7 +258,9 @@ mod tests {
         ];
         for line in plain {
             let call = plain_call(line.as_bytes()).unwrap_or_else(|| panic!("not plain: {line}"));
-            let Incoming::Message(message) = read_message(line.as_bytes()) else { panic!("not for rmcp: {line}") };
+            let Incoming::Message(message) = read_message(line.as_bytes(), Framing::Line) else {
+                panic!("not for rmcp: {line}")
+            };
             let JsonRpcMessage::Request(request) = *message else { panic!("not a request: {line}") };
             let rmcp::model::ClientRequest::CallToolRequest(read) = &request.request else { panic!("{line}") };
             assert_eq!(call.id, request.id, "{line}");

@@ -49,11 +49,11 @@ pub(crate) fn unknown_level(method: &str, params: Option<&serde_json::Value>) ->
     if sent.as_str().is_some_and(|level| LEVELS.contains(&level)) {
         return None;
     }
-    let shown = crate::words::cut::head(&sent.to_string(), 64).to_owned();
+    let shown = crate::words::cut::cut(&sent.to_string(), 64);
     let accepted: Vec<String> = LEVELS.iter().map(|l| format!("\"{l}\"")).collect();
     let message = format!(
         "{}: {shown} is not a log level; accepted: {}",
-        crate::words::cut::head(method, 64),
+        crate::words::cut::cut(method, 64),
         accepted.join(", ")
     );
     Some(rmcp::model::ErrorData::invalid_params(

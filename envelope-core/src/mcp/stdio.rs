@@ -378,7 +378,7 @@ async fn read_lines(
             ));
             continue;
         }
-        match frame::read_message(&line) {
+        match frame::read_message(&line, frame::Framing::Line) {
             Incoming::Message(message) => {
                 match &*message {
                     JsonRpcMessage::Request(request) => {

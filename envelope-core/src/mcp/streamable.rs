@@ -467,7 +467,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         return on_the_wire(reply, Some(server), caller, &call.name, endpoint.resource_metadata.as_deref()).await;
     }
     let mut listed = None;
-    let (body, id) = match frame::read_message(&bytes) {
+    let (body, id) = match frame::read_message(&bytes, frame::Framing::Body) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
         Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         Incoming::Message(message) => match *message {

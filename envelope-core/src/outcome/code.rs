@@ -469,6 +469,9 @@ pub mod codes {
             TransportWord::new("request_timeout", 408).with_retry(Retry::WithBackoff);
         /// 413: a body over the server's limit.
         pub const PAYLOAD_TOO_LARGE: TransportWord = TransportWord::new("payload_too_large", 413);
+        /// 415: a body sent with a content coding (`Content-Encoding: gzip`) the server does not
+        /// read (RFC 9110 §15.5.16, "... or the content coding"); only uncoded bodies are read.
+        pub const UNSUPPORTED_CONTENT_ENCODING: TransportWord = TransportWord::new("unsupported_content_encoding", 415);
         /// 400: a request head that is not HTTP/1.1, a body cut short, an `MCP-Protocol-Version`
         /// longer than any version.
         pub const MALFORMED_REQUEST: TransportWord = TransportWord::new("malformed_request", 400);
@@ -506,6 +509,7 @@ pub mod codes {
             METHOD_NOT_ALLOWED,
             REQUEST_TIMEOUT,
             PAYLOAD_TOO_LARGE,
+            UNSUPPORTED_CONTENT_ENCODING,
             MALFORMED_REQUEST,
             URI_TOO_LONG,
             HEADER_FIELDS_TOO_LARGE,

@@ -50,12 +50,12 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
     };
     // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
     // its size whatever was sent.
-    let parameter = cut::head(&d.parameter, render::SHOWN_CHARS);
-    let path = cut::head(&d.path, 2 * render::SHOWN_CHARS);
-    Problem::new(parameter, rejected, issue)
+    let parameter = cut::cut(&d.parameter, render::SHOWN_CHARS);
+    let path = cut::cut(&d.path, 2 * render::SHOWN_CHARS);
+    Problem::new(&parameter, rejected, issue)
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
-        .at(path.to_owned())
+        .at(path)
 }
 
 /// The refusal of an object of more than [`sent::MAX_KEYS`] members (read from the arguments'
@@ -79,8 +79,8 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     let issue = "has more keys than one object may have";
     let (parameter, accepted, fix) = match (&c.parameter, &c.path) {
         (Some(parameter), Some(path)) => {
-            let parameter = cut::head(parameter, render::SHOWN_CHARS).to_owned();
-            let path = cut::head(path, 2 * render::SHOWN_CHARS);
+            let parameter = cut::cut(parameter, render::SHOWN_CHARS);
+            let path = cut::cut(path, 2 * render::SHOWN_CHARS);
             (parameter, format!("an object of at most {limit} keys"), format!("Send {path} with at most {limit} keys."))
         }
         _ => {
@@ -94,10 +94,10 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
             ("arguments".to_owned(), accepted, "Send only the parameters listed, each once.".to_owned())
         }
     };
-    let path = c.path.as_deref().map(|p| cut::head(p, 2 * render::SHOWN_CHARS));
+    let path = c.path.as_deref().map(|p| cut::cut(p, 2 * render::SHOWN_CHARS));
     let problem = Problem::new(&parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
     match path {
-        Some(path) => problem.at(path.to_owned()),
+        Some(path) => problem.at(path),
         None => problem,
     }
 }
@@ -434,12 +434,12 @@ impl<'a> Args<'a> {
                     Some(s) => format!("Rename {shown_name} to \"{s}\"."),
                     None => "Remove it.".to_owned(),
                 };
-                let name = cut::head(k, render::SHOWN_CHARS);
-                Problem::new(self.parameter_of(name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
+                let name = cut::cut(k, render::SHOWN_CHARS);
+                Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
                     .with_accepted(accepted.clone())
                     .with_fix(fix)
                     .with_suggestion(sugg)
-                    .at(self.path_of(name))
+                    .at(self.path_of(&name))
             })
             .collect();
         if unknown.len() > SHOWN_ITEMS {
@@ -664,7 +664,7 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
     let rejected = if secret || deep {
         Rejected::Missing
     } else {
-        Rejected::Shown(cut::head(raw.trim(), render::SHOWN_CHARS).to_owned())
+        Rejected::Shown(cut::cut_counted(raw.trim(), render::SHOWN_CHARS))
     };
     let issue = if matches!(rejected, Rejected::Missing) && !deep {
         format!("the value sent {issue}")

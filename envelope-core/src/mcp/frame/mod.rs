@@ -90,6 +90,28 @@ fn request_id(raw: &str) -> Option<RequestId> {
     }
 }
 
+/// Why an `id` sent ([`request_id`] read none from it) cannot be answered under: a number
+/// written with a fraction or an exponent (`1e3`) is not written as a whole number; a whole
+/// number past `i64` (rmcp's `NumberOrString` holds an `i64`) is out of the range this server
+/// reads, named; anything else is neither a string nor a number. The number is quoted, cut.
+fn id_unread(raw: &str) -> String {
+    let number = raw.starts_with(|c: char| c == '-' || c.is_ascii_digit());
+    if !number || serde_json::from_str::<IgnoredAny>(raw).is_err() {
+        return "`id` must be a string or a whole number".to_owned();
+    }
+    let sent = shorten(raw);
+    if raw.contains(['.', 'e', 'E']) {
+        return format!(
+            "`id` {sent} is not written as a whole number; send it without a fraction or exponent, or as a string"
+        );
+    }
+    format!(
+        "`id` {sent} is out of the range this server reads: a whole number from -2^63 to 2^63-1 ({} to {}), or a string; send a smaller number, or the id as a string",
+        i64::MIN,
+        i64::MAX
+    )
+}
+
 const EXAMPLE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"...","arguments":{}}}"#;
 
 fn error(id: Option<RequestId>, error: ErrorData) -> Incoming {
@@ -105,8 +127,28 @@ fn invalid(id: Option<RequestId>, notification: bool, why: &str) -> Incoming {
     error(id, ErrorData::invalid_request(format!("{why}; a request looks like {EXAMPLE}"), None))
 }
 
-/// Reads one message (one line on stdio, one body over HTTP) as [the module](self) describes.
-pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
+/// How a transport carries messages, which an answer to one that does not read names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// One message per line (stdio).
+    Line,
+    /// One message as the body of each request (Streamable HTTP).
+    Body,
+}
+
+impl Framing {
+    /// How to send a message, in the words of a parse error's fix.
+    fn send(self) -> &'static str {
+        match self {
+            Framing::Line => "one JSON-RPC message object per line",
+            Framing::Body => "one JSON-RPC message object as the request body",
+        }
+    }
+}
+
+/// Reads one message (one line on stdio, one body over HTTP: `framing`) as [the module](self)
+/// describes.
+pub(crate) fn read_message(bytes: &[u8], framing: Framing) -> Incoming {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
@@ -115,8 +157,9 @@ pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
                 return Incoming::Answered(None);
             }
             let why = format!(
-                "the message is not UTF-8 text: the byte at offset {} (counted from 0) does not begin or continue a UTF-8 character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), one message per line",
-                e.valid_up_to()
+                "the message is not UTF-8 text: the byte at offset {} (counted from 0) does not begin or continue a UTF-8 character; send JSON encoded as UTF-8 (a character a client cannot encode may be sent as a \\uXXXX escape), {}",
+                e.valid_up_to(),
+                framing.send()
             );
             return error(scan.id(), ErrorData::parse_error(why, None));
         }
@@ -128,12 +171,12 @@ pub(crate) fn read_message(bytes: &[u8]) -> Incoming {
     }
     match serde_json::from_str::<Members<'_>>(text) {
         Ok(members) => read_object(text, &members),
-        Err(e) => not_an_object(text, &e),
+        Err(e) => not_an_object(text, &e, framing),
     }
 }
 
 /// Text that is not one well-formed JSON object.
-fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
+fn not_an_object(text: &str, e: &serde_json::Error, framing: Framing) -> Incoming {
     let scan = TopLevel::scan(text.as_bytes());
     if scan.is_notification() {
         return Incoming::Answered(None);
@@ -146,13 +189,13 @@ fn not_an_object(text: &str, e: &serde_json::Error) -> Incoming {
         };
         return invalid(None, false, why);
     }
-    error(scan.id(), ErrorData::parse_error(parse_error_words(text, e), None))
+    error(scan.id(), ErrorData::parse_error(parse_error_words(text, e, framing), None))
 }
 
 /// The parse error in JSON's words, not the parser's: where the text stops being JSON, and the
 /// text there (never the text of a string).
-fn parse_error_words(text: &str, e: &serde_json::Error) -> String {
-    let send = "send one JSON-RPC message object per line";
+fn parse_error_words(text: &str, e: &serde_json::Error, framing: Framing) -> String {
+    let send = format!("send {}", framing.send());
     if e.is_eof() {
         return format!("the message is not valid JSON: {}; {send}", broken::ENDS_EARLY);
     }
@@ -265,8 +308,8 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if members.last("jsonrpc").map(RawValue::get) != Some(r#""2.0""#) {
         return invalid(id, notification, "`jsonrpc` must be \"2.0\"");
     }
-    if id.is_none() && !ids.is_empty() {
-        return invalid(None, false, "`id` must be a string or a whole number");
+    if let (None, Some(raw)) = (&id, ids.last()) {
+        return invalid(None, false, &id_unread(raw));
     }
     let Some(method) = method else {
         return invalid(id, false, "`method` must be a string naming the method, like \"tools/call\"");
@@ -555,8 +598,7 @@ impl TopLevel {
 pub(super) fn wrong_name(name: Option<&Value>) -> ErrorData {
     match name {
         Some(v) => {
-            let text = v.to_string();
-            let shown = crate::words::cut::head(&text, 40);
+            let shown = shorten(&v.to_string());
             ErrorData::invalid_params(
                 format!(
                     "tools/call: params.name {shown} is not a string; send the tool's name as a JSON string (see tools/list)"
@@ -615,276 +657,4 @@ fn scan_outside_strings(json: &[u8], mut f: impl FnMut(usize, u8) -> bool) -> bo
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tools_call_nested(depth: usize) -> String {
-        // The message object, `params` and `arguments` are three levels; the rest is `tags`.
-        let tags = format!("{}{}", "[".repeat(depth - 3), "]".repeat(depth - 3));
-        format!(
-            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{{"tags":{tags}}}}}}}"#
-        )
-    }
-
-    /// Pins [`RMCP_UNREADABLE_DEPTH`] to what rmcp's own parse of a client message does.
-    #[test]
-    fn the_depth_limit_is_the_one_rmcp_drops_at() {
-        for depth in [RMCP_UNREADABLE_DEPTH - 1, RMCP_UNREADABLE_DEPTH] {
-            let line = tools_call_nested(depth);
-            let rmcp_reads = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&line).is_ok();
-            assert_eq!(rmcp_reads, depth < RMCP_UNREADABLE_DEPTH, "depth {depth}");
-            assert_eq!(nests_at_least(line.as_bytes(), RMCP_UNREADABLE_DEPTH), !rmcp_reads, "depth {depth}");
-        }
-    }
-
-    #[test]
-    fn brackets_inside_strings_do_not_count() {
-        let line = format!(r#"{{"a":"{}\"{}"}}"#, "[".repeat(300), "{".repeat(300));
-        assert!(!nests_at_least(line.as_bytes(), 3));
-        assert!(nests_at_least(br#"{"a":[{"b":"]]]"}]}"#, 3));
-    }
-
-    fn answer(line: &str) -> Value {
-        match read_message(line.as_bytes()) {
-            Incoming::Answered(Some(reply)) => serde_json::to_value(reply).unwrap(),
-            other => panic!("not answered: {line}: {other:?}"),
-        }
-    }
-
-    fn silent(line: &str) {
-        assert!(matches!(read_message(line.as_bytes()), Incoming::Answered(None)), "answered: {line}");
-    }
-
-    #[test]
-    fn a_duplicate_id_is_answered_under_the_last_id_sent() {
-        let reply = answer(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#);
-        assert_eq!(reply["id"], 7, "{reply}");
-        assert_eq!(reply["error"]["code"], -32600, "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().starts_with("`id` is sent 2 times (6, 7)"), "{reply}");
-    }
-
-    #[test]
-    fn notifications_are_never_answered() {
-        silent(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{},"params":{}}"#);
-        silent(r#"{"jsonrpc":"1.0","method":"notifications/progress"}"#);
-        silent(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":NaN}}"#);
-        silent(r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1e400}}"#);
-        // A readable notification goes to rmcp, which never answers one either.
-        let line = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{}}}"#;
-        assert!(
-            matches!(read_message(line.as_bytes()), Incoming::Message(m) if matches!(*m, JsonRpcMessage::Notification(_)))
-        );
-        silent("   ");
-        // Responses, whatever their id, are never answered either.
-        for line in [
-            r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
-            r#"{"jsonrpc":"2.0","id":1.5,"result":0.5}"#,
-            r#"{"jsonrpc":"[2.0","result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{},"result":{}}"#,
-        ] {
-            let read = read_message(line.as_bytes());
-            assert!(
-                matches!(&read, Incoming::Answered(None))
-                    || matches!(&read, Incoming::Message(m) if !matches!(**m, JsonRpcMessage::Request(_))),
-                "{line}: {read:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_parse_error_is_worded_in_json_terms() {
-        let reply = answer("this is not json");
-        assert_eq!(reply["error"]["code"], -32700, "{reply}");
-        assert!(reply.get("id").is_none(), "{reply}");
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.starts_with("the message is not valid JSON: a JSON-RPC message is a JSON object, starting with `{`; this one starts with \"this is not \""), "{message}");
-        assert!(!message.contains("expected"), "{message}");
-
-        let reply = answer(r#"{"jsonrpc":"2.0","id":12,"method":"ping",oops}"#);
-        assert_eq!(reply["id"], 12, "the id is read from malformed text: {reply}");
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.contains(r#"the text from character 42 ("oops}") is not JSON"#), "{message}");
-    }
-
-    #[test]
-    fn a_parse_error_never_quotes_the_text_of_a_string() {
-        let secret = "sk-Zq9XsEcReT0123456789";
-        // A raw tab inside a string, an unknown escape, a missing `:` before a string.
-        for line in [
-            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"arguments\":{\"api_key\":\"sk-Zq9\tXsEcReT0123456789\"}}}"
-                .to_owned(),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"api_key":"{secret}\q"}}}}}}"#
-            ),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"api_key" "{secret}"}}}}}}"#
-            ),
-        ] {
-            let reply = answer(&line);
-            assert_eq!(reply["id"], 4, "{reply}");
-            let message = reply["error"]["message"].as_str().unwrap();
-            assert!(!message.contains("sk-") && !message.contains("XsE") && !message.contains("0123"), "{message}");
-        }
-        let reply = answer("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"a\":\"x\ty\"}}");
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains("the string opened at character 55 holds, near character 56, what a JSON string cannot"),
-            "{message}"
-        );
-        let reply = answer(r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a" "x"}}"#);
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.contains(r#"the text from character 55 ("\"") is not JSON"#), "{message}");
-    }
-
-    /// The issue's input: a secret sent without its quotes. The parse error once quoted
-    /// `"sk-ABCDEFGHI"`; nothing inside `params.arguments` is quoted now, whichever tool is named
-    /// and wherever `name` is.
-    #[test]
-    fn a_parse_error_inside_the_arguments_quotes_nothing_from_them() {
-        let secret = "sk-ABCDEFGHIJKLMNOP";
-        for params in [
-            format!(r#"{{"name":"set_threshold","arguments":{{"ratio":0.5,"api_key":{secret}}}}}"#),
-            format!(r#"{{"arguments":{{"ratio":0.5,"api_key":{secret}}},"name":"set_threshold"}}"#),
-            format!(r#"{{"name":"set_threshold","arguments":{secret}}}"#),
-            format!(r#"{{"name":"t","arguments":{{"deep":[{{"x":[1,{secret}]}}]}}}}"#),
-            format!(r#"{{"name":"t","arguments":{{"api_key" : {secret}}}}}"#),
-            format!(r#"{{"name":"t","argu\u006dents":{{"api_key":{secret}}}}}"#),
-        ] {
-            let line = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#);
-            let reply = answer(&line);
-            assert_eq!(
-                (reply["id"].clone(), reply["error"]["code"].clone()),
-                (serde_json::json!(3), serde_json::json!(-32700)),
-                "{reply}"
-            );
-            let message = reply["error"]["message"].as_str().unwrap();
-            for window in secret.as_bytes().windows(4) {
-                let window = std::str::from_utf8(window).unwrap();
-                assert!(!message.contains(window), "{window} of the secret in: {message}");
-            }
-            assert!(message.contains("inside params.arguments, is not JSON (a word without quotes"), "{message}");
-        }
-        let reply =
-            answer(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"top":1,}}}"#);
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains("the text from character 89, inside params.arguments, is not JSON (a `}` out of place;"),
-            "{message}"
-        );
-        // Outside the arguments, the text is quoted as before.
-        let reply =
-            answer(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{},oops}}"#);
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.contains(r#"the text from character 83 ("oops}}") is not JSON"#), "{message}");
-        let reply = answer(r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"arguments":{"a":1},"b":tru}}"#);
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.contains(r#"the text from character 78 ("}}") is not JSON"#), "{message}");
-    }
-
-    #[test]
-    fn where_the_arguments_are() {
-        let text = r#"{"params":{"name":"t","arguments":{"a":[1,{"b":2}],"c":"}"},"x":1},"y":2}"#;
-        let inside: Vec<usize> = (0..text.len()).filter(|&at| inside_arguments(text, at)).collect();
-        let from = text.find(r#"{"a""#).unwrap();
-        let to = text.find(r#","x""#).unwrap();
-        // From the arguments' `{` to their `}`, but never inside one of their strings.
-        let after = text.find(":1}").unwrap() + 1;
-        assert!(inside.contains(&from) && inside.contains(&(to - 1)) && !inside.contains(&after), "{inside:?}");
-        assert!(!inside.contains(&(text.find(r#""}""#).unwrap() + 1)));
-        assert!(!inside_arguments(r#"{"arguments":{"a":1"#, 18));
-        assert!(!inside_arguments(r#"{"params":{"x":{"arguments":{"a":1"#, 33));
-    }
-
-    #[test]
-    fn a_message_not_utf8_names_the_offset() {
-        let mut line = br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":""#.to_vec();
-        line.extend_from_slice(&[0xc3, 0xa9, 0xff]);
-        line.extend_from_slice(br#""}}"#);
-        let Incoming::Answered(Some(reply)) = read_message(&line) else { panic!("not answered") };
-        let reply = serde_json::to_value(reply).unwrap();
-        assert_eq!(reply["id"], 9, "{reply}");
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.starts_with("the message is not UTF-8 text: the byte at offset 57 (counted from 0)"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn members_sent_twice_are_named_and_never_quoted_whole() {
-        let params =
-            format!(r#"{{"name":"set_threshold","arguments":{{"api_key":"sk-Zq9XsEcReT{}"}}}}"#, "x".repeat(5000));
-        let reply =
-            answer(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{params},"params":{params}}}"#));
-        assert_eq!(reply["id"], 5, "{reply}");
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.starts_with("`params` is sent 2 times; send each member once; a request looks like"),
-            "{message}"
-        );
-        let long = "m".repeat(5000);
-        let reply = answer(&format!(
-            r#"{{"jsonrpc":"2.0","id":6,"method":"{long}","method":"{long}","method":"x","method":"y","method":"z"}}"#
-        ));
-        let message = reply["error"]["message"].as_str().unwrap();
-        let cut = format!("\"{}…", "m".repeat(39));
-        assert!(
-            message.starts_with(&format!(
-                "`method` is sent 5 times ({cut}, {cut}, \"x\", \"y\", …); send each member once"
-            )),
-            "{message}"
-        );
-        let args = format!(r#"{{"api_key":"sk-Zq9XsEcReT{}"}}"#, "x".repeat(50));
-        let reply = answer(&format!(
-            r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"t","arguments":{args},"arguments":{args}}}}}"#
-        ));
-        assert_eq!(reply["error"]["message"], "tools/call: params.arguments is sent 2 times; send it once, one object");
-        let reply =
-            answer(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a","name":"b","arguments":{}}}"#);
-        assert_eq!(
-            reply["error"]["message"],
-            r#"tools/call: params.name is sent 2 times; send it once (sent: "a", "b")"#
-        );
-        let reply = answer(&format!(
-            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"t","{long}":1e400}}}}"#
-        ));
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.starts_with(&format!("tools/call: params.{}… nests deeper than 127 levels", "m".repeat(40))),
-            "{message}"
-        );
-        let reply = answer(&format!(r#"{{"jsonrpc":"2.0","id":7,"method":"{long}","params":{{"x":1e400}}}}"#));
-        let message = reply["error"]["message"].as_str().unwrap();
-        assert!(
-            message.starts_with(&format!("{}…: params do not have the shape MCP defines for it", "m".repeat(40))),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn the_id_of_a_long_line_is_read_as_it_streams() {
-        let mut scan = TopLevel::default();
-        scan.feed(br#"{"jsonrpc":"2.0","params":{"id":1,"x":""#);
-        for _ in 0..1000 {
-            scan.feed(&[b'a'; 1000]);
-        }
-        scan.feed(br#""},"id":"call-9","method":"tools/call"}"#);
-        scan.finish();
-        assert_eq!(scan.id(), Some(RequestId::String("call-9".into())));
-        assert!(!scan.is_notification());
-
-        let scan = TopLevel::scan(br#"{"method":"notifications/x","params":{"id":3}}"#);
-        assert!(scan.is_notification());
-        assert_eq!(TopLevel::scan(br#"{"id": -42 ,"#).id(), Some(RequestId::Number(-42)));
-    }
-
-    #[test]
-    fn tools_call_arguments_travel_as_the_text_sent() {
-        let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1e400,"b":[[[]]]}}}"#;
-        let Incoming::Message(message) = read_message(line.as_bytes()) else { panic!("not for rmcp") };
-        let JsonRpcMessage::Request(request) = *message else { panic!("not a request") };
-        let raw = request.request.extensions().get::<RawArguments>().cloned().unwrap();
-        assert_eq!(raw.0.as_deref(), Some(r#"{"a":1e400,"b":[[[]]]}"#));
-    }
-}
+mod tests;

@@ -24,6 +24,9 @@ pub enum TransportErrorKind {
     MethodNotAllowed,
     /// `payload_too_large`, 413: a body over the server's limit (RFC 9110 §15.5.14).
     PayloadTooLarge,
+    /// `unsupported_content_encoding`, 415: a body with a `Content-Encoding` other than
+    /// `identity` (RFC 9110 §15.5.16, with `Accept-Encoding: identity`).
+    UnsupportedContentEncoding,
     /// `forbidden_host`, 403: a `Host` header naming a host the server does not serve (the
     /// DNS-rebinding defence for requests a browser sends without `Origin`, such as `GET`).
     ForbiddenHost,
@@ -72,6 +75,7 @@ impl TransportErrorKind {
         Self::MethodNotAllowed,
         Self::RequestTimeout,
         Self::PayloadTooLarge,
+        Self::UnsupportedContentEncoding,
         Self::MalformedRequest,
         Self::UriTooLong,
         Self::HeaderFieldsTooLarge,
@@ -95,6 +99,7 @@ impl TransportErrorKind {
             Self::ForbiddenOrigin => t::FORBIDDEN_ORIGIN,
             Self::MethodNotAllowed => t::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => t::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedContentEncoding => t::UNSUPPORTED_CONTENT_ENCODING,
             Self::ForbiddenHost => t::FORBIDDEN_HOST,
             Self::NotFound => t::NOT_FOUND,
             Self::RequestTimeout => t::REQUEST_TIMEOUT,
@@ -162,11 +167,12 @@ pub enum ErrorBody {
 /// | `method_not_allowed` | 405 | a method the path does not take (with `Allow`) |
 /// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
 /// | `payload_too_large` | 413 | a body over the server's limit |
+/// | `unsupported_content_encoding` | 415 | a body with a `Content-Encoding` other than `identity` (with `Accept-Encoding: identity`) |
 /// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error), a body cut short, an `MCP-Protocol-Version` longer than any version |
 /// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
 /// | `service_unavailable` | 503 | a bound of the server is reached: connections, requests in flight, bytes of bodies held (with `Retry-After`) |
-/// | `tenant_required` | 400 | a surface that needs a tenant got none |
+/// | `tenant_required` | 400 | a surface that needs a tenant got none, or an `X-Tenant-ID` that is no tenant id |
 /// | `tenant_mismatch` | 403 | `X-Tenant-ID` names another tenant than the verified caller's |
 /// | `tenant_forbidden` | 403 | the tenant policy does not let the caller act for the tenant |
 /// | `tenant_policy_unavailable` | 403 | the tenant's policy could not be read (fail closed) |
@@ -274,6 +280,19 @@ impl TransportError {
         Self::new(
             TransportErrorKind::PayloadTooLarge,
             format!("The body is larger than this server's limit of {limit_bytes} bytes. Send a smaller body."),
+        )
+    }
+
+    /// `unsupported_content_encoding` (415): the body was sent with `Content-Encoding:
+    /// <coding>` (quoted, cut to 64 characters), and the server reads only bodies without a
+    /// content coding (RFC 9110 §8.4, §15.5.16); the response carries `Accept-Encoding: identity`.
+    pub fn unsupported_content_encoding(coding: &str) -> Self {
+        Self::new(
+            TransportErrorKind::UnsupportedContentEncoding,
+            format!(
+                "The body is sent with `Content-Encoding: {}`, and this server reads only bodies without a content coding. Send the body uncoded, without `Content-Encoding` (or with `identity`).",
+                crate::words::cut::cut_counted(coding, 64)
+            ),
         )
     }
 
@@ -412,13 +431,26 @@ impl TransportError {
     }
 
     /// `tenant_required` (400): the surface named `surface` serves calls for a tenant, and the
-    /// request names none (no verified tenant claim, no `X-Tenant-ID` header), or names one
-    /// that is not 1 to 128 visible ASCII characters.
+    /// request names none (no verified tenant claim, no `X-Tenant-ID` header). A header that
+    /// names no valid tenant is [`tenant_header_invalid`](Self::tenant_header_invalid).
     pub fn tenant_required(surface: &str) -> Self {
         Self::new(
             TransportErrorKind::TenantRequired,
             format!(
                 "The surface {} serves calls for a tenant, and this request names none: use a credential that names a tenant, or send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters, no comma).",
+                crate::words::budget::cut_text(surface, 64, 128)
+            ),
+        )
+    }
+
+    /// `tenant_required` (400), for a request whose `X-Tenant-ID` header names no valid tenant:
+    /// `refused` says what was sent and why it is none (`"acme,globex" holds a comma`, the
+    /// value quoted and cut by the caller), and the sentence says what a tenant id is.
+    pub fn tenant_header_invalid(surface: &str, refused: &str) -> Self {
+        Self::new(
+            TransportErrorKind::TenantRequired,
+            format!(
+                "The surface {} serves calls for a tenant, and the header `X-Tenant-ID` names no valid tenant: {refused}; send the header `X-Tenant-ID: <tenant>` (1 to 128 visible ASCII characters, no comma), or use a credential that names a tenant.",
                 crate::words::budget::cut_text(surface, 64, 128)
             ),
         )
@@ -614,7 +646,8 @@ impl std::error::Error for TransportError {}
 #[cfg(feature = "http")]
 impl TransportError {
     /// The response in the given shape: status, `content-type: application/json`,
-    /// `WWW-Authenticate`, `Allow`, `Retry-After` or `Connection: close` where they apply.
+    /// `WWW-Authenticate`, `Allow`, `Retry-After`, `Connection: close` or `Accept-Encoding`
+    /// where they apply.
     pub fn into_response_as(self, shape: ErrorBody) -> axum::response::Response {
         self.response_with(self.body(shape))
     }
@@ -643,6 +676,10 @@ impl TransportError {
         }
         if self.kind == TransportErrorKind::RequestTimeout {
             headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        if self.kind == TransportErrorKind::UnsupportedContentEncoding {
+            // RFC 9110 §15.5.16: the codings that would have been accepted.
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         }
         response
     }
@@ -739,156 +776,4 @@ impl fmt::Display for BodyRefused {
 impl std::error::Error for BodyRefused {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_statuses_and_challenges() {
-        let cases = [
-            (TransportError::missing_bearer_token(), "missing_bearer_token", 401, Some("Bearer")),
-            (
-                TransportError::invalid_bearer_token(),
-                "invalid_bearer_token",
-                401,
-                Some(r#"Bearer error="invalid_token""#),
-            ),
-            (
-                TransportError::insufficient_scope("tools:call"),
-                "insufficient_scope",
-                403,
-                Some(r#"Bearer error="insufficient_scope", scope="tools:call""#),
-            ),
-            (TransportError::forbidden_origin("http://evil.example"), "forbidden_origin", 403, None),
-            (TransportError::method_not_allowed("PUT", &["POST"]), "method_not_allowed", 405, None),
-            (TransportError::payload_too_large(10), "payload_too_large", 413, None),
-            (TransportError::forbidden_host("evil.example", "localhost"), "forbidden_host", 403, None),
-            (TransportError::not_found("/", &["POST /mcp"]), "not_found", 404, None),
-            (TransportError::request_timeout(30_000), "request_timeout", 408, None),
-            (TransportError::malformed_request(), "malformed_request", 400, None),
-            (TransportError::uri_too_long(65_534), "uri_too_long", 414, None),
-            (TransportError::header_fields_too_large(16_384), "header_fields_too_large", 431, None),
-            (TransportError::service_unavailable("busy", 1), "service_unavailable", 503, None),
-        ];
-        for (e, word, status, challenge) in cases {
-            assert_eq!((e.word(), e.http_status(), e.www_authenticate().as_deref()), (word, status, challenge));
-            let body: Value = serde_json::from_str(&e.to_json()).unwrap();
-            assert_eq!(body.as_object().unwrap().len(), 2);
-            assert_eq!(body["error"], word);
-            assert_eq!(body["message"], e.message());
-        }
-    }
-
-    #[test]
-    fn messages_quote_what_was_refused() {
-        assert_eq!(
-            TransportError::forbidden_origin("http://evil.example").message(),
-            "The origin \"http://evil.example\" is not served by this server. Send the request from an allowed \
-             origin, or from a program that sends no Origin header."
-        );
-        let e = TransportError::method_not_allowed("PUT", &["POST"]);
-        assert_eq!(e.message(), "PUT is not a method this path takes; accepted: POST. Send the request with POST.");
-        assert_eq!(e.allow(), Some("POST"));
-        let long = format!("http://{}.example", "a".repeat(500));
-        assert!(TransportError::forbidden_origin(&long).message().len() < 250);
-        assert_eq!(
-            TransportError::not_found("/MCP", &["POST /mcp", "GET /tools"]).message(),
-            "No route of this server serves the path \"/MCP\"; it serves POST /mcp, GET /tools. Send the request to \
-             one of those."
-        );
-        assert!(TransportError::not_found(&"/x".repeat(400), &[]).message().len() < 250);
-        assert_eq!(
-            TransportError::forbidden_host("rebind.example:8080", "localhost, 127.0.0.1 or [::1]").message(),
-            "The host \"rebind.example:8080\" is not served by this server. Send the request to localhost, \
-             127.0.0.1 or [::1], as the Host header names it."
-        );
-        let busy = TransportError::service_unavailable("this server is at its bound of 2 requests in flight", 3);
-        assert_eq!(
-            busy.message(),
-            "The request was not served: this server is at its bound of 2 requests in flight. Send it again after 3 s."
-        );
-        assert_eq!(busy.retry_after_seconds(), Some(3));
-    }
-
-    #[test]
-    fn resource_metadata_goes_in_the_challenge() {
-        let e = TransportError::invalid_bearer_token().with_resource_metadata("https://x.example/.well-known/oauth");
-        assert_eq!(
-            e.www_authenticate().as_deref(),
-            Some(r#"Bearer error="invalid_token", resource_metadata="https://x.example/.well-known/oauth""#)
-        );
-        let missing = TransportError::missing_bearer_token().with_resource_metadata("https://x.example/m");
-        assert_eq!(missing.www_authenticate().as_deref(), Some(r#"Bearer resource_metadata="https://x.example/m""#));
-        assert_eq!(
-            missing.with_scope("notes:read notes:write").www_authenticate().as_deref(),
-            Some(r#"Bearer resource_metadata="https://x.example/m", scope="notes:read notes:write""#)
-        );
-        let narrower = TransportError::insufficient_scope("a").with_scope("b");
-        assert_eq!(narrower.www_authenticate().as_deref(), Some(r#"Bearer error="insufficient_scope", scope="a""#));
-    }
-
-    #[test]
-    fn every_kind_reads_its_row_of_the_one_table() {
-        let table = crate::codes::transport_words::ALL;
-        assert_eq!(TransportErrorKind::ALL.len(), table.len());
-        for (kind, row) in TransportErrorKind::ALL.iter().zip(table) {
-            assert_eq!(
-                (kind.word(), kind.http_status(), kind.json_rpc_code(), kind.retry()),
-                (row.word(), row.http_status(), row.json_rpc_code(), row.retry())
-            );
-        }
-        let walked: Vec<(&str, u16, &str)> =
-            table.iter().map(|r| (r.word(), r.http_status(), r.retry().as_str())).collect();
-        // The words of DESIGN's transport table, with their statuses and retry classes.
-        for expected in [
-            ("missing_bearer_token", 401, "reauthorize"),
-            ("invalid_bearer_token", 401, "reauthorize"),
-            ("insufficient_scope", 403, "reauthorize"),
-            ("forbidden_origin", 403, "never"),
-            ("method_not_allowed", 405, "never"),
-            ("payload_too_large", 413, "never"),
-            ("tenant_required", 400, "never"),
-            ("tenant_policy_unavailable", 403, "with_backoff"),
-            ("tenant_mismatch", 403, "never"),
-            ("legacy_sse_retired", 410, "never"),
-            ("service_unavailable", 503, "with_backoff"),
-            ("rate_limited", 429, "after_delay"),
-        ] {
-            assert!(walked.contains(&expected), "{expected:?} not in {walked:?}");
-        }
-        // What a client sees of each: the status and the word, in both body shapes.
-        let samples = [
-            TransportError::missing_bearer_token(),
-            TransportError::invalid_bearer_token(),
-            TransportError::insufficient_scope("a"),
-            TransportError::forbidden_origin("http://x"),
-            TransportError::method_not_allowed("PUT", &["POST"]),
-            TransportError::payload_too_large(1),
-            TransportError::tenant_required("s"),
-            TransportError::tenant_policy_unavailable(),
-            TransportError::tenant_mismatch(),
-            TransportError::legacy_sse_retired("/sse"),
-            TransportError::service_unavailable("busy", 1),
-        ];
-        for e in samples {
-            let row = e.kind().row();
-            assert_eq!(e.http_status(), row.http_status());
-            assert_eq!(e.to_value()["error"], row.word());
-            let rpc = e.to_json_rpc(None);
-            assert_eq!(
-                (rpc["error"]["code"].as_i64(), &rpc["error"]["data"]["error"]),
-                (Some(-32000), &json!(row.word()))
-            );
-        }
-    }
-
-    #[test]
-    fn json_rpc_form() {
-        let e = TransportError::payload_too_large(4);
-        assert_eq!(
-            e.to_json_rpc(Some(&json!(7))),
-            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": e.message(),
-                   "data": {"error": "payload_too_large"}}})
-        );
-        assert_eq!(e.body(ErrorBody::JsonRpc)["id"], Value::Null);
-    }
-}
+mod tests;
