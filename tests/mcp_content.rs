@@ -193,12 +193,7 @@ async fn call_2026(addr: std::net::SocketAddr, name: &str, capabilities: Value, 
         ("mcp-name", name),
     ];
     let reply = http_client::send(addr, "POST", "/mcp", &headers, &body).await;
-    // A JSON reply, or an event stream whose last `data:` line is the reply.
-    let body = match reply.text.lines().rev().find_map(|l| l.strip_prefix("data:")) {
-        Some(data) => serde_json::from_str(data.trim()).unwrap(),
-        None => reply.json(),
-    };
-    (reply.status, body)
+    (reply.status, reply.json_rpc())
 }
 
 #[tokio::test]

@@ -298,11 +298,7 @@ async fn request_2026(addr: std::net::SocketAddr, token: Option<&str>, method: &
         headers.push(("authorization", bearer));
     }
     let reply = http_client::send(addr, "POST", "/mcp", &headers, &body).await;
-    let body = match reply.text.lines().rev().find_map(|l| l.strip_prefix("data:")) {
-        Some(data) => serde_json::from_str(data.trim()).unwrap(),
-        None => reply.json(),
-    };
-    (reply.status, body)
+    (reply.status, reply.json_rpc())
 }
 
 #[tokio::test]

@@ -28,6 +28,15 @@ impl Reply {
         serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("{e}: {}", self.text))
     }
 
+    /// A JSON-RPC reply: the body as JSON, or, for an event stream, its last `data:` line's.
+    #[allow(dead_code)]
+    pub(crate) fn json_rpc(&self) -> Value {
+        match self.text.lines().rev().find_map(|l| l.strip_prefix("data:")) {
+            Some(data) => serde_json::from_str(data.trim()).unwrap_or_else(|e| panic!("{e}: {}", self.text)),
+            None => self.json(),
+        }
+    }
+
     /// A header's value, when it is there and readable.
     #[allow(dead_code)]
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
