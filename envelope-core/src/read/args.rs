@@ -308,9 +308,13 @@ impl<'a> Args<'a> {
         if let Some(obj) = obj {
             // One pass, comparing names (as serde's derive does): no hashing per parameter.
             let mut unknown = false;
+            let mut next = 0;
             for (k, v) in obj {
-                match params.iter().position(|p| p.name == k) {
-                    Some(i) => args.slots.set(i, v),
+                match crate::read::input::param_index(params, k, next) {
+                    Some(i) => {
+                        args.slots.set(i, v);
+                        next = i + 1;
+                    }
                     None => unknown = true,
                 }
             }

@@ -240,6 +240,15 @@ fn not_finite(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>, example: imp
     )
 }
 
+/// A finite number within the value's range and step: what `read_f64` accepts at once; `None`
+/// for anything `read_f64` must look at.
+fn real_in_range(n: &serde_json::Number, reading: &Reading<'_>) -> Option<f64> {
+    let f = n.as_f64().filter(|f| f.is_finite())?;
+    let within = reading.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
+        && reading.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f));
+    within.then_some(f)
+}
+
 /// Reads a finite number within the value's `range`.
 ///
 /// Refusals: a non-number, a numeric string in strict mode, a value outside the range (each
@@ -247,9 +256,7 @@ fn not_finite(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>, example: imp
 pub fn read_f64(v: &Value, reading: &Reading<'_>) -> Result<f64, Problem> {
     // The fast path: a finite JSON number within range, no words built.
     if let Value::Number(n) = v
-        && let Some(f) = n.as_f64().filter(|f| f.is_finite())
-        && reading.rules.range.as_ref().is_none_or(|r| range::contains(r, f))
-        && reading.rules.multiple_of.is_none_or(|m| multiple_of::real_accepts(m, f))
+        && let Some(f) = real_in_range(n, reading)
     {
         return Ok(f);
     }
@@ -402,6 +409,15 @@ impl FromArg for f64 {
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_f64(v, reading)
     }
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        // `read_f64`'s fast path on the number in place, without a `Value`.
+        if let crate::read::input::Scalar::Number(n) = &sent.scalar
+            && let Some(f) = real_in_range(n, reading)
+        {
+            return Ok(f);
+        }
+        sent_as_value(sent, reading, Self::from_arg)
+    }
 }
 
 impl FromArg for f32 {
@@ -437,6 +453,12 @@ impl FromArg for bool {
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_bool(v, reading)
+    }
+    fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        match sent.scalar {
+            crate::read::input::Scalar::Bool(b) => Ok(b),
+            _ => sent_as_value(sent, reading, Self::from_arg),
+        }
     }
 }
 

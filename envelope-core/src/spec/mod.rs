@@ -132,7 +132,8 @@ impl Num {
     /// As a float (for comparing with a float parameter).
     pub fn as_f64(self) -> f64 {
         match self {
-            Num::Int(i) => i as f64,
+            // Through `i64` where it fits: the same double, without the 128-bit conversion.
+            Num::Int(i) => i64::try_from(i).map_or(i as f64, |i| i as f64),
             Num::Float(f) => f,
         }
     }

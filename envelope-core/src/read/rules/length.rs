@@ -24,6 +24,9 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
     let Some(len) = reading.rules.length else { return Ok(()) };
     let n = match x {
         Subject::Text(s) if len.unit == Unit::Bytes => s.len(),
+        // A string of n bytes holds from n/4 (rounded up) to n characters: within the rule on
+        // both counts, it is within it without counting.
+        Subject::Text(s) if s.len() <= len.max && s.len().div_ceil(4) >= len.min => return Ok(()),
         Subject::Text(s) => s.chars().count(),
         Subject::Items { n, .. } => n,
         Subject::Whole { .. } | Subject::Real(_) => return Ok(()),
