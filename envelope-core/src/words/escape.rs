@@ -61,9 +61,11 @@ pub(crate) fn quotes_and_controls(bytes: &[u8]) -> (usize, usize) {
     (quotes, controls)
 }
 
-/// The index of the first byte at or after `from` that needs an escape.
+/// The index of the first byte at or after `from` (at most `bytes.len()`) that needs an
+/// escape: `"`, `\` or a control character below 0x20. Also where the arguments' walk
+/// (`crate::read::input`) finds a JSON string's end.
 #[inline]
-fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     while at + 8 <= bytes.len() {
         let (q, c) = specials(word(bytes, at));
@@ -210,6 +212,12 @@ mod tests {
                 .bytes()
                 .fold((0, 0), |(q, c), b| (q + usize::from(b == b'"' || b == b'\\'), c + usize::from(b < 0x20)));
             assert_eq!(quotes_and_controls(t.as_bytes()), naive, "{t:?}");
+            // Found from every offset, as the arguments' walk starts it inside a text.
+            let b = t.as_bytes();
+            for from in 0..=b.len() {
+                let first = b[from..].iter().position(|&c| is_special(c)).map(|k| from + k);
+                assert_eq!(next_special(b, from), first, "{t:?} from {from}");
+            }
         }
     }
 }
