@@ -7,6 +7,7 @@ pub use crate::outcome::{Guarded, Step};
 pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
 pub use crate::read::input::{Items, Scalar, Sent};
 pub use crate::read::readers::{read_choice_sent, sent_as_value};
+pub use crate::read::typed::{Raw, Typed, TypedArgs, read_typed};
 
 // What generated code names of the public API, so the macros reach every item through this
 // one module (the crate's root may change without them).
@@ -36,7 +37,7 @@ pub fn counted(length: Length, unit: Unit) -> Length {
 pub fn closest<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
     crate::words::render::closest(given, candidates.iter().copied())
 }
-pub use crate::call::tool::{CallFn, Tool};
+pub use crate::call::tool::{CallFn, Tool, TypedFn};
 pub use crate::outcome::Outcome;
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,
@@ -261,6 +262,11 @@ pub const fn hints(code: &[u8; 4]) -> Annotations {
 /// The context of a call, for a tool that takes one (or a timeout).
 pub fn context(input: &Input<'_>) -> crate::Context {
     input.context()
+}
+
+/// A parameter the typed reading read (`Some`), or its default: `Args::take_or`'s shape.
+pub fn typed_or<T>(read: Option<T>, default: impl FnOnce() -> T) -> T {
+    read.unwrap_or_else(default)
 }
 
 /// Boxes an async tool's future.

@@ -27,6 +27,7 @@ mod reading;
 mod reports;
 mod rules;
 mod sync_body;
+mod typed;
 mod wire;
 mod wire_formats;
 

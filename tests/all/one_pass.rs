@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 
 use crate::{block_on, tools};
 
-const VALUES: &[&str] = &[
+pub(crate) const VALUES: &[&str] = &[
     "0",
     "1",
     "5",
@@ -59,7 +59,7 @@ const VALUES: &[&str] = &[
     "null",
 ];
 
-fn value() -> impl Strategy<Value = String> {
+pub(crate) fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         8 => proptest::sample::select(VALUES).prop_map(str::to_owned),
         1 => "[a-z _.@-]{0,60}".prop_map(|s| format!("\"{s}\"")),
@@ -68,7 +68,7 @@ fn value() -> impl Strategy<Value = String> {
     ]
 }
 
-fn ws() -> impl Strategy<Value = &'static str> {
+pub(crate) fn ws() -> impl Strategy<Value = &'static str> {
     proptest::sample::select(&["", " ", "\n  ", "\t"][..])
 }
 

@@ -23,6 +23,11 @@ use crate::outcome::wire::WireFormat;
 /// async tool's future outlives the walked text's slots, which stay on the caller's stack.
 pub type CallFn = for<'a, 'i> fn(&'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
+/// The typed reading `#[tool]` generates for a function of scalar parameters
+/// (`crate::read::typed`): the arguments read straight into their types and the tool started,
+/// or `None` when the general reading ([`CallFn`]) must read them (it words every refusal).
+pub type TypedFn = for<'a, 'i> fn(&'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>;
+
 /// The function `#[tools]` generates for a method: [`CallFn`] with the state first.
 pub type MethodFn<S> = for<'a, 'i> fn(&Arc<S>, &'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
@@ -64,6 +69,8 @@ pub struct Tool {
     /// rules (they compare parsed values) and no confirmation or key (the store keeps the
     /// parsed arguments).
     pub(in crate::call) walkable: bool,
+    /// The typed reading of a tool of scalar parameters, tried before the general one.
+    pub(in crate::call) typed: Option<TypedFn>,
 }
 
 impl fmt::Debug for Tool {
@@ -91,7 +98,36 @@ impl Tool {
             && !spec.idempotency_key
             && spec.params.iter().all(|p| p.requires.is_empty() && p.excludes.is_empty());
         let format = WireFormat::Envelope;
-        Tool { spec, call, schema, described, full_schema: false, format, sync_body: false, inline: false, walkable }
+        Tool {
+            spec,
+            call,
+            schema,
+            described,
+            full_schema: false,
+            format,
+            sync_body: false,
+            inline: false,
+            walkable,
+            typed: None,
+        }
+    }
+
+    /// Gives the tool its typed reading (`#[tool]` calls this for a function of scalar
+    /// parameters, see `crate::read::typed`); tried first wherever the one-pass walk may read.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn __typed(mut self, typed: TypedFn) -> Self {
+        self.typed = Some(typed).filter(|_| self.walkable);
+        self
+    }
+
+    /// This tool without its typed reading: every call read the general way (what a test of the
+    /// two readings compares against).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn __untyped(mut self) -> Self {
+        self.typed = None;
+        self
     }
 
     /// Marks the tool's body as a plain (not `async`) function: `#[tool]` calls this.
@@ -199,6 +235,15 @@ impl Tool {
     pub(crate) fn start<'a>(&'a self, input: Input<'_>) -> Outcome<'a> {
         catch_unwind(AssertUnwindSafe(|| (self.call)(&self.spec, input)))
             .unwrap_or_else(|_| Outcome::Ready(self.panicked()))
+    }
+
+    /// Starts the call through the typed reading, when the tool has one and it reads `raw`
+    /// (see `crate::read::typed`); `None`: the general reading ([`start`](Self::start)) reads
+    /// the arguments. A panic of the body becomes a fault, as in `start`.
+    pub(crate) fn start_typed<'a>(&'a self, raw: crate::read::typed::Raw<'_>, input: Input<'_>) -> Option<Outcome<'a>> {
+        let typed = self.typed?;
+        catch_unwind(AssertUnwindSafe(|| typed(&self.spec, raw, input)))
+            .unwrap_or_else(|_| Some(Outcome::Ready(self.panicked())))
     }
 
     /// Asks a guarded call for its preview or its run; a panic becomes a fault.

@@ -275,6 +275,7 @@ pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<
 /// arguments object in the declared order (the order of `inputSchema.properties`), so the usual
 /// key is found with one comparison, and an object in any other order with at most one more
 /// pass than a plain search.
+#[inline]
 pub(crate) fn param_index(params: &[ParamSpec], key: &str, next: usize) -> Option<usize> {
     match params.get(next) {
         Some(p) if p.name.len() == key.len() && p.name == key => Some(next),

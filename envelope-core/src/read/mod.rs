@@ -21,6 +21,8 @@ pub(crate) mod rules;
 pub(crate) mod sent;
 // The arguments read from their JSON text when the one-pass walk does not take them.
 pub(crate) mod text;
+// The arguments of a tool of scalar parameters read straight into their types (serde's way).
+pub(crate) mod typed;
 
 pub use kinds::{Measured, Sequence, Textual};
 pub use path::ArgPath;

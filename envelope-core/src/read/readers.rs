@@ -470,13 +470,18 @@ impl FromArg for String {
         read_str(v, reading).map(str::to_owned)
     }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
-        // The one copy the value needs, checked in place and moved out.
+        // The one copy the value needs, checked in place and moved out; under `ignore_case`,
+        // the canonical spelling of the choice sent, as `from_arg` gives it.
         let Some(s) = sent.as_str() else { return sent_as_value(sent, reading, Self::from_arg) };
         let v = Value::String(s.to_owned());
-        read_str(&v, reading)?;
-        match v {
-            Value::String(s) => Ok(s),
-            _ => sent_as_value(sent, reading, Self::from_arg),
+        let respelled = match read_str(&v, reading)? {
+            read if v.as_str() == Some(read) => None,
+            read => Some(read.to_owned()),
+        };
+        match (respelled, v) {
+            (Some(canonical), _) => Ok(canonical),
+            (None, Value::String(s)) => Ok(s),
+            (None, _) => sent_as_value(sent, reading, Self::from_arg),
         }
     }
 }

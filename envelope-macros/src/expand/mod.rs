@@ -79,7 +79,14 @@ fn emit(item: &ItemFn, t: &Tool) -> TokenStream {
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;
     let name = &t.name;
-    let (specs, body, preview_codes) = call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!(), None);
+    let (specs, body, preview_codes, typed) =
+        call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!(), None);
+    // A function of scalar parameters also reads them the typed way, first.
+    let typed = typed.map(|typed| {
+        quote! {
+            .__typed(|__envelope_spec, __envelope_raw, __envelope_obj| { #typed })
+        }
+    });
     let sync_body = if item.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
     let spec = spec_expr(t, &specs, preview_codes);
     let doc = format!("The `{name}` tool: `{fn_ident}::tool()` gives its declaration for a `Toolbox`.");
@@ -99,7 +106,7 @@ fn emit(item: &ItemFn, t: &Tool) -> TokenStream {
                 let __envelope_call: #p::CallFn = |__envelope_spec, __envelope_obj| {
                     #body
                 };
-                #p::Tool::__new(#spec, __envelope_call)#sync_body
+                #p::Tool::__new(#spec, __envelope_call)#sync_body #typed
             }
         }
     }
@@ -158,7 +165,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         f.sig = raw.item.sig.clone();
         f.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
         let method = &f.sig.ident;
-        let (specs, body, preview_codes) = call_body(
+        let (specs, body, preview_codes, _) = call_body(
             &checked,
             f.sig.asyncness.is_some(),
             quote!(__envelope_this.#method),

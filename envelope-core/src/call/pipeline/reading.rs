@@ -13,6 +13,7 @@ use crate::read::args;
 use crate::read::input::{self, Input, Sent};
 use crate::read::path::Numbers;
 use crate::read::text;
+use crate::read::typed::Raw;
 
 /// How many parameters' walked values `call_json` keeps inline, on the stack (more take one
 /// allocation).
@@ -78,6 +79,18 @@ impl Tool {
         // Under a policy, the body waits for its verdict: a sync body is left, not run.
         let defer = defer || at.under_policy(&self.spec);
         let input = Input::object_as_sent(obj, numbers).deferring(defer).in_context(at.cx);
+        // The typed reading first, where the walk would read the text (no audit trail or policy
+        // reads the arguments as an object first): it declines whatever the general one must word.
+        if let Some(o) = obj
+            && self.reads_typed(at)
+            && let Some(outcome) = self.start_typed(Raw::Object(o), input)
+        {
+            let rest = match self.started(outcome, obj, at) {
+                Ok(started) => return started,
+                Err(rest) => rest,
+            };
+            return rest.await;
+        }
         // Matched in a statement of its own, so only `rest` (not the `Result`) is held while
         // it is awaited.
         let rest = match self.started(self.start(input), obj, at) {
@@ -97,6 +110,19 @@ impl Tool {
         // An audited call hashes its validated arguments, and a policy reads them: both read
         // them as an object.
         let walk = self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec);
+        if walk && self.typed.is_some() {
+            // The typed reading first (see `crate::read::typed`), in a statement of its own so
+            // only `rest` is held while it is awaited.
+            let input = Input::object(None).deferring(defer).in_context(at.cx);
+            let rest = match self.start_typed(Raw::Text(arguments), input).map(|o| self.started(o, None, at)) {
+                Some(Ok(started)) => return started,
+                Some(Err(rest)) => Some(rest),
+                None => None,
+            };
+            if let Some(rest) = rest {
+                return rest.await;
+            }
+        }
         if walk {
             // Matched in a statement of its own, so only `rest` (not the `Result` with its
             // room for an envelope) is held while it is awaited.
@@ -113,6 +139,12 @@ impl Tool {
         // this future would hold the unboxed one across the `.await` of the same statement.
         let rest = Box::pin(self.read_json(arguments, at, defer));
         rest.await
+    }
+
+    /// Whether a call at `at` may be read the typed way: the tool has a typed reading, and no
+    /// audit trail or policy reads its arguments as an object (the walk's conditions).
+    fn reads_typed(&self, at: At<'_>) -> bool {
+        self.typed.is_some() && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec)
     }
 
     /// The walk of an object of parameters (see `crate::read::input`), the call started without

@@ -17,16 +17,27 @@ pub(crate) fn takes_items(reading: &Reading<'_>, n: usize) -> bool {
     reading.rules.length.is_none_or(|len| n >= len.min && n <= len.max)
 }
 
+/// Whether the string `s` is within the rule's length (or there is no rule): what [`check`]
+/// lets through on a string. A string of n bytes holds from n/4 (rounded up) to n characters:
+/// within the rule on both counts, it is within it without counting.
+pub(crate) fn takes_text(rules: &crate::spec::Rules, s: &str) -> bool {
+    let Some(len) = rules.length else { return true };
+    let n = match len.unit {
+        Unit::Bytes => s.len(),
+        _ if s.len() <= len.max && s.len().div_ceil(4) >= len.min => return true,
+        _ => s.chars().count(),
+    };
+    n >= len.min && n <= len.max
+}
+
 /// Refuses a string whose length (in the rule's unit) or an array whose count of items is
 /// outside the rule. A string's accepted set states its length alone; an array's, its items too.
 #[inline]
 pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<(), Problem> {
     let Some(len) = reading.rules.length else { return Ok(()) };
     let n = match x {
+        Subject::Text(s) if takes_text(reading.rules, s) => return Ok(()),
         Subject::Text(s) if len.unit == Unit::Bytes => s.len(),
-        // A string of n bytes holds from n/4 (rounded up) to n characters: within the rule on
-        // both counts, it is within it without counting.
-        Subject::Text(s) if s.len() <= len.max && s.len().div_ceil(4) >= len.min => return Ok(()),
         Subject::Text(s) => s.chars().count(),
         Subject::Items { n, .. } => n,
         Subject::Whole { .. } | Subject::Real(_) => return Ok(()),

@@ -103,7 +103,7 @@ fn whole_step(m: Num) -> Option<i128> {
 
 /// Whether the whole number `n` is a multiple of `m`: exact for a whole step; a fractional step
 /// (on a type the macro could not name) as for a float.
-fn whole_accepts(m: Num, n: i128) -> bool {
+pub(crate) fn whole_accepts(m: Num, n: i128) -> bool {
     match whole_step(m) {
         Some(s) => n.rem_euclid(s) == 0,
         None => real_accepts(m, n as f64),
