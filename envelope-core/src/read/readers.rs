@@ -474,14 +474,13 @@ impl FromArg for String {
         // the canonical spelling of the choice sent, as `from_arg` gives it.
         let Some(s) = sent.as_str() else { return sent_as_value(sent, reading, Self::from_arg) };
         let v = Value::String(s.to_owned());
-        let respelled = match read_str(&v, reading)? {
-            read if v.as_str() == Some(read) => None,
-            read => Some(read.to_owned()),
-        };
-        match (respelled, v) {
-            (Some(canonical), _) => Ok(canonical),
-            (None, Value::String(s)) => Ok(s),
-            (None, _) => sent_as_value(sent, reading, Self::from_arg),
+        let read = read_str(&v, reading)?;
+        if reading.rules.ignore_case && v.as_str() != Some(read) {
+            return Ok(read.to_owned());
+        }
+        match v {
+            Value::String(s) => Ok(s),
+            _ => sent_as_value(sent, reading, Self::from_arg),
         }
     }
 }
