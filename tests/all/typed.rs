@@ -7,7 +7,7 @@
 
 use envelope_core::{Toolbox, tool};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
 
 use crate::block_on;
@@ -73,6 +73,20 @@ fn texts(
     json!([word, unit, day, step, short, label, backoff])
 }
 
+/// Sends `text` to tool `name` of both toolboxes, and the same arguments parsed (through
+/// `call`), and holds the envelopes equal byte for byte; whether the call was answered `ok`.
+fn answered_alike(typed: &Toolbox, general: &Toolbox, name: &str, text: &str) -> Result<bool, TestCaseError> {
+    let a = block_on(typed.call_json(name, text)).expect("a known tool").to_json();
+    let b = block_on(general.call_json(name, text)).expect("a known tool").to_json();
+    prop_assert_eq!(&a, &b, "{} {}", name, text);
+    if let Ok(parsed) = serde_json::from_str::<Value>(text) {
+        let a = block_on(typed.call(name, Some(&parsed))).expect("a known tool").to_json();
+        let b = block_on(general.call(name, Some(&parsed))).expect("a known tool").to_json();
+        prop_assert_eq!(a, b, "{} {} (as a Value)", name, text);
+    }
+    Ok(a.starts_with("{\"status\":\"ok\""))
+}
+
 fn toolbox(untyped: bool) -> Toolbox {
     let tools = [scalars::tool(), texts::tool()];
     tools.into_iter().fold(Toolbox::new(), |t, tool| t.with(if untyped { tool.__untyped() } else { tool }))
@@ -120,17 +134,8 @@ fn typed_and_general_readings_answer_alike() {
             if tail {
                 text.push(' ');
             }
-            let a = block_on(typed.call_json(name, &text)).expect("a known tool").to_json();
-            let b = block_on(general.call_json(name, &text)).expect("a known tool").to_json();
-            prop_assert_eq!(&a, &b, "{} {}", name, text);
-            if a.starts_with("{\"status\":\"ok\"") {
+            if answered_alike(&typed, &general, name, &text)? {
                 seen_ok.set(seen_ok.get() + 1);
-            }
-            // The same arguments parsed, through `call`.
-            if let Ok(parsed) = serde_json::from_str::<Value>(&text) {
-                let a = block_on(typed.call(name, Some(&parsed))).expect("a known tool").to_json();
-                let b = block_on(general.call(name, Some(&parsed))).expect("a known tool").to_json();
-                prop_assert_eq!(a, b, "{} {} (as a Value)", name, text);
             }
             Ok(())
         })
@@ -190,16 +195,8 @@ fn valid_calls_and_their_neighbours_answer_alike() {
             members.rotate_left(turn);
             let body: Vec<String> = members.iter().map(|(k, v)| format!("{k}:{v}")).collect();
             let text = format!("{{{}}}", body.join(","));
-            let a = block_on(typed.call_json(name, &text)).expect("a known tool").to_json();
-            let b = block_on(general.call_json(name, &text)).expect("a known tool").to_json();
-            prop_assert_eq!(&a, &b, "{} {}", name, text);
-            if a.starts_with("{\"status\":\"ok\"") {
+            if answered_alike(&typed, &general, name, &text)? {
                 seen_ok.set(seen_ok.get() + 1);
-            }
-            if let Ok(parsed) = serde_json::from_str::<Value>(&text) {
-                let a = block_on(typed.call(name, Some(&parsed))).expect("a known tool").to_json();
-                let b = block_on(general.call(name, Some(&parsed))).expect("a known tool").to_json();
-                prop_assert_eq!(a, b, "{} {} (as a Value)", name, text);
             }
             Ok(())
         })
