@@ -37,7 +37,7 @@ pub fn counted(length: Length, unit: Unit) -> Length {
 pub fn closest<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
     crate::words::render::closest(given, candidates.iter().copied())
 }
-pub use crate::call::tool::{CallFn, Tool, TypedFn};
+pub use crate::call::tool::{CallFn, Tool, TypedFn, TypedMethodFn};
 pub use crate::outcome::Outcome;
 pub use crate::spec::{
     Annotations, Bound, Choices, Format, Length, Num, ObjectSpec, ParamSpec, Pattern, Range, Requires, Rules, ToolSpec,

@@ -1,4 +1,5 @@
-//! A tool whose parameters are all scalars reads its arguments straight into their types first
+//! A tool (a function or a `#[tools]` method) whose parameters are all scalars reads its
+//! arguments straight into their types first
 //! (`envelope_core`'s `read::typed`), and leaves anything it does not read exactly to the
 //! general reading, which words the refusal. The two answer alike: a property test sends random
 //! argument texts (and the same arguments as a parsed `Value`) to tools of every scalar shape,
@@ -87,9 +88,32 @@ fn answered_alike(typed: &Toolbox, general: &Toolbox, name: &str, text: &str) ->
     Ok(a.starts_with("{\"status\":\"ok\""))
 }
 
+/// A state whose method is a tool of scalar parameters: `#[tools]` methods read the typed way too.
+struct Scale {
+    factor: u64,
+}
+
+#[envelope_core::tools]
+impl Scale {
+    /// Scales a count.
+    #[tool]
+    fn scaled(
+        &self,
+        /// The count.
+        #[validate(range = 0..=1000)]
+        n: u64,
+        /// A unit.
+        #[validate(choices = ["m", "km"])]
+        unit: Option<String>,
+    ) -> Value {
+        json!([n * self.factor, unit])
+    }
+}
+
 fn toolbox(untyped: bool) -> Toolbox {
-    let tools = [scalars::tool(), texts::tool()];
-    tools.into_iter().fold(Toolbox::new(), |t, tool| t.with(if untyped { tool.__untyped() } else { tool }))
+    let scale = <Scale as envelope_core::call::ToolSet>::tools(std::sync::Arc::new(Scale { factor: 3 }));
+    let tools = [scalars::tool(), texts::tool()].into_iter().chain(scale);
+    tools.fold(Toolbox::new(), |t, tool| t.with(if untyped { tool.__untyped() } else { tool }))
 }
 
 #[test]
@@ -98,6 +122,7 @@ fn typed_and_general_readings_answer_alike() {
     let tools: Vec<(&str, Vec<&str>)> = vec![
         ("scalars", vec!["hours_back", "group_by", "top", "priority", "rate", "tag", "flag", "count"]),
         ("texts", vec!["word", "unit", "day", "step", "x", "label", "backoff"]),
+        ("scaled", vec!["n", "unit"]),
     ];
     let extra = [
         "\"abc\"",
@@ -209,6 +234,13 @@ fn valid_calls_and_their_neighbours_answer_alike() {
 #[test]
 fn the_typed_reading_reads_what_the_general_one_does() {
     let toolbox = toolbox(false);
+    // Functions and methods of scalar parameters have one; a tool with a nested object, a
+    // confirm tool and a key tool do not.
+    let typed: Vec<(&str, bool)> = toolbox.tools().iter().map(|t| (t.name(), t.__reads_typed())).collect();
+    assert_eq!(typed, [("scalars", true), ("texts", true), ("scaled", true)]);
+    let examples = crate::tools::toolbox();
+    let without: Vec<&str> = examples.tools().iter().filter(|t| !t.__reads_typed()).map(|t| t.name()).collect();
+    assert_eq!(without, ["search_analytics", "create_note", "delete_note", "confirm_action"]);
     let ok = |name: &str, args: &str| block_on(toolbox.call_json(name, args)).unwrap().to_json();
     assert_eq!(
         ok(
@@ -217,6 +249,7 @@ fn the_typed_reading_reads_what_the_general_one_does() {
         ),
         r#"{"status":"ok","success":true,"data":[24,"database",10,null,0.25,"aé",null,18446744073709551615]}"#
     );
+    assert_eq!(ok("scaled", r#"{"n": 7, "unit": "km"}"#), r#"{"status":"ok","success":true,"data":[21,"km"]}"#);
     // `ignore_case`: the canonical spelling, which only the general reading gives.
     assert_eq!(
         ok("texts", r#"{"word": "abc", "unit": "DAY", "x": null, "backoff": 2}"#),

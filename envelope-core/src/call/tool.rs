@@ -28,6 +28,33 @@ pub type CallFn = for<'a, 'i> fn(&'a ToolSpec, Input<'i>) -> Outcome<'a>;
 /// or `None` when the general reading ([`CallFn`]) must read them (it words every refusal).
 pub type TypedFn = for<'a, 'i> fn(&'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>;
 
+/// The typed reading `#[tools]` generates for a method of scalar parameters: [`TypedFn`] with the
+/// state first.
+pub type TypedMethodFn<S> =
+    for<'a, 'i> fn(&Arc<S>, &'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>;
+
+/// A method's typed reading bound to its state.
+pub(in crate::call) type BoundTyped =
+    Arc<dyn for<'a, 'i> Fn(&'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>> + Send + Sync>;
+
+/// A tool's typed reading: a function's, or a method's bound to its state.
+#[derive(Clone)]
+pub(in crate::call) enum TypedCall {
+    Fn(TypedFn),
+    Method(BoundTyped),
+}
+
+/// `f` as a method's typed reading (the closure's signature spelt for the compiler).
+fn typed_method<F>(f: F) -> TypedCall
+where
+    F: for<'a, 'i> Fn(&'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>
+        + Send
+        + Sync
+        + 'static,
+{
+    TypedCall::Method(Arc::new(f))
+}
+
 /// The function `#[tools]` generates for a method: [`CallFn`] with the state first.
 pub type MethodFn<S> = for<'a, 'i> fn(&Arc<S>, &'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
@@ -70,7 +97,7 @@ pub struct Tool {
     /// parsed arguments).
     pub(in crate::call) walkable: bool,
     /// The typed reading of a tool of scalar parameters, tried before the general one.
-    pub(in crate::call) typed: Option<TypedFn>,
+    pub(in crate::call) typed: Option<TypedCall>,
 }
 
 impl fmt::Debug for Tool {
@@ -117,8 +144,22 @@ impl Tool {
     #[doc(hidden)]
     #[must_use]
     pub fn __typed(mut self, typed: TypedFn) -> Self {
-        self.typed = Some(typed).filter(|_| self.walkable);
+        self.typed = self.walkable.then_some(TypedCall::Fn(typed));
         self
+    }
+
+    /// Gives a `#[tools]` method its typed reading, bound to its state (see [`__typed`](Self::__typed)).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn __method_typed<S: Send + Sync + 'static>(mut self, state: Arc<S>, typed: TypedMethodFn<S>) -> Self {
+        self.typed = self.walkable.then(|| typed_method(move |spec, raw, input| typed(&state, spec, raw, input)));
+        self
+    }
+
+    /// Whether the tool has a typed reading (see [`__typed`](Self::__typed)).
+    #[doc(hidden)]
+    pub fn __reads_typed(&self) -> bool {
+        self.typed.is_some()
     }
 
     /// This tool without its typed reading: every call read the general way (what a test of the
@@ -241,9 +282,12 @@ impl Tool {
     /// (see `crate::read::typed`); `None`: the general reading ([`start`](Self::start)) reads
     /// the arguments. A panic of the body becomes a fault, as in `start`.
     pub(crate) fn start_typed<'a>(&'a self, raw: crate::read::typed::Raw<'_>, input: Input<'_>) -> Option<Outcome<'a>> {
-        let typed = self.typed?;
-        catch_unwind(AssertUnwindSafe(|| typed(&self.spec, raw, input)))
-            .unwrap_or_else(|_| Some(Outcome::Ready(self.panicked())))
+        let typed = self.typed.as_ref()?;
+        catch_unwind(AssertUnwindSafe(|| match typed {
+            TypedCall::Fn(f) => f(&self.spec, raw, input),
+            TypedCall::Method(f) => f(&self.spec, raw, input),
+        }))
+        .unwrap_or_else(|_| Some(Outcome::Ready(self.panicked())))
     }
 
     /// Asks a guarded call for its preview or its run; a panic becomes a fault.

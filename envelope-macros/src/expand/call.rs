@@ -137,7 +137,7 @@ pub(super) fn call_body(
     } else {
         quote!()
     };
-    let typed = (!guarded && state.is_none()).then(|| typed_body(t, &locals, &cx, &run)).flatten();
+    let typed = (!guarded).then(|| typed_body(t, &locals, &cx, &run)).flatten();
     let body = quote! {
         #cx
         let mut __envelope_args = #p::Args::new(__envelope_spec, __envelope_obj);

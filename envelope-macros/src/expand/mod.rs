@@ -165,7 +165,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         f.sig = raw.item.sig.clone();
         f.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
         let method = &f.sig.ident;
-        let (specs, body, preview_codes, _) = call_body(
+        let (specs, body, preview_codes, typed) = call_body(
             &checked,
             f.sig.asyncness.is_some(),
             quote!(__envelope_this.#method),
@@ -174,6 +174,22 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         );
         let spec = spec_expr(&checked, &specs, preview_codes);
         let sync_body = if f.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
+        // A method of scalar parameters also reads them the typed way, first.
+        let typed = typed.map(|typed| {
+            quote! {
+                .__method_typed(::std::sync::Arc::clone(&__envelope_state), {
+                    fn __envelope_typed<'a>(
+                        __envelope_this: &::std::sync::Arc<#self_ty>,
+                        __envelope_spec: &'a #p::ToolSpec,
+                        __envelope_raw: #p::Raw<'_>,
+                        __envelope_obj: #p::Input<'_>,
+                    ) -> ::core::option::Option<#p::Outcome<'a>> {
+                        #typed
+                    }
+                    __envelope_typed
+                })
+            }
+        });
         tools.push(quote! {
             {
                 fn __envelope_call<'a>(
@@ -183,7 +199,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 ) -> #p::Outcome<'a> {
                     #body
                 }
-                #p::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body
+                #p::method_tool(#spec, ::std::sync::Arc::clone(&__envelope_state), __envelope_call)#sync_body #typed
             }
         });
     }
