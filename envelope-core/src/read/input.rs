@@ -278,8 +278,8 @@ pub(crate) fn walk<'a>(text: &'a str, params: &[ParamSpec], slots: &mut [Option<
 #[inline]
 pub(crate) fn param_index(params: &[ParamSpec], key: &str, next: usize) -> Option<usize> {
     match params.get(next) {
-        Some(p) if p.name.len() == key.len() && p.name == key => Some(next),
-        _ => params.iter().position(|p| p.name.len() == key.len() && p.name == key),
+        Some(p) if p.name == key => Some(next),
+        _ => params.iter().position(|p| p.name == key),
     }
 }
 

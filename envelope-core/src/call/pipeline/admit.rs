@@ -123,33 +123,14 @@ impl Toolbox {
         self.unknown(name)
     }
 
-    /// Whether this toolbox adds nothing around a call of `tool`: no surface (so no surface
-    /// scopes or tenant), no audit trail, provenance or replicas, no policy, no rate limit of
-    /// its own or of the tool, no code prefix or wire format of its own, and a tool without
-    /// scopes, confirmation or idempotency key. Such a call has nothing to admit, record or
-    /// finish: [`dispatch`](Self::dispatch) reads and runs it and answers its envelope as it
-    /// is. Read from what the toolbox holds (a few fields), not decided per call otherwise.
-    pub(super) fn adds_nothing_to(&self, tool: &Tool) -> bool {
-        let g = &self.guard;
-        let spec = tool.spec();
-        self.surface.is_none()
-            && self.policing.policy.is_none()
-            && self.prefix.is_none()
-            && self.format == crate::outcome::wire::WireFormat::Envelope
-            && g.rate_limit.is_none()
-            && g.governance.audit.is_none()
-            && !g.governance.provenance
-            && !g.governance.replicas
-            && tool.scopes().is_empty()
-            && spec.rate_limit.is_none()
-            && !spec.needs_confirmation
-            && !spec.idempotency_key
-            && spec.name != crate::call::guard::confirm::CONFIRM_ACTION
-    }
-
     /// What this toolbox adds around a call of `tool` in `cx` (its audit records, `warning`,
     /// `provenance`), or `None` when it adds nothing.
     pub(super) fn governed(&self, cx: &Context, tool: &Tool) -> Option<Governed> {
+        let g = &self.guard.governance;
+        // The usual toolbox: no audit trail, provenance or replicas, nothing to add.
+        if g.audit.is_none() && !g.provenance && !g.replicas {
+            return None;
+        }
         let spec = tool.spec();
         let uses_store = spec.needs_confirmation
             || spec.idempotency_key

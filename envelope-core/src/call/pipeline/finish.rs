@@ -15,7 +15,16 @@ impl Toolbox {
     /// exit of every reply: each public method that answers an envelope, the HTTP endpoints,
     /// the MCP approval retry and the provider results pass through it.
     pub(crate) fn on_the_wire(&self, envelope: Envelope) -> Envelope {
+        if self.wire_as_is() {
+            return envelope;
+        }
         envelope.with_code_prefix(self.prefix).with_wire_format(self.format)
+    }
+
+    /// Whether [`on_the_wire`](Self::on_the_wire) leaves an envelope as it is: no code prefix,
+    /// the envelope wire format.
+    fn wire_as_is(&self) -> bool {
+        self.prefix.is_none() && self.format == crate::outcome::wire::WireFormat::Envelope
     }
 
     /// A call's envelope as this toolbox answers it: [`on_the_wire`](Self::on_the_wire), then
@@ -53,6 +62,13 @@ impl Toolbox {
         call: Option<Governed>,
         leave_body: bool,
     ) -> Result<Started, Pin<Box<dyn Future<Output = Envelope> + Send + 'static>>> {
+        // Nothing to add: the call's envelope, or its body left, is the answer as it is.
+        if call.is_none() && self.wire_as_is() {
+            return Ok(match started {
+                Started::Body(body) if !leave_body => Started::Done(body.run()),
+                started => started,
+            });
+        }
         let envelope = match started {
             Started::Body(body) if leave_body => {
                 return Ok(Started::Body(Deferred { prefix: self.prefix, format: self.format, call, ..body }));

@@ -218,12 +218,9 @@ impl Toolbox {
                 return Err(unknown.await);
             }
         };
-        // Nothing to admit, record or finish (`adds_nothing_to`): the call is read and run, and
-        // its envelope (or its sync body, left) is the answer as it is.
-        let bare = self.adds_nothing_to(tool);
-        let call = if bare { None } else { self.governed(cx, tool) };
+        let call = self.governed(cx, tool);
         let at = At::of(self, cx).with_call(call.as_ref());
-        if !bare && (self.checks_caller(tool) || tool.rate_limits(at)) {
+        if self.checks_caller(tool) || tool.rate_limits(at) {
             let first = Box::pin(self.refused_first(cx, tool, at));
             if let Some(refused) = first.await {
                 return Ok(Started::Done(refused));
@@ -239,9 +236,6 @@ impl Toolbox {
                 Err(refusal) => Started::Done(refusal.into()),
             },
         };
-        if bare {
-            return Ok(started);
-        }
         let write = match self.finishing(started, call, leave_body) {
             Ok(started) => return Ok(started),
             Err(write) => write,
