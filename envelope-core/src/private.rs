@@ -6,8 +6,10 @@ pub use serde_json::{Map, Value};
 pub use crate::outcome::{Guarded, Step};
 pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
 pub use crate::read::input::{Items, Scalar, Sent};
+pub use crate::read::readers::typed_choice;
 pub use crate::read::readers::{read_choice_sent, sent_as_value};
-pub use crate::read::typed::{Raw, Typed, TypedArgs, read_typed};
+pub use crate::read::typed::{Probe, ProbeGeneral, ProbeNoShape, ProbeShape, ProbeTyped, Raw};
+pub use serde::Deserializer;
 
 // What generated code names of the public API, so the macros reach every item through this
 // one module (the crate's root may change without them).

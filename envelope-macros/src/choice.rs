@@ -151,6 +151,19 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 #p::read_choice_sent(__envelope_v, __envelope_reading, &[#(#names),*])
                     .map(Self::__envelope_variant)
             }
+
+            fn reads_typed() -> bool {
+                true
+            }
+
+            fn read_typed<'de, D: #p::Deserializer<'de>>(
+                __envelope_de: D,
+                _: &#p::Reading<'_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                ::core::result::Result::Ok(
+                    #p::typed_choice(__envelope_de, &[#(#names),*])?.map(Self::__envelope_variant),
+                )
+            }
         }
 
         #[automatically_derived]

@@ -8,7 +8,7 @@ use syn::{Data, DeriveInput, Fields};
 use crate::attr::{RawParam, key_of, metas, take_validate, unknown_key};
 use crate::check::{check_cross, check_param, rename_rule};
 use crate::diag::{Accumulator, Error, Sp};
-use crate::expand::{Reader, reader};
+use crate::expand::{Reader, reader, typed_reader};
 
 /// `#[object(...)]` on the struct.
 #[derive(Default)]
@@ -139,6 +139,30 @@ pub fn derive(input: TokenStream) -> TokenStream {
         quote!(return ::core::result::Result::Err(__envelope_args.into_problem_or(__envelope_reading))),
     );
     let count = raws.len();
+    // The typed reading of its fields, when each field's type has it (`read::typed`).
+    let typed = typed_reader(&params, &locals, Some(&quote!(::core::result::Result::Ok(::core::option::Option::None))))
+        .map(|typed| {
+            let reads = typed.probe(&quote!(reads()));
+            let read =
+                typed.probe(&quote!(read_fields(#ident::__envelope_object(), __envelope_reading, __envelope_de)));
+            let binds = &typed.binds;
+            quote! {
+                fn reads_typed() -> bool {
+                    #reads
+                }
+
+                fn read_typed<'de, D: #p::Deserializer<'de>>(
+                    __envelope_de: D,
+                    __envelope_reading: &#p::Reading<'_>,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    let ::core::option::Option::Some(__envelope_read) = #read? else {
+                        return ::core::result::Result::Ok(::core::option::Option::None);
+                    };
+                    #(#binds)*
+                    ::core::result::Result::Ok(::core::option::Option::Some(#ident { #(#field_idents: #locals),* }))
+                }
+            }
+        });
     quote! {
         #[automatically_derived]
         impl #p::FromArg for #ident {
@@ -180,6 +204,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 __envelope_args.into_problem()?;
                 ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
             }
+
+            #typed
         }
 
         #[automatically_derived]

@@ -234,8 +234,8 @@ fn valid_calls_and_their_neighbours_answer_alike() {
 #[test]
 fn the_typed_reading_reads_what_the_general_one_does() {
     let toolbox = toolbox(false);
-    // Functions and methods of scalar parameters have one; a tool with a nested object, a
-    // confirm tool and a key tool do not.
+    // Functions and methods of scalar parameters have one (so do arrays, objects and choices:
+    // `nested_pass.rs`); a tool with cross-parameter rules, a confirm tool and a key tool do not.
     let typed: Vec<(&str, bool)> = toolbox.tools().iter().map(|t| (t.name(), t.__reads_typed())).collect();
     assert_eq!(typed, [("scalars", true), ("texts", true), ("scaled", true)]);
     let examples = crate::tools::toolbox();

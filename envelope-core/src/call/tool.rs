@@ -139,20 +139,27 @@ impl Tool {
         }
     }
 
-    /// Gives the tool its typed reading (`#[tool]` calls this for a function of scalar
-    /// parameters, see `crate::read::typed`); tried first wherever the one-pass walk may read.
+    /// Gives the tool its typed reading when `reads` (every parameter type has it,
+    /// `TypedArgs::TYPED`; see `crate::read::typed`): tried first wherever the one-pass walk
+    /// may read.
     #[doc(hidden)]
     #[must_use]
-    pub fn __typed(mut self, typed: TypedFn) -> Self {
-        self.typed = self.walkable.then_some(TypedCall::Fn(typed));
+    pub fn __typed(mut self, reads: bool, typed: TypedFn) -> Self {
+        self.typed = (reads && self.walkable).then_some(TypedCall::Fn(typed));
         self
     }
 
     /// Gives a `#[tools]` method its typed reading, bound to its state (see [`__typed`](Self::__typed)).
     #[doc(hidden)]
     #[must_use]
-    pub fn __method_typed<S: Send + Sync + 'static>(mut self, state: Arc<S>, typed: TypedMethodFn<S>) -> Self {
-        self.typed = self.walkable.then(|| typed_method(move |spec, raw, input| typed(&state, spec, raw, input)));
+    pub fn __method_typed<S: Send + Sync + 'static>(
+        mut self,
+        reads: bool,
+        state: Arc<S>,
+        typed: TypedMethodFn<S>,
+    ) -> Self {
+        self.typed =
+            (reads && self.walkable).then(|| typed_method(move |spec, raw, input| typed(&state, spec, raw, input)));
         self
     }
 

@@ -13,7 +13,8 @@ pub(crate) mod kinds;
 // The reading context (`Reading`): where a value is (`ArgPath`), what reading it needs, the
 // secret check.
 pub(crate) mod path;
-// The value readers: one JSON shape in, a typed value or a problem out.
+// The value readers: one JSON shape in, a typed value or a problem out; and each type's typed
+// reading of one value (serde into the type, the rules checked without words).
 pub(crate) mod readers;
 // The rules of `#[validate(...)]`, one module each.
 pub(crate) mod rules;
@@ -21,7 +22,8 @@ pub(crate) mod rules;
 pub(crate) mod sent;
 // The arguments read from their JSON text when the one-pass walk does not take them.
 pub(crate) mod text;
-// The arguments of a tool of scalar parameters read straight into their types (serde's way).
+// A tool's arguments (and an object's fields) read straight into their types, serde's way,
+// when every type has the typed reading; the probe that asks whether it has.
 pub(crate) mod typed;
 
 pub use kinds::{Measured, Sequence, Textual};

@@ -1,7 +1,9 @@
 //! The value readers, beside the rules: JSON in, a typed value out, or a [`Problem`]. Each
 //! reads one JSON shape and hands the value read to `rules::check`, which applies the rules in
 //! their one order; a value of the wrong shape is refused with its accepted set
-//! (`rules::Accepted`), rendered once.
+//! (`rules::Accepted`), rendered once. At the end, each type's typed reading of one value
+//! (`FromArg::read_typed`, for `read::typed`): serde reads it into the type, and its rules are
+//! checked with `rules::check`'s answer but none of its words.
 //!
 //! The lax policy (default) accepts lossless coercions only, and documents them:
 //! - a JSON string holding an integer in plain decimal digits (`"48"`) for an integer parameter;
@@ -12,6 +14,10 @@
 //! (`48.0`) for an integer is taken in both modes: JSON Schema 2020-12 counts it as an integer,
 //! so the `inputSchema` accepts it too and strict mode agrees with the schema on every value.
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::outcome::refusal::{Problem, Rejected};
@@ -95,6 +101,25 @@ pub trait FromArg: Sized {
     /// (the parameter is required).
     fn absent() -> Option<Self> {
         None
+    }
+    /// Whether [`read_typed`](Self::read_typed) reads this type: the typed reading
+    /// (`read::typed`) is tried for a tool only when every parameter's type has it. `false` by
+    /// default; the integer types to 64 bits, `f64`, `bool`, `String`, and `Option<T>`,
+    /// `Vec<T>`, `#[derive(Object)]` and `#[derive(Choice)]` types of those have it.
+    #[doc(hidden)]
+    fn reads_typed() -> bool {
+        false
+    }
+    /// Reads the value straight from `de` into `Self`, as serde's derive reads a field, and
+    /// checks it against `reading`'s rules as it is read: `Ok(None)` when a rule refuses it (or
+    /// the type does not read it the typed way), `Err` where serde does not read it as `Self`.
+    /// It accepts only values `from_arg` accepts, and gives the value `from_arg` gives; where
+    /// it declines, the general reading reads the arguments again and words the refusal. The
+    /// default declines at once.
+    #[doc(hidden)]
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        let _ = (de, reading);
+        Ok(None)
     }
 }
 
@@ -371,8 +396,20 @@ pub fn read_bool(v: &Value, reading: &Reading<'_>) -> Result<bool, Problem> {
 }
 
 macro_rules! int_from_arg {
-    ($($t:ty),*) => {$(
+    ($typed:literal: $($t:ty),*) => {$(
         impl FromArg for $t {
+            fn reads_typed() -> bool {
+                $typed
+            }
+            fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+                // `read_int`'s checks on an integer within the type's bounds (serde_json reads
+                // an `i128` past 64 bits its own way: left to the general reading).
+                if !$typed {
+                    return Ok(None);
+                }
+                let n = <$t as serde::Deserialize>::deserialize(de)?;
+                Ok(typed_whole(reading, n as i128, <$t>::MIN as i128, <$t>::MAX as i128).then_some(n))
+            }
             fn ty() -> Ty {
                 Ty::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
             }
@@ -390,7 +427,8 @@ macro_rules! int_from_arg {
         }
     )*};
 }
-int_from_arg!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, usize);
+int_from_arg!(true: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+int_from_arg!(false: i128);
 
 impl FromArg for u128 {
     fn ty() -> Ty {
@@ -405,6 +443,14 @@ impl FromArg for u128 {
 impl FromArg for f64 {
     fn ty() -> Ty {
         Ty::Number
+    }
+    fn reads_typed() -> bool {
+        true
+    }
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        // `read_f64`'s checks on a finite number (serde_json reads no other).
+        let f = <f64 as serde::Deserialize>::deserialize(de)?;
+        Ok((f.is_finite() && rules::accepts(reading, Subject::Real(f))).then_some(f))
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_f64(v, reading)
@@ -451,6 +497,12 @@ impl FromArg for bool {
     fn ty() -> Ty {
         Ty::Boolean
     }
+    fn reads_typed() -> bool {
+        true
+    }
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, _reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        <bool as serde::Deserialize>::deserialize(de).map(Some)
+    }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_bool(v, reading)
     }
@@ -465,6 +517,12 @@ impl FromArg for bool {
 impl FromArg for String {
     fn ty() -> Ty {
         Ty::String
+    }
+    fn reads_typed() -> bool {
+        true
+    }
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        typed_text(de, reading)
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_str(v, reading).map(str::to_owned)
@@ -502,6 +560,12 @@ impl<T: FromArg> FromArg for Option<T> {
     fn ty() -> Ty {
         T::ty()
     }
+    fn reads_typed() -> bool {
+        T::reads_typed()
+    }
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        typed_option(de, reading)
+    }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         if v.is_null() { Ok(None) } else { T::from_arg(v, reading).map(Some) }
     }
@@ -519,6 +583,12 @@ impl<T: FromArg> FromArg for Option<T> {
 impl<T: FromArg> FromArg for Vec<T> {
     fn ty() -> Ty {
         Ty::Array(Box::new(T::ty()))
+    }
+    fn reads_typed() -> bool {
+        T::reads_typed()
+    }
+    fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+        typed_items(de, reading)
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         let Value::Array(items) = v else {
@@ -682,4 +752,130 @@ pub(crate) fn container_in_string(s: &str) -> Option<Value> {
         return None;
     }
     serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The typed reading of one value (`FromArg::read_typed`, asked by `read::typed`): serde reads
+// the value into its type, and the rules are checked as `rules::check` would, without words.
+
+/// Whether an integer `n` of a type whose bounds are `lo..=hi` is one `read_int` accepts.
+pub(crate) fn typed_whole(reading: &Reading<'_>, n: i128, lo: i128, hi: i128) -> bool {
+    rules::accepts(reading, Subject::Whole { n, lo, hi })
+}
+
+/// A string read from `de` and checked where serde lends it (`read_str`'s checks), copied only
+/// when its rules take it.
+pub(crate) fn typed_text<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<String>, D::Error> {
+    de.deserialize_string(Checked(reading))
+}
+
+/// A string checked where serde lends it, and copied only when its rules take it (`read_str`'s
+/// checks); a choice under `ignore_case` is left to the general reading, which gives the
+/// canonical spelling.
+struct Checked<'r, 'a>(&'r Reading<'a>);
+
+impl Visitor<'_> for Checked<'_, '_> {
+    type Value = Option<String>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
+        let rules = self.0.rules;
+        let canonical = rules.ignore_case && matches!(rules.choices, Some(Choices::Str(_)));
+        Ok((!canonical && rules::accepts(self.0, Subject::Text(s))).then(|| s.to_owned()))
+    }
+}
+
+/// `null` as `None`, anything else read as `T` (an `Option` parameter or field).
+pub(crate) fn typed_option<'de, T: FromArg, D: Deserializer<'de>>(
+    de: D,
+    reading: &Reading<'_>,
+) -> Result<Option<Option<T>>, D::Error> {
+    de.deserialize_option(Optional::<T>(reading, PhantomData))
+}
+
+/// The visitor of [`typed_option`].
+struct Optional<'r, 'a, T>(&'r Reading<'a>, PhantomData<T>);
+
+impl<'de, T: FromArg> Visitor<'de> for Optional<'_, '_, T> {
+    type Value = Option<Option<T>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Some(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Some(None))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        Ok(T::read_typed(de, self.0)?.map(Some))
+    }
+}
+
+/// An array read item by item into `T` with the item rules, then its count checked
+/// (`Vec::from_arg`'s checks); it declines at the first item refused, or once it holds more
+/// items than the `length` rule's most, so it never reads past the items the rule allows.
+pub(crate) fn typed_items<'de, T: FromArg, D: Deserializer<'de>>(
+    de: D,
+    reading: &Reading<'_>,
+) -> Result<Option<Vec<T>>, D::Error> {
+    de.deserialize_seq(Items::<T>(reading, PhantomData))
+}
+
+/// The visitor of [`typed_items`].
+struct Items<'r, 'a, T>(&'r Reading<'a>, PhantomData<T>);
+
+impl<'de, T: FromArg> Visitor<'de> for Items<'_, '_, T> {
+    type Value = Option<Vec<T>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let most = self.0.rules.length.map_or(usize::MAX, |len| len.max);
+        // The item rules' reading; its path is never shown (the typed reading words nothing).
+        let path = Path::Index(&self.0.path, 0);
+        let item = self.0.item(&path);
+        let mut out = Vec::new();
+        while let Some(x) = seq.next_element_seed(Seed::<T>(&item, PhantomData))? {
+            match x {
+                Some(x) if out.len() < most => out.push(x),
+                _ => return Ok(None),
+            }
+        }
+        Ok(rules::accepts(self.0, Subject::Items { n: out.len(), item: T::ty }).then_some(out))
+    }
+}
+
+/// The index of the name among `names` a string is, for a `#[derive(Choice)]` type
+/// (`read_choice`'s exact match); `None` for any other string.
+#[doc(hidden)]
+pub fn typed_choice<'de, D: Deserializer<'de>>(
+    de: D,
+    names: &'static [&'static str],
+) -> Result<Option<usize>, D::Error> {
+    de.deserialize_str(Named(names))
+}
+
+/// The visitor of [`typed_choice`].
+struct Named(&'static [&'static str]);
+
+impl Visitor<'_> for Named {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("one of the names")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|n| *n == s))
+    }
+}
+
+/// The value of one parameter, field or item, read by [`FromArg::read_typed`] with its reading.
+pub(crate) struct Seed<'r, 'a, T>(pub(crate) &'r Reading<'a>, pub(crate) PhantomData<T>);
+
+impl<'de, T: FromArg> DeserializeSeed<'de> for Seed<'_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Option<T>, D::Error> {
+        T::read_typed(de, self.0)
+    }
 }

@@ -1,8 +1,11 @@
-//! The typed reading: a tool whose parameters are all scalars (integers to 64 bits, `f64`,
-//! `String`, `bool`, and `Option` of those) has its arguments read straight into their Rust
-//! types, as serde's derive reads a struct: one pass over the text (or the parsed object), each
-//! key matched to its parameter, each value deserialized by serde into the parameter's type and
-//! checked against its rules in place. Nothing is built between the text and the types.
+//! The typed reading: a tool whose parameters all have it ([`FromArg::reads_typed`]: integers to
+//! 64 bits, `f64`, `String`, `bool`, `#[derive(Choice)]` enums, and `Option`, `Vec` and
+//! `#[derive(Object)]` structs of those) has its arguments read straight into their Rust types,
+//! as serde's derive reads a struct: one pass over the text (or the parsed object), each key
+//! matched to its parameter (or field), each value deserialized by serde into its type and
+//! checked against its rules in place, an array item by item (each type's reading of one value
+//! is its `FromArg::read_typed`, in `read::readers`). Nothing is built between the text and the
+//! types: no `serde_json::Value`, no slot per value.
 //!
 //! It only ever accepts: on anything it does not read exactly as the general reading would (a key
 //! that is not a parameter or is sent twice, `null` for a required parameter, a value serde does
@@ -16,17 +19,19 @@
 //! literal within the type's bounds; any JSON number for `f64` (serde_json's parse, the one the
 //! general reading uses); a JSON string, escapes decoded as serde_json decodes them; `true` or
 //! `false`; `null` or nothing for an `Option` (and for a parameter with a default, which the
-//! generated code then gives).
+//! generated code then gives); a choice's exact name; an array of items it takes, counted
+//! within the `length` rule; an object of fields it takes.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::read::input::param_index;
 use crate::read::path::{ArgPath, Reading};
-use crate::read::rules::{self, Subject};
-use crate::spec::{Choices, ParamSpec, ToolSpec};
+use crate::read::readers::{FromArg, Seed};
+use crate::spec::{ObjectSpec, ParamSpec, ToolSpec, Ty};
 
 /// The arguments as the typed reading receives them: their JSON text, or the parsed object.
 #[doc(hidden)]
@@ -38,109 +43,23 @@ pub enum Raw<'a> {
     Object(&'a Map<String, Value>),
 }
 
-/// A parameter type the typed reading reads: deserialized by serde and checked against the
-/// parameter's rules as it is read, as the general reading's readers check it.
+/// The parameters' (or fields') types as a tuple, and the tuple of `Option`s the typed reading
+/// fills (`None`: not sent; an `Option` parameter sent as `null` is `Some(None)`). Implemented
+/// for every tuple of 1 to 12 types, readable or not, so generated code can name `Read` before
+/// it is known whether the types have the typed reading (see [`Probe`]).
 #[doc(hidden)]
-pub trait Typed: Sized {
-    /// Reads the value from `de` and checks it: `Ok(None)` when it is read but its rules refuse
-    /// it (a string refused is never copied), `Err` when serde does not read it as `Self`.
-    fn read<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error>;
-}
-
-macro_rules! typed_int {
-    ($($t:ty),*) => {$(
-        impl Typed for $t {
-            fn read<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-                // `read_int`'s checks on an integer within the type's bounds.
-                let n = <$t as serde::Deserialize>::deserialize(de)?;
-                let whole = Subject::Whole { n: n as i128, lo: <$t>::MIN as i128, hi: <$t>::MAX as i128 };
-                Ok(rules::accepts(reading, whole).then_some(n))
-            }
-        }
-    )*};
-}
-typed_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
-
-impl Typed for f64 {
-    fn read<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        // `read_f64`'s checks on a finite number (serde_json reads no other).
-        let f = <f64 as serde::Deserialize>::deserialize(de)?;
-        Ok((f.is_finite() && rules::accepts(reading, Subject::Real(f))).then_some(f))
-    }
-}
-
-impl Typed for bool {
-    fn read<'de, D: Deserializer<'de>>(de: D, _reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        <bool as serde::Deserialize>::deserialize(de).map(Some)
-    }
-}
-
-impl Typed for String {
-    fn read<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        de.deserialize_string(Checked(reading))
-    }
-}
-
-/// A string checked where serde lends it, and copied only when its rules take it (`read_str`'s
-/// checks); a choice under `ignore_case` is left to the general reading, which gives the
-/// canonical spelling.
-struct Checked<'r, 'a>(&'r Reading<'a>);
-
-impl Visitor<'_> for Checked<'_, '_> {
-    type Value = Option<String>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
-        let rules = self.0.rules;
-        let canonical = rules.ignore_case && matches!(rules.choices, Some(Choices::Str(_)));
-        Ok((!canonical && rules::accepts(self.0, Subject::Text(s))).then(|| s.to_owned()))
-    }
-}
-
-impl<T: Typed> Typed for Option<T> {
-    fn read<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        de.deserialize_option(Optional::<T>(reading, std::marker::PhantomData))
-    }
-}
-
-/// `null` as `None`, anything else as `T` (an `Option` parameter).
-struct Optional<'r, 'a, T>(&'r Reading<'a>, std::marker::PhantomData<T>);
-
-impl<'de, T: Typed> Visitor<'de> for Optional<'_, '_, T> {
-    type Value = Option<Option<T>>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a value or null")
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Some(None))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Some(None))
-    }
-    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
-        Ok(T::read(de, self.0)?.map(Some))
-    }
-}
-
-/// The value of one parameter, read by [`Typed::read`] with its reading.
-struct Seed<'r, 'a, T>(&'r Reading<'a>, std::marker::PhantomData<T>);
-
-impl<'de, T: Typed> DeserializeSeed<'de> for Seed<'_, '_, T> {
-    type Value = Option<T>;
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Option<T>, D::Error> {
-        T::read(de, self.0)
-    }
-}
-
-/// The parameters' types as a tuple, read into a tuple of `Option`s (`None`: not sent; an
-/// `Option` parameter sent as `null` is `Some(None)`), or `None` when the arguments hold anything
-/// the general reading must read (a name that is not a parameter or is sent twice, a value its
-/// rules refuse). Implemented for tuples of up to 12 [`Typed`] types.
-#[doc(hidden)]
-pub trait TypedArgs {
-    /// One `Option` per parameter.
+pub trait Slots {
+    /// One `Option` per type.
     type Read;
+}
+
+/// The parameters' types as a tuple, read into their [`Slots::Read`], or `None` when the
+/// arguments hold anything the general reading must read (a name that is not a parameter or is
+/// sent twice, a value its rules refuse). Implemented for tuples of 1 to 12 [`FromArg`] types.
+#[doc(hidden)]
+pub trait TypedArgs: Slots {
+    /// Whether every type has the typed reading ([`FromArg::reads_typed`]).
+    fn reads_typed() -> bool;
     /// Reads the arguments from `de`, each key matched to `params` (in declared order first):
     /// `Ok(None)` or `Err` when it declines (a value its rules refuse is never copied), `Err`
     /// where serde refuses the text.
@@ -150,6 +69,103 @@ pub trait TypedArgs {
         de: D,
     ) -> Result<Option<Self::Read>, D::Error>;
 }
+
+/// What generated code asks of a tuple of parameter (or field) types `T`, by method call on
+/// `&&Probe::<T>::NEW` with [`ProbeTyped`] and [`ProbeGeneral`] in scope: when every type is a
+/// [`FromArg`] the call resolves to [`ProbeTyped`] (the typed reading), else to
+/// [`ProbeGeneral`] (none). So a type that is no parameter type is reported once, where the
+/// general reading asks for it, not again here.
+#[doc(hidden)]
+pub struct Probe<T>(PhantomData<T>);
+
+impl<T> Probe<T> {
+    /// The probe.
+    pub const NEW: Self = Probe(PhantomData);
+}
+
+/// The typed reading of `T` (see [`Probe`]).
+#[doc(hidden)]
+pub trait ProbeTyped<T: Slots> {
+    /// Whether every type has the typed reading.
+    fn reads(&self) -> bool;
+    /// A tool's arguments read by [`read_typed`].
+    fn read_args(&self, spec: &ToolSpec, raw: Raw<'_>) -> Option<T::Read>;
+    /// An object's fields read from `de` (see [`TypedArgs::read`]).
+    fn read_fields<'de, D: Deserializer<'de>>(
+        &self,
+        spec: &ObjectSpec,
+        reading: &Reading<'_>,
+        de: D,
+    ) -> Result<Option<T::Read>, D::Error>;
+}
+
+impl<T: TypedArgs> ProbeTyped<T> for &Probe<T> {
+    fn reads(&self) -> bool {
+        T::reads_typed()
+    }
+    fn read_args(&self, spec: &ToolSpec, raw: Raw<'_>) -> Option<T::Read> {
+        read_typed::<T>(spec, raw)
+    }
+    fn read_fields<'de, D: Deserializer<'de>>(
+        &self,
+        spec: &ObjectSpec,
+        reading: &Reading<'_>,
+        de: D,
+    ) -> Result<Option<T::Read>, D::Error> {
+        T::read(&spec.params, reading.strict, de)
+    }
+}
+
+/// No typed reading, for a `T` that is not all [`FromArg`] types (see [`Probe`]).
+#[doc(hidden)]
+pub trait ProbeGeneral<T: Slots> {
+    /// `false`.
+    fn reads(&self) -> bool {
+        false
+    }
+    /// `None`.
+    fn read_args(&self, _spec: &ToolSpec, _raw: Raw<'_>) -> Option<T::Read> {
+        None
+    }
+    /// `Ok(None)`.
+    fn read_fields<'de, D: Deserializer<'de>>(
+        &self,
+        _spec: &ObjectSpec,
+        _reading: &Reading<'_>,
+        _de: D,
+    ) -> Result<Option<T::Read>, D::Error> {
+        Ok(None)
+    }
+}
+
+impl<T: Slots> ProbeGeneral<T> for Probe<T> {}
+
+/// The JSON shape of a parameter (or field) type `T`, asked by method call on
+/// `&&Probe::<T>::NEW` with [`ProbeShape`] and [`ProbeNoShape`] in scope: `T::ty()` for a
+/// [`FromArg`] type. A type that is not one gets `Ty::Any` here and its one diagnostic where
+/// the reading asks for it.
+#[doc(hidden)]
+pub trait ProbeShape {
+    /// `T::ty()`.
+    fn ty(&self) -> Ty;
+}
+
+impl<T: FromArg> ProbeShape for &Probe<T> {
+    fn ty(&self) -> Ty {
+        T::ty()
+    }
+}
+
+/// The shape of a type that is no parameter type (see [`ProbeShape`]).
+#[doc(hidden)]
+pub trait ProbeNoShape {
+    /// `Ty::Any`.
+    fn ty(&self) -> Ty {
+        Ty::Any
+    }
+}
+
+impl<T> ProbeNoShape for Probe<T> {}
 
 /// Reads `raw` into `T`'s types for the tool `spec`; `None` where the general reading must read
 /// it (see the module's documentation).
@@ -189,23 +205,29 @@ impl Visitor<'_> for KeyIndex<'_> {
     }
 }
 
-/// The map visitor of a tuple of parameter types.
+/// The map visitor of a tuple of parameter (or field) types.
 struct ArgsVisitor<'p, T> {
     params: &'p [ParamSpec],
     strict: bool,
-    read: std::marker::PhantomData<T>,
+    read: PhantomData<T>,
 }
 
 macro_rules! typed_args {
     ($($n:tt $t:ident),+) => {
-        impl<$($t: Typed),+> TypedArgs for ($($t,)+) {
+        impl<$($t),+> Slots for ($($t,)+) {
             type Read = ($(Option<$t>,)+);
+        }
+
+        impl<$($t: FromArg),+> TypedArgs for ($($t,)+) {
+            fn reads_typed() -> bool {
+                $($t::reads_typed())&&+
+            }
             fn read<'de, D: Deserializer<'de>>(params: &[ParamSpec], strict: bool, de: D) -> Result<Option<Self::Read>, D::Error> {
-                de.deserialize_map(ArgsVisitor::<($($t,)+)> { params, strict, read: std::marker::PhantomData })
+                de.deserialize_map(ArgsVisitor::<($($t,)+)> { params, strict, read: PhantomData })
             }
         }
 
-        impl<'de, $($t: Typed),+> Visitor<'de> for ArgsVisitor<'_, ($($t,)+)> {
+        impl<'de, $($t: FromArg),+> Visitor<'de> for ArgsVisitor<'_, ($($t,)+)> {
             type Value = Option<($(Option<$t>,)+)>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of arguments")
@@ -221,7 +243,7 @@ macro_rules! typed_args {
                         $(Some($n) if read.$n.is_none() => {
                             let p = &self.params[$n];
                             let reading = Reading { rules: &p.rules, strict: self.strict, path: ArgPath::Param(p.name), numbers: &[] };
-                            read.$n = map.next_value_seed(Seed::<$t>(&reading, std::marker::PhantomData))?;
+                            read.$n = map.next_value_seed(Seed::<$t>(&reading, PhantomData))?;
                             if read.$n.is_none() {
                                 return Ok(None);
                             }
@@ -251,7 +273,8 @@ typed_args!(0 T0, 1 T1, 2 T2, 3 T3, 4 T4, 5 T5, 6 T6, 7 T7, 8 T8, 9 T9, 10 T10, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Bound, Format, Length, Num, Pattern, Range, Rules, Unit};
+    use crate::read::rules::{self, Subject};
+    use crate::spec::{Bound, Choices, Format, Length, Num, Pattern, Range, Rules, Unit};
 
     /// `rules::accepts`, which the typed reading asks, answers exactly what `rules::check` lets
     /// through, for every rule over values on, inside and outside its edges.

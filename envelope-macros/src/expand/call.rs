@@ -4,9 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::reader::{Reader, reader};
+use super::reader::{Reader, reader, typed_reader};
 use crate::model::{Ret, Tool};
-use crate::ty::Kind;
 
 /// How the preview function of a `#[tool(confirm = f)]` is called: `f(&a, &b)` for a function,
 /// `this.f(&a, &b)` for a method (`receiver`: the `Arc` of the state).
@@ -28,7 +27,7 @@ pub(super) fn call_body(
     callee: TokenStream,
     prelude: TokenStream,
     state: Option<&syn::Type>,
-) -> (Vec<TokenStream>, TokenStream, Option<TokenStream>, Option<TokenStream>) {
+) -> (Vec<TokenStream>, TokenStream, Option<TokenStream>, Option<TypedBody>) {
     let p = &crate::private::path();
     let refuse = quote!(return __envelope_args.refuse());
     let Reader { mut specs, mut takes, locals, refuse_with } = reader(&t.params, refuse.clone());
@@ -151,63 +150,27 @@ pub(super) fn call_body(
     (specs, body, preview_codes, typed)
 }
 
-/// Whether `ty` (as written, `Option` included) is one the typed reading reads
-/// (`envelope_core`'s `read::typed`): an integer to 64 bits, `f64`, `String` or `bool`, or an
-/// `Option` of one.
-fn typed_scalar(ty: &syn::Type) -> bool {
-    let inner = crate::ty::option_inner(ty).unwrap_or(ty);
-    let syn::Type::Path(tp) = inner else { return false };
-    if tp.qself.is_some() || tp.path.segments.last().is_none_or(|s| !s.arguments.is_empty()) {
-        return false;
-    }
-    match crate::ty::kind_of(inner) {
-        Kind::Int { name, .. } => name != "i128" && name != "u128",
-        Kind::Float => tp.path.segments.last().is_some_and(|s| s.ident == "f64"),
-        Kind::Bool | Kind::Str => true,
-        Kind::Array | Kind::Other => false,
-    }
+/// A tool's typed reading: whether its parameter types have it (a `bool` expression), and the
+/// body of its `TypedFn`.
+pub(super) struct TypedBody {
+    pub reads: TokenStream,
+    pub body: TokenStream,
 }
 
-/// The typed reading of a tool whose parameters (one to twelve) are all [`typed_scalar`]s, with
-/// no cross-field rule and no default on an `Option`: a `TypedFn` that reads the arguments into
-/// the parameters' types with `read_typed` (declining with `None` wherever the general reading
-/// must read them) and runs `run` as the call function does. `None` for any other tool.
-fn typed_body(t: &Tool, locals: &[proc_macro2::Ident], cx: &TokenStream, run: &TokenStream) -> Option<TokenStream> {
-    let p = &crate::private::path();
-    let eligible = (1..=12).contains(&t.params.len())
-        && t.params.iter().all(|p| {
-            typed_scalar(&p.ty)
-                && p.requires.is_empty()
-                && p.excludes.is_empty()
-                && !(crate::ty::option_inner(&p.ty).is_some() && p.default.is_some())
-        });
-    if !eligible {
-        return None;
-    }
-    let tys = t.params.iter().map(|p| &p.ty);
-    let binds = t.params.iter().zip(locals).enumerate().map(|(i, (param, local))| {
-        let i = syn::Index::from(i);
-        match (&param.default, crate::ty::option_inner(&param.ty)) {
-            (_, Some(_)) => quote!(let #local = __envelope_read.#i.flatten();),
-            (Some(d), None) => {
-                let e = &d.expr;
-                let value = if param.kind == Kind::Str {
-                    quote_spanned!(d.span=> ::std::string::String::from(#e))
-                } else {
-                    quote_spanned!(d.span=> #e)
-                };
-                // The default in the shape the general reader gives it (`take_or`'s closure),
-                // so a default of the wrong type is one diagnostic, not two.
-                let ty = &param.ty;
-                quote!(let #local = #p::typed_or::<#ty>(__envelope_read.#i, || #value);)
-            }
-            (None, None) => quote!(let #local = __envelope_read.#i?;),
-        }
-    });
-    Some(quote! {
-        let __envelope_read = #p::read_typed::<(#(#tys,)*)>(__envelope_spec, __envelope_raw)?;
+/// The typed reading of a tool (see [`typed_reader`]): whether its types have it, and the body
+/// of a `TypedFn` that reads the arguments into the parameters' types with `read_typed`
+/// (declining with `None` wherever the general reading must read them) and runs `run` as the
+/// call function does. `None` for a tool that cannot have it.
+fn typed_body(t: &Tool, locals: &[proc_macro2::Ident], cx: &TokenStream, run: &TokenStream) -> Option<TypedBody> {
+    let typed = typed_reader(&t.params, locals, None)?;
+    let (reads, read) =
+        (typed.probe(&quote!(reads())), typed.probe(&quote!(read_args(__envelope_spec, __envelope_raw))));
+    let binds = &typed.binds;
+    let body = quote! {
+        let __envelope_read = #read?;
         #(#binds)*
         #cx
         ::core::option::Option::Some({ #run })
-    })
+    };
+    Some(TypedBody { reads, body })
 }

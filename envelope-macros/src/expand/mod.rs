@@ -22,7 +22,7 @@ use crate::attr;
 use crate::check;
 use crate::model::Tool;
 use call::call_body;
-pub use reader::{Reader, reader};
+pub use reader::{Reader, reader, typed_reader};
 use spec::spec_expr;
 
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -81,10 +81,10 @@ fn emit(item: &ItemFn, t: &Tool) -> TokenStream {
     let name = &t.name;
     let (specs, body, preview_codes, typed) =
         call_body(t, item.sig.asyncness.is_some(), quote!(#fn_ident), quote!(), None);
-    // A function of scalar parameters also reads them the typed way, first.
-    let typed = typed.map(|typed| {
+    // A function whose parameter types all have the typed reading also reads them that way, first.
+    let typed = typed.map(|call::TypedBody { reads, body: typed }| {
         quote! {
-            .__typed(|__envelope_spec, __envelope_raw, __envelope_obj| { #typed })
+            .__typed(#reads, |__envelope_spec, __envelope_raw, __envelope_obj| { #typed })
         }
     });
     let sync_body = if item.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
@@ -174,10 +174,10 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         );
         let spec = spec_expr(&checked, &specs, preview_codes);
         let sync_body = if f.sig.asyncness.is_some() { quote!() } else { quote!(.__sync_body()) };
-        // A method of scalar parameters also reads them the typed way, first.
-        let typed = typed.map(|typed| {
+        // A method whose parameter types all have the typed reading also reads them that way, first.
+        let typed = typed.map(|call::TypedBody { reads, body: typed }| {
             quote! {
-                .__method_typed(::std::sync::Arc::clone(&__envelope_state), {
+                .__method_typed(#reads, ::std::sync::Arc::clone(&__envelope_state), {
                     fn __envelope_typed<'a>(
                         __envelope_this: &::std::sync::Arc<#self_ty>,
                         __envelope_spec: &'a #p::ToolSpec,

@@ -1,5 +1,6 @@
 //! Each parameter's `ParamSpec`, and the code that reads a parameter list into locals.
 
+use proc_macro2::Ident;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
@@ -39,10 +40,15 @@ fn param_spec(param: &Param) -> TokenStream {
         let excludes = &param.excludes;
         calls.push(quote!(with_excludes(::std::vec![#(#excludes),*])));
     }
+    // The shape through the probe: a type that is no parameter type is reported once, where
+    // the reading asks for it, not again here.
+    let shape = quote! {{
+        #[allow(unused_imports)]
+        use #p::{ProbeNoShape as _, ProbeShape as _};
+        (&&#p::Probe::<#ty>::NEW).ty()
+    }};
     quote! {
-        #p::ParamSpec::new(
-            #name, #desc, <#ty as #p::FromArg>::ty(), #required
-        ) #(.#calls)*
+        #p::ParamSpec::new(#name, #desc, #shape, #required) #(.#calls)*
     }
 }
 
@@ -93,4 +99,99 @@ pub fn reader(params: &[Param], refuse: TokenStream) -> Reader {
         }
     };
     Reader { specs, takes: quote!(#(#takes)* #cross), locals, refuse_with }
+}
+
+/// Whether `ty` (as written, `Option` included) may have the typed reading
+/// (`envelope_core`'s `read::typed`): any type but those known to lack it (`i128`, `u128`,
+/// `f32`, `serde_json::Value`). Whether it has it is the type's `FromArg::TYPED`, which the
+/// generated code asks.
+fn typed_candidate(ty: &syn::Type) -> bool {
+    let inner = crate::ty::option_inner(ty).unwrap_or(ty);
+    let syn::Type::Path(tp) = inner else { return false };
+    if tp.qself.is_some() {
+        return false;
+    }
+    match crate::ty::kind_of(inner) {
+        Kind::Int { name, .. } => name != "i128" && name != "u128",
+        Kind::Float => tp.path.segments.last().is_some_and(|s| s.ident == "f64"),
+        Kind::Bool | Kind::Str | Kind::Array => true,
+        Kind::Other => tp.path.segments.last().is_some_and(|s| s.ident != "Value"),
+    }
+}
+
+/// The typed reading of a parameter list (`envelope_core`'s `read::typed`), asked of the tuple
+/// of its types through `Probe` (so a type that is no parameter type is reported once, by the
+/// general reading).
+pub struct TypedReader {
+    /// The tuple of the parameters' types.
+    tuple: TokenStream,
+    /// Binds each local from `__envelope_read` (the tuple of `Option`s read): an `Option`
+    /// parameter as read, one with a default or its default, a required one or `return
+    /// missing` (`None`: `?`, in a function returning `Option`).
+    pub binds: Vec<TokenStream>,
+}
+
+impl TypedReader {
+    /// `call` (`reads()`: whether every type has the typed reading; `read_args(spec, raw)`,
+    /// `read_fields(spec, reading, de)`: the reading) made on the probe of the types' tuple,
+    /// its two traits in scope.
+    pub fn probe(&self, call: &TokenStream) -> TokenStream {
+        let p = &crate::private::path();
+        let tuple = &self.tuple;
+        quote! {{
+            #[allow(unused_imports)]
+            use #p::{ProbeGeneral as _, ProbeTyped as _};
+            (&&#p::Probe::<#tuple>::NEW).#call
+        }}
+    }
+}
+
+/// The typed reading of `params` (one to twelve, each a [`typed_candidate`], with no
+/// cross-field rule and no default on an `Option`) into `locals`; `None` for any other list.
+pub fn typed_reader(params: &[Param], locals: &[Ident], missing: Option<&TokenStream>) -> Option<TypedReader> {
+    let p = &crate::private::path();
+    let eligible = (1..=12).contains(&params.len())
+        && params.iter().all(|p| {
+            typed_candidate(&p.ty)
+                && p.requires.is_empty()
+                && p.excludes.is_empty()
+                && !(crate::ty::option_inner(&p.ty).is_some() && p.default.is_some())
+        });
+    if !eligible {
+        return None;
+    }
+    let tys: Vec<&syn::Type> = params.iter().map(|p| &p.ty).collect();
+    let binds = params
+        .iter()
+        .zip(locals)
+        .enumerate()
+        .map(|(i, (param, local))| {
+            let i = syn::Index::from(i);
+            match (&param.default, crate::ty::option_inner(&param.ty)) {
+                (_, Some(_)) => quote!(let #local = __envelope_read.#i.flatten();),
+                (Some(d), None) => {
+                    let e = &d.expr;
+                    let value = if param.kind == Kind::Str {
+                        quote_spanned!(d.span=> ::std::string::String::from(#e))
+                    } else {
+                        quote_spanned!(d.span=> #e)
+                    };
+                    // The default in the shape the general reader gives it (`take_or`'s
+                    // closure), so a default of the wrong type is one diagnostic, not two.
+                    let ty = &param.ty;
+                    quote!(let #local = #p::typed_or::<#ty>(__envelope_read.#i, || #value);)
+                }
+                (None, None) => match missing {
+                    // In a function returning `Option`: `?` (as clippy would have it written).
+                    None => quote!(let #local = __envelope_read.#i?;),
+                    Some(missing) => quote! {
+                        let ::core::option::Option::Some(#local) = __envelope_read.#i else {
+                            return #missing;
+                        };
+                    },
+                },
+            }
+        })
+        .collect();
+    Some(TypedReader { tuple: quote!((#(#tys,)*)), binds })
 }
