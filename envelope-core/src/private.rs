@@ -8,7 +8,7 @@ pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choic
 pub use crate::read::input::{Items, Scalar, Sent};
 pub use crate::read::readers::typed_choice;
 pub use crate::read::readers::{read_choice_sent, sent_as_value};
-pub use crate::read::typed::{Probe, ProbeGeneral, ProbeNoShape, ProbeShape, ProbeTyped, Raw};
+pub use crate::read::typed::{Probe, ProbeGeneral, ProbeNoShape, ProbeShape, ProbeTyped, Raw, TypedArgs, read_typed};
 pub use serde::Deserializer;
 
 // What generated code names of the public API, so the macros reach every item through this

@@ -142,9 +142,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
     // The typed reading of its fields, when each field's type has it (`read::typed`).
     let typed = typed_reader(&params, &locals, Some(&quote!(::core::result::Result::Ok(::core::option::Option::None))))
         .map(|typed| {
-            let reads = typed.probe(&quote!(reads()));
-            let read =
-                typed.probe(&quote!(read_fields(#ident::__envelope_object(), __envelope_reading, __envelope_de)));
+            let reads = typed.reads();
+            let read = typed.read_fields(&quote!(#ident::__envelope_object()));
             let binds = &typed.binds;
             quote! {
                 fn reads_typed() -> bool {

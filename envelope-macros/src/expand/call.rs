@@ -163,8 +163,7 @@ pub(super) struct TypedBody {
 /// call function does. `None` for a tool that cannot have it.
 fn typed_body(t: &Tool, locals: &[proc_macro2::Ident], cx: &TokenStream, run: &TokenStream) -> Option<TypedBody> {
     let typed = typed_reader(&t.params, locals, None)?;
-    let (reads, read) =
-        (typed.probe(&quote!(reads())), typed.probe(&quote!(read_args(__envelope_spec, __envelope_raw))));
+    let (reads, read) = (typed.reads(), typed.read_args());
     let binds = &typed.binds;
     let body = quote! {
         let __envelope_read = #read?;

@@ -40,13 +40,17 @@ fn param_spec(param: &Param) -> TokenStream {
         let excludes = &param.excludes;
         calls.push(quote!(with_excludes(::std::vec![#(#excludes),*])));
     }
-    // The shape through the probe: a type that is no parameter type is reported once, where
-    // the reading asks for it, not again here.
-    let shape = quote! {{
-        #[allow(unused_imports)]
-        use #p::{ProbeNoShape as _, ProbeShape as _};
-        (&&#p::Probe::<#ty>::NEW).ty()
-    }};
+    // A type the macro does not know by name through the probe: if it is no parameter type,
+    // it is reported once, where the reading asks for it, not again here.
+    let shape = if known(ty) {
+        quote!(<#ty as #p::FromArg>::ty())
+    } else {
+        quote! {{
+            #[allow(unused_imports)]
+            use #p::{ProbeNoShape as _, ProbeShape as _};
+            (&&#p::Probe::<#ty>::NEW).ty()
+        }}
+    };
     quote! {
         #p::ParamSpec::new(#name, #desc, #shape, #required) #(.#calls)*
     }
@@ -119,12 +123,25 @@ fn typed_candidate(ty: &syn::Type) -> bool {
     }
 }
 
+/// Whether `ty` (as written, `Option` included) is a type the macro knows implements `FromArg`:
+/// an integer, a float, `bool`, `String`, or a `Vec` of one of those.
+fn known(ty: &syn::Type) -> bool {
+    let inner = crate::ty::option_inner(ty).unwrap_or(ty);
+    match crate::ty::kind_of(inner) {
+        Kind::Int { .. } | Kind::Float | Kind::Bool | Kind::Str => true,
+        Kind::Array => crate::ty::vec_item(inner).is_some_and(known),
+        Kind::Other => false,
+    }
+}
+
 /// The typed reading of a parameter list (`envelope_core`'s `read::typed`), asked of the tuple
-/// of its types through `Probe` (so a type that is no parameter type is reported once, by the
-/// general reading).
+/// of its types: directly when the macro knows every type ([`known`]), else through `Probe`
+/// (so a type that is no parameter type is reported once, by the general reading).
 pub struct TypedReader {
     /// The tuple of the parameters' types.
     tuple: TokenStream,
+    /// Whether every type is [`known`].
+    known: bool,
     /// Binds each local from `__envelope_read` (the tuple of `Option`s read): an `Option`
     /// parameter as read, one with a default or its default, a required one or `return
     /// missing` (`None`: `?`, in a function returning `Option`).
@@ -132,10 +149,8 @@ pub struct TypedReader {
 }
 
 impl TypedReader {
-    /// `call` (`reads()`: whether every type has the typed reading; `read_args(spec, raw)`,
-    /// `read_fields(spec, reading, de)`: the reading) made on the probe of the types' tuple,
-    /// its two traits in scope.
-    pub fn probe(&self, call: &TokenStream) -> TokenStream {
+    /// `call` made on the probe of the types' tuple, its two traits in scope.
+    fn probe(&self, call: &TokenStream) -> TokenStream {
         let p = &crate::private::path();
         let tuple = &self.tuple;
         quote! {{
@@ -143,6 +158,34 @@ impl TypedReader {
             use #p::{ProbeGeneral as _, ProbeTyped as _};
             (&&#p::Probe::<#tuple>::NEW).#call
         }}
+    }
+
+    /// Whether every type has the typed reading (a `bool` expression).
+    pub fn reads(&self) -> TokenStream {
+        let (p, tuple) = (&crate::private::path(), &self.tuple);
+        if self.known { quote!(<#tuple as #p::TypedArgs>::reads_typed()) } else { self.probe(&quote!(reads())) }
+    }
+
+    /// A tool's arguments read (`Option` of the tuple of `Option`s), from `__envelope_spec` and
+    /// `__envelope_raw`.
+    pub fn read_args(&self) -> TokenStream {
+        let (p, tuple) = (&crate::private::path(), &self.tuple);
+        if self.known {
+            quote!(#p::read_typed::<#tuple>(__envelope_spec, __envelope_raw))
+        } else {
+            self.probe(&quote!(read_args(__envelope_spec, __envelope_raw)))
+        }
+    }
+
+    /// An object's fields read (`Result` of an `Option` of the tuple of `Option`s) from
+    /// `__envelope_de` with `__envelope_reading`, by the `ObjectSpec` `spec`.
+    pub fn read_fields(&self, spec: &TokenStream) -> TokenStream {
+        let (p, tuple) = (&crate::private::path(), &self.tuple);
+        if self.known {
+            quote!(<#tuple as #p::TypedArgs>::read(&#spec.params, __envelope_reading.strict, __envelope_de))
+        } else {
+            self.probe(&quote!(read_fields(#spec, __envelope_reading, __envelope_de)))
+        }
     }
 }
 
@@ -193,5 +236,6 @@ pub fn typed_reader(params: &[Param], locals: &[Ident], missing: Option<&TokenSt
             }
         })
         .collect();
-    Some(TypedReader { tuple: quote!((#(#tys,)*)), binds })
+    let known = tys.iter().all(|ty| known(ty));
+    Some(TypedReader { tuple: quote!((#(#tys,)*)), known, binds })
 }
