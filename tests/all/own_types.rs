@@ -61,6 +61,24 @@ fn own_float_rules(#[validate(range = 0.5..=10.5, multiple_of = 2.5)] n: Hours) 
     n
 }
 
+/// A newtype of your own is read the general way (`FromArg::reads_typed` is `false` unless it
+/// says otherwise), so a tool that takes one has no typed reading; an alias is the type it
+/// names, and has it. Both answer the same either way (`typed.rs`, `nested_pass.rs`).
+#[test]
+fn a_newtype_is_read_the_general_way_and_an_alias_as_what_it_names() {
+    assert!(!own::tool().__reads_typed());
+    assert!(own_float_rules::tool().__reads_typed());
+    let typed = Toolbox::new().with(own_float_rules::tool());
+    let general = Toolbox::new().with(own_float_rules::tool().__untyped());
+    let answer =
+        |t: &Toolbox, args: &str| block_on(t.call_json("own_float_rules", args)).expect("a test tool").to_json();
+    assert_eq!(answer(&typed, r#"{"n": 5}"#), r#"{"status":"ok","success":true,"data":5}"#);
+    for n in -2..=13 {
+        let args = format!(r#"{{"n": {n}}}"#);
+        assert_eq!(answer(&typed, &args), answer(&general, &args), "n {n}");
+    }
+}
+
 fn call(args: Value) -> Value {
     let t = Toolbox::new().with(own::tool());
     block_on(t.call("own", Some(&args))).expect("a test tool").to_value()
