@@ -69,9 +69,9 @@ impl Invalid {
         Invalid { code, message: cell, hints }
     }
 
-    /// The message, its lone problem's sentence written now if it was left unwritten.
+    /// The message, its problems' sentences written now if they were left unwritten.
     fn message(&self) -> &str {
-        self.message.get_or_init(|| self.hints.lone_sentence())
+        self.message.get_or_init(|| self.hints.sentences())
     }
 }
 
@@ -233,8 +233,8 @@ impl Envelope {
         self.format
     }
 
-    /// Whether a refusal's message is still unwritten (its lone problem's sentence, written
-    /// when asked for).
+    /// Whether a refusal's message is still unwritten (its problems' sentences, written when
+    /// asked for).
     #[cfg(test)]
     pub(crate) fn message_unwritten(&self) -> bool {
         matches!(&self.inner, Inner::Invalid(i) if i.message.get().is_none())
@@ -421,7 +421,8 @@ impl Envelope {
         // UPPER_SNAKE (`Code::new` holds it to that): nothing to escape.
         out.extend_from_slice(i.code.name().as_bytes());
         out.extend_from_slice(b"\",\"message\":");
-        // One problem: its parts escaped once, for the message and the hints.
+        // Sentences unwritten, or one problem's: their parts escaped once, for the message and
+        // the hints.
         if !i.hints.write_message_and_hints(i.message.get().map(String::as_str), out)? {
             escape::push_str(out, i.message());
             out.extend_from_slice(b",\"hints\":");

@@ -1,6 +1,8 @@
 //! How a refusal's `hints` are written and read: typed, straight from their problems' texts,
 //! or as recorded; equal when their JSON is.
 
+use std::ops::Range;
+
 use super::*;
 
 impl Hints {
@@ -56,108 +58,164 @@ impl Hints {
 }
 
 impl Hints {
-    /// The sentence of the one problem these hints hold: the message [`Refusal::rendered`]
-    /// leaves unwritten. Empty for any other hints (never the case for such a message).
-    pub(crate) fn lone_sentence(&self) -> String {
+    /// The sentences of the problems these hints hold, a line each: the message
+    /// [`Refusal::rendered`] leaves unwritten. Empty for any other hints (never the case for
+    /// such a message).
+    pub(crate) fn sentences(&self) -> String {
         match self {
-            Hints::Problems { problems, .. } if problems.len() == 1 => problems[0].sentence(),
-            _ => String::new(),
+            Hints::Problems { problems, .. } => {
+                let mut message = String::with_capacity(problems.iter().map(|p| p.sentence_len_bound() + 1).sum());
+                for (i, p) in problems.iter().enumerate() {
+                    if i > 0 {
+                        message.push('\n');
+                    }
+                    p.write_sentence(&mut message);
+                }
+                message
+            }
+            Hints::Recorded(_) => String::new(),
         }
     }
 }
 
+/// How many problems [`Hints::write_message_and_hints`] writes from their parts, their places
+/// kept on the stack; a refusal of more is written from its message.
+const PARTS_INLINE: usize = 8;
+
+/// Where the escaped parts of a problem's sentence that its hints repeat lie in the bytes
+/// written: the parameter or path, the rejected value (when shown), the accepted set, the fix.
+#[derive(Clone, Default)]
+struct Places {
+    head: Range<usize>,
+    rejected: Option<Range<usize>>,
+    accepted: Range<usize>,
+    fix: Range<usize>,
+}
+
+/// Appends `p`'s sentence ([`Problem::write_sentence`]) to `out` as a JSON string's contents,
+/// each part escaped once, and answers where the parts its hints repeat lie.
+/// `quoted_suggestion`: the suggestion as a written message quotes it (else quoted here).
+fn write_sentence_escaped(p: &Problem, quoted_suggestion: Option<&str>, out: &mut Vec<u8>) -> Places {
+    let d = &p.0;
+    // Each part escaped into `out`, its escaped bytes' place kept.
+    let escaped = |out: &mut Vec<u8>, text: &str| {
+        let start = out.len();
+        escape::push_contents(out, text);
+        start..out.len()
+    };
+    let head = escaped(out, d.path.as_deref().unwrap_or(&d.parameter));
+    out.extend_from_slice(b": ");
+    let rejected = match &d.rejected {
+        Rejected::Shown(v) => {
+            let at = escaped(out, v);
+            out.push(b' ');
+            Some(at)
+        }
+        Rejected::Hidden => {
+            out.extend_from_slice(b"the value sent (secret, not shown) ");
+            None
+        }
+        Rejected::Missing => None,
+    };
+    escape::push_contents(out, &d.issue);
+    out.extend_from_slice(b"; accepted: ");
+    let accepted = escaped(out, &d.accepted);
+    out.extend_from_slice(b". ");
+    if let Some(suggestion) = &d.suggestion {
+        out.extend_from_slice(b"Did you mean ");
+        match quoted_suggestion {
+            Some(quoted) => escape::push_contents(out, quoted),
+            // Its JSON string escaped again: `\"database\"` when nothing in it needs an escape.
+            None if budget::quotes_and_controls(suggestion.as_bytes()) == (0, 0) => {
+                out.extend_from_slice(b"\\\"");
+                out.extend_from_slice(suggestion.as_bytes());
+                out.extend_from_slice(b"\\\"");
+            }
+            None => {
+                let mut quoted = String::with_capacity(suggestion.len() + 8);
+                render::push_quoted(&mut quoted, suggestion);
+                escape::push_contents(out, &quoted);
+            }
+        }
+        out.extend_from_slice(b"? ");
+    }
+    let fix = escaped(out, &d.fix);
+    Places { head, rejected, accepted, fix }
+}
+
+/// Appends `p`'s hint fields (`"parameter":...`, as [`Problem::write_hint_fields`] writes
+/// them) to `out`, copying the escaped parts of its sentence at `at`.
+fn write_hint_fields_from(p: &Problem, at: &Places, out: &mut Vec<u8>) {
+    let d = &p.0;
+    let copy = |out: &mut Vec<u8>, key: &[u8], at: &Range<usize>| {
+        out.extend_from_slice(key);
+        out.extend_from_within(at.clone());
+        out.push(b'"');
+    };
+    out.extend_from_slice(b"\"parameter\":\"");
+    match &d.path {
+        Some(_) => {
+            escape::push_contents(out, &d.parameter);
+            out.push(b'"');
+            copy(out, b",\"path\":\"", &at.head);
+        }
+        None => {
+            out.extend_from_within(at.head.clone());
+            out.push(b'"');
+        }
+    }
+    if let Some(rejected) = &at.rejected {
+        copy(out, b",\"rejected\":\"", rejected);
+    }
+    copy(out, b",\"accepted\":\"", &at.accepted);
+    copy(out, b",\"fix\":\"", &at.fix);
+    if let Some(s) = &d.suggestion {
+        out.extend_from_slice(b",\"suggestion\":");
+        escape::push_str(out, s);
+    }
+}
+
 impl Hints {
-    /// Appends `"<message>","hints":{...}` to `out` when `message` is the sentence of the one
-    /// problem these hints hold (a refusal of one argument, the usual one): each part of the
-    /// sentence escaped once, and the hints copying the escaped bytes of the parts they repeat
-    /// (parameter or path, rejected value, accepted set, fix). The bytes are those of
+    /// Appends `"<message>","hints":{...}` to `out` when `message` is the sentences of the
+    /// problems these hints hold, written from their parts: each part of a sentence escaped
+    /// once, and the hints copying the escaped bytes of the parts they repeat (parameter or
+    /// path, rejected value, accepted set, fix). The bytes are those of
     /// [`write_json`](Self::write_json) after the escaped message. Otherwise writes nothing and
     /// answers `false`.
     ///
-    /// `message` `None` is the lone problem's sentence not yet written: it is written from the
-    /// parts with nothing to check.
+    /// `message` `None` is the sentences not yet written (one problem or up to
+    /// [`PARTS_INLINE`], a line each): they are written from the parts with nothing to check. A
+    /// written `message` is used only when it is a lone problem's sentence, checked part by part.
     pub(crate) fn write_message_and_hints(&self, message: Option<&str>, out: &mut Vec<u8>) -> serde_json::Result<bool> {
         let Hints::Problems { problems, retry_after_ms } = self else { return Ok(false) };
-        let [p] = problems.as_slice() else { return Ok(false) };
-        let d = &p.0;
-        // The suggestion as the sentence quotes it: found in the message, or (the sentence
+        // The suggestion as the sentence quotes it: found in the message, or (the sentences
         // unwritten) quoted here.
-        let quoted_suggestion = match message {
-            Some(message) => match p.sentence_parts(message) {
+        let quoted_suggestion = match (message, problems.as_slice()) {
+            (Some(message), [p]) => match p.sentence_parts(message) {
                 Some(parts) => parts.quoted_suggestion,
                 None => return Ok(false),
             },
-            None => None,
+            (None, [_, ..]) if problems.len() <= PARTS_INLINE => None,
+            _ => return Ok(false),
         };
-        // Each part escaped into `out`, its escaped bytes' place kept.
-        let escaped = |out: &mut Vec<u8>, text: &str| {
-            let start = out.len();
-            escape::push_contents(out, text);
-            start..out.len()
-        };
+        let mut places: [Places; PARTS_INLINE] = Default::default();
         out.push(b'"');
-        let head = escaped(out, d.path.as_deref().unwrap_or(&d.parameter));
-        out.extend_from_slice(b": ");
-        let rejected = match &d.rejected {
-            Rejected::Shown(v) => {
-                let at = escaped(out, v);
-                out.push(b' ');
-                Some(at)
+        for (i, p) in problems.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b"\\n");
             }
-            Rejected::Hidden => {
-                out.extend_from_slice(b"the value sent (secret, not shown) ");
-                None
-            }
-            Rejected::Missing => None,
-        };
-        escape::push_contents(out, &d.issue);
-        out.extend_from_slice(b"; accepted: ");
-        let accepted = escaped(out, &d.accepted);
-        out.extend_from_slice(b". ");
-        if let Some(suggestion) = &d.suggestion {
-            out.extend_from_slice(b"Did you mean ");
-            match quoted_suggestion {
-                Some(quoted) => escape::push_contents(out, quoted),
-                // Its JSON string escaped again: `\"database\"` when nothing in it needs an escape.
-                None if budget::quotes_and_controls(suggestion.as_bytes()) == (0, 0) => {
-                    out.extend_from_slice(b"\\\"");
-                    out.extend_from_slice(suggestion.as_bytes());
-                    out.extend_from_slice(b"\\\"");
-                }
-                None => {
-                    let mut quoted = String::with_capacity(suggestion.len() + 8);
-                    render::push_quoted(&mut quoted, suggestion);
-                    escape::push_contents(out, &quoted);
-                }
-            }
-            out.extend_from_slice(b"? ");
+            places[i] = write_sentence_escaped(p, quoted_suggestion, out);
         }
-        let fix = escaped(out, &d.fix);
-        out.extend_from_slice(b"\",\"hints\":{\"parameter\":\"");
-        let copy = |out: &mut Vec<u8>, key: &[u8], at: std::ops::Range<usize>| {
-            out.extend_from_slice(key);
-            out.extend_from_within(at);
-            out.push(b'"');
-        };
-        match &d.path {
-            Some(_) => {
-                escape::push_contents(out, &d.parameter);
-                out.push(b'"');
-                copy(out, b",\"path\":\"", head);
+        out.extend_from_slice(b"\",\"hints\":{");
+        write_hint_fields_from(&problems[0], &places[0], out);
+        if problems.len() > 1 {
+            out.extend_from_slice(b",\"others\":[");
+            for (i, (p, at)) in problems.iter().zip(&places).enumerate().skip(1) {
+                out.extend_from_slice(if i == 1 { b"{" } else { b",{" });
+                write_hint_fields_from(p, at, out);
+                out.push(b'}');
             }
-            None => {
-                out.extend_from_within(head);
-                out.push(b'"');
-            }
-        }
-        if let Some(at) = rejected {
-            copy(out, b",\"rejected\":\"", at);
-        }
-        copy(out, b",\"accepted\":\"", accepted);
-        copy(out, b",\"fix\":\"", fix);
-        if let Some(s) = &d.suggestion {
-            out.extend_from_slice(b",\"suggestion\":");
-            escape::push_str(out, s);
+            out.push(b']');
         }
         if let Some(ms) = retry_after_ms {
             out.extend_from_slice(b",\"retry_after_ms\":");

@@ -539,8 +539,8 @@ impl Refusal {
     /// since each problem's size is bounded by the cut of rejected values and names. Each
     /// sentence is written once, into the message; the hints are measured from their texts and
     /// written later, straight from the problems (no map is built). The message is `None` for
-    /// a lone problem within the budget: it is that problem's sentence, written when asked for
-    /// ([`Hints::lone_sentence`]).
+    /// problems obviously within the budget: it is their sentences, a line each, written when
+    /// asked for ([`Hints::sentences`]).
     ///
     /// `hints` is the first problem's `parameter`, `path` (when deeper), `rejected` (JSON text;
     /// absent when missing or secret), `accepted`, `fix`, `suggestion`; and, when more than one
@@ -548,16 +548,19 @@ impl Refusal {
     pub(crate) fn rendered(self) -> (Option<String>, Hints) {
         const BUDGET: usize = 1600;
         let mut problems = self.problems;
-        if let [lone] = problems.as_slice() {
-            // Within the budget if each byte of the sentence took `escaped` bytes in JSON, and
+        if !problems.is_empty() {
+            // Within the budget if each byte of each sentence took `escaped` bytes in JSON, and
             // each of a hint `twice` once its JSON is escaped again: six and seven for a control
-            // character, else two and four (a quote: `\"`, then `\\\"`).
+            // character, else two and four (a quote: `\"`, then `\\\"`). The loop below
+            // counts each sentence and hints no higher, so it would keep every problem whole.
             let fits = |escaped: usize, twice: usize| {
-                2 + escaped * lone.sentence_len_bound() + lone.hints_text_len_with(|t| 4 + twice * t.len()) <= BUDGET
+                let each =
+                    |p: &Problem| 2 + escaped * p.sentence_len_bound() + p.hints_text_len_with(|t| 4 + twice * t.len());
+                problems.iter().map(each).sum::<usize>() <= BUDGET
             };
-            if fits(6, 7) || (!lone.has_control() && fits(2, 4)) {
-                // Nothing to count, and the sentence is written only when asked for (the wire
-                // writes it from its parts).
+            if fits(6, 7) || (!problems.iter().any(Problem::has_control) && fits(2, 4)) {
+                // Nothing to count, and the sentences are written only when asked for (the
+                // wire writes them from their parts), a line each.
                 return (None, Hints::Problems { problems, retry_after_ms: None });
             }
         }

@@ -76,8 +76,9 @@ fn a_refusal_is_written_straight_as_serde_json_writes_it() {
     assert_eq!(envelopes.len(), 4 * (all.len() + 1) + 2 * all.len() + 2);
     let mut unwritten = 0;
     for env in envelopes {
-        // First with a lone problem's message unwritten (written from its parts), then
-        // written (`Serialize` asks for it) and checked part by part.
+        // First with the message unwritten where the problems are obviously within the budget
+        // (written from their parts), then written (`Serialize` asks for it; a lone problem's
+        // is then checked part by part).
         let straight = env.to_json();
         unwritten += usize::from(env.message_unwritten());
         let serialized = serde_json::to_string(&env).unwrap();
@@ -86,10 +87,11 @@ fn a_refusal_is_written_straight_as_serde_json_writes_it() {
         assert_eq!(env.to_json(), serialized, "{env:?}");
     }
     // Unwritten: a refusal with no problem (one of its own: the arguments could not be
-    // read) and the first problem alone, each plain, prefixed, and with a code and a delay
-    // in the hints (not with the retry's words); and alone, the three problems whose texts
-    // hold no control character (the other two are counted).
-    assert_eq!(unwritten, 3 + 3 + 3, "{unwritten}");
+    // read), the first problem alone and the first two together (a line each, as A's
+    // refusal), each plain, prefixed, and with a code and a delay in the hints (not with the
+    // retry's words); and alone, the three problems whose texts hold no control character
+    // (the other two are counted).
+    assert_eq!(unwritten, 3 + 3 + 3 + 3, "{unwritten}");
 }
 
 /// `rendered` as it was before problems obviously within the budget went uncounted: every
@@ -183,7 +185,7 @@ fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
         }
         let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: all, retry_after: None };
         let (message, hints) = refusal.clone().rendered();
-        let message = message.unwrap_or_else(|| hints.lone_sentence());
+        let message = message.unwrap_or_else(|| hints.sentences());
         let (reference, kept) = rendered_reference(refusal);
         assert_eq!(message, reference, "round {round}");
         assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "round {round}");
@@ -197,7 +199,7 @@ fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
                 .with_fix(unit.repeat(n / 2));
             let refusal = Refusal { code: codes::VALIDATION_ERROR, problems: vec![p], retry_after: None };
             let (message, hints) = refusal.clone().rendered();
-            let message = message.unwrap_or_else(|| hints.lone_sentence());
+            let message = message.unwrap_or_else(|| hints.sentences());
             let (reference, kept) = rendered_reference(refusal);
             assert_eq!(message, reference, "{unit:?} x {n}");
             assert_eq!(hints, Hints::Problems { problems: kept, retry_after_ms: None }, "{unit:?} x {n}");
