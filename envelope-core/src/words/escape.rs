@@ -24,8 +24,26 @@ fn zero_bytes(w: u64) -> u64 {
 #[inline]
 fn specials(w: u64) -> (u64, u64) {
     let quotes = zero_bytes(w ^ (ONES * u64::from(b'"'))) | zero_bytes(w ^ (ONES * u64::from(b'\\')));
-    let controls = !(((w & LOW7) + ONES * 0x60) | w) & HIGH;
-    (quotes, controls)
+    (quotes, controls(w))
+}
+
+/// The bytes of `w` below 0x20, as `0x80` in each: exact (see [`specials`]).
+#[inline]
+fn controls(w: u64) -> u64 {
+    !(((w & LOW7) + ONES * 0x60) | w) & HIGH
+}
+
+/// Whether `bytes` holds a control character (below 0x20), a word at a time: whether its JSON
+/// string has an escape longer than two bytes.
+pub(crate) fn has_control(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        if controls(word(bytes, at)) != 0 {
+            return true;
+        }
+        at += 8;
+    }
+    bytes[at..].iter().any(|&b| b < 0x20)
 }
 
 /// Whether `b` needs an escape in a JSON string.
@@ -212,6 +230,7 @@ mod tests {
                 .bytes()
                 .fold((0, 0), |(q, c), b| (q + usize::from(b == b'"' || b == b'\\'), c + usize::from(b < 0x20)));
             assert_eq!(quotes_and_controls(t.as_bytes()), naive, "{t:?}");
+            assert_eq!(has_control(t.as_bytes()), naive.1 > 0, "{t:?}");
             // Found from every offset, as the arguments' walk starts it inside a text.
             let b = t.as_bytes();
             for from in 0..=b.len() {

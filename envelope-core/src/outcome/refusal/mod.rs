@@ -195,7 +195,7 @@ impl Problem {
             .into_iter()
             .chain(d.path.as_deref())
             .chain(d.suggestion.as_deref())
-            .any(|t| budget::quotes_and_controls(t.as_bytes()).1 > 0)
+            .any(|t| escape::has_control(t.as_bytes()))
     }
 
     /// Appends [`sentence`](Self::sentence) to `s`.
