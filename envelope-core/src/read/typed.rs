@@ -68,6 +68,10 @@ pub trait TypedArgs: Slots {
         strict: bool,
         de: D,
     ) -> Result<Option<Self::Read>, D::Error>;
+    /// [`read`](Self::read) of a held object, walked directly (each value read from its
+    /// `&Value`): what serde's `Deserializer for &Map` would give, without its map access and a
+    /// key deserializer per key. `None` where it declines.
+    fn read_object(params: &[ParamSpec], strict: bool, obj: &Map<String, Value>) -> Option<Self::Read>;
 }
 
 /// What generated code asks of a tuple of parameter (or field) types `T`, by method call on
@@ -178,7 +182,7 @@ pub fn read_typed<T: TypedArgs>(spec: &ToolSpec, raw: Raw<'_>) -> Option<T::Read
             de.end().ok()?;
             Some(read)
         }
-        Raw::Object(obj) => T::read(&spec.params, spec.strict, obj).ok()?,
+        Raw::Object(obj) => T::read_object(&spec.params, spec.strict, obj),
     }
 }
 
@@ -224,6 +228,23 @@ macro_rules! typed_args {
             }
             fn read<'de, D: Deserializer<'de>>(params: &[ParamSpec], strict: bool, de: D) -> Result<Option<Self::Read>, D::Error> {
                 de.deserialize_map(ArgsVisitor::<($($t,)+)> { params, strict, read: PhantomData })
+            }
+            fn read_object(params: &[ParamSpec], strict: bool, obj: &Map<String, Value>) -> Option<Self::Read> {
+                // As `ArgsVisitor::visit_map` below, over the map's entries.
+                let mut read: ($(Option<$t>,)+) = Default::default();
+                let mut next = 0;
+                for (key, value) in obj {
+                    match param_index(params, key, next) {
+                        $(Some($n) if read.$n.is_none() => {
+                            let p = &params[$n];
+                            let reading = Reading { rules: &p.rules, strict, path: ArgPath::Param(p.name), numbers: &[] };
+                            read.$n = Some($t::read_typed(value, &reading).ok()??);
+                            next = $n + 1;
+                        })+
+                        _ => return None,
+                    }
+                }
+                Some(read)
             }
         }
 
