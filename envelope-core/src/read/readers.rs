@@ -38,6 +38,11 @@ use crate::words::render;
 /// refusals, the schema and the manifest are the wrapped type's. A newtype of a number that
 /// takes `range` or `multiple_of` implements [`Numeric`] too.
 ///
+/// A tool whose parameter types are all the crate's (and `#[derive(Object)]` and
+/// `#[derive(Choice)]` types of them) first reads its arguments straight into those types, as
+/// serde's derive reads a struct; a tool that takes a type of your own reads them by `from_arg`
+/// (and `from_sent`), which answers the same, refusals included, at the cost of a slot per value.
+///
 /// ```
 /// use envelope_core::spec::Ty;
 /// use envelope_core::{Reading, FromArg, read::Numeric, Problem, Toolbox, tool};
