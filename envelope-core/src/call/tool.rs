@@ -23,13 +23,13 @@ use crate::outcome::wire::WireFormat;
 /// async tool's future outlives the walked text's slots, which stay on the caller's stack.
 pub type CallFn = for<'a, 'i> fn(&'a ToolSpec, Input<'i>) -> Outcome<'a>;
 
-/// The typed reading `#[tool]` generates for a function of scalar parameters
+/// The typed reading `#[tool]` generates for a function whose parameter types have it
 /// (`crate::read::typed`): the arguments read straight into their types and the tool started,
 /// or `None` when the general reading ([`CallFn`]) must read them (it words every refusal).
 pub type TypedFn = for<'a, 'i> fn(&'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>;
 
-/// The typed reading `#[tools]` generates for a method of scalar parameters: [`TypedFn`] with the
-/// state first.
+/// The typed reading `#[tools]` generates for a method whose parameter types have it:
+/// [`TypedFn`] with the state first.
 pub type TypedMethodFn<S> =
     for<'a, 'i> fn(&Arc<S>, &'a ToolSpec, crate::read::typed::Raw<'i>, Input<'i>) -> Option<Outcome<'a>>;
 
@@ -96,7 +96,8 @@ pub struct Tool {
     /// rules (they compare parsed values) and no confirmation or key (the store keeps the
     /// parsed arguments).
     pub(in crate::call) walkable: bool,
-    /// The typed reading of a tool of scalar parameters, tried before the general one.
+    /// The typed reading of a tool whose parameter types have it, tried before the general one
+    /// (only on a `walkable` tool).
     pub(in crate::call) typed: Option<TypedCall>,
 }
 
@@ -140,8 +141,8 @@ impl Tool {
     }
 
     /// Gives the tool its typed reading when `reads` (every parameter type has it,
-    /// `TypedArgs::TYPED`; see `crate::read::typed`): tried first wherever the one-pass walk
-    /// may read.
+    /// `FromArg::reads_typed`; see `crate::read::typed`): tried first wherever the one-pass
+    /// walk may read.
     #[doc(hidden)]
     #[must_use]
     pub fn __typed(mut self, reads: bool, typed: TypedFn) -> Self {

@@ -107,8 +107,8 @@ pub fn reader(params: &[Param], refuse: TokenStream) -> Reader {
 
 /// Whether `ty` (as written, `Option` included) may have the typed reading
 /// (`envelope_core`'s `read::typed`): any type but those known to lack it (`i128`, `u128`,
-/// `f32`, `serde_json::Value`). Whether it has it is the type's `FromArg::TYPED`, which the
-/// generated code asks.
+/// `f32`, `serde_json::Value`). Whether it has it is the types' `FromArg::reads_typed`, which
+/// the generated code asks.
 fn typed_candidate(ty: &syn::Type) -> bool {
     let inner = crate::ty::option_inner(ty).unwrap_or(ty);
     let syn::Type::Path(tp) = inner else { return false };

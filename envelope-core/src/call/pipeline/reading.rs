@@ -82,7 +82,8 @@ impl Tool {
         // The typed reading first, where the walk would read the text (no audit trail or policy
         // reads the arguments as an object first): it declines whatever the general one must word.
         if let Some(o) = obj
-            && self.reads_typed(at)
+            && self.typed.is_some()
+            && self.walks(at)
             && let Some(outcome) = self.start_typed(Raw::Object(o), input)
         {
             let rest = match self.started(outcome, obj, at) {
@@ -107,9 +108,7 @@ impl Tool {
     /// is left to await after it, an async tool's body, owns the values it read. The general
     /// reading runs in a future of its own ([`read_json`](Self::read_json)).
     pub(super) async fn call_json_at(&self, arguments: &str, at: At<'_>, defer: bool) -> Started {
-        // An audited call hashes its validated arguments, and a policy reads them: both read
-        // them as an object.
-        let walk = self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec);
+        let walk = self.walks(at);
         if walk && self.typed.is_some() {
             // The typed reading first (see `crate::read::typed`), in a statement of its own so
             // only `rest` is held while it is awaited.
@@ -141,10 +140,12 @@ impl Tool {
         rest.await
     }
 
-    /// Whether a call at `at` may be read the typed way: the tool has a typed reading, and no
-    /// audit trail or policy reads its arguments as an object (the walk's conditions).
-    fn reads_typed(&self, at: At<'_>) -> bool {
-        self.typed.is_some() && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec)
+    /// Whether a call at `at` may be read without a parsed object first: by the walk, and by
+    /// the typed reading where the tool has one (it has one only where the walk may read). An
+    /// audited call hashes its validated arguments, and a policy reads them: both read them as
+    /// an object.
+    fn walks(&self, at: At<'_>) -> bool {
+        self.walkable && at.call.is_none_or(|c| !c.audits()) && !at.under_policy(&self.spec)
     }
 
     /// The walk of an object of parameters (see `crate::read::input`), the call started without
