@@ -27,17 +27,17 @@ where
     I::IntoIter: Clone,
 {
     let candidates = candidates.into_iter();
-    let longest = candidates.clone().map(|c| c.chars().count()).max()?;
+    let longest = candidates.clone().map(chars).max()?;
     // A character is at most 4 bytes: past this many bytes, `given` is past the bound in
     // characters too, and is not even counted.
     let bound = longest + CLOSEST_MARGIN;
-    if given.len() > 4 * bound || given.chars().count() > bound {
+    if given.len() > 4 * bound || (given.len() > bound && chars(given) > bound) {
         return None;
     }
     let mut given_buf = [0u8; STACK_BYTES];
     let lower = lowercase(given, &mut given_buf);
     let lower: &str = &lower;
-    let given_chars = if lower.is_ascii() { lower.len() } else { lower.chars().count() };
+    let given_chars = chars(lower);
     let mut best: Option<(&str, usize, f64)> = None;
     let mut c_buf = [0u8; STACK_BYTES];
     // Where each byte of the candidate measured over bytes occurs: filled and cleared per
@@ -82,6 +82,11 @@ where
         }
     }
     best.map(|(c, _, _)| c)
+}
+
+/// How many characters `s` has: its length when it is ASCII (most names), without counting.
+fn chars(s: &str) -> usize {
+    if s.is_ascii() { s.len() } else { s.chars().count() }
 }
 
 /// `s` in lower case when it is ASCII: `s` itself when it has no upper-case letter, else its
