@@ -8,7 +8,7 @@
 The comparison times, in one process and interleaved rounds, five variants reading the same JSON:
 floor (serde into String fields, no checks), limit (serde + Rust enums + the checks as plain ifs),
 validator 0.21, garde 0.23 and envelope (`Toolbox::call` / `Toolbox::call_json`), on tool A
-(get_top_queries' three parameters) and tool B (ten parameters). Each ratio is the median over the
+(get_top_queries' three parameters), tool B (ten parameters) and tool C (a nested object). Each ratio is the median over the
 rounds of the variant's time divided by its reference's time in the same round: `limit` on the
 success paths, `floor` on the refusal path.
 
@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 VARIANTS = ["floor", "limit", "validator", "garde", "envelope"]
 COLORS = {"floor": "#9e9e9e", "limit": "#616161", "validator": "#4c72b0", "garde": "#dd8452", "envelope": "#55a868"}
+TOOLS = ("A", "B", "C")
 PATH_LABEL = {"value": "from &Value", "str": "from &str"}
 
 
@@ -56,11 +57,11 @@ def main():
         print("matplotlib is not installed: no chart drawn", file=sys.stderr)
         return
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.8), gridspec_kw={"width_ratios": [2, 1.1]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2), gridspec_kw={"width_ratios": [2, 1.1]})
     width = 0.16
 
     # Success: each variant's time over limit's, per tool and path.
-    groups = [(t, p) for t in ("A", "B") for p in ("value", "str")]
+    groups = [(t, p) for t in TOOLS for p in ("value", "str")]
     for k, variant in enumerate(VARIANTS):
         xs = [g + (k - 2) * width for g in range(len(groups))]
         ys = [rows[t, p, variant]["ratio_to_limit"] for t, p in groups]
@@ -70,7 +71,7 @@ def main():
     left.axhline(targets["success_ratio_to_limit"], color="#c44e52", ls="--", lw=1)
     left.text(0.99, targets["success_ratio_to_limit"], "target", color="#c44e52", va="bottom", ha="right", fontsize=8,
               transform=left.get_yaxis_transform())
-    left.set_xticks(range(len(groups)), [f"{t}: success {PATH_LABEL[p]}" for t, p in groups], fontsize=8)
+    left.set_xticks(range(len(groups)), [f"{t}: success\n{PATH_LABEL[p]}" for t, p in groups], fontsize=8)
     left.set_yscale("log")
     left.set_ylabel("time / limit's time in the same round (median)")
     left.set_title("Success: ratio to limit (serde + enums + ifs)", fontsize=10)
@@ -80,8 +81,8 @@ def main():
     # Refusal: each variant's time (error rendered to text) over floor's on the same input.
     refusers = VARIANTS[1:]
     for k, variant in enumerate(refusers):
-        xs = [g + (k - 1.5) * width for g in range(2)]
-        rs = [rows[t, "refusal", variant] for t in ("A", "B")]
+        xs = [g + (k - 1.5) * width for g in range(len(TOOLS))]
+        rs = [rows[t, "refusal", variant] for t in TOOLS]
         ys = [r["ratio_to_floor"] for r in rs]
         right.bar(xs, ys, width, color=COLORS[variant])
         for x, y, r in zip(xs, ys, rs):
@@ -90,12 +91,20 @@ def main():
     right.axhline(targets["refusal_ratio_to_floor"], color="#c44e52", ls="--", lw=1)
     right.text(0.99, targets["refusal_ratio_to_floor"], "target", color="#c44e52", va="bottom", ha="right", fontsize=8,
                transform=right.get_yaxis_transform())
-    right.set_xticks(range(2), ["A: refusal from &str", "B: refusal from &str"], fontsize=8)
+    right.set_xticks(range(len(TOOLS)), [f"{t}: refusal from &str" for t in TOOLS], fontsize=8)
     right.set_yscale("log")
     right.margins(y=0.12)
     right.set_ylabel("time / floor's time in the same round (median)")
     right.set_title("Refusal to text: ratio to floor (a = allocations)", fontsize=10)
     right.grid(axis="y", alpha=0.3, which="both")
+
+    # Ratios as plain numbers (`2x`, `10x`), not powers of ten.
+    from matplotlib.ticker import FuncFormatter
+
+    for ax in (left, right):
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda y, _: f"{y:g}x" if str(y)[0] in "25" else ""))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
 
     fig.suptitle(
         "Run time per variant, %d runs x %d interleaved rounds (%s, %d cores)"
