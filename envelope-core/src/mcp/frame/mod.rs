@@ -133,6 +133,7 @@ pub(crate) enum Framing {
     /// One message per line (stdio).
     Line,
     /// One message as the body of each request (Streamable HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // read by `mcp::streamable`
     Body,
 }
 
