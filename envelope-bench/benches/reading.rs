@@ -11,7 +11,9 @@
 //!   `()` (the envelope is `ok` with `null` data), called with a prepared `serde_json::Value`;
 //!   against `#[derive(Deserialize)]` from `&Value` plus the same checks written by hand. The
 //!   pieces too: the reader alone (the code `#[tool]` expands to, without `Tool::call`), the
-//!   unknown-name scan, one integer, one string, the three map look-ups (and one ranged `f64`).
+//!   unknown-name scan, one integer, one string, the three map look-ups (and one ranged `f64`);
+//!   and the same call in a toolbox of 64 tools, the called one registered last (the 63 others'
+//!   names of another length than its, so comparing names costs the least it can).
 //! - `enum`: a `#[derive(Choice)]` enum parameter against an unvalidated `String`, same JSON.
 //! - `failure`: the refusal of `{"hours_back": 0, "group_by": "databse"}` (two problems).
 //!
@@ -33,7 +35,8 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use envelope_core::__private010::{Args, Input, Map};
-use envelope_core::spec::{Bound, Num, Range, Rules};
+use envelope_core::outcome::Outcome;
+use envelope_core::spec::{Bound, Num, Range, Rules, ToolSpec};
 use envelope_core::{Envelope, FromArg, Reading, Status, Tool, Toolbox, read::ArgPath, tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -267,6 +270,7 @@ impl Runner {
             ("success/reader", "success/serde_checked", "reader alone / serde + hand checks"),
             ("success/serde_checked", "success/serde_only", "serde + hand checks / serde alone"),
             ("success/toolbox_call_tokio", "success/toolbox_call", "tokio block_on / noop poll"),
+            ("success/toolbox_call_of_64", "success/toolbox_call", "Toolbox::call, 64 tools / 3"),
             ("enum/enum_from_arg", "enum/string_from_arg", "Choice enum / String, from_arg"),
             ("enum/enum_tool_call", "enum/string_tool_call", "Choice enum / String, Tool::call"),
             ("enum/serde_enum", "enum/serde_string", "enum / String, plain serde"),
@@ -316,6 +320,15 @@ fn main() {
     r.bench("success", "reader", || reader(top, black_box(good_obj)));
     r.bench("success", "tool_call", || ready(top.call(Some(black_box(&good)))));
     r.bench("success", "toolbox_call", || ready(toolbox.call("top_queries", Some(black_box(&good)))));
+    let many = (0..63)
+        .fold(Toolbox::new(), |t, i| {
+            let name: &'static str = Box::leak(format!("other_{i:02}").into_boxed_str());
+            let spec = ToolSpec::new(name, "Another tool.", Vec::new(), Vec::new());
+            t.with(Tool::__new(spec, |_, _| Outcome::Ready(Envelope::ok(Value::Null))))
+        })
+        .with(top_queries::tool());
+    assert_eq!(ready(many.call("top_queries", Some(&good))).expect("a tool").status(), Status::Ok);
+    r.bench("success", "toolbox_call_of_64", || ready(many.call("top_queries", Some(black_box(&good)))));
     let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
     r.bench("success", "toolbox_call_tokio", || rt.block_on(toolbox.call("top_queries", Some(black_box(&good)))));
     // The reader's pieces.

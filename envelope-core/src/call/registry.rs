@@ -1,6 +1,7 @@
 //! The registry: a toolbox's tools (what its surface shows of those registered, with
 //! `confirm_action` last), found by name, and the answer to a name it does not show.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use std::sync::Arc;
@@ -54,7 +55,14 @@ pub struct Toolbox {
     /// surface shows of them, with `confirm_action`): [`Toolbox::on`] starts from these.
     pub(in crate::call) registered: Vec<Tool>,
     pub(in crate::call) policing: Policing,
+    /// Where each tool is in `tools`, by name, when there are more than [`SCANNED_UP_TO`]
+    /// (fewer are found sooner by comparing names); rebuilt by [`reindex`](Self::reindex)
+    /// whenever `tools` changes. [`get`](Self::get) checks the name of the tool it finds there.
+    pub(in crate::call) index: HashMap<&'static str, usize>,
 }
+
+/// How many tools a toolbox finds by comparing each name; past that, by [`Toolbox::index`].
+const SCANNED_UP_TO: usize = 8;
 
 /// A `tools/call` named a tool that does not exist. Its Display is the sentence for the
 /// JSON-RPC error (-32602): `"get_top_query" is not a tool of this server; accepted:
@@ -255,7 +263,8 @@ impl Toolbox {
     }
 
     /// Adds `confirm_action` (last) exactly when a tool needs confirmation and actions can be
-    /// queued; rebuilt so its codes cover every confirm tool.
+    /// queued; rebuilt so its codes cover every confirm tool. Every change to `tools` ends
+    /// here, so the [`index`](Self::index) is rebuilt here too.
     pub(crate) fn refresh_confirm_action(&mut self) {
         if self.confirm_action {
             let added = self.tools.iter().position(|t| t.name() == crate::call::guard::confirm::CONFIRM_ACTION);
@@ -280,6 +289,7 @@ impl Toolbox {
             self.tools.push(confirm_action);
             self.confirm_action = true;
         }
+        self.reindex();
     }
 
     /// Adds every `#[tool]` method of a `#[tools]` impl block, each calling `state`.
@@ -304,9 +314,23 @@ impl Toolbox {
         &self.tools
     }
 
-    /// The tool named `name`.
+    /// The tool named `name`: by its index past 8 tools (one hash of `name`, whatever the
+    /// number of tools), by comparing names below.
     pub fn get(&self, name: &str) -> Option<&Tool> {
+        if let Some(&i) = self.index.get(name)
+            && let Some(tool) = self.tools.get(i).filter(|t| t.name() == name)
+        {
+            return Some(tool);
+        }
         self.tools.iter().find(|t| t.name() == name)
+    }
+
+    /// Builds [`index`](Self::index) again from `tools`: empty up to [`SCANNED_UP_TO`] tools.
+    fn reindex(&mut self) {
+        self.index.clear();
+        if self.tools.len() > SCANNED_UP_TO {
+            self.index.extend(self.tools.iter().enumerate().map(|(i, t)| (t.spec().name, i)));
+        }
     }
 
     /// The error for a tool name that does not exist: `name` quoted (cut to its first 32
@@ -324,5 +348,64 @@ impl Toolbox {
     /// Whether tool `name` waits for approval (`#[tool(confirm = ...)]`).
     pub fn needs_confirmation(&self, name: &str) -> bool {
         self.get(name).is_some_and(|t| t.spec().needs_confirmation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Outcome;
+    use crate::outcome::envelope::Envelope;
+    use crate::spec::ToolSpec;
+
+    const NAMES: [&str; 12] = ["t00", "t01", "t02", "t03", "t04", "t05", "t06", "t07", "t08", "t09", "t10", "t11"];
+
+    fn numbered(name: &'static str) -> Tool {
+        Tool::__new(ToolSpec::new(name, "A numbered tool.", Vec::new(), Vec::new()), |_, _| {
+            Outcome::Ready(Envelope::ok(serde_json::Value::Null))
+        })
+    }
+
+    fn toolbox(n: usize) -> Toolbox {
+        NAMES[..n].iter().fold(Toolbox::new(), |t, name| t.with(numbered(name)))
+    }
+
+    /// Every name the index holds is where `tools` has that tool, and every tool is there.
+    fn assert_indexed(toolbox: &Toolbox) {
+        assert_eq!(toolbox.index.len(), toolbox.tools.len(), "{:?}", toolbox.index);
+        for (name, &i) in &toolbox.index {
+            assert_eq!(toolbox.tools[i].name(), *name);
+        }
+    }
+
+    #[test]
+    fn past_eight_tools_each_is_found_by_its_index() {
+        let small = toolbox(SCANNED_UP_TO);
+        assert!(small.index.is_empty());
+        assert_eq!(small.get("t07").map(Tool::name), Some("t07"));
+
+        let large = toolbox(NAMES.len());
+        assert_indexed(&large);
+        for name in NAMES {
+            assert_eq!(large.get(name).map(Tool::name), Some(name));
+        }
+        assert!(large.get("t12").is_none());
+        assert!(large.get("").is_none());
+
+        // Served on a surface that shows nine of them: the index is the surface's.
+        let shown = large.on(&Surface::public("p").only(NAMES[3..].iter().copied()));
+        assert_indexed(&shown);
+        assert_eq!(shown.tools.len(), 9);
+        for name in &NAMES[..3] {
+            assert!(shown.get(name).is_none(), "{name} is hidden");
+        }
+        for name in &NAMES[3..] {
+            assert_eq!(shown.get(name).map(Tool::name), Some(*name));
+        }
+        // Fewer than nine shown: no index, found all the same.
+        let few = large.on(&Surface::public("q").only(NAMES[..4].iter().copied()));
+        assert!(few.index.is_empty());
+        assert_eq!(few.get("t03").map(Tool::name), Some("t03"));
+        assert!(few.get("t04").is_none());
     }
 }
