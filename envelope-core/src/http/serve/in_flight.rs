@@ -11,31 +11,27 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::http::transport::BodyRefused;
 use crate::http::transport::TransportError;
 
-use super::shared::Shared;
+use super::shared::{ShareKey, Shared};
+use std::collections::hash_map::Entry;
 
 impl Shared {
     /// One more place for `key`, unless it holds its share.
-    fn enter(&self, key: &str) -> bool {
+    fn enter(&self, key: &ShareKey) -> bool {
         let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match callers.get_mut(key) {
-            Some(held) if *held >= self.share => false,
-            Some(held) => {
-                *held += 1;
-                true
-            }
-            None => {
-                callers.insert(key.into(), 1);
-                true
-            }
+        let held = callers.entry(key.clone()).or_insert(0);
+        if *held >= self.share {
+            return false;
         }
+        *held += 1;
+        true
     }
 
-    fn leave(&self, key: &str) {
+    fn leave(&self, key: &ShareKey) {
         let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(held) = callers.get_mut(key) {
-            *held -= 1;
-            if *held == 0 {
-                callers.remove(key);
+        if let Entry::Occupied(mut held) = callers.entry(key.clone()) {
+            *held.get_mut() -= 1;
+            if *held.get() == 0 {
+                held.remove();
             }
         }
     }
@@ -60,10 +56,10 @@ pub(super) struct PlaceInner {
 #[derive(Default)]
 pub(super) struct PlaceState {
     permit: Option<OwnedSemaphorePermit>,
-    /// The verified caller's key ([`Caller::key`](crate::Caller::key)).
-    caller: Option<Box<str>>,
+    /// The verified caller's key ([`Caller::quota_key`](crate::Caller::quota_key)).
+    caller: Option<Arc<str>>,
     /// The key the place is counted under among the callers' shares.
-    counted: Option<Box<str>>,
+    counted: Option<ShareKey>,
     /// Given up while a verification waited: taken again after it.
     given_up: bool,
 }
@@ -91,8 +87,8 @@ impl Place {
     }
 
     /// The key the caller's share is counted under.
-    fn key(state: &PlaceState, peer: std::net::IpAddr) -> Box<str> {
-        state.caller.clone().unwrap_or_else(|| format!("peer {peer}").into())
+    fn key(state: &PlaceState, peer: std::net::IpAddr) -> ShareKey {
+        state.caller.clone().map_or(ShareKey::Peer(peer), ShareKey::Caller)
     }
 
     /// Counts the place under its caller's share.
@@ -178,7 +174,7 @@ impl Place {
         let retake = {
             let mut state = self.state();
             state.caller = Some(key.into());
-            if state.counted.as_deref().is_some_and(|counted| counted != key) {
+            if state.counted.as_ref().is_some_and(|counted| !matches!(counted, ShareKey::Caller(c) if **c == *key)) {
                 self.leave(&mut state);
                 if let Err(refused) = self.enter(&mut state) {
                     state.permit = None;

@@ -56,11 +56,23 @@ pub(super) struct Shared {
     /// Requests waiting for a place in flight.
     pub(super) queued: AtomicUsize,
     /// The places in flight each caller holds, and the most one may hold.
-    pub(super) callers: std::sync::Mutex<std::collections::HashMap<Box<str>, usize>>,
+    pub(super) callers: std::sync::Mutex<std::collections::HashMap<ShareKey, usize>>,
     pub(super) share: usize,
     pub(super) busy_reply: Bytes,
     pub(super) heads_reply: Bytes,
     pub(super) registry: Registry,
+}
+
+/// Whose share of the places in flight a request's place is counted under: the caller the
+/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Caller::quota_key`](crate::Caller::quota_key)),
+/// else the peer's address. An address is its own key, neither formatted nor allocated: it is
+/// the key of every request that carries no verified caller.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum ShareKey {
+    /// An unverified request's peer address.
+    Peer(std::net::IpAddr),
+    /// A verified caller's key.
+    Caller(Arc<str>),
 }
 
 /// The bytes of bodies held across all connections.

@@ -222,3 +222,62 @@ fn hosts() {
     // No Host at all (HTTP/1.0): served.
     assert!(loopback.check(&HeaderMap::new(), &Uri::from_static("/")).is_ok());
 }
+
+/// What every connection shares, with `max_in_flight` places and a share of `share` a caller.
+fn shared_with_share(max_in_flight: usize, share: usize) -> std::sync::Arc<super::shared::Shared> {
+    let limits =
+        super::shared::ServerLimits { max_in_flight, max_in_flight_per_caller: Some(share), ..Default::default() };
+    std::sync::Arc::new(super::shared::Shared {
+        router: Router::new(),
+        hosts: AllowedHosts::any(),
+        routes: Vec::new(),
+        json_rpc_paths: Vec::new(),
+        in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(max_in_flight)),
+        budget: Budget { held: AtomicUsize::new(0), limit: limits.body_budget_bytes },
+        queued: AtomicUsize::new(0),
+        callers: std::sync::Mutex::default(),
+        share,
+        busy_reply: axum::body::Bytes::new(),
+        heads_reply: axum::body::Bytes::new(),
+        registry: super::peers::Registry::default(),
+        limits,
+    })
+}
+
+/// An address holds its share of places; another address, and a verified caller from the same
+/// address, hold shares of their own; a place dropped gives its count back.
+#[tokio::test]
+async fn each_address_and_each_verified_caller_holds_its_own_share() {
+    use super::in_flight::Place;
+    let shared = shared_with_share(16, 2);
+    let (a, b) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+    let first = Place::new(shared.clone(), a);
+    let second = Place::new(shared.clone(), a);
+    assert_eq!(first.take_now().ok(), Some(true));
+    assert_eq!(second.take_now().ok(), Some(true));
+    let third = Place::new(shared.clone(), a);
+    assert!(third.take_now().is_err(), "past its share, an address is refused");
+    let other = Place::new(shared.clone(), b);
+    assert_eq!(other.take_now().ok(), Some(true), "another address has its own share");
+
+    // Verified as alice, the second place moves to alice's share: the address has room again.
+    second.identified("sub:alice").await.expect("within alice's share");
+    assert_eq!(third.take_now().ok(), Some(true));
+    // Verified before its place is taken (a request whose body is still to come).
+    let bob = Place::new(shared.clone(), a);
+    bob.identified("sub:bob").await.expect("bob's share is his own");
+    assert_eq!(bob.take_now().ok(), Some(true));
+    let alice = Place::new(shared.clone(), a);
+    alice.identified("sub:alice").await.expect("alice's second place");
+    assert_eq!(alice.take_now().ok(), Some(true));
+    let alice_third = Place::new(shared.clone(), a);
+    alice_third.identified("sub:alice").await.expect("not counted yet");
+    assert!(alice_third.take_now().is_err(), "past alice's share, alice is refused");
+
+    // A place dropped gives its count back.
+    drop(first);
+    assert_eq!(Place::new(shared.clone(), a).take_now().ok(), Some(true));
+    assert_eq!(shared.callers.lock().unwrap().len(), 4, "the address, the other address, alice and bob");
+    drop(other);
+    assert_eq!(shared.callers.lock().unwrap().len(), 3, "an address without a place is forgotten");
+}
