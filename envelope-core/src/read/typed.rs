@@ -238,7 +238,7 @@ macro_rules! typed_args {
                         $(Some($n) if read.$n.is_none() => {
                             let p = &params[$n];
                             let reading = Reading { rules: &p.rules, strict, path: ArgPath::Param(p.name), numbers: &[] };
-                            read.$n = Some($t::read_typed(value, &reading).ok()??);
+                            read.$n = Some($t::read_typed_value(value, &reading)?);
                             next = $n + 1;
                         })+
                         _ => return None,
