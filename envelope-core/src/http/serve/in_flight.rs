@@ -2,6 +2,7 @@
 //! queue for it, the caller's share, and the place given up while a verification waits on a
 //! JWKS refetch.
 
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -12,7 +13,6 @@ use crate::http::transport::BodyRefused;
 use crate::http::transport::TransportError;
 
 use super::shared::{ShareKey, Shared};
-use std::collections::hash_map::Entry;
 
 impl Shared {
     /// One more place for `key`, unless it holds its share.
