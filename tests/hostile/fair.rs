@@ -507,3 +507,49 @@ async fn a_body_cut_short_is_told_it_ended_early() {
             "message": "The request body ended before all of the 100 bytes its Content-Length declared arrived. Send the whole body."})
     );
 }
+
+/// An auth hook that lets callers through without a subject (`Caller::anonymous()`, here with a
+/// tenant too): each stays counted under its own address, so one anonymous address holding its
+/// share (of 1) leaves another anonymous address served, as two verified subjects are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anonymous_callers_behind_an_auth_hook_keep_a_share_per_address() {
+    use envelope_core::Caller;
+    use envelope_core::http::{AllowedHosts, AuthLayer, TransportError};
+    let _alone = ONE_FLOOD.lock().await;
+    type Hook = fn(&axum::http::HeaderMap) -> Result<Caller, TransportError>;
+    let hooks: [(&str, Hook); 3] = [
+        ("anonymous", |_| Ok(Caller::anonymous())),
+        ("anonymous of a tenant", |_| Ok(Caller::anonymous().with_tenant("acme"))),
+        ("two subjects", |h| Ok(Caller::new(if h.contains_key("x-second") { "b" } else { "a" }))),
+    ];
+    for (label, hook) in hooks {
+        let app = Router::new()
+            .route(
+                "/slow",
+                get(|| async {
+                    sleep(Duration::from_secs(2)).await;
+                    "{}"
+                }),
+            )
+            .route("/quick", get(|| async { "{}" }))
+            .layer(AuthLayer::new(hook));
+        // On every address, so a client may connect from 127.0.0.2 as well.
+        let listener = TcpListener::bind("0.0.0.0:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = serve(listener, app).hosts(AllowedHosts::any()).max_in_flight(16).max_in_flight_per_caller(1);
+        tokio::spawn(async move { server.await.unwrap() });
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let get = |path: &str, extra: &str| {
+            format!("GET {path} HTTP/1.1\r\nhost: localhost\r\n{extra}connection: close\r\n\r\n").into_bytes()
+        };
+        let slow = get("/slow", "");
+        let holder = tokio::spawn(async move { status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &slow).await });
+        sleep(Duration::from_millis(300)).await;
+        let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 2), addr, &get("/quick", "x-second: 1\r\n")).await;
+        assert_eq!(status, 200, "{label}: another address while the first holds its share: {body}");
+        // The first address, past its share of 1, is refused: the share still holds.
+        let (status, _) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &get("/quick", "")).await;
+        assert_eq!(status, 429, "{label}: the first address past its share");
+        assert_eq!(holder.await.unwrap().0, 200, "{label}: the slow call");
+    }
+}

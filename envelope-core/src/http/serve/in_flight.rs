@@ -164,21 +164,27 @@ impl Place {
         self.leave(&mut state);
     }
 
-    /// The caller is verified as `key`: the place is counted under that caller's share from
-    /// now on (taken again, through the queue, if given up while the verification waited).
+    /// The caller is verified: `Some(key)` a caller with a subject, counted under that caller's
+    /// share from now on; `None` an anonymous one (a hook that verified no subject), counted
+    /// under its address still, so anonymous callers at different addresses never share one
+    /// share. Either way the place is taken again, through the queue, if it was given up while
+    /// the verification waited.
     ///
     /// # Errors
     /// `rate_limited` (429) when the caller already holds its share; `service_unavailable`
     /// (503) when no place came within the queue's wait. Either with `Retry-After`.
-    pub(crate) async fn identified(&self, key: &str) -> Result<(), TransportError> {
+    pub(crate) async fn identified(&self, key: Option<&str>) -> Result<(), TransportError> {
         let retake = {
             let mut state = self.state();
-            state.caller = Some(key.into());
-            if state.counted.as_ref().is_some_and(|counted| !matches!(counted, ShareKey::Caller(c) if **c == *key)) {
-                self.leave(&mut state);
-                if let Err(refused) = self.enter(&mut state) {
-                    state.permit = None;
-                    return Err(refused.transport_error());
+            if let Some(key) = key {
+                state.caller = Some(key.into());
+                let moved = state.counted.as_ref().is_some_and(|c| !matches!(c, ShareKey::Caller(c) if **c == *key));
+                if moved {
+                    self.leave(&mut state);
+                    if let Err(refused) = self.enter(&mut state) {
+                        state.permit = None;
+                        return Err(refused.transport_error());
+                    }
                 }
             }
             std::mem::take(&mut state.given_up)

@@ -261,18 +261,27 @@ async fn each_address_and_each_verified_caller_holds_its_own_share() {
     assert_eq!(other.take_now().ok(), Some(true), "another address has its own share");
 
     // Verified as alice, the second place moves to alice's share: the address has room again.
-    second.identified("sub:alice").await.expect("within alice's share");
+    second.identified(Some("sub:alice")).await.expect("within alice's share");
     assert_eq!(third.take_now().ok(), Some(true));
     // Verified before its place is taken (a request whose body is still to come).
     let bob = Place::new(shared.clone(), a);
-    bob.identified("sub:bob").await.expect("bob's share is his own");
+    bob.identified(Some("sub:bob")).await.expect("bob's share is his own");
     assert_eq!(bob.take_now().ok(), Some(true));
     let alice = Place::new(shared.clone(), a);
-    alice.identified("sub:alice").await.expect("alice's second place");
+    alice.identified(Some("sub:alice")).await.expect("alice's second place");
     assert_eq!(alice.take_now().ok(), Some(true));
     let alice_third = Place::new(shared.clone(), a);
-    alice_third.identified("sub:alice").await.expect("not counted yet");
+    alice_third.identified(Some("sub:alice")).await.expect("not counted yet");
     assert!(alice_third.take_now().is_err(), "past alice's share, alice is refused");
+
+    // Verified as no one (a hook that let an anonymous caller through): still its address's.
+    let anonymous = Place::new(shared.clone(), a);
+    anonymous.identified(None).await.expect("nothing to move");
+    assert!(anonymous.take_now().is_err(), "an anonymous caller counts under its address");
+    let elsewhere = Place::new(shared.clone(), "10.0.0.3".parse().unwrap());
+    elsewhere.identified(None).await.expect("nothing to move");
+    assert_eq!(elsewhere.take_now().ok(), Some(true), "anonymous callers elsewhere keep their own shares");
+    drop(elsewhere);
 
     // A place dropped gives its count back.
     drop(first);
