@@ -548,8 +548,14 @@ async fn anonymous_callers_behind_an_auth_hook_keep_a_share_per_address() {
         let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 2), addr, &get("/quick", "x-second: 1\r\n")).await;
         assert_eq!(status, 200, "{label}: another address while the first holds its share: {body}");
         // The first address, past its share of 1, is refused: the share still holds.
-        let (status, _) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &get("/quick", "")).await;
+        let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, &get("/quick", "")).await;
         assert_eq!(status, 429, "{label}: the first address past its share");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+            serde_json::json!({"error": "rate_limited",
+                "message": "The request was not served: this caller already has its share of 1 request in flight. Send it again after 1 s."}),
+            "{label}"
+        );
         assert_eq!(holder.await.unwrap().0, 200, "{label}: the slow call");
     }
 }

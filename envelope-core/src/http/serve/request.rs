@@ -137,8 +137,8 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
                 Ok(true) => None,
                 Ok(false) => {
                     return refused(format!(
-                        "this server is at its bound of {} requests in flight",
-                        shared.limits.max_in_flight
+                        "this server is at its bound of {} in flight",
+                        crate::words::render::plural(shared.limits.max_in_flight, "request")
                     ));
                 }
                 Err(limited) => {

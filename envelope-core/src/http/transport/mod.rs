@@ -5,6 +5,7 @@ use std::fmt;
 use serde_json::{Value, json};
 
 use crate::outcome::code::{Retry, TransportWord};
+use crate::words::render::plural;
 
 /// Which transport failure (DESIGN "Transport errors"): its word and its HTTP status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -414,9 +415,10 @@ impl TransportError {
     /// address when anonymous) already holds `share` of the server's requests in flight
     /// ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller)). The
     /// message: "The request was not served: this caller already has its share of `share`
-    /// requests in flight. Send it again after `retry_after_seconds` s."
+    /// requests in flight. Send it again after `retry_after_seconds` s." (`1 request` for a
+    /// share of 1).
     pub fn rate_limited(share: usize, retry_after_seconds: u64) -> Self {
-        let bound = format!("this caller already has its share of {share} requests in flight");
+        let bound = format!("this caller already has its share of {} in flight", plural(share, "request"));
         Self::retry_later(TransportErrorKind::RateLimited, &bound, retry_after_seconds)
     }
 
@@ -730,7 +732,7 @@ impl BodyRefused {
                 TransportError::rate_limited(share, retry_after_seconds)
             }
             BodyRefused::Busy { max_in_flight, retry_after_seconds } => TransportError::service_unavailable(
-                &format!("this server is at its bound of {max_in_flight} requests in flight"),
+                &format!("this server is at its bound of {} in flight", plural(max_in_flight, "request")),
                 retry_after_seconds,
             ),
             BodyRefused::Budget { limit_bytes, retry_after_seconds } => TransportError::service_unavailable(
@@ -760,10 +762,10 @@ impl fmt::Display for BodyRefused {
             BodyRefused::Timeout { limit_ms } => write!(f, "the body did not arrive within {limit_ms} ms"),
             BodyRefused::TooSlow { min_rate } => write!(f, "the body arrived under {min_rate} bytes a second"),
             BodyRefused::RateLimited { share, .. } => {
-                write!(f, "its caller already holds its share of {share} requests in flight")
+                write!(f, "its caller already holds its share of {} in flight", plural(*share, "request"))
             }
             BodyRefused::Busy { max_in_flight, .. } => {
-                write!(f, "no place among the {max_in_flight} requests in flight within the queue's wait")
+                write!(f, "no place among the {} in flight within the queue's wait", plural(*max_in_flight, "request"))
             }
             BodyRefused::Budget { limit_bytes, .. } => {
                 write!(f, "the bodies being read hold the budget of {limit_bytes} bytes")
