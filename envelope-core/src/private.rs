@@ -6,8 +6,8 @@ pub use serde_json::{Map, Value};
 pub use crate::outcome::{Guarded, Step};
 pub use crate::read::args::{Args, FromArg, Input, Numeric, object_of, read_choice};
 pub use crate::read::input::{Items, Scalar, Sent};
-pub use crate::read::readers::typed_choice;
 pub use crate::read::readers::{read_choice_sent, sent_as_value};
+pub use crate::read::scalars::typed_choice;
 pub use crate::read::typed::{Probe, ProbeGeneral, ProbeNoShape, ProbeShape, ProbeTyped, Raw, TypedArgs, read_typed};
 pub use serde::Deserializer;
 

@@ -13,11 +13,14 @@ pub(crate) mod kinds;
 // The reading context (`Reading`): where a value is (`ArgPath`), what reading it needs, the
 // secret check.
 pub(crate) mod path;
-// The value readers: one JSON shape in, a typed value or a problem out; and each type's typed
-// reading of one value (serde into the type, the rules checked without words).
+// The value readers: one JSON shape in, a typed value or a problem out; and the typed reading
+// of an `Option`, an array and one value (serde into the type, the rules checked without words).
 pub(crate) mod readers;
 // The rules of `#[validate(...)]`, one module each.
 pub(crate) mod rules;
+// The typed reading of one scalar: serde's visitors that accept what the general readers do and
+// decline anything else without an error, and the same reading of a held `Value`.
+pub(crate) mod scalars;
 // What a parsed value no longer shows: a key sent twice, the characters of each number.
 pub(crate) mod sent;
 // The arguments read from their JSON text when the one-pass walk does not take them.

@@ -25,6 +25,7 @@ pub use crate::read::input::Sent;
 use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, holds_secret};
 use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
+use crate::read::scalars;
 use crate::spec::{Choices, ObjectSpec, Rules, Ty};
 use crate::words::render;
 
@@ -419,14 +420,13 @@ macro_rules! int_from_arg {
                 if !$typed {
                     return Ok(None);
                 }
-                Ok(typed_whole(de, reading, <$t>::MIN as i128, <$t>::MAX as i128)?.map(|n| n as $t))
+                Ok(scalars::typed_whole(de, reading, <$t>::MIN as i128, <$t>::MAX as i128)?.map(|n| n as $t))
             }
             fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
                 if !$typed {
                     return None;
                 }
-                let whole = Whole { reading, lo: <$t>::MIN as i128, hi: <$t>::MAX as i128 };
-                whole.of_value(v).map(|n| n as $t)
+                scalars::whole_value(v, reading, <$t>::MIN as i128, <$t>::MAX as i128).map(|n| n as $t)
             }
             fn ty() -> Ty {
                 Ty::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
@@ -467,12 +467,10 @@ impl FromArg for f64 {
     }
     fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
         // `read_f64`'s checks on a finite number (serde_json reads no other).
-        de.deserialize_any(Real(reading))
+        scalars::typed_real(de, reading)
     }
     fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
-        // serde's `f64` of a `Value`: an integer converted, as `as_f64` gives it.
-        let Value::Number(n) = v else { return None };
-        Real(reading).accepts(n.as_f64()?)
+        scalars::real_value(v, reading)
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_f64(v, reading)
@@ -523,7 +521,7 @@ impl FromArg for bool {
         true
     }
     fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, _reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        de.deserialize_any(Flag)
+        scalars::typed_flag(de)
     }
     fn read_typed_value(v: &Value, _reading: &Reading<'_>) -> Option<Self> {
         v.as_bool()
@@ -547,10 +545,10 @@ impl FromArg for String {
         true
     }
     fn read_typed<'de, D: serde::Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        typed_text(de, reading)
+        scalars::typed_text(de, reading)
     }
     fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
-        checked_text(reading, v.as_str()?)
+        scalars::text_value(v, reading)
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_str(v, reading).map(str::to_owned)
@@ -786,169 +784,8 @@ pub(crate) fn container_in_string(s: &str) -> Option<Value> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The typed reading of one value (`FromArg::read_typed`, asked by `read::typed`): serde reads
-// the value into its type, and the rules are checked as `rules::check` would, without words.
-
-/// Visitor methods that decline (`Ok(None)`) a value of another kind than the one read: a value
-/// of the wrong kind (`"24h"` for an integer) costs the typed reading no error message, which
-/// serde would format only for it to be dropped; the general reading words it.
-macro_rules! decline {
-    ($($kind:ident),*) => {$(decline!(@ $kind);)*};
-    (@ bool) => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-    (@ integer) => {
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-    (@ float) => {
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-    (@ str) => {
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-    (@ null) => {
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-}
-
-/// An integer of a type whose bounds are `lo..=hi`, read from `de` and accepted as `read_int`
-/// accepts it (serde's integer visitors' values: a JSON integer token, not `1.0` or `1e3`);
-/// any other value declined.
-pub(crate) fn typed_whole<'de, D: Deserializer<'de>>(
-    de: D,
-    reading: &Reading<'_>,
-    lo: i128,
-    hi: i128,
-) -> Result<Option<i128>, D::Error> {
-    de.deserialize_any(Whole { reading, lo, hi })
-}
-
-/// The visitor of [`typed_whole`].
-struct Whole<'r, 'a> {
-    reading: &'r Reading<'a>,
-    lo: i128,
-    hi: i128,
-}
-
-impl Whole<'_, '_> {
-    #[inline]
-    fn accepts(&self, n: i128) -> Option<i128> {
-        let (lo, hi) = (self.lo, self.hi);
-        (lo <= n && n <= hi && rules::accepts(self.reading, Subject::Whole { n, lo, hi })).then_some(n)
-    }
-
-    /// The integer a held value is, as serde's visitors see it (`visit_u64`, `visit_i64`; a
-    /// float declined), accepted as above.
-    fn of_value(&self, v: &Value) -> Option<i128> {
-        let Value::Number(n) = v else { return None };
-        let n = match n.as_u64() {
-            Some(u) => i128::from(u),
-            None => i128::from(n.as_i64()?),
-        };
-        self.accepts(n)
-    }
-}
-
-impl Visitor<'_> for Whole<'_, '_> {
-    type Value = Option<i128>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an integer")
-    }
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<i128>, E> {
-        Ok(self.accepts(i128::from(n)))
-    }
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<i128>, E> {
-        Ok(self.accepts(i128::from(n)))
-    }
-    decline!(bool, float, str, null);
-}
-
-/// A number read as serde reads an `f64` (an integer token converted), accepted as `read_f64`
-/// accepts a finite one; any other value declined.
-struct Real<'r, 'a>(&'r Reading<'a>);
-
-impl Real<'_, '_> {
-    fn accepts(&self, f: f64) -> Option<f64> {
-        (f.is_finite() && rules::accepts(self.0, Subject::Real(f))).then_some(f)
-    }
-}
-
-impl Visitor<'_> for Real<'_, '_> {
-    type Value = Option<f64>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a number")
-    }
-    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<f64>, E> {
-        Ok(self.accepts(f))
-    }
-    #[allow(clippy::cast_precision_loss)] // as serde's `f64` reads an integer
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<f64>, E> {
-        Ok(self.accepts(n as f64))
-    }
-    #[allow(clippy::cast_precision_loss)] // as serde's `f64` reads an integer
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<f64>, E> {
-        Ok(self.accepts(n as f64))
-    }
-    decline!(bool, str, null);
-}
-
-/// `true` or `false`; any other value declined.
-struct Flag;
-
-impl Visitor<'_> for Flag {
-    type Value = Option<bool>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a boolean")
-    }
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<bool>, E> {
-        Ok(Some(b))
-    }
-    decline!(integer, float, str, null);
-}
-
-/// A string read from `de` and checked where serde lends it (`read_str`'s checks), copied only
-/// when its rules take it; any other value declined.
-pub(crate) fn typed_text<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<String>, D::Error> {
-    de.deserialize_any(Checked(reading))
-}
-
-/// A string checked where serde lends it, and copied only when its rules take it (`read_str`'s
-/// checks); a choice under `ignore_case` is left to the general reading, which gives the
-/// canonical spelling.
-struct Checked<'r, 'a>(&'r Reading<'a>);
-
-impl Visitor<'_> for Checked<'_, '_> {
-    type Value = Option<String>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
-        Ok(checked_text(self.0, s))
-    }
-    decline!(bool, integer, float, null);
-}
-
-/// `s`, copied, when `reading`'s rules take it as `read_str` does; `None` for a choice under
-/// `ignore_case` (the general reading gives its canonical spelling).
-#[inline]
-fn checked_text(reading: &Reading<'_>, s: &str) -> Option<String> {
-    let rules = reading.rules;
-    let canonical = rules.ignore_case && matches!(rules.choices, Some(Choices::Str(_)));
-    (!canonical && rules::accepts(reading, Subject::Text(s))).then(|| s.to_owned())
-}
+// The typed reading of an `Option`, an array and one value (`FromArg::read_typed`, asked by
+// `read::typed`); a scalar's is in `read::scalars`.
 
 /// `null` as `None`, anything else read as `T` (an `Option` parameter or field).
 pub(crate) fn typed_option<'de, T: FromArg, D: Deserializer<'de>>(
@@ -1009,30 +846,6 @@ impl<'de, T: FromArg> Visitor<'de> for Items<'_, '_, T> {
         }
         Ok(rules::accepts(self.0, Subject::Items { n: out.len(), item: T::ty }).then_some(out))
     }
-}
-
-/// The index of the name among `names` a string is, for a `#[derive(Choice)]` type
-/// (`read_choice`'s exact match); `None` for any other string or value.
-#[doc(hidden)]
-pub fn typed_choice<'de, D: Deserializer<'de>>(
-    de: D,
-    names: &'static [&'static str],
-) -> Result<Option<usize>, D::Error> {
-    de.deserialize_any(Named(names))
-}
-
-/// The visitor of [`typed_choice`].
-struct Named(&'static [&'static str]);
-
-impl Visitor<'_> for Named {
-    type Value = Option<usize>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("one of the names")
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|n| *n == s))
-    }
-    decline!(bool, integer, float, null);
 }
 
 /// The value of one parameter, field or item, read by [`FromArg::read_typed`] with its reading.
