@@ -57,7 +57,8 @@ pub struct Toolbox {
     pub(in crate::call) policing: Policing,
     /// Where each tool is in `tools`, by name, when there are more than [`SCANNED_UP_TO`]
     /// (fewer are found sooner by comparing names); rebuilt by [`reindex`](Self::reindex)
-    /// whenever `tools` changes. [`get`](Self::get) checks the name of the tool it finds there.
+    /// whenever `tools` changes (every change ends in `refresh_confirm_action`). [`get`](Self::get)
+    /// checks the name of the tool it finds there.
     pub(in crate::call) index: HashMap<&'static str, usize>,
 }
 
@@ -317,12 +318,11 @@ impl Toolbox {
     /// The tool named `name`: by its index past 8 tools (one hash of `name`, whatever the
     /// number of tools), by comparing names below.
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        if let Some(&i) = self.index.get(name)
-            && let Some(tool) = self.tools.get(i).filter(|t| t.name() == name)
-        {
-            return Some(tool);
+        if self.index.is_empty() {
+            return self.tools.iter().find(|t| t.name() == name);
         }
-        self.tools.iter().find(|t| t.name() == name)
+        // The name is checked too: an index is never trusted to name another tool.
+        self.index.get(name).and_then(|&i| self.tools.get(i)).filter(|t| t.name() == name)
     }
 
     /// Builds [`index`](Self::index) again from `tools`: empty up to [`SCANNED_UP_TO`] tools.

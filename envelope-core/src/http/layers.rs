@@ -375,7 +375,8 @@ where
             // The place counts under the verified caller's share from now on (an anonymous
             // caller's under its address still).
             if let (Ok(caller), Some(place)) = (&verified, &place)
-                && let Err(refused) = place.identified(caller.subject().map(|_| caller.quota_key()).as_deref()).await
+                && let Err(refused) =
+                    place.identified((!caller.is_anonymous()).then(|| caller.quota_key()).as_deref()).await
             {
                 tracing::warn!("request refused: {}", refused.message());
                 return Ok(refused.into_response_as(layer.body));
