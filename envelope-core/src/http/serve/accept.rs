@@ -6,7 +6,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
@@ -14,7 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use super::head::HeadClock;
-use super::peers::{LOG_TARGET, Tracked};
+use super::peers::{LOG_TARGET, PeerCounts, Tracked};
 use super::refusals::{RefusedFor, refuse};
 use super::request::PerRequest;
 use super::shared::{LINGER, LINGERING_REFUSALS, READ_BUFFER_BYTES, Shared};
@@ -119,7 +118,7 @@ async fn connection(
         shared: Arc::clone(&shared),
         peer,
         phase: Arc::clone(&tracked),
-        bodies: Arc::clone(&registered.bodies),
+        counts: Arc::clone(&registered.counts),
     };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
@@ -152,8 +151,8 @@ async fn stopped(stopping: &mut watch::Receiver<bool>) {
 /// A new connection of `peer`, in the registry until the returned place is dropped.
 fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
     let tracked = Arc::new(Tracked::new());
-    let bodies = shared.registry.add(peer.ip(), &tracked);
-    Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, bodies }
+    let counts = shared.registry.add(peer.ip(), &tracked);
+    Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, counts }
 }
 
 /// A connection's place in the [`Registry`](super::peers::Registry), left when the connection ends.
@@ -161,8 +160,8 @@ struct Registered {
     shared: Arc<Shared>,
     ip: std::net::IpAddr,
     tracked: Arc<Tracked>,
-    /// The request bodies of the address being read.
-    bodies: Arc<AtomicUsize>,
+    /// What the address's connections count together.
+    counts: Arc<PeerCounts>,
 }
 
 impl Drop for Registered {

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -16,7 +16,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use crate::http::transport::BodyRefused;
 
 use super::in_flight::Place;
-use super::peers::LOG_TARGET;
+use super::peers::{LOG_TARGET, PeerCounts};
 use super::shared::{Shared, UNCOUNTED_BODY_BYTES};
 
 pub(super) type BoxError = Box<dyn StdError + Send + Sync>;
@@ -42,7 +42,7 @@ pub(super) struct Budgeted {
     /// The request's place in flight, taken once the body has ended, and the count of the
     /// address's bodies being read (left then, or when the body is dropped unread).
     slot: Option<Place>,
-    bodies: Option<Arc<AtomicUsize>>,
+    bodies: Option<Arc<PeerCounts>>,
     /// The wait for a place in flight, once the body has ended.
     queued: Option<Taking>,
     ended: bool,
@@ -56,7 +56,7 @@ impl Budgeted {
         inner: Incoming,
         shared: Arc<Shared>,
         peer: SocketAddr,
-        after_body: Option<(Place, Arc<AtomicUsize>)>,
+        after_body: Option<(Place, Arc<PeerCounts>)>,
     ) -> Self {
         use hyper::body::Body as _;
         let began = tokio::time::Instant::now();
@@ -107,8 +107,8 @@ impl Budgeted {
 
     /// The body is read (or given up): it no longer counts among its address's.
     fn leave_bodies(&mut self) {
-        if let Some(bodies) = self.bodies.take() {
-            bodies.fetch_sub(1, Ordering::AcqRel);
+        if let Some(counts) = self.bodies.take() {
+            counts.bodies.fetch_sub(1, Ordering::AcqRel);
         }
     }
 

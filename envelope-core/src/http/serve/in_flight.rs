@@ -12,13 +12,14 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::http::transport::BodyRefused;
 use crate::http::transport::TransportError;
 
+use super::peers::PeerCounts;
 use super::shared::{ShareKey, Shared};
 
 impl Shared {
-    /// One more place for `key`, unless it holds its share.
-    fn enter(&self, key: &ShareKey) -> bool {
+    /// One more place for the verified caller `key`, unless it holds its share.
+    fn enter_caller(&self, key: &Arc<str>) -> bool {
         let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let held = callers.entry(key.clone()).or_insert(0);
+        let held = callers.entry(Arc::clone(key)).or_insert(0);
         if *held >= self.share {
             return false;
         }
@@ -26,9 +27,9 @@ impl Shared {
         true
     }
 
-    fn leave(&self, key: &ShareKey) {
+    fn leave_caller(&self, key: &Arc<str>) {
         let mut callers = self.callers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Entry::Occupied(mut held) = callers.entry(key.clone()) {
+        if let Entry::Occupied(mut held) = callers.entry(Arc::clone(key)) {
             *held.get_mut() -= 1;
             if *held.get() == 0 {
                 held.remove();
@@ -41,7 +42,8 @@ impl Shared {
 /// before its route (a request extension): taken with its head for a request without a body,
 /// once its body is read whole for one with a body; released when the last of them drops it.
 /// Its caller's count under [`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller) goes with it: the caller the
-/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Place::identified`]), else the peer's address.
+/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Place::identified`]), else the peer's address
+/// (its [`PeerCounts`], held by the connection: no lookup per request).
 /// The layer gives the place up while a verification waits (a JWKS refetch) and takes it again,
 /// through the queue, once the caller is verified.
 #[derive(Clone)]
@@ -50,6 +52,8 @@ pub(crate) struct Place(Arc<PlaceInner>);
 pub(super) struct PlaceInner {
     shared: Arc<Shared>,
     peer: std::net::IpAddr,
+    /// What the peer's connections count together: its share's places among them.
+    counts: Arc<PeerCounts>,
     state: std::sync::Mutex<PlaceState>,
 }
 
@@ -58,7 +62,7 @@ pub(super) struct PlaceState {
     permit: Option<OwnedSemaphorePermit>,
     /// The verified caller's key ([`Caller::quota_key`](crate::Caller::quota_key)).
     caller: Option<Arc<str>>,
-    /// The key the place is counted under among the callers' shares.
+    /// The share the place is counted under.
     counted: Option<ShareKey>,
     /// Given up while a verification waited: taken again after it.
     given_up: bool,
@@ -68,14 +72,37 @@ impl Drop for PlaceInner {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(key) = state.counted.take() {
-            self.shared.leave(&key);
+            self.leave(&key);
+        }
+    }
+}
+
+impl PlaceInner {
+    /// One more place under the share `key`, unless it is full.
+    fn enter(&self, key: &ShareKey) -> bool {
+        match key {
+            ShareKey::Peer => {
+                let share = self.shared.share;
+                let more = |held: usize| (held < share).then_some(held + 1);
+                self.counts.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).is_ok()
+            }
+            ShareKey::Caller(key) => self.shared.enter_caller(key),
+        }
+    }
+
+    fn leave(&self, key: &ShareKey) {
+        match key {
+            ShareKey::Peer => self.shared.registry.place_left(self.peer, &self.counts),
+            ShareKey::Caller(key) => self.shared.leave_caller(key),
         }
     }
 }
 
 impl Place {
-    pub(super) fn new(shared: Arc<Shared>, peer: std::net::IpAddr) -> Place {
-        Place(Arc::new(PlaceInner { shared, peer, state: std::sync::Mutex::new(PlaceState::default()) }))
+    /// A place of a request from `peer`, whose connections count together in `counts`
+    /// ([`Registry::add`](super::peers::Registry::add)).
+    pub(super) fn new(shared: Arc<Shared>, peer: std::net::IpAddr, counts: Arc<PeerCounts>) -> Place {
+        Place(Arc::new(PlaceInner { shared, peer, counts, state: std::sync::Mutex::new(PlaceState::default()) }))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, PlaceState> {
@@ -86,18 +113,13 @@ impl Place {
         self.state().permit.is_some()
     }
 
-    /// The key the caller's share is counted under.
-    fn key(state: &PlaceState, peer: std::net::IpAddr) -> ShareKey {
-        state.caller.clone().map_or(ShareKey::Peer(peer), ShareKey::Caller)
-    }
-
     /// Counts the place under its caller's share.
     fn enter(&self, state: &mut PlaceState) -> Result<(), BodyRefused> {
         if state.counted.is_some() {
             return Ok(());
         }
-        let key = Self::key(state, self.0.peer);
-        if !self.0.shared.enter(&key) {
+        let key = state.caller.clone().map_or(ShareKey::Peer, ShareKey::Caller);
+        if !self.0.enter(&key) {
             return Err(self.rate_limited());
         }
         state.counted = Some(key);
@@ -106,7 +128,7 @@ impl Place {
 
     fn leave(&self, state: &mut PlaceState) {
         if let Some(key) = state.counted.take() {
-            self.0.shared.leave(&key);
+            self.0.leave(&key);
         }
     }
 

@@ -1,6 +1,6 @@
 //! The open connections by peer address: the unfinished heads each address holds, the
-//! connection closed to make room, each address's bodies being read; the phases of a
-//! connection's head clock, and the one log target of the server.
+//! connection closed to make room, each address's bodies being read and places in flight; the
+//! phases of a connection's head clock, and the one log target of the server.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -27,11 +27,27 @@ pub(super) struct Registry {
     claimed: AtomicUsize,
 }
 
-/// One peer address's open connections, and its request bodies being read.
+/// One peer address's open connections, and what they count together.
 #[derive(Default)]
 pub(super) struct Peer {
     connections: Vec<Arc<Tracked>>,
-    pub(super) bodies: Arc<AtomicUsize>,
+    counts: Arc<PeerCounts>,
+}
+
+/// What the connections of one peer address count together, held by each of them (and by each
+/// request's [`Place`](super::in_flight::Place)): counted per request without a lookup of the
+/// address. The registry keeps an address while it has a connection open or a place counted.
+#[derive(Default)]
+pub(super) struct PeerCounts {
+    /// Request bodies being read, under [`Serve::max_bodies_per_peer`](super::Serve::max_bodies_per_peer).
+    pub(super) bodies: AtomicUsize,
+    /// Places in flight counted under the address's share
+    /// ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller)): those of
+    /// requests without a verified caller.
+    pub(super) in_flight: AtomicUsize,
+    /// The address's open connections: its entry's `connections.len()`, written under the
+    /// registry's lock, read by a place that leaves without it.
+    connections: AtomicUsize,
 }
 
 /// One open connection, as its [`HeadClock`](super::head::HeadClock), its requests and the [`Registry`] see it.
@@ -74,14 +90,18 @@ impl Tracked {
 }
 
 impl Registry {
-    /// Adds a connection of `ip`: the count of `ip`'s bodies being read.
-    pub(super) fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<AtomicUsize> {
+    /// Adds a connection of `ip`: what `ip`'s connections count together.
+    pub(super) fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<PeerCounts> {
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let peer = peers.entry(ip).or_default();
         peer.connections.push(Arc::clone(tracked));
-        Arc::clone(&peer.bodies)
+        peer.counts.connections.store(peer.connections.len(), Ordering::SeqCst);
+        Arc::clone(&peer.counts)
     }
 
+    /// A connection of `ip` has ended: the address is forgotten with its last connection,
+    /// unless a request of it still holds a place ([`place_left`](Self::place_left) forgets it
+    /// then).
     pub(super) fn remove(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) {
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if tracked.evicted.load(Ordering::Relaxed) {
@@ -89,10 +109,36 @@ impl Registry {
         }
         if let Some(peer) = peers.get_mut(&ip) {
             peer.connections.retain(|c| !Arc::ptr_eq(c, tracked));
-            if peer.connections.is_empty() {
+            // Written before the places are read, as a place leaving writes its count before
+            // it reads the connections (both `SeqCst`): one of the two sees the other's zero.
+            peer.counts.connections.store(peer.connections.len(), Ordering::SeqCst);
+            if peer.connections.is_empty() && peer.counts.in_flight.load(Ordering::SeqCst) == 0 {
                 peers.remove(&ip);
             }
         }
+    }
+
+    /// A place counted under `ip`'s share has left: whether that was the last of an address
+    /// with no connection open, which is then forgotten. Costs a lookup only then.
+    pub(super) fn place_left(&self, ip: std::net::IpAddr, counts: &Arc<PeerCounts>) {
+        if counts.in_flight.fetch_sub(1, Ordering::SeqCst) != 1 || counts.connections.load(Ordering::SeqCst) != 0 {
+            return;
+        }
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let idle = peers.get(&ip).is_some_and(|peer| {
+            Arc::ptr_eq(&peer.counts, counts)
+                && peer.connections.is_empty()
+                && peer.counts.in_flight.load(Ordering::SeqCst) == 0
+        });
+        if idle {
+            peers.remove(&ip);
+        }
+    }
+
+    /// How many addresses the registry holds (with a connection open or a place counted).
+    #[cfg(test)]
+    pub(super) fn addresses(&self) -> usize {
+        self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
     }
 
     /// The unfinished heads of `ip`'s connections.
@@ -117,7 +163,10 @@ impl Registry {
             true
         };
         let mut heaviest: Option<(usize, &Arc<Tracked>, &std::net::IpAddr)> = None;
+        // Addresses with a connection open (an address kept for a place alone holds none).
+        let mut open = 0;
         for (ip, Peer { connections, .. }) in peers.iter() {
+            open += usize::from(!connections.is_empty());
             let mut waiting = 0;
             let mut oldest: Option<&Arc<Tracked>> = None;
             for c in connections.iter().filter(|c| c.waits_for_head()) {
@@ -133,7 +182,7 @@ impl Registry {
             }
         }
         let own = peers.get(&ip).map_or(0, |peer| peer.connections.len());
-        let share = (max_connections / (peers.len() + usize::from(!peers.contains_key(&ip)))).max(1);
+        let share = (max_connections / (open + usize::from(own == 0))).max(1);
         if own >= share {
             return false;
         }

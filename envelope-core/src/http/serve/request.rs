@@ -6,7 +6,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, ready};
 
 use axum::body::{Body, Bytes};
@@ -18,7 +18,7 @@ use crate::http::transport::{ErrorBody, TransportError};
 
 use super::body::Budgeted;
 use super::in_flight::Place;
-use super::peers::{BUSY, DONE, LOG_TARGET, Tracked};
+use super::peers::{BUSY, DONE, LOG_TARGET, PeerCounts, Tracked};
 use super::shared::Shared;
 
 /// The hyper service of one connection: the `Host` check, the bound on requests in flight, the
@@ -29,8 +29,9 @@ pub(super) struct PerRequest {
     pub(super) peer: SocketAddr,
     /// The connection's [`HeadClock`](super::head::HeadClock) phase: `BUSY` from a head to its response.
     pub(super) phase: Arc<Tracked>,
-    /// The request bodies of the peer's address being read.
-    pub(super) bodies: Arc<AtomicUsize>,
+    /// What the peer address's connections count together: its bodies being read, its
+    /// places in flight.
+    pub(super) counts: Arc<PeerCounts>,
 }
 
 /// The answer to one request: refused at once, or the router's answer on its way (no future
@@ -131,7 +132,7 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             let response = error.into_response_as(shared.shape(request.uri().path()));
             Answer::Ready(Some(self.ended(response)))
         };
-        let place = Place::new(Arc::clone(&shared), peer.ip());
+        let place = Place::new(Arc::clone(&shared), peer.ip(), Arc::clone(&self.counts));
         let after_body = if request.body().is_end_stream() {
             match place.take_now() {
                 Ok(true) => None,
@@ -151,13 +152,13 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             // A body is read before the request takes a place in flight: a client that sends
             // it slowly, or never, holds no place; its address holds a bounded number.
             let bound = shared.limits.max_bodies_per_peer;
-            if self.bodies.fetch_add(1, Ordering::AcqRel) >= bound {
-                self.bodies.fetch_sub(1, Ordering::AcqRel);
+            if self.counts.bodies.fetch_add(1, Ordering::AcqRel) >= bound {
+                self.counts.bodies.fetch_sub(1, Ordering::AcqRel);
                 return refused(format!(
                     "this address already sends this server's bound of {bound} request bodies at once"
                 ));
             }
-            Some((place.clone(), Arc::clone(&self.bodies)))
+            Some((place.clone(), Arc::clone(&self.counts)))
         };
         let method = request.method().clone();
         let uri = request.uri().clone();

@@ -55,8 +55,9 @@ pub(super) struct Shared {
     pub(super) budget: Budget,
     /// Requests waiting for a place in flight.
     pub(super) queued: AtomicUsize,
-    /// The places in flight each caller holds, and the most one may hold.
-    pub(super) callers: std::sync::Mutex<std::collections::HashMap<ShareKey, usize>>,
+    /// The places in flight each verified caller holds (an address's are in its
+    /// [`PeerCounts`](super::peers::PeerCounts)), and the most one may hold.
+    pub(super) callers: std::sync::Mutex<std::collections::HashMap<Arc<str>, usize>>,
     pub(super) share: usize,
     pub(super) busy_reply: Bytes,
     pub(super) heads_reply: Bytes,
@@ -65,12 +66,13 @@ pub(super) struct Shared {
 
 /// Whose share of the places in flight a request's place is counted under: the caller the
 /// [`AuthLayer`](crate::http::AuthLayer) verified ([`Caller::quota_key`](crate::Caller::quota_key)),
-/// else the peer's address. An address is its own key, neither formatted nor allocated: it is
-/// the key of every request that carries no verified caller.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// else the peer's address. An address's places are counted in the
+/// [`PeerCounts`](super::peers::PeerCounts) its connections hold, a caller's in
+/// [`Shared::callers`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum ShareKey {
-    /// An unverified request's peer address.
-    Peer(std::net::IpAddr),
+    /// An unverified request's peer address (the place's own).
+    Peer,
     /// A verified caller's key.
     Caller(Arc<str>),
 }

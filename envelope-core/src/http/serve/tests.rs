@@ -245,48 +245,86 @@ fn shared_with_share(max_in_flight: usize, share: usize) -> std::sync::Arc<super
 }
 
 /// An address holds its share of places; another address, and a verified caller from the same
-/// address, hold shares of their own; a place dropped gives its count back.
+/// address, hold shares of their own; a place dropped gives its count back; an address is kept
+/// while it has a connection open or a place counted, and forgotten after the last of them.
 #[tokio::test]
 async fn each_address_and_each_verified_caller_holds_its_own_share() {
     use super::in_flight::Place;
+    use super::peers::Tracked;
+    use std::sync::Arc;
     let shared = shared_with_share(16, 2);
     let (a, b) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
-    let first = Place::new(shared.clone(), a);
-    let second = Place::new(shared.clone(), a);
+    // A connection of each address, as `serve` registers it.
+    let connection = |ip| {
+        let tracked = Arc::new(Tracked::new());
+        let counts = shared.registry.add(ip, &tracked);
+        (tracked, counts)
+    };
+    let (conn_a, counts_a) = connection(a);
+    let (conn_b, counts_b) = connection(b);
+    let place = |counts: &Arc<super::peers::PeerCounts>, ip| Place::new(shared.clone(), ip, Arc::clone(counts));
+    let first = place(&counts_a, a);
+    let second = place(&counts_a, a);
     assert_eq!(first.take_now().ok(), Some(true));
     assert_eq!(second.take_now().ok(), Some(true));
-    let third = Place::new(shared.clone(), a);
+    let third = place(&counts_a, a);
     assert!(third.take_now().is_err(), "past its share, an address is refused");
-    let other = Place::new(shared.clone(), b);
+    let other = place(&counts_b, b);
     assert_eq!(other.take_now().ok(), Some(true), "another address has its own share");
+    // Another connection of the same address counts with the first.
+    let (conn_a2, counts_a2) = connection(a);
+    assert!(Arc::ptr_eq(&counts_a, &counts_a2), "an address's connections count together");
+    assert!(place(&counts_a2, a).take_now().is_err(), "its share holds across its connections");
 
     // Verified as alice, the second place moves to alice's share: the address has room again.
     second.identified(Some("sub:alice")).await.expect("within alice's share");
     assert_eq!(third.take_now().ok(), Some(true));
     // Verified before its place is taken (a request whose body is still to come).
-    let bob = Place::new(shared.clone(), a);
+    let bob = place(&counts_a, a);
     bob.identified(Some("sub:bob")).await.expect("bob's share is his own");
     assert_eq!(bob.take_now().ok(), Some(true));
-    let alice = Place::new(shared.clone(), a);
+    let alice = place(&counts_a, a);
     alice.identified(Some("sub:alice")).await.expect("alice's second place");
     assert_eq!(alice.take_now().ok(), Some(true));
-    let alice_third = Place::new(shared.clone(), a);
+    let alice_third = place(&counts_a, a);
     alice_third.identified(Some("sub:alice")).await.expect("not counted yet");
     assert!(alice_third.take_now().is_err(), "past alice's share, alice is refused");
 
     // Verified as no one (a hook that let an anonymous caller through): still its address's.
-    let anonymous = Place::new(shared.clone(), a);
+    let anonymous = place(&counts_a, a);
     anonymous.identified(None).await.expect("nothing to move");
     assert!(anonymous.take_now().is_err(), "an anonymous caller counts under its address");
-    let elsewhere = Place::new(shared.clone(), "10.0.0.3".parse().unwrap());
+    let c = "10.0.0.3".parse().unwrap();
+    let (conn_c, counts_c) = connection(c);
+    let elsewhere = place(&counts_c, c);
     elsewhere.identified(None).await.expect("nothing to move");
     assert_eq!(elsewhere.take_now().ok(), Some(true), "anonymous callers elsewhere keep their own shares");
     drop(elsewhere);
+    shared.registry.remove(c, &conn_c);
+    assert_eq!(shared.registry.addresses(), 2, "an address without a connection or a place is forgotten");
 
     // A place dropped gives its count back.
     drop(first);
-    assert_eq!(Place::new(shared.clone(), a).take_now().ok(), Some(true));
-    assert_eq!(shared.callers.lock().unwrap().len(), 4, "the address, the other address, alice and bob");
+    assert_eq!(place(&counts_a, a).take_now().ok(), Some(true));
+    assert_eq!(shared.callers.lock().unwrap().len(), 2, "alice and bob");
+    drop((alice, alice_third));
+    assert_eq!(shared.callers.lock().unwrap().len(), 2, "alice still holds the second place");
+    drop(second);
+    assert_eq!(shared.callers.lock().unwrap().len(), 1, "a caller without a place is forgotten");
+
+    // An address whose last connection ends while a request still holds a place is kept until
+    // that place leaves: a new connection of it meanwhile counts with that place.
+    shared.registry.remove(b, &conn_b);
+    assert_eq!(shared.registry.addresses(), 2, "b still holds a place");
+    let (conn_b2, counts_b2) = connection(b);
+    assert!(Arc::ptr_eq(&counts_b, &counts_b2), "the new connection counts with the place still held");
+    shared.registry.remove(b, &conn_b2);
     drop(other);
-    assert_eq!(shared.callers.lock().unwrap().len(), 3, "an address without a place is forgotten");
+    assert_eq!(shared.registry.addresses(), 1, "b is forgotten with its last place");
+    shared.registry.remove(a, &conn_a);
+    assert_eq!(shared.registry.addresses(), 1, "a's second connection is open");
+    shared.registry.remove(a, &conn_a2);
+    assert_eq!(shared.registry.addresses(), 1, "a still holds a place");
+    drop(third);
+    assert_eq!(shared.registry.addresses(), 0, "a is forgotten with its last place");
 }
