@@ -45,7 +45,7 @@ impl Hints {
                         + d.path.as_ref().map_or(0, String::len)
                         + d.accepted.len()
                         + d.fix.len()
-                        + d.suggestion.as_ref().map_or(0, String::len)
+                        + d.suggestion.as_ref().map_or(0, |s| s.len())
                         + match &d.rejected {
                             Rejected::Shown(v) => v.len() + 16,
                             _ => 0,

@@ -63,7 +63,8 @@ pub(crate) struct ProblemData {
     pub(crate) issue: Cow<'static, str>,
     pub(crate) accepted: String,
     pub(crate) fix: String,
-    pub(crate) suggestion: Option<String>,
+    /// Borrowed when it is a declared name (a choice, a parameter): not copied.
+    pub(crate) suggestion: Option<Cow<'static, str>>,
     /// Further problems found in the same value (other items of an array), reported after it.
     pub(crate) also: Vec<Problem>,
 }
@@ -103,8 +104,8 @@ impl Problem {
         self
     }
 
-    pub(crate) fn with_suggestion(mut self, suggestion: Option<&str>) -> Self {
-        self.0.suggestion = suggestion.map(str::to_owned);
+    pub(crate) fn with_suggestion(mut self, suggestion: Option<impl Into<Cow<'static, str>>>) -> Self {
+        self.0.suggestion = suggestion.map(Into::into);
         self
     }
 
@@ -235,8 +236,11 @@ impl Problem {
                 cut(text);
             }
             p.0.issue = Cow::Owned(crate::words::budget::cut_text(&p.0.issue, chars, chars * 2));
-            for text in [p.0.path.as_mut(), p.0.suggestion.as_mut()].into_iter().flatten() {
+            if let Some(text) = p.0.path.as_mut() {
                 cut(text);
+            }
+            if let Some(text) = p.0.suggestion.as_mut() {
+                *text = Cow::Owned(crate::words::budget::cut_text(text, chars, chars * 2));
             }
             if chars <= 16 || fits(&p) {
                 return p;
@@ -260,7 +264,7 @@ impl Problem {
         h.insert("accepted".into(), Value::String(self.0.accepted.clone()));
         h.insert("fix".into(), Value::String(self.0.fix.clone()));
         if let Some(s) = &self.0.suggestion {
-            h.insert("suggestion".into(), Value::String(s.clone()));
+            h.insert("suggestion".into(), Value::String(s.to_string()));
         }
         h
     }
@@ -282,11 +286,11 @@ impl Problem {
             return None;
         }
         let d = &self.0;
-        let exact_too = |text: Option<&String>| match text {
+        let exact_too = |text: Option<&str>| match text {
             Some(t) => budget::quotes_and_controls(t.as_bytes()).1 == 0,
             None => true,
         };
-        if !exact_too(d.suggestion.as_ref()) || !exact_too(d.path.as_ref().map(|_| &d.parameter)) {
+        if !exact_too(d.suggestion.as_deref()) || !exact_too(d.path.as_ref().map(|_| d.parameter.as_str())) {
             return None;
         }
         // Each text as if it held no quote (4 + its length), then 3 bytes for every `"` or `\\`
@@ -727,7 +731,7 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
 
     /// The closest accepted value, offered as `Did you mean "…"?`.
     pub fn suggestion(mut self, suggestion: impl Into<String>) -> Self {
-        self.problem.0.suggestion = Some(suggestion.into());
+        self.problem.0.suggestion = Some(Cow::Owned(suggestion.into()));
         self
     }
 }

@@ -162,7 +162,7 @@ fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
             };
             let mut p = Problem::new(&text(3), rejected, text(8)).with_accepted(text(30)).with_fix(text(20));
             if next(2) == 0 {
-                p = p.with_suggestion(Some(&text(3)));
+                p = p.with_suggestion(Some(text(3)));
             }
             if next(3) == 0 {
                 let path = format!("{}[{}]", p.0.parameter, next(9));
