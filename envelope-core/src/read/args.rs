@@ -7,6 +7,7 @@
 //! `readers` (a JSON shape each) ← `args` (this module).
 
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::outcome::refusal::{Problem, Rejected};
 pub use crate::read::input::Input;
@@ -52,7 +53,7 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
     // its size whatever was sent.
     let parameter = cut::cut(&d.parameter, render::SHOWN_CHARS);
     let path = cut::cut(&d.path, 2 * render::SHOWN_CHARS);
-    Problem::new(&parameter, rejected, issue)
+    Problem::new(parameter, rejected, issue)
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
         .at(path)
@@ -95,7 +96,7 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
         }
     };
     let path = c.path.as_deref().map(|p| cut::cut(p, 2 * render::SHOWN_CHARS));
-    let problem = Problem::new(&parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
+    let problem = Problem::new(parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
     match path {
         Some(path) => problem.at(path),
         None => problem,
@@ -333,9 +334,15 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// The top-level parameter this scope is in (for a nested object) or `name` itself.
-    fn parameter_of<'n>(&'n self, name: &'n str) -> &'n str {
+    /// The top-level parameter this scope is in (for a nested object) or the declared `name`
+    /// itself.
+    fn parameter_of(&self, name: &'static str) -> &'static str {
         self.parent.as_ref().map_or(name, ArgPath::parameter)
+    }
+
+    /// [`parameter_of`](Self::parameter_of) a name sent (not declared): copied at the top level.
+    fn parameter_of_sent(&self, name: &str) -> Cow<'static, str> {
+        self.parent.as_ref().map_or_else(|| Cow::Owned(name.to_owned()), |p| Cow::Borrowed(p.parameter()))
     }
 
     /// Reads parameter `i` (declared order). `None` when it was refused (the problem is kept).
@@ -439,11 +446,15 @@ impl<'a> Args<'a> {
                     None => "Remove it.".to_owned(),
                 };
                 let name = cut::cut(k, render::SHOWN_CHARS);
-                Problem::new(self.parameter_of(&name), Rejected::Shown(shown_name), format!("is not a {what} of {of}"))
-                    .with_accepted(accepted.clone())
-                    .with_fix(fix)
-                    .with_suggestion(sugg)
-                    .at(self.path_of(&name))
+                Problem::new(
+                    self.parameter_of_sent(&name),
+                    Rejected::Shown(shown_name),
+                    format!("is not a {what} of {of}"),
+                )
+                .with_accepted(accepted.clone())
+                .with_fix(fix)
+                .with_suggestion(sugg)
+                .at(self.path_of(&name))
             })
             .collect();
         if unknown.len() > SHOWN_ITEMS {
@@ -677,5 +688,5 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
     } else {
         issue.to_owned()
     };
-    Problem::new(name, rejected, issue).with_accepted(accepted).with_fix(fix)
+    Problem::new(name.to_owned(), rejected, issue).with_accepted(accepted).with_fix(fix)
 }

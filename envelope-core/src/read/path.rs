@@ -14,8 +14,9 @@ use crate::words::render;
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
 pub enum ArgPath<'a> {
-    /// A top-level parameter.
-    Param(&'a str),
+    /// A top-level parameter, by its declared name (`ParamSpec::name`): a refusal names it
+    /// without a copy.
+    Param(&'static str),
     /// `parent[i]`.
     Index(&'a ArgPath<'a>, usize),
     /// `parent.field`.
@@ -24,7 +25,7 @@ pub enum ArgPath<'a> {
 
 impl ArgPath<'_> {
     /// The top-level parameter this path is in.
-    pub fn parameter(&self) -> &str {
+    pub fn parameter(&self) -> &'static str {
         match self {
             ArgPath::Param(p) => p,
             ArgPath::Index(parent, _) | ArgPath::Field(parent, _) => parent.parameter(),

@@ -19,7 +19,39 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::read::path::ArgPath;
+/// Where a value sits in the text sent, named by the keys sent (as [`ArgPath`] names declared
+/// parameters): `qty`, `order.qty`, `items[0].qty`.
+///
+/// [`ArgPath`]: crate::read::path::ArgPath
+#[derive(Clone, Copy, Debug)]
+enum At<'a> {
+    /// A key of the arguments object.
+    Key(&'a str),
+    /// `parent[i]`.
+    Index(&'a At<'a>, usize),
+    /// `parent.field`.
+    Field(&'a At<'a>, &'a str),
+}
+
+impl At<'_> {
+    /// The key of the arguments object this value is under.
+    fn parameter(&self) -> &str {
+        match self {
+            At::Key(k) => k,
+            At::Index(parent, _) | At::Field(parent, _) => parent.parameter(),
+        }
+    }
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Key(k) => f.write_str(k),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            At::Field(parent, name) => write!(f, "{parent}.{name}"),
+        }
+    }
+}
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +139,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Reads one value at `path` (`None`: the arguments object itself); `None` on malformed text.
-    fn value(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
+    fn value(&mut self, path: Option<&At<'_>>, depth: usize) -> Option<()> {
         self.ws();
         match *self.b.get(self.i)? {
             b'{' | b'[' if depth >= MAX_DEPTH => self.skip_nested(),
@@ -153,7 +185,7 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    fn object(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
+    fn object(&mut self, path: Option<&At<'_>>, depth: usize) -> Option<()> {
         let start = self.i;
         self.i += 1;
         // (key, value's text) in order; keys compared after decoding escapes (`"q\u0074y"` is
@@ -193,8 +225,8 @@ impl<'t> Scanner<'t> {
             let vs = self.i;
             {
                 let child = match path {
-                    Some(parent) => ArgPath::Field(parent, &key),
-                    None => ArgPath::Param(&key),
+                    Some(parent) => At::Field(parent, &key),
+                    None => At::Key(&key),
                 };
                 self.value(Some(&child), depth + 1)?;
             }
@@ -208,7 +240,7 @@ impl<'t> Scanner<'t> {
             members += self.count_members()?;
             if self.out.crowded.len() < MAX_DUPLICATES {
                 self.out.crowded.push(Crowded {
-                    path: path.map(ArgPath::to_string),
+                    path: path.map(At::to_string),
                     parameter: path.map(|p| p.parameter().to_owned()),
                     keys: members,
                     text: self.text.get(start..self.i)?,
@@ -246,7 +278,7 @@ impl<'t> Scanner<'t> {
     /// Records the keys of one object sent more than once, in linear time: each key is counted
     /// once in a hash table (std's, keyed at random per process, so chosen keys cannot make it
     /// slow), then each repeated key's values are gathered in one pass.
-    fn record_duplicates(&mut self, path: Option<&ArgPath<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
+    fn record_duplicates(&mut self, path: Option<&At<'_>>, seen: &[(Cow<'t, str>, &'t str)]) {
         if self.out.duplicates.len() >= MAX_DUPLICATES {
             return;
         }
@@ -271,8 +303,8 @@ impl<'t> Scanner<'t> {
             let values =
                 seen[i..].iter().filter(|(k, _)| k == key).take(SHOWN_VALUES).map(|(_, v)| (*v).to_owned()).collect();
             let here = match path {
-                Some(parent) => ArgPath::Field(parent, key),
-                None => ArgPath::Param(key),
+                Some(parent) => At::Field(parent, key),
+                None => At::Key(key),
             };
             self.out.duplicates.push(Duplicate {
                 path: here.to_string(),
@@ -284,7 +316,7 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    fn array(&mut self, path: Option<&ArgPath<'_>>, depth: usize) -> Option<()> {
+    fn array(&mut self, path: Option<&At<'_>>, depth: usize) -> Option<()> {
         self.i += 1;
         let mut index = 0;
         loop {
@@ -301,9 +333,9 @@ impl<'t> Scanner<'t> {
                 _ => {}
             }
             match path {
-                Some(parent) => self.value(Some(&ArgPath::Index(parent, index)), depth + 1)?,
+                Some(parent) => self.value(Some(&At::Index(parent, index)), depth + 1)?,
                 // An array as the arguments themselves: refused whole, its items are not parameters.
-                None => self.value(Some(&ArgPath::Param("arguments")), depth + 1)?,
+                None => self.value(Some(&At::Key("arguments")), depth + 1)?,
             }
             index += 1;
         }

@@ -29,7 +29,7 @@ impl Hints {
     /// `hints.parameter` as a JSON value, when there is one.
     pub(crate) fn parameter(&self) -> Option<Value> {
         match self {
-            Hints::Problems { problems, .. } => problems.first().map(|p| Value::String(p.0.parameter.clone())),
+            Hints::Problems { problems, .. } => problems.first().map(|p| Value::String(p.0.parameter.to_string())),
             Hints::Recorded(v) => v.get("parameter").cloned(),
         }
     }

@@ -57,7 +57,8 @@ pub struct Problem(pub(crate) Box<ProblemData>);
 /// The parts of a [`Problem`].
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ProblemData {
-    pub(crate) parameter: String,
+    /// Borrowed when it is a declared parameter's name (most): not copied.
+    pub(crate) parameter: Cow<'static, str>,
     pub(crate) path: Option<String>,
     pub(crate) rejected: Rejected,
     pub(crate) issue: Cow<'static, str>,
@@ -81,9 +82,13 @@ pub(crate) enum Rejected {
 }
 
 impl Problem {
-    pub(crate) fn new(parameter: &str, rejected: Rejected, issue: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn new(
+        parameter: impl Into<Cow<'static, str>>,
+        rejected: Rejected,
+        issue: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Problem(Box::new(ProblemData {
-            parameter: parameter.to_owned(),
+            parameter: parameter.into(),
             path: None,
             rejected,
             issue: issue.into(),
@@ -110,8 +115,8 @@ impl Problem {
     }
 
     /// Puts the problem under top-level `parameter` (for one found inside it).
-    pub(crate) fn under(mut self, parameter: &str) -> Self {
-        parameter.clone_into(&mut self.0.parameter);
+    pub(crate) fn under(mut self, parameter: impl Into<Cow<'static, str>>) -> Self {
+        self.0.parameter = parameter.into();
         self
     }
 
@@ -174,7 +179,7 @@ impl Problem {
             Rejected::Missing => 0,
         };
         let suggestion = d.suggestion.as_ref().map_or(0, |s| "Did you mean ".len() + 2 + 6 * s.len() + "? ".len());
-        let name = d.path.as_ref().unwrap_or(&d.parameter).len();
+        let name = d.path.as_deref().unwrap_or(&d.parameter).len();
         name + ": ".len()
             + rejected
             + d.issue.len()
@@ -232,9 +237,10 @@ impl Problem {
             let mut p = self.clone();
             p.0.also.clear();
             let cut = |text: &mut String| *text = crate::words::budget::cut_text(text, chars, chars * 2);
-            for text in [&mut p.0.parameter, &mut p.0.accepted, &mut p.0.fix] {
+            for text in [&mut p.0.accepted, &mut p.0.fix] {
                 cut(text);
             }
+            p.0.parameter = Cow::Owned(crate::words::budget::cut_text(&p.0.parameter, chars, chars * 2));
             p.0.issue = Cow::Owned(crate::words::budget::cut_text(&p.0.issue, chars, chars * 2));
             if let Some(text) = p.0.path.as_mut() {
                 cut(text);
@@ -254,7 +260,7 @@ impl Problem {
     #[cfg(test)]
     fn hints(&self) -> Map<String, Value> {
         let mut h = Map::new();
-        h.insert("parameter".into(), Value::String(self.0.parameter.clone()));
+        h.insert("parameter".into(), Value::String(self.0.parameter.to_string()));
         if let Some(p) = &self.0.path {
             h.insert("path".into(), Value::String(p.clone()));
         }
@@ -290,7 +296,7 @@ impl Problem {
             Some(t) => budget::quotes_and_controls(t.as_bytes()).1 == 0,
             None => true,
         };
-        if !exact_too(d.suggestion.as_deref()) || !exact_too(d.path.as_ref().map(|_| d.parameter.as_str())) {
+        if !exact_too(d.suggestion.as_deref()) || !exact_too(d.path.as_ref().map(|_| &*d.parameter)) {
             return None;
         }
         // Each text as if it held no quote (4 + its length), then 3 bytes for every `"` or `\\`
@@ -510,7 +516,7 @@ impl Refusal {
     pub fn parameter(parameter: impl Into<String>) -> RefusalBuilder<No, No, No> {
         let path: String = parameter.into();
         let end = path.find(['[', '.']).unwrap_or(path.len());
-        let problem = Problem::new(&path[..end], Rejected::Missing, "is not accepted").at(path.clone());
+        let problem = Problem::new(path[..end].to_owned(), Rejected::Missing, "is not accepted").at(path.clone());
         RefusalBuilder { problem, code: codes::VALIDATION_ERROR, _state: PhantomData }
     }
 

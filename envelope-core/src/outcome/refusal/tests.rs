@@ -160,7 +160,7 @@ fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
                 1 => Rejected::Hidden,
                 _ => Rejected::Missing,
             };
-            let mut p = Problem::new(&text(3), rejected, text(8)).with_accepted(text(30)).with_fix(text(20));
+            let mut p = Problem::new(text(3), rejected, text(8)).with_accepted(text(30)).with_fix(text(20));
             if next(2) == 0 {
                 p = p.with_suggestion(Some(text(3)));
             }
