@@ -504,11 +504,15 @@ impl Refusal {
                     .with_fix("Send the arguments as the inputSchema describes."),
             );
         }
-        let mut flat = Vec::with_capacity(problems.len());
-        for p in problems {
-            flatten(p, &mut flat);
+        // Flat already (no problem carries others: the usual case) is kept as it is.
+        if problems.iter().any(|p| !p.0.also.is_empty()) {
+            let mut flat = Vec::with_capacity(problems.len());
+            for p in problems {
+                flatten(p, &mut flat);
+            }
+            problems = flat;
         }
-        Refusal { code: codes::VALIDATION_ERROR, problems: flat, retry_after: None }
+        Refusal { code: codes::VALIDATION_ERROR, problems, retry_after: None }
     }
 
     /// Starts a refusal of `parameter` (as the caller spells it; a path such as `tags[1]` is
