@@ -253,3 +253,57 @@ fn a_misspelt_required_name_is_one_problem() {
          origin: \"origin\" is not a parameter of trip; accepted: from, to. Remove it."
     );
 }
+
+/// Tags of a note: each of 1 to 5 characters.
+#[envelope_core::tool]
+fn label_note(
+    #[validate(range = 1..=10)] priority: u32,
+    #[validate(length = 1..=5)] title: String,
+    #[validate(each(length = 1..=5))] tags: Vec<String>,
+    #[validate(pattern = "^[a-z]+$")] owner: Option<String>,
+) -> u32 {
+    priority + u32::try_from(title.len() + tags.len() + owner.map_or(0, |o| o.len())).unwrap_or(0)
+}
+
+/// Once a value is refused, the values after it are only checked (a string is not copied, an
+/// array's items not kept): each of them is still refused as it would be alone, and accepted
+/// ones add nothing, from the text and from a parsed `Value` alike.
+#[test]
+fn values_after_a_refused_one_are_still_each_checked() {
+    let toolbox = envelope_core::Toolbox::new().with(label_note::tool());
+    let refusal = |args: &serde_json::Value| {
+        let text = crate::block_on(toolbox.call_json("label_note", &args.to_string())).unwrap();
+        let held = crate::block_on(toolbox.call("label_note", Some(args))).unwrap();
+        assert_eq!(text.to_json(), held.to_json(), "{args}");
+        text.message().map(str::to_owned)
+    };
+    let priority = "priority: 0 is out of range; accepted: a whole number from 1 to 10. Send a value from 1 to 10.";
+    let title = "title: \"too long\" is 8 characters long; accepted: a string of 1 to 5 characters. Shorten it to at most 5 characters.";
+    let tag = "tags[1]: \"sixsix\" is 6 characters long; accepted: a string of 1 to 5 characters. Shorten it to at most 5 characters.";
+    let owner = "owner: \"Ada\" does not match the pattern; accepted: a string matching the pattern ^[a-z]+$. Send a string that matches ^[a-z]+$ in full.";
+    // Each later value refused alone, then after a refused `priority`: the same sentence, after
+    // its.
+    let cases = [
+        (json!({"title": "too long", "tags": ["a"], "owner": "ada"}), title),
+        (json!({"title": "ok", "tags": ["a", "sixsix"], "owner": "ada"}), tag),
+        (json!({"title": "ok", "tags": ["a"], "owner": "Ada"}), owner),
+    ];
+    for (args, line) in cases {
+        let mut alone = args.clone();
+        alone["priority"] = json!(5);
+        let alone = refusal(&alone).expect("refused");
+        assert_eq!(alone, line);
+        let mut after = args;
+        after["priority"] = json!(0);
+        assert_eq!(refusal(&after).expect("refused"), format!("{priority}\n{line}"));
+    }
+    // Every later value accepted: only `priority` is refused; all accepted: answered.
+    let good = json!({"priority": 0, "title": "ok", "tags": ["a", "bb"], "owner": "ada"});
+    assert_eq!(refusal(&good).as_deref(), Some(priority));
+    let answered = crate::block_on(toolbox.call_json(
+        "label_note",
+        &json!({"priority": 3, "title": "ok", "tags": ["a", "bb"], "owner": "ada"}).to_string(),
+    ))
+    .unwrap();
+    assert_eq!(answered.to_value()["data"], 3 + 2 + 2 + 3);
+}

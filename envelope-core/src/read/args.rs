@@ -386,9 +386,13 @@ impl<'a> Args<'a> {
             None => ArgPath::Param(p.name),
         };
         let reading = Reading { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
-        let read = match slot {
-            Slot::Value(v) => T::from_arg(v, &reading),
-            Slot::Text(s) => T::from_sent(s, &reading),
+        // Once a value is refused the call is, and what the others read to is not used: they
+        // are only checked, for their own refusals (`FromArg::from_sent_unused`).
+        let read = match (slot, self.problems.is_empty()) {
+            (Slot::Value(v), true) => T::from_arg(v, &reading),
+            (Slot::Value(v), false) => T::from_arg_unused(v, &reading),
+            (Slot::Text(s), true) => T::from_sent(s, &reading),
+            (Slot::Text(s), false) => T::from_sent_unused(s, &reading),
         };
         match read {
             Ok(x) => Some(x),

@@ -103,6 +103,20 @@ pub trait FromArg: Sized {
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         sent_as_value(sent, reading, Self::from_arg)
     }
+    /// [`from_arg`](Self::from_arg) of a value whose reading will not be used: another value of
+    /// its object was refused before it, so the call is refused whatever this one holds. The
+    /// same refusal where it is refused; where it is accepted, any value, which a type may give
+    /// without building the one sent (`String` answers an empty string: no copy). The default
+    /// reads it.
+    #[doc(hidden)]
+    fn from_arg_unused(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        Self::from_arg(v, reading)
+    }
+    /// [`from_arg_unused`](Self::from_arg_unused) of a value of the arguments' text.
+    #[doc(hidden)]
+    fn from_sent_unused(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        Self::from_sent(sent, reading)
+    }
     /// The value when the parameter is absent or `null`: `Some(None)` for `Option`, else `None`
     /// (the parameter is required).
     fn absent() -> Option<Self> {
@@ -553,6 +567,16 @@ impl FromArg for String {
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         read_str(v, reading).map(str::to_owned)
     }
+    fn from_arg_unused(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        read_str(v, reading).map(|_| String::new())
+    }
+    fn from_sent_unused(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        // Checked in place; copied (by `from_sent`) only to word its refusal.
+        match sent.as_str() {
+            Some(s) if rules::accepts(reading, Subject::Text(s)) => Ok(String::new()),
+            _ => Self::from_sent(sent, reading),
+        }
+    }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         // The one copy the value needs, checked in place and moved out; under `ignore_case`,
         // the canonical spelling of the choice sent, as `from_arg` gives it.
@@ -600,6 +624,12 @@ impl<T: FromArg> FromArg for Option<T> {
     }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         if sent.is_null() { Ok(None) } else { T::from_sent(sent, reading).map(Some) }
+    }
+    fn from_arg_unused(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+        if v.is_null() { Ok(None) } else { T::from_arg_unused(v, reading).map(Some) }
+    }
+    fn from_sent_unused(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        if sent.is_null() { Ok(None) } else { T::from_sent_unused(sent, reading).map(Some) }
     }
     fn absent() -> Option<Self> {
         Some(None)
@@ -697,22 +727,38 @@ impl<T: FromArg> FromArg for Vec<T> {
         Err(first)
     }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
-        // An array of the text, read item by item into `T` with the item rules, each item
-        // from its own text; on the first item refused, or a count the rule refuses, the array
-        // is read as a `Value` by `from_arg`, whose refusal counts and describes the items.
-        if let Some(items) = sent.items() {
-            let most = reading.rules.length.map_or(usize::MAX, |len| len.max);
-            let mut out = Vec::new();
-            let read_all = items.enumerate().all(|(i, item)| {
-                let path = Path::Index(&reading.path, i);
-                i < most && T::from_sent(&item, &reading.item(&path)).map(|x| out.push(x)).is_ok()
-            });
-            if read_all && rules::length::takes_items(reading, out.len()) {
-                return Ok(out);
-            }
-        }
-        sent_as_value(sent, reading, Self::from_arg)
+        items_from_sent(sent, reading, true)
     }
+    fn from_sent_unused(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
+        items_from_sent(sent, reading, false)
+    }
+}
+
+/// An array of the text, read item by item into `T` with the item rules, each item from its own
+/// text (only checked, by `from_sent_unused`, when the array is not `used`: then no item is
+/// kept and the array answered is empty); on the first item refused, or a count the rule
+/// refuses, the array is read as a `Value` by `from_arg`, whose refusal counts and describes the
+/// items.
+fn items_from_sent<T: FromArg>(sent: &Sent<'_>, reading: &Reading<'_>, used: bool) -> Result<Vec<T>, Problem> {
+    if let Some(items) = sent.items() {
+        let most = reading.rules.length.map_or(usize::MAX, |len| len.max);
+        let (mut out, mut n) = (Vec::new(), 0);
+        let read_all = items.enumerate().all(|(i, item)| {
+            let path = Path::Index(&reading.path, i);
+            let item_cx = reading.item(&path);
+            n += 1;
+            i < most
+                && if used {
+                    T::from_sent(&item, &item_cx).map(|x| out.push(x)).is_ok()
+                } else {
+                    T::from_sent_unused(&item, &item_cx).is_ok()
+                }
+        });
+        if read_all && rules::length::takes_items(reading, n) {
+            return Ok(out);
+        }
+    }
+    sent_as_value(sent, reading, Vec::<T>::from_arg)
 }
 
 /// How many refused items of one array are counted past the [`SHOWN_ITEMS`] described: the items
