@@ -559,3 +559,46 @@ async fn anonymous_callers_behind_an_auth_hook_keep_a_share_per_address() {
         assert_eq!(holder.await.unwrap().0, 200, "{label}: the slow call");
     }
 }
+
+/// a request whose body is read to its end by a task that outlived its connection
+/// (a route of the application's own, handed to `serve`) takes its place in flight after the
+/// registry has forgotten the address: it must still count under the address's share.
+#[tokio::test]
+async fn a_body_read_after_its_connection_ended_counts_under_the_address() {
+    static READ: AtomicUsize = AtomicUsize::new(0);
+    let _one = ONE_FLOOD.lock().await;
+    let app = Router::new()
+        .route(
+            "/detach",
+            post(|request: axum::extract::Request| async move {
+                let (parts, body) = request.into_parts();
+                tokio::spawn(async move {
+                    sleep(Duration::from_millis(300)).await;
+                    if axum::body::to_bytes(body, 1 << 16).await.is_ok() {
+                        READ.fetch_add(1, Ordering::SeqCst);
+                    }
+                    // The request (and its place) is held a while after its body ends.
+                    sleep(Duration::from_secs(3)).await;
+                    drop(parts);
+                });
+                "{}"
+            }),
+        )
+        .route("/quick", get(|| async { "{}" }));
+    let listener = TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = serve(listener, app)
+        .hosts(envelope_core::http::AllowedHosts::any())
+        .max_in_flight(16)
+        .max_in_flight_per_caller(1);
+    tokio::spawn(async move { server.await.unwrap() });
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let detach = b"POST /detach HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}";
+    let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, detach).await;
+    assert_eq!(status, 200, "{body}");
+    sleep(Duration::from_millis(800)).await;
+    assert_eq!(READ.load(Ordering::SeqCst), 1, "the detached task read the body to its end");
+    let quick = b"GET /quick HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n";
+    let (status, body) = status_from(Ipv4Addr::new(127, 0, 0, 1), addr, quick).await;
+    assert_eq!(status, 429, "the address holds its share of 1 (the detached request's place): {body}");
+}

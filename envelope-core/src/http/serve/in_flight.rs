@@ -78,21 +78,18 @@ impl Drop for PlaceInner {
 }
 
 impl PlaceInner {
-    /// One more place under the share `key`, unless it is full.
-    fn enter(&self, key: &ShareKey) -> bool {
-        match key {
-            ShareKey::Peer => {
-                let share = self.shared.share;
-                let more = |held: usize| (held < share).then_some(held + 1);
-                self.counts.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).is_ok()
-            }
-            ShareKey::Caller(key) => self.shared.enter_caller(key),
+    /// One more place under the verified caller's share, or the peer address's: the share it
+    /// is counted under, `None` when that share is full.
+    fn enter(&self, caller: Option<Arc<str>>) -> Option<ShareKey> {
+        match caller {
+            Some(key) => self.shared.enter_caller(&key).then_some(ShareKey::Caller(key)),
+            None => self.shared.registry.enter(self.peer, &self.counts, self.shared.share).map(ShareKey::Peer),
         }
     }
 
     fn leave(&self, key: &ShareKey) {
         match key {
-            ShareKey::Peer => self.shared.registry.place_left(self.peer, &self.counts),
+            ShareKey::Peer(counts) => self.shared.registry.place_left(self.peer, counts),
             ShareKey::Caller(key) => self.shared.leave_caller(key),
         }
     }
@@ -118,10 +115,9 @@ impl Place {
         if state.counted.is_some() {
             return Ok(());
         }
-        let key = state.caller.clone().map_or(ShareKey::Peer, ShareKey::Caller);
-        if !self.0.enter(&key) {
+        let Some(key) = self.0.enter(state.caller.clone()) else {
             return Err(self.rate_limited());
-        }
+        };
         state.counted = Some(key);
         Ok(())
     }

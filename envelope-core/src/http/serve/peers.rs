@@ -118,8 +118,47 @@ impl Registry {
         }
     }
 
-    /// A place counted under `ip`'s share has left: whether that was the last of an address
-    /// with no connection open, which is then forgotten. Costs a lookup only then.
+    /// One more place under the share of `ip`, in `counts` (those its connection was given by
+    /// [`add`](Self::add)): the counts it stands in, or `None` when `share` places are counted
+    /// there already. No lookup while the address has a connection open. A place first counted
+    /// after the address's last connection ended (a body read to its end by a task that outlived
+    /// its connection) may find the address forgotten: it is then kept where the registry sees
+    /// it (its counts the address's again, or the count moved to the counts of a connection of
+    /// the address opened since, within the share there), so a new connection counts with it.
+    pub(super) fn enter(
+        &self,
+        ip: std::net::IpAddr,
+        counts: &Arc<PeerCounts>,
+        share: usize,
+    ) -> Option<Arc<PeerCounts>> {
+        let more = |held: usize| (held < share).then_some(held + 1);
+        counts.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).ok()?;
+        // Read after the count is written, as `remove` writes the connections before it reads
+        // the count: where this reads a connection open, `remove` will see this count.
+        if counts.connections.load(Ordering::SeqCst) != 0 {
+            return Some(Arc::clone(counts));
+        }
+        let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match peers.entry(ip) {
+            std::collections::hash_map::Entry::Vacant(gone) => {
+                gone.insert(Peer { connections: Vec::new(), counts: Arc::clone(counts) });
+                Some(Arc::clone(counts))
+            }
+            std::collections::hash_map::Entry::Occupied(kept) if Arc::ptr_eq(&kept.get().counts, counts) => {
+                Some(Arc::clone(counts))
+            }
+            std::collections::hash_map::Entry::Occupied(newer) => {
+                counts.in_flight.fetch_sub(1, Ordering::SeqCst);
+                let live = &newer.get().counts;
+                live.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).ok()?;
+                Some(Arc::clone(live))
+            }
+        }
+    }
+
+    /// A place counted under `ip`'s share in `counts` ([`enter`](Self::enter)) has left: whether
+    /// that was the last of an address with no connection open, which is then forgotten. Costs a
+    /// lookup only then.
     pub(super) fn place_left(&self, ip: std::net::IpAddr, counts: &Arc<PeerCounts>) {
         if counts.in_flight.fetch_sub(1, Ordering::SeqCst) != 1 || counts.connections.load(Ordering::SeqCst) != 0 {
             return;

@@ -69,10 +69,11 @@ pub(super) struct Shared {
 /// else the peer's address. An address's places are counted in the
 /// [`PeerCounts`](super::peers::PeerCounts) its connections hold, a caller's in
 /// [`Shared::callers`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub(super) enum ShareKey {
-    /// An unverified request's peer address (the place's own).
-    Peer,
+    /// An unverified request's peer address: the counts the place stands in
+    /// ([`Registry::enter`](super::peers::Registry::enter)).
+    Peer(Arc<super::peers::PeerCounts>),
     /// A verified caller's key.
     Caller(Arc<str>),
 }

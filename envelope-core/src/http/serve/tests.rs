@@ -328,3 +328,142 @@ async fn each_address_and_each_verified_caller_holds_its_own_share() {
     drop(third);
     assert_eq!(shared.registry.addresses(), 0, "a is forgotten with its last place");
 }
+
+/// the last connection's end (`Registry::remove`) and the last place's leaving
+/// (`Registry::place_left`) race on two threads, many times over; however they interleave, the
+/// address is forgotten once both are done, and its counts are back at zero.
+#[test]
+fn the_last_connection_and_the_last_place_leaving_at_once_forget_the_address() {
+    use super::in_flight::Place;
+    use super::peers::Tracked;
+    use std::sync::{Arc, Barrier};
+    let shared = shared_with_share(4, 4);
+    let ip: std::net::IpAddr = "10.9.9.9".parse().unwrap();
+    let barrier = Arc::new(Barrier::new(2));
+    for round in 0..20_000 {
+        let tracked = Arc::new(Tracked::new());
+        let counts = shared.registry.add(ip, &tracked);
+        let place = Place::new(shared.clone(), ip, Arc::clone(&counts));
+        assert_eq!(place.take_now().ok(), Some(true));
+        let (s, b) = (shared.clone(), Arc::clone(&barrier));
+        let t = std::thread::spawn(move || {
+            b.wait();
+            s.registry.remove(ip, &tracked);
+        });
+        barrier.wait();
+        if round % 2 == 0 {
+            drop(place);
+        } else {
+            std::hint::spin_loop();
+            drop(place);
+        }
+        t.join().unwrap();
+        assert_eq!(shared.registry.addresses(), 0, "round {round}: the address is leaked");
+        assert_eq!(counts.in_flight.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
+}
+
+/// with a second connection opening meanwhile, the count it shares is the one the
+/// place left, and its own places are bounded by the share together with the older ones.
+#[test]
+fn a_connection_opened_while_the_last_place_leaves_counts_with_it() {
+    use super::in_flight::Place;
+    use super::peers::Tracked;
+    use std::sync::{Arc, Barrier};
+    let shared = shared_with_share(64, 2);
+    let ip: std::net::IpAddr = "10.9.9.8".parse().unwrap();
+    let barrier = Arc::new(Barrier::new(3));
+    for round in 0..5_000 {
+        let first = Arc::new(Tracked::new());
+        let counts = shared.registry.add(ip, &first);
+        let place = Place::new(shared.clone(), ip, Arc::clone(&counts));
+        assert_eq!(place.take_now().ok(), Some(true));
+        let (s1, b1, f1) = (shared.clone(), Arc::clone(&barrier), Arc::clone(&first));
+        let closing = std::thread::spawn(move || {
+            b1.wait();
+            s1.registry.remove(ip, &f1);
+        });
+        let (s2, b2) = (shared.clone(), Arc::clone(&barrier));
+        let opening = std::thread::spawn(move || {
+            b2.wait();
+            let second = Arc::new(Tracked::new());
+            let counts2 = s2.registry.add(ip, &second);
+            let p = Place::new(s2.clone(), ip, Arc::clone(&counts2));
+            let taken = p.take_now().ok() == Some(true);
+            (second, counts2, p, taken)
+        });
+        barrier.wait();
+        drop(place);
+        closing.join().unwrap();
+        let (second, counts2, p, taken) = opening.join().unwrap();
+        assert!(taken, "round {round}");
+        // The second connection's counts are the registry's: a third place of the address is
+        // counted with `p`, and the share holds.
+        let q = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+        let r = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+        assert_eq!(q.take_now().ok(), Some(true), "round {round}");
+        assert!(r.take_now().is_err(), "round {round}: past the share");
+        drop((p, q, r));
+        shared.registry.remove(ip, &second);
+        assert_eq!(shared.registry.addresses(), 0, "round {round}: the address is leaked");
+    }
+}
+
+/// a place that is first counted after its connection has ended (a body read
+/// to its end by a task that outlived the connection) is counted in counts the registry has
+/// already forgotten: a new connection of the same address gets fresh counts, and the address
+/// holds more than its share, unless the registry keeps the count where it sees it.
+#[test]
+fn a_place_counted_after_its_connection_ended_still_counts_for_its_address() {
+    use super::in_flight::Place;
+    use super::peers::Tracked;
+    use std::sync::Arc;
+    let shared = shared_with_share(16, 2);
+    let ip: std::net::IpAddr = "10.9.9.7".parse().unwrap();
+    let first = Arc::new(Tracked::new());
+    let counts = shared.registry.add(ip, &first);
+    // A request whose body is still being read: its place is not counted yet.
+    let late = Place::new(shared.clone(), ip, Arc::clone(&counts));
+    // Its connection ends; nothing counted, so the address is forgotten.
+    shared.registry.remove(ip, &first);
+    assert_eq!(shared.registry.addresses(), 0);
+    // The body ends (read by a task the connection's end did not stop): the place is counted.
+    assert_eq!(late.take_now().ok(), Some(true));
+    // A new connection of the same address.
+    let second = Arc::new(Tracked::new());
+    let counts2 = shared.registry.add(ip, &second);
+    let a = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+    let b = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+    assert_eq!(a.take_now().ok(), Some(true));
+    assert!(b.take_now().is_err(), "the address holds 3 places under a share of 2");
+}
+
+/// As above, with a new connection of the address opened before the late place is counted: the
+/// count moves to that connection's counts, and the share holds there; every count is given back.
+#[test]
+fn a_place_counted_after_a_newer_connection_opened_counts_with_it() {
+    use super::in_flight::Place;
+    use super::peers::Tracked;
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    let shared = shared_with_share(16, 2);
+    let ip: std::net::IpAddr = "10.9.9.6".parse().unwrap();
+    let first = Arc::new(Tracked::new());
+    let counts = shared.registry.add(ip, &first);
+    let late = Place::new(shared.clone(), ip, Arc::clone(&counts));
+    shared.registry.remove(ip, &first);
+    let second = Arc::new(Tracked::new());
+    let counts2 = shared.registry.add(ip, &second);
+    assert!(!Arc::ptr_eq(&counts, &counts2), "the address was forgotten in between");
+    assert_eq!(late.take_now().ok(), Some(true));
+    assert_eq!(counts2.in_flight.load(Ordering::SeqCst), 1, "counted with the newer connection");
+    assert_eq!(counts.in_flight.load(Ordering::SeqCst), 0, "not in the forgotten counts");
+    let a = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+    let b = Place::new(shared.clone(), ip, Arc::clone(&counts2));
+    assert_eq!(a.take_now().ok(), Some(true));
+    assert!(b.take_now().is_err(), "the late place and `a` fill the share of 2");
+    drop((late, a, b));
+    assert_eq!(counts2.in_flight.load(Ordering::SeqCst), 0);
+    shared.registry.remove(ip, &second);
+    assert_eq!(shared.registry.addresses(), 0);
+}
