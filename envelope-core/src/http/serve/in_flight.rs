@@ -12,7 +12,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::http::transport::BodyRefused;
 use crate::http::transport::TransportError;
 
-use super::peers::PeerCounts;
+use super::peers::{CountedIn, PeerCounts};
 use super::shared::{ShareKey, Shared};
 
 impl Shared {
@@ -89,7 +89,8 @@ impl PlaceInner {
 
     fn leave(&self, key: &ShareKey) {
         match key {
-            ShareKey::Peer(counts) => self.shared.registry.place_left(self.peer, counts),
+            ShareKey::Peer(CountedIn::Own) => self.shared.registry.place_left(self.peer, &self.counts),
+            ShareKey::Peer(CountedIn::Newer(counts)) => self.shared.registry.place_left(self.peer, counts),
             ShareKey::Caller(key) => self.shared.leave_caller(key),
         }
     }

@@ -34,6 +34,15 @@ pub(super) struct Peer {
     counts: Arc<PeerCounts>,
 }
 
+/// Where a place of an address is counted ([`Registry::enter`]).
+#[derive(Clone)]
+pub(super) enum CountedIn {
+    /// The counts its connection was given (the usual case: nothing held but the place's own).
+    Own,
+    /// The counts of a connection of the address opened after the place's own had ended.
+    Newer(Arc<PeerCounts>),
+}
+
 /// What the connections of one peer address count together, held by each of them (and by each
 /// request's [`Place`](super::in_flight::Place)): counted per request without a lookup of the
 /// address. The registry keeps an address while it has a connection open or a place counted.
@@ -125,33 +134,28 @@ impl Registry {
     /// its connection) may find the address forgotten: it is then kept where the registry sees
     /// it (its counts the address's again, or the count moved to the counts of a connection of
     /// the address opened since, within the share there), so a new connection counts with it.
-    pub(super) fn enter(
-        &self,
-        ip: std::net::IpAddr,
-        counts: &Arc<PeerCounts>,
-        share: usize,
-    ) -> Option<Arc<PeerCounts>> {
+    pub(super) fn enter(&self, ip: std::net::IpAddr, counts: &Arc<PeerCounts>, share: usize) -> Option<CountedIn> {
         let more = |held: usize| (held < share).then_some(held + 1);
         counts.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).ok()?;
         // Read after the count is written, as `remove` writes the connections before it reads
         // the count: where this reads a connection open, `remove` will see this count.
         if counts.connections.load(Ordering::SeqCst) != 0 {
-            return Some(Arc::clone(counts));
+            return Some(CountedIn::Own);
         }
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match peers.entry(ip) {
             std::collections::hash_map::Entry::Vacant(gone) => {
                 gone.insert(Peer { connections: Vec::new(), counts: Arc::clone(counts) });
-                Some(Arc::clone(counts))
+                Some(CountedIn::Own)
             }
             std::collections::hash_map::Entry::Occupied(kept) if Arc::ptr_eq(&kept.get().counts, counts) => {
-                Some(Arc::clone(counts))
+                Some(CountedIn::Own)
             }
             std::collections::hash_map::Entry::Occupied(newer) => {
                 counts.in_flight.fetch_sub(1, Ordering::SeqCst);
                 let live = &newer.get().counts;
                 live.in_flight.fetch_update(Ordering::SeqCst, Ordering::SeqCst, more).ok()?;
-                Some(Arc::clone(live))
+                Some(CountedIn::Newer(Arc::clone(live)))
             }
         }
     }

@@ -71,9 +71,9 @@ pub(super) struct Shared {
 /// [`Shared::callers`].
 #[derive(Clone)]
 pub(super) enum ShareKey {
-    /// An unverified request's peer address: the counts the place stands in
+    /// An unverified request's peer address: in which of its counts
     /// ([`Registry::enter`](super::peers::Registry::enter)).
-    Peer(Arc<super::peers::PeerCounts>),
+    Peer(super::peers::CountedIn),
     /// A verified caller's key.
     Caller(Arc<str>),
 }
