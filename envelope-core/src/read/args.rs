@@ -329,7 +329,7 @@ impl<'a> Args<'a> {
     /// The path of field `name` in this scope.
     fn path_of(&self, name: &str) -> String {
         match &self.parent {
-            Some(parent) => ArgPath::Field(parent, name).to_string(),
+            Some(parent) => ArgPath::Field(parent, name).text(),
             None => name.to_owned(),
         }
     }
@@ -587,7 +587,7 @@ impl<'a> Args<'a> {
     /// For a nested object whose field could not be read: its problems as one (never empty:
     /// a field that could not be read left one).
     pub fn into_problem_or(self, reading: &Reading<'_>) -> Problem {
-        let at = reading.path.to_string();
+        let at = reading.path.text();
         match self.into_problem() {
             Err(p) => p,
             Ok(()) => Problem::new(reading.path.parameter(), Rejected::Missing, "could not be read")

@@ -33,6 +33,42 @@ impl ArgPath<'_> {
     }
 }
 
+impl ArgPath<'_> {
+    /// The path as its `Display` writes it (`filter.min_level`, `tags[1]`), in one allocation
+    /// of its exact length (`to_string` grows its string a segment at a time).
+    pub(crate) fn text(&self) -> String {
+        let mut out = String::with_capacity(self.text_len());
+        self.push_text(&mut out);
+        out
+    }
+
+    /// The length in bytes of [`text`](Self::text).
+    fn text_len(&self) -> usize {
+        match self {
+            ArgPath::Param(p) => p.len(),
+            ArgPath::Index(parent, i) => parent.text_len() + 2 + i.checked_ilog10().map_or(1, |d| d as usize + 1),
+            ArgPath::Field(parent, name) => parent.text_len() + 1 + name.len(),
+        }
+    }
+
+    fn push_text(&self, out: &mut String) {
+        match self {
+            ArgPath::Param(p) => out.push_str(p),
+            ArgPath::Index(parent, i) => {
+                parent.push_text(out);
+                out.push('[');
+                out.push_str(itoa::Buffer::new().format(*i));
+                out.push(']');
+            }
+            ArgPath::Field(parent, name) => {
+                parent.push_text(out);
+                out.push('.');
+                out.push_str(name);
+            }
+        }
+    }
+}
+
 impl fmt::Display for ArgPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -117,7 +153,7 @@ impl<'a> Reading<'a> {
         match self.path {
             // A top-level parameter is its own path: no path is kept, none is written.
             ArgPath::Param(_) => problem,
-            path => problem.at(path.to_string()),
+            path => problem.at(path.text()),
         }
     }
 }
@@ -158,7 +194,7 @@ pub(crate) fn count(n: usize, unit: Unit) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::holds_secret;
+    use super::{ArgPath, holds_secret};
     use crate::spec::{ObjectSpec, ParamSpec, Rules, Ty};
 
     fn array(depth: usize) -> Ty {
@@ -193,5 +229,22 @@ mod tests {
         assert!(holds_secret(&deep, None));
         assert!(holds_secret(&deep, Some(&Ty::Any)));
         assert!(!holds_secret(&items(2, Rules::NONE), Some(&Ty::Any)));
+    }
+
+    /// A path's text is its `Display`, in a string of exactly its length, at every depth and
+    /// for indices of every width.
+    #[test]
+    fn a_path_is_written_in_one_allocation_of_its_length() {
+        let root = ArgPath::Param("filter");
+        for i in [0, 9, 10, 99, 100, 12_345, usize::MAX] {
+            let item = ArgPath::Index(&root, i);
+            let field = ArgPath::Field(&item, "min_level");
+            let deeper = ArgPath::Index(&field, i);
+            for path in [root, item, field, deeper] {
+                let text = path.text();
+                assert_eq!(text, path.to_string());
+                assert_eq!(text.capacity(), text.len(), "{text}");
+            }
+        }
     }
 }

@@ -718,7 +718,7 @@ impl<T: FromArg> FromArg for Vec<T> {
                 Problem::new(reading.path.parameter(), Rejected::Missing, issue)
                     .with_accepted(accepted)
                     .with_fix(fix)
-                    .at(reading.path.to_string()),
+                    .at(reading.path.text()),
             );
         }
         let mut first = refused.remove(0);
