@@ -31,14 +31,13 @@ impl ArgPath<'_> {
             ArgPath::Index(parent, _) | ArgPath::Field(parent, _) => parent.parameter(),
         }
     }
-}
 
-impl ArgPath<'_> {
     /// The path as its `Display` writes it (`filter.min_level`, `tags[1]`), in one allocation
     /// of its exact length (`to_string` grows its string a segment at a time).
     pub(crate) fn text(&self) -> String {
         let mut out = String::with_capacity(self.text_len());
-        self.push_text(&mut out);
+        // Writing to a `String` cannot fail.
+        let _ = self.write_to(&mut out);
         out
     }
 
@@ -51,19 +50,20 @@ impl ArgPath<'_> {
         }
     }
 
-    fn push_text(&self, out: &mut String) {
+    /// Writes the path, segment by segment: the one writer of both `Display` and `text`.
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         match self {
-            ArgPath::Param(p) => out.push_str(p),
+            ArgPath::Param(p) => out.write_str(p),
             ArgPath::Index(parent, i) => {
-                parent.push_text(out);
-                out.push('[');
-                out.push_str(itoa::Buffer::new().format(*i));
-                out.push(']');
+                parent.write_to(out)?;
+                out.write_char('[')?;
+                out.write_str(itoa::Buffer::new().format(*i))?;
+                out.write_char(']')
             }
             ArgPath::Field(parent, name) => {
-                parent.push_text(out);
-                out.push('.');
-                out.push_str(name);
+                parent.write_to(out)?;
+                out.write_char('.')?;
+                out.write_str(name)
             }
         }
     }
@@ -71,11 +71,7 @@ impl ArgPath<'_> {
 
 impl fmt::Display for ArgPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ArgPath::Param(p) => f.write_str(p),
-            ArgPath::Index(parent, i) => write!(f, "{parent}[{i}]"),
-            ArgPath::Field(parent, name) => write!(f, "{parent}.{name}"),
-        }
+        self.write_to(f)
     }
 }
 

@@ -236,17 +236,13 @@ impl Problem {
         loop {
             let mut p = self.clone();
             p.0.also.clear();
-            let cut = |text: &mut String| *text = crate::words::budget::cut_text(text, chars, chars * 2);
-            for text in [&mut p.0.accepted, &mut p.0.fix] {
-                cut(text);
+            let cut = |text: &str| crate::words::budget::cut_text(text, chars, chars * 2);
+            for text in [Some(&mut p.0.accepted), Some(&mut p.0.fix), p.0.path.as_mut()].into_iter().flatten() {
+                *text = cut(text);
             }
-            p.0.parameter = Cow::Owned(crate::words::budget::cut_text(&p.0.parameter, chars, chars * 2));
-            p.0.issue = Cow::Owned(crate::words::budget::cut_text(&p.0.issue, chars, chars * 2));
-            if let Some(text) = p.0.path.as_mut() {
-                cut(text);
-            }
-            if let Some(text) = p.0.suggestion.as_mut() {
-                *text = Cow::Owned(crate::words::budget::cut_text(text, chars, chars * 2));
+            for text in [Some(&mut p.0.parameter), Some(&mut p.0.issue), p.0.suggestion.as_mut()].into_iter().flatten()
+            {
+                *text = Cow::Owned(cut(text));
             }
             if chars <= 16 || fits(&p) {
                 return p;
