@@ -13,7 +13,7 @@ use crate::http::transport::BodyRefused;
 use crate::http::transport::TransportError;
 
 use super::peers::{CountedIn, PeerCounts};
-use super::shared::{ShareKey, Shared};
+use super::shared::Shared;
 
 impl Shared {
     /// One more place for the verified caller `key`, unless it holds its share.
@@ -36,6 +36,19 @@ impl Shared {
             }
         }
     }
+}
+
+/// Whose share of the places in flight a request's place is counted under: the caller the
+/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Caller::quota_key`](crate::Caller::quota_key)),
+/// else the peer's address. An address's places are counted in the
+/// [`PeerCounts`](super::peers::PeerCounts) its connections hold, a caller's in
+/// [`Shared::callers`](super::shared::Shared::callers).
+enum ShareKey {
+    /// An unverified request's peer address: in which of its counts
+    /// ([`Registry::enter`](super::peers::Registry::enter)).
+    Peer(CountedIn),
+    /// A verified caller's key.
+    Caller(Arc<str>),
 }
 
 /// A request's place under `max_in_flight`, shared by its answer, its body and the layers

@@ -35,7 +35,6 @@ pub(super) struct Peer {
 }
 
 /// Where a place of an address is counted ([`Registry::enter`]).
-#[derive(Clone)]
 pub(super) enum CountedIn {
     /// The counts its connection was given (the usual case: nothing held but the place's own).
     Own,

@@ -64,20 +64,6 @@ pub(super) struct Shared {
     pub(super) registry: Registry,
 }
 
-/// Whose share of the places in flight a request's place is counted under: the caller the
-/// [`AuthLayer`](crate::http::AuthLayer) verified ([`Caller::quota_key`](crate::Caller::quota_key)),
-/// else the peer's address. An address's places are counted in the
-/// [`PeerCounts`](super::peers::PeerCounts) its connections hold, a caller's in
-/// [`Shared::callers`].
-#[derive(Clone)]
-pub(super) enum ShareKey {
-    /// An unverified request's peer address: in which of its counts
-    /// ([`Registry::enter`](super::peers::Registry::enter)).
-    Peer(super::peers::CountedIn),
-    /// A verified caller's key.
-    Caller(Arc<str>),
-}
-
 /// The bytes of bodies held across all connections.
 pub(super) struct Budget {
     pub(super) held: AtomicUsize,
