@@ -10,12 +10,13 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 use crate::outcome::refusal::{Problem, Rejected};
+pub use crate::read::containers::object_of;
 pub use crate::read::input::Input;
 use crate::read::input::{Sent, Source};
 pub(crate) use crate::read::path::holds_secret;
 pub use crate::read::path::{ArgPath, Reading};
 use crate::read::path::{Numbers, SHOWN_ITEMS, rejected_of};
-pub use crate::read::readers::{FromArg, Numeric, object_of, read_choice};
+pub use crate::read::readers::{FromArg, Numeric, read_choice};
 use crate::read::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, ToolSpec, Ty};
 use crate::words::cut;

@@ -6,6 +6,9 @@
 pub(crate) mod args;
 // Where JSON text stops being JSON, in JSON's words (MCP's parse error, arguments not JSON).
 pub(crate) mod broken;
+// A JSON container sent where one is expected: the object a `#[derive(Object)]` value is read
+// from, the container a JSON string holds.
+pub(crate) mod containers;
 // The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
 // What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).

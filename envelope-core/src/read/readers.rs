@@ -18,15 +18,16 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::outcome::refusal::{Problem, Rejected};
+use crate::read::containers::container_in_string;
 pub use crate::read::input::Sent;
-use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, holds_secret};
+use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS};
 use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
 use crate::read::scalars;
-use crate::spec::{Choices, ObjectSpec, Rules, Ty};
+use crate::spec::{Choices, Rules, Ty};
 use crate::words::render;
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
@@ -768,65 +769,6 @@ const COUNTED_ITEMS: usize = 100;
 
 fn items_len(v: &Value) -> usize {
     v.as_array().map_or(0, Vec::len)
-}
-
-/// The object a `#[derive(Object)]` value is read from, or the refusal of a non-object.
-///
-/// A JSON string holding an object (`"{\"name\": \"Ada\"}"`, as models often send) is decoded
-/// and read in lax mode; `#[tool(strict)]` refuses it, saying to send the object itself.
-pub fn object_of<'v>(
-    v: &'v Value,
-    reading: &Reading<'_>,
-    spec: &ObjectSpec,
-) -> Result<std::borrow::Cow<'v, Map<String, Value>>, Problem> {
-    let like = || {
-        spec.params.iter().find(|p| p.required).or(spec.params.first()).map_or_else(
-            || "{}".to_owned(),
-            |p| format!("{{\"{}\": {}}}", p.name, Accepted::of(&p.ty, &p.rules).example_json()),
-        )
-    };
-    let hide = |mut problem: Problem| {
-        if spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))) {
-            problem.0.rejected = Rejected::Hidden;
-        }
-        problem
-    };
-    let accepted = || format!("an object with the keys {}", spec.keys());
-    match v {
-        Value::Object(o) => Ok(std::borrow::Cow::Borrowed(o)),
-        Value::String(s) => match container_in_string(s) {
-            Some(Value::Object(o)) if !reading.strict => Ok(std::borrow::Cow::Owned(o)),
-            Some(Value::Object(_)) => Err(hide(reading.problem_of(
-                v,
-                "is a string holding an object",
-                accepted(),
-                fix_like(reading, "Send the object itself", like(), ", not a string holding it"),
-            ))),
-            _ => Err(hide(reading.problem_of(
-                v,
-                render::type_issue(v),
-                accepted(),
-                fix_like(reading, "Send a JSON object", like(), ""),
-            ))),
-        },
-        _ => Err(hide(reading.problem_of(
-            v,
-            render::type_issue(v),
-            accepted(),
-            fix_like(reading, "Send a JSON object", like(), ""),
-        ))),
-    }
-}
-
-/// The object or array a JSON string holds (`"{\"a\": 1}"`, `"[1, 2]"`), for a parameter that
-/// expects that container: models often send a container as its JSON text. `None` for any other
-/// string (a number, a word, invalid JSON).
-pub(crate) fn container_in_string(s: &str) -> Option<Value> {
-    // Not MCP's `decoded_object` (text to text, no `Value`): these callers hold a `Value` and want one.
-    if !s.trim_start().starts_with(['{', '[']) {
-        return None;
-    }
-    serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ impl Tool {
         let obj = match arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) => Some(o),
-            Some(Value::String(s)) if !self.spec.strict => match crate::read::readers::container_in_string(s) {
+            Some(Value::String(s)) if !self.spec.strict => match crate::read::containers::container_in_string(s) {
                 Some(Value::Object(o)) => {
                     decoded = Box::new(o);
                     Some(&*decoded)
