@@ -244,22 +244,28 @@ fn shared_with_share(max_in_flight: usize, share: usize) -> std::sync::Arc<super
     })
 }
 
+/// A connection of `ip`, registered as `serve` registers one: its tracking, and what its
+/// address's connections count together.
+fn connect(
+    shared: &super::shared::Shared,
+    ip: std::net::IpAddr,
+) -> (std::sync::Arc<super::peers::Tracked>, std::sync::Arc<super::peers::PeerCounts>) {
+    let tracked = std::sync::Arc::new(super::peers::Tracked::new());
+    let counts = shared.registry.add(ip, &tracked);
+    (tracked, counts)
+}
+
 /// An address holds its share of places; another address, and a verified caller from the same
 /// address, hold shares of their own; a place dropped gives its count back; an address is kept
 /// while it has a connection open or a place counted, and forgotten after the last of them.
 #[tokio::test]
 async fn each_address_and_each_verified_caller_holds_its_own_share() {
     use super::in_flight::Place;
-    use super::peers::Tracked;
     use std::sync::Arc;
     let shared = shared_with_share(16, 2);
     let (a, b) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
     // A connection of each address, as `serve` registers it.
-    let connection = |ip| {
-        let tracked = Arc::new(Tracked::new());
-        let counts = shared.registry.add(ip, &tracked);
-        (tracked, counts)
-    };
+    let connection = |ip| connect(&shared, ip);
     let (conn_a, counts_a) = connection(a);
     let (conn_b, counts_b) = connection(b);
     let place = |counts: &Arc<super::peers::PeerCounts>, ip| Place::new(shared.clone(), ip, Arc::clone(counts));
@@ -329,27 +335,43 @@ async fn each_address_and_each_verified_caller_holds_its_own_share() {
     assert_eq!(shared.registry.addresses(), 0, "a is forgotten with its last place");
 }
 
-/// the last connection's end (`Registry::remove`) and the last place's leaving
+/// A connection of `ip` with a place taken, as a request without a body holds one.
+fn connection_with_a_place(
+    shared: &std::sync::Arc<super::shared::Shared>,
+    ip: std::net::IpAddr,
+) -> (std::sync::Arc<super::peers::Tracked>, std::sync::Arc<super::peers::PeerCounts>, super::in_flight::Place) {
+    let (tracked, counts) = connect(shared, ip);
+    let place = super::in_flight::Place::new(shared.clone(), ip, std::sync::Arc::clone(&counts));
+    assert_eq!(place.take_now().ok(), Some(true));
+    (tracked, counts, place)
+}
+
+/// Ends the connection `tracked` of `ip` on a thread of its own, once `barrier` lets it go.
+fn close_at(
+    barrier: &std::sync::Arc<std::sync::Barrier>,
+    shared: &std::sync::Arc<super::shared::Shared>,
+    ip: std::net::IpAddr,
+    tracked: std::sync::Arc<super::peers::Tracked>,
+) -> std::thread::JoinHandle<()> {
+    let (shared, barrier) = (shared.clone(), std::sync::Arc::clone(barrier));
+    std::thread::spawn(move || {
+        barrier.wait();
+        shared.registry.remove(ip, &tracked);
+    })
+}
+
+/// The last connection's end (`Registry::remove`) and the last place's leaving
 /// (`Registry::place_left`) race on two threads, many times over; however they interleave, the
 /// address is forgotten once both are done, and its counts are back at zero.
 #[test]
 fn the_last_connection_and_the_last_place_leaving_at_once_forget_the_address() {
-    use super::in_flight::Place;
-    use super::peers::Tracked;
     use std::sync::{Arc, Barrier};
     let shared = shared_with_share(4, 4);
     let ip: std::net::IpAddr = "10.9.9.9".parse().unwrap();
     let barrier = Arc::new(Barrier::new(2));
     for round in 0..20_000 {
-        let tracked = Arc::new(Tracked::new());
-        let counts = shared.registry.add(ip, &tracked);
-        let place = Place::new(shared.clone(), ip, Arc::clone(&counts));
-        assert_eq!(place.take_now().ok(), Some(true));
-        let (s, b) = (shared.clone(), Arc::clone(&barrier));
-        let t = std::thread::spawn(move || {
-            b.wait();
-            s.registry.remove(ip, &tracked);
-        });
+        let (tracked, counts, place) = connection_with_a_place(&shared, ip);
+        let t = close_at(&barrier, &shared, ip, tracked);
         barrier.wait();
         if round % 2 == 0 {
             drop(place);
@@ -363,31 +385,22 @@ fn the_last_connection_and_the_last_place_leaving_at_once_forget_the_address() {
     }
 }
 
-/// with a second connection opening meanwhile, the count it shares is the one the
+/// With a second connection opening meanwhile, the count it shares is the one the
 /// place left, and its own places are bounded by the share together with the older ones.
 #[test]
 fn a_connection_opened_while_the_last_place_leaves_counts_with_it() {
     use super::in_flight::Place;
-    use super::peers::Tracked;
     use std::sync::{Arc, Barrier};
     let shared = shared_with_share(64, 2);
     let ip: std::net::IpAddr = "10.9.9.8".parse().unwrap();
     let barrier = Arc::new(Barrier::new(3));
     for round in 0..5_000 {
-        let first = Arc::new(Tracked::new());
-        let counts = shared.registry.add(ip, &first);
-        let place = Place::new(shared.clone(), ip, Arc::clone(&counts));
-        assert_eq!(place.take_now().ok(), Some(true));
-        let (s1, b1, f1) = (shared.clone(), Arc::clone(&barrier), Arc::clone(&first));
-        let closing = std::thread::spawn(move || {
-            b1.wait();
-            s1.registry.remove(ip, &f1);
-        });
+        let (first, _, place) = connection_with_a_place(&shared, ip);
+        let closing = close_at(&barrier, &shared, ip, first);
         let (s2, b2) = (shared.clone(), Arc::clone(&barrier));
         let opening = std::thread::spawn(move || {
             b2.wait();
-            let second = Arc::new(Tracked::new());
-            let counts2 = s2.registry.add(ip, &second);
+            let (second, counts2) = connect(&s2, ip);
             let p = Place::new(s2.clone(), ip, Arc::clone(&counts2));
             let taken = p.take_now().ok() == Some(true);
             (second, counts2, p, taken)
@@ -409,29 +422,35 @@ fn a_connection_opened_while_the_last_place_leaves_counts_with_it() {
     }
 }
 
-/// a place that is first counted after its connection has ended (a body read
+/// The place of a request whose body is still being read (not counted yet) on a connection of
+/// `ip` that then ends, with nothing counted: the registry forgets the address. Its counts too.
+fn a_late_place(
+    shared: &std::sync::Arc<super::shared::Shared>,
+    ip: std::net::IpAddr,
+) -> (super::in_flight::Place, std::sync::Arc<super::peers::PeerCounts>) {
+    let (first, counts) = connect(shared, ip);
+    let late = super::in_flight::Place::new(shared.clone(), ip, std::sync::Arc::clone(&counts));
+    shared.registry.remove(ip, &first);
+    (late, counts)
+}
+
+/// A place that is first counted after its connection has ended (a body read
 /// to its end by a task that outlived the connection) is counted in counts the registry has
 /// already forgotten: a new connection of the same address gets fresh counts, and the address
 /// holds more than its share, unless the registry keeps the count where it sees it.
 #[test]
 fn a_place_counted_after_its_connection_ended_still_counts_for_its_address() {
     use super::in_flight::Place;
-    use super::peers::Tracked;
     use std::sync::Arc;
     let shared = shared_with_share(16, 2);
     let ip: std::net::IpAddr = "10.9.9.7".parse().unwrap();
-    let first = Arc::new(Tracked::new());
-    let counts = shared.registry.add(ip, &first);
-    // A request whose body is still being read: its place is not counted yet.
-    let late = Place::new(shared.clone(), ip, Arc::clone(&counts));
-    // Its connection ends; nothing counted, so the address is forgotten.
-    shared.registry.remove(ip, &first);
+    // A request whose body is still being read; its connection ends, nothing counted.
+    let (late, _) = a_late_place(&shared, ip);
     assert_eq!(shared.registry.addresses(), 0);
     // The body ends (read by a task the connection's end did not stop): the place is counted.
     assert_eq!(late.take_now().ok(), Some(true));
     // A new connection of the same address.
-    let second = Arc::new(Tracked::new());
-    let counts2 = shared.registry.add(ip, &second);
+    let (_second, counts2) = connect(&shared, ip);
     let a = Place::new(shared.clone(), ip, Arc::clone(&counts2));
     let b = Place::new(shared.clone(), ip, Arc::clone(&counts2));
     assert_eq!(a.take_now().ok(), Some(true));
@@ -443,17 +462,12 @@ fn a_place_counted_after_its_connection_ended_still_counts_for_its_address() {
 #[test]
 fn a_place_counted_after_a_newer_connection_opened_counts_with_it() {
     use super::in_flight::Place;
-    use super::peers::Tracked;
     use std::sync::Arc;
     use std::sync::atomic::Ordering;
     let shared = shared_with_share(16, 2);
     let ip: std::net::IpAddr = "10.9.9.6".parse().unwrap();
-    let first = Arc::new(Tracked::new());
-    let counts = shared.registry.add(ip, &first);
-    let late = Place::new(shared.clone(), ip, Arc::clone(&counts));
-    shared.registry.remove(ip, &first);
-    let second = Arc::new(Tracked::new());
-    let counts2 = shared.registry.add(ip, &second);
+    let (late, counts) = a_late_place(&shared, ip);
+    let (second, counts2) = connect(&shared, ip);
     assert!(!Arc::ptr_eq(&counts, &counts2), "the address was forgotten in between");
     assert_eq!(late.take_now().ok(), Some(true));
     assert_eq!(counts2.in_flight.load(Ordering::SeqCst), 1, "counted with the newer connection");
