@@ -134,10 +134,13 @@ impl Budgeted {
         self.leave_bodies();
         let Some(place) = self.slot.clone() else { return Poll::Ready(None) };
         if self.queued.is_none() {
-            if place.held() {
-                return Poll::Ready(None);
+            // A place held already, or a free one, is taken here; only a wait in the queue is
+            // a future (boxed).
+            match place.take_now() {
+                Ok(true) => return Poll::Ready(None),
+                Ok(false) => self.queued = Some(Box::pin(place.take())),
+                Err(refused) => return self.fail(refused),
             }
-            self.queued = Some(Box::pin(place.take()));
         }
         let queued = self.queued.as_mut().expect("set above");
         let taken = ready!(queued.as_mut().poll(cx));

@@ -152,9 +152,12 @@ impl Place {
         BodyRefused::Busy { max_in_flight: limits.max_in_flight, retry_after_seconds: limits.retry_after_seconds }
     }
 
-    /// Takes a place now, if one is free: `Ok(false)` when none is.
+    /// Takes a place now, if one is free (or is held already): `Ok(false)` when none is.
     pub(super) fn take_now(&self) -> Result<bool, BodyRefused> {
         let mut state = self.state();
+        if state.permit.is_some() {
+            return Ok(true);
+        }
         self.enter(&mut state)?;
         match Arc::clone(&self.0.shared.in_flight).try_acquire_owned() {
             Ok(permit) => {
