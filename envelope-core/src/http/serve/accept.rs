@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::head::HeadClock;
-use super::peers::{LOG_TARGET, PeerCounts, Tracked};
+use super::peers::{CLOSE, LOG_TARGET, PeerCounts, Tracked};
 use super::refusals::{RefusedFor, refuse};
 use super::request::PerRequest;
 use super::shared::{LINGER, LINGERING_REFUSALS, READ_BUFFER_BYTES, Shared};
@@ -29,7 +29,8 @@ pub(super) async fn accept(
     let max_connections = shared.limits.max_connections;
     let connections = Arc::new(Semaphore::new(max_connections));
     let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
-    let (stop, stopping) = watch::channel(false);
+    // Dropped (the server's future dropped, or stopped): every connection is asked to finish.
+    let stop = StopAll(Arc::clone(&shared));
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -52,12 +53,12 @@ pub(super) async fn accept(
         match Arc::clone(&connections).try_acquire_owned() {
             Ok(permit) => {
                 let registered = registered(&shared, peer);
-                tokio::spawn(connection(stream, peer, Arc::clone(&shared), stopping.clone(), permit, registered));
+                tokio::spawn(connection(stream, peer, Arc::clone(&shared), permit, registered));
             }
             // Full: the longest wait for a head of the address holding the most is closed,
             // and its place taken once it is.
             Err(_) if shared.registry.evict_one(peer.ip(), max_connections) => {
-                let (shared, connections, stopping) = (Arc::clone(&shared), Arc::clone(&connections), stopping.clone());
+                let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
                 let lingering = Arc::clone(&lingering);
                 tokio::spawn(async move {
                     let waited = tokio::time::timeout(LINGER, connections.acquire_owned()).await;
@@ -65,7 +66,7 @@ pub(super) async fn accept(
                     match waited {
                         Ok(Ok(permit)) => {
                             let registered = registered(&shared, peer);
-                            connection(stream, peer, shared, stopping, permit, registered).await;
+                            connection(stream, peer, shared, permit, registered).await;
                         }
                         _ => refuse(stream, peer, &shared, &lingering, RefusedFor::Connections),
                     }
@@ -75,7 +76,7 @@ pub(super) async fn accept(
         }
     }
     drop(listener);
-    stop.send_replace(true);
+    drop(stop);
     // Every connection holds a permit until it closes.
     let _all = connections.acquire_many(max_connections as u32).await;
     Ok(())
@@ -94,7 +95,6 @@ async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    mut stopping: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
     registered: Registered,
 ) {
@@ -122,14 +122,18 @@ async fn connection(
     };
     let conn = http.serve_connection(io, service);
     let mut conn = std::pin::pin!(conn);
+    // `biased`: the connection first, and no random draw each time its task wakes.
     let result = tokio::select! {
+        biased;
         result = conn.as_mut() => result,
-        () = stopped(&mut stopping) => {
+        how = std::future::poll_fn(|cx| tracked.poll_ending(cx)) => {
+            // Closed to make room (logged where it was chosen).
+            if how == CLOSE {
+                return;
+            }
             conn.as_mut().graceful_shutdown();
             conn.await
         }
-        // Closed to make room (logged where it was chosen).
-        () = tracked.close.notified() => return,
     };
     let Err(e) = result else { return };
     if HeadClock::ended(&e) {
@@ -143,9 +147,14 @@ async fn connection(
     }
 }
 
-/// Resolves once the server stops (or is dropped).
-async fn stopped(stopping: &mut watch::Receiver<bool>) {
-    let _ = stopping.wait_for(|stop| *stop).await;
+/// Asks every connection to finish when dropped: when the accept loop ends, or its future is
+/// dropped.
+struct StopAll(Arc<Shared>);
+
+impl Drop for StopAll {
+    fn drop(&mut self) {
+        self.0.registry.stop_all();
+    }
 }
 
 /// A new connection of `peer`, in the registry until the returned place is dropped.

@@ -25,6 +25,8 @@ pub(super) struct Registry {
     /// the places they leave.
     evicted: AtomicUsize,
     claimed: AtomicUsize,
+    /// The server stops ([`stop_all`](Self::stop_all)).
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 /// One peer address's open connections, and what they count together.
@@ -69,8 +71,19 @@ pub(super) struct Tracked {
     pub(super) since_ms: std::sync::atomic::AtomicU64,
     /// Closed by the server to make room ([`Registry::evict_one`]).
     evicted: std::sync::atomic::AtomicBool,
-    pub(super) close: tokio::sync::Notify,
+    /// What the server asks of the connection: [`STOP`] or [`CLOSE`], `0` nothing (yet).
+    ending: AtomicU8,
+    /// The connection's task, woken when `ending` is set: registered at each poll without a
+    /// lock (a `Notify` or a `watch` takes one each time the connection's task wakes).
+    ending_waker: atomic_waker::AtomicWaker,
 }
+
+/// [`Tracked::ending`]: the server stops; the connection finishes its request in flight and
+/// closes (a graceful shutdown).
+pub(super) const STOP: u8 = 1;
+/// [`Tracked::ending`]: the connection is closed at once, to make room
+/// ([`Registry::evict_one`]). Outranks [`STOP`].
+pub(super) const CLOSE: u8 = 2;
 
 /// The origin of [`Tracked::since_ms`].
 pub(super) static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -87,7 +100,24 @@ impl Tracked {
             started: std::sync::atomic::AtomicBool::new(false),
             since_ms: std::sync::atomic::AtomicU64::new(millis_since_epoch(std::time::Instant::now())),
             evicted: std::sync::atomic::AtomicBool::new(false),
-            close: tokio::sync::Notify::new(),
+            ending: AtomicU8::new(0),
+            ending_waker: atomic_waker::AtomicWaker::new(),
+        }
+    }
+
+    /// Asks the connection to end: [`STOP`] or [`CLOSE`] (the higher one stands).
+    fn end(&self, how: u8) {
+        self.ending.fetch_max(how, Ordering::AcqRel);
+        self.ending_waker.wake();
+    }
+
+    /// What the server asks of the connection, once it asks: [`STOP`] or [`CLOSE`].
+    pub(super) fn poll_ending(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<u8> {
+        // Registered before the read, so an `end` after the read wakes this task.
+        self.ending_waker.register(cx.waker());
+        match self.ending.load(Ordering::Acquire) {
+            0 => std::task::Poll::Pending,
+            how => std::task::Poll::Ready(how),
         }
     }
 
@@ -101,10 +131,25 @@ impl Registry {
     /// Adds a connection of `ip`: what `ip`'s connections count together.
     pub(super) fn add(&self, ip: std::net::IpAddr, tracked: &Arc<Tracked>) -> Arc<PeerCounts> {
         let mut peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Read under the lock `stop_all` takes after setting it: a connection added after
+        // `stop_all` looked is told here.
+        if self.stopping.load(Ordering::Acquire) {
+            tracked.end(STOP);
+        }
         let peer = peers.entry(ip).or_default();
         peer.connections.push(Arc::clone(tracked));
         peer.counts.connections.store(peer.connections.len(), Ordering::SeqCst);
         Arc::clone(&peer.counts)
+    }
+
+    /// The server stops: every connection open, and every one added from now on, is asked to
+    /// finish its request in flight and close ([`STOP`]).
+    pub(super) fn stop_all(&self) {
+        self.stopping.store(true, Ordering::Release);
+        let peers = self.peers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for connection in peers.values().flat_map(|peer| &peer.connections) {
+            connection.end(STOP);
+        }
     }
 
     /// A connection of `ip` has ended: the address is forgotten with its last connection,
@@ -236,7 +281,7 @@ impl Registry {
         let ip = victim_ip;
         self.evicted.fetch_add(1, Ordering::AcqRel);
         victim.evicted.store(true, Ordering::Relaxed);
-        victim.close.notify_one();
+        victim.end(CLOSE);
         tracing::info!(
             target: LOG_TARGET,
             peer = %ip,

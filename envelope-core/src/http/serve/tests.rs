@@ -481,3 +481,51 @@ fn a_place_counted_after_a_newer_connection_opened_counts_with_it() {
     shared.registry.remove(ip, &second);
     assert_eq!(shared.registry.addresses(), 0);
 }
+
+/// The server's stop reaches every connection open, and every one registered after it (a
+/// connection that waited for room while the server stopped); a connection closed to make room
+/// stays closed however the server stops.
+#[test]
+fn a_stop_reaches_every_connection_and_a_close_outranks_it() {
+    use std::task::{Context, Poll, Waker};
+    let shared = shared_with_share(4, 4);
+    let ending = |tracked: &super::peers::Tracked| tracked.poll_ending(&mut Context::from_waker(Waker::noop()));
+    let ip = std::net::IpAddr::from([192, 0, 2, 1]);
+    let (open, _) = connect(&shared, ip);
+    let (_second, _) = connect(&shared, ip);
+    let (other, _) = connect(&shared, std::net::IpAddr::from([192, 0, 2, 2]));
+    assert_eq!(ending(&open), Poll::Pending);
+    assert!(shared.registry.evict_one(std::net::IpAddr::from([192, 0, 2, 3]), 3));
+    // The longest wait for a head, of the address holding the most: `open`, registered first.
+    assert_eq!((ending(&open), ending(&other)), (Poll::Ready(super::peers::CLOSE), Poll::Pending));
+    shared.registry.stop_all();
+    assert_eq!((ending(&open), ending(&other)), (Poll::Ready(super::peers::CLOSE), Poll::Ready(super::peers::STOP)));
+    let (late, _) = connect(&shared, ip);
+    assert_eq!(ending(&late), Poll::Ready(super::peers::STOP));
+}
+
+/// The server's future dropped while a request is in flight: the request is answered, with
+/// `connection: close`, and the connection then closed (not cut, not kept open).
+#[tokio::test]
+async fn a_dropped_server_finishes_the_request_in_flight_and_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let slow = Router::new().route(
+        "/slow",
+        axum::routing::get(|| async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            "{}"
+        }),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(serve(listener, slow).into_future());
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(b"GET /slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.abort();
+    let mut reply = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut reply)).await.unwrap().unwrap();
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 200 OK") && reply.ends_with("{}"), "{reply:?}");
+    assert!(reply.to_ascii_lowercase().contains("connection: close"), "{reply:?}");
+}
