@@ -343,7 +343,9 @@ impl Serve {
 
     /// Stops at `signal`: the listener is closed, each connection finishes the request it is
     /// serving and closes (an idle one at once), and the server's future ends once every
-    /// connection has closed.
+    /// connection has closed. Dropping the server's future (its task aborted) stops it the same
+    /// way, without waiting: each connection, on its own task, finishes its request (answered
+    /// with `connection: close`) and closes.
     pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
         self.shutdown = Some(Box::pin(signal));
         self
