@@ -173,35 +173,28 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 __envelope_v: &#p::Value,
                 __envelope_reading: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
-                let __envelope_spec = #ident::__envelope_object();
-                let __envelope_obj = #p::object_of(__envelope_v, __envelope_reading, __envelope_spec)?;
-                let mut __envelope_args =
-                    #p::Args::nested(&__envelope_spec.params, __envelope_reading, &__envelope_obj);
-                #takes
-                #refuse_with
-                __envelope_args.into_problem()?;
-                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+                #ident::__envelope_from_value(__envelope_v, __envelope_reading, false)
+            }
+
+            fn from_arg_unused(
+                __envelope_v: &#p::Value,
+                __envelope_reading: &#p::Reading<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                #ident::__envelope_from_value(__envelope_v, __envelope_reading, true)
             }
 
             fn from_sent(
                 __envelope_v: &#p::Sent<'_>,
                 __envelope_reading: &#p::Reading<'_>,
             ) -> ::core::result::Result<Self, #p::Problem> {
-                let __envelope_spec = #ident::__envelope_object();
-                let mut __envelope_slots: [::core::option::Option<#p::Sent<'_>>; #count] =
-                    [const { ::core::option::Option::None }; #count];
-                let ::core::option::Option::Some(mut __envelope_args) = #p::Args::nested_sent(
-                    &__envelope_spec.params,
-                    __envelope_reading,
-                    __envelope_v,
-                    &mut __envelope_slots,
-                ) else {
-                    return #p::sent_as_value(__envelope_v, __envelope_reading, <Self as #p::FromArg>::from_arg);
-                };
-                #takes
-                #refuse_with
-                __envelope_args.into_problem()?;
-                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+                #ident::__envelope_from_sent(__envelope_v, __envelope_reading, false)
+            }
+
+            fn from_sent_unused(
+                __envelope_v: &#p::Sent<'_>,
+                __envelope_reading: &#p::Reading<'_>,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                #ident::__envelope_from_sent(__envelope_v, __envelope_reading, true)
             }
 
             #typed
@@ -209,6 +202,51 @@ pub fn derive(input: TokenStream) -> TokenStream {
 
         #[automatically_derived]
         impl #ident {
+            /// Reads the object from a `Value`; each field only checked when `unused` (a value
+            /// before the object was refused: what it reads to is dropped).
+            #[doc(hidden)]
+            fn __envelope_from_value(
+                __envelope_v: &#p::Value,
+                __envelope_reading: &#p::Reading<'_>,
+                __envelope_unused: bool,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                let __envelope_spec = #ident::__envelope_object();
+                let __envelope_obj = #p::object_of(__envelope_v, __envelope_reading, __envelope_spec)?;
+                let mut __envelope_args = #p::Args::nested(&__envelope_spec.params, __envelope_reading, &__envelope_obj)
+                    .unused(__envelope_unused);
+                #takes
+                #refuse_with
+                __envelope_args.into_problem()?;
+                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+            }
+
+            /// Reads the object from the arguments' text, as `__envelope_from_value` does.
+            #[doc(hidden)]
+            fn __envelope_from_sent(
+                __envelope_v: &#p::Sent<'_>,
+                __envelope_reading: &#p::Reading<'_>,
+                __envelope_unused: bool,
+            ) -> ::core::result::Result<Self, #p::Problem> {
+                let __envelope_spec = #ident::__envelope_object();
+                let mut __envelope_slots: [::core::option::Option<#p::Sent<'_>>; #count] =
+                    [const { ::core::option::Option::None }; #count];
+                let ::core::option::Option::Some(__envelope_args) = #p::Args::nested_sent(
+                    &__envelope_spec.params,
+                    __envelope_reading,
+                    __envelope_v,
+                    &mut __envelope_slots,
+                ) else {
+                    return #p::sent_as_value(__envelope_v, __envelope_reading, |__envelope_v, __envelope_reading| {
+                        #ident::__envelope_from_value(__envelope_v, __envelope_reading, __envelope_unused)
+                    });
+                };
+                let mut __envelope_args = __envelope_args.unused(__envelope_unused);
+                #takes
+                #refuse_with
+                __envelope_args.into_problem()?;
+                ::core::result::Result::Ok(#ident { #(#field_idents: #locals),* })
+            }
+
             /// The object's fields and rules, built once.
             #[doc(hidden)]
             fn __envelope_object() -> &'static #p::ObjectSpec {

@@ -254,6 +254,15 @@ fn a_misspelt_required_name_is_one_problem() {
     );
 }
 
+/// Who wrote a note, and its rank among theirs.
+#[derive(envelope_core::Object)]
+struct NoteMeta {
+    #[validate(length = 1..=5)]
+    author: String,
+    #[validate(range = 1..=9)]
+    rank: u32,
+}
+
 /// Tags of a note: each of 1 to 5 characters.
 #[envelope_core::tool]
 fn label_note(
@@ -261,8 +270,10 @@ fn label_note(
     #[validate(length = 1..=5)] title: String,
     #[validate(each(length = 1..=5))] tags: Vec<String>,
     #[validate(pattern = "^[a-z]+$")] owner: Option<String>,
+    meta: Option<NoteMeta>,
 ) -> u32 {
-    priority + u32::try_from(title.len() + tags.len() + owner.map_or(0, |o| o.len())).unwrap_or(0)
+    let meta = meta.map_or(0, |m| m.author.len() + m.rank as usize);
+    priority + u32::try_from(title.len() + tags.len() + owner.map_or(0, |o| o.len()) + meta).unwrap_or(0)
 }
 
 /// Once a value is refused, the values after it are only checked (a string is not copied, an
@@ -281,12 +292,18 @@ fn values_after_a_refused_one_are_still_each_checked() {
     let title = "title: \"too long\" is 8 characters long; accepted: a string of 1 to 5 characters. Shorten it to at most 5 characters.";
     let tag = "tags[1]: \"sixsix\" is 6 characters long; accepted: a string of 1 to 5 characters. Shorten it to at most 5 characters.";
     let owner = "owner: \"Ada\" does not match the pattern; accepted: a string matching the pattern ^[a-z]+$. Send a string that matches ^[a-z]+$ in full.";
+    let author =
+        "meta.author: \"\" is 0 characters long; accepted: a string of 1 to 5 characters. Send at least 1 character.";
+    let rank = "meta.rank: 10 is out of range; accepted: a whole number from 1 to 9. Send a value from 1 to 9.";
     // Each later value refused alone, then after a refused `priority`: the same sentence, after
     // its.
     let cases = [
         (json!({"title": "too long", "tags": ["a"], "owner": "ada"}), title),
         (json!({"title": "ok", "tags": ["a", "sixsix"], "owner": "ada"}), tag),
         (json!({"title": "ok", "tags": ["a"], "owner": "Ada"}), owner),
+        // An object after the refused value: its fields each checked too.
+        (json!({"title": "ok", "tags": ["a"], "meta": {"author": "", "rank": 2}}), author),
+        (json!({"title": "ok", "tags": ["a"], "meta": {"author": "ada", "rank": 10}}), rank),
     ];
     for (args, line) in cases {
         let mut alone = args.clone();
@@ -298,12 +315,13 @@ fn values_after_a_refused_one_are_still_each_checked() {
         assert_eq!(refusal(&after).expect("refused"), format!("{priority}\n{line}"));
     }
     // Every later value accepted: only `priority` is refused; all accepted: answered.
-    let good = json!({"priority": 0, "title": "ok", "tags": ["a", "bb"], "owner": "ada"});
+    let good = json!({"priority": 0, "title": "ok", "tags": ["a", "bb"], "owner": "ada", "meta": {"author": "ada", "rank": 2}});
     assert_eq!(refusal(&good).as_deref(), Some(priority));
     let answered = crate::block_on(toolbox.call_json(
         "label_note",
-        &json!({"priority": 3, "title": "ok", "tags": ["a", "bb"], "owner": "ada"}).to_string(),
+        &json!({"priority": 3, "title": "ok", "tags": ["a", "bb"], "owner": "ada", "meta": {"author": "ada", "rank": 2}})
+            .to_string(),
     ))
     .unwrap();
-    assert_eq!(answered.to_value()["data"], 3 + 2 + 2 + 3);
+    assert_eq!(answered.to_value()["data"], 3 + 2 + 2 + 3 + 3 + 2);
 }

@@ -181,6 +181,9 @@ pub struct Args<'a> {
     problems: Vec<Problem>,
     /// Names that are not parameters: reported after the parameters' own problems.
     unknown: Vec<Problem>,
+    /// What the values read to is not used (a nested object read after a refused value): each
+    /// is only checked (`FromArg::from_sent_unused`), as after a problem of this object's own.
+    unused: bool,
 }
 
 /// What was sent for one parameter: a node of the parsed object, or a value of the walked text.
@@ -250,6 +253,7 @@ impl<'a> Args<'a> {
                 slots: Slots::Text(sent),
                 problems: Vec::new(),
                 unknown: Vec::new(),
+                unused: false,
             },
         }
     }
@@ -257,6 +261,14 @@ impl<'a> Args<'a> {
     /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `reading.path`.
     pub fn nested(params: &'a [ParamSpec], reading: &Reading<'a>, obj: &'a Map<String, Value>) -> Self {
         Args::scoped(params, reading.strict, "", Some(reading.path), Some(obj), reading.numbers)
+    }
+
+    /// The same reading, its values only checked when `unused` (the object is read by
+    /// `FromArg::from_arg_unused` or `from_sent_unused`: a value before it was refused).
+    #[must_use]
+    pub fn unused(mut self, unused: bool) -> Self {
+        self.unused = unused;
+        self
     }
 
     /// Starts reading a nested object (a `#[derive(Object)]` parameter) at `reading.path` from
@@ -285,6 +297,7 @@ impl<'a> Args<'a> {
             slots: Slots::Text(slots),
             problems: Vec::new(),
             unknown: Vec::new(),
+            unused: false,
         })
     }
 
@@ -306,6 +319,7 @@ impl<'a> Args<'a> {
             slots: Slots::new(params.len()),
             problems: Vec::new(),
             unknown: Vec::new(),
+            unused: false,
         };
         if let Some(obj) = obj {
             // One pass, comparing names (as serde's derive does): no hashing per parameter.
@@ -389,7 +403,7 @@ impl<'a> Args<'a> {
         let reading = Reading { rules: &p.rules, strict: self.strict, path, numbers: self.numbers };
         // Once a value is refused the call is, and what the others read to is not used: they
         // are only checked, for their own refusals (`FromArg::from_sent_unused`).
-        let read = match (slot, self.problems.is_empty()) {
+        let read = match (slot, self.problems.is_empty() && !self.unused) {
             (Slot::Value(v), true) => T::from_arg(v, &reading),
             (Slot::Value(v), false) => T::from_arg_unused(v, &reading),
             (Slot::Text(s), true) => T::from_sent(s, &reading),
