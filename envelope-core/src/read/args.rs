@@ -602,13 +602,12 @@ impl<'a> Args<'a> {
     /// For a nested object whose field could not be read: its problems as one (never empty:
     /// a field that could not be read left one).
     pub fn into_problem_or(self, reading: &Reading<'_>) -> Problem {
-        let at = reading.path.text();
         match self.into_problem() {
             Err(p) => p,
             Ok(()) => Problem::new(reading.path.parameter(), Rejected::Missing, "could not be read")
                 .with_accepted("an object as the schema describes")
                 .with_fix("Send it as the schema describes.")
-                .at(at),
+                .at(reading.path.text()),
         }
     }
 
@@ -620,7 +619,12 @@ impl<'a> Args<'a> {
             return Ok(());
         }
         let mut first = all.remove(0);
-        first.0.also.extend(all);
+        // The list itself carries the rest (no second list), unless the first carries its own.
+        if first.0.also.is_empty() {
+            first.0.also = all;
+        } else {
+            first.0.also.extend(all);
+        }
         Err(first)
     }
 

@@ -502,11 +502,7 @@ impl Refusal {
         }
         // Flat already (no problem carries others: the usual case) is kept as it is.
         if problems.iter().any(|p| !p.0.also.is_empty()) {
-            let mut flat = Vec::with_capacity(problems.len());
-            for p in problems {
-                flatten(p, &mut flat);
-            }
-            problems = flat;
+            problems = flat(problems);
         }
         Refusal { code: codes::VALIDATION_ERROR, problems, retry_after: None }
     }
@@ -635,6 +631,28 @@ impl Refusal {
 
 /// `p`, then the problems it carries, at every depth (an item of an array of objects carries its
 /// fields' problems), in order. The depth is the nesting of the parameter's declared type.
+/// `problems` with the problems each carries after it, in order: one list. One problem of a
+/// nested object carrying the object's others (flat themselves), the usual nesting, becomes the
+/// list it carries with it in front (that list has room for it: it held it first); anything
+/// else is copied into a list of the exact count.
+fn flat(mut problems: Vec<Problem>) -> Vec<Problem> {
+    if let [only] = problems.as_mut_slice()
+        && only.0.also.iter().all(|a| a.0.also.is_empty())
+    {
+        let mut list = std::mem::take(&mut only.0.also);
+        list.insert(0, problems.pop().expect("one problem"));
+        return list;
+    }
+    fn count(p: &Problem) -> usize {
+        1 + p.0.also.iter().map(count).sum::<usize>()
+    }
+    let mut out = Vec::with_capacity(problems.iter().map(count).sum());
+    for p in problems {
+        flatten(p, &mut out);
+    }
+    out
+}
+
 fn flatten(mut p: Problem, out: &mut Vec<Problem>) {
     let also = std::mem::take(&mut p.0.also);
     out.push(p);

@@ -206,3 +206,40 @@ fn problems_within_the_budget_by_a_bound_are_the_ones_counted_exactly() {
         }
     }
 }
+
+/// Problems carried by others (a nested object's) come out as one list in reading order: each
+/// problem, then those it carries, at any depth; the usual nesting (one problem carrying flat
+/// others) without a new list or a reallocation.
+#[test]
+fn carried_problems_come_out_flat_in_order() {
+    let named = |name: &'static str| Problem::new(name, Rejected::Missing, "is missing");
+    let carrying = |name: &'static str, also: Vec<Problem>| {
+        let mut p = named(name);
+        p.0.also = also;
+        p
+    };
+    let names = |r: &Refusal| r.problems.iter().map(|p| p.0.parameter.to_string()).collect::<Vec<_>>();
+
+    // One carrying flat others: its list, with room for it, is the refusal's.
+    let mut also = Vec::with_capacity(3);
+    also.extend([named("b"), named("c")]);
+    let r = Refusal::from_problems(vec![carrying("a", also)]);
+    assert_eq!(names(&r), ["a", "b", "c"]);
+    assert_eq!(r.problems.capacity(), 3);
+    assert!(r.problems.iter().all(|p| p.0.also.is_empty()));
+
+    // Deeper, and more than one at the top: every problem once, each before those it carries.
+    let deep = vec![
+        carrying("a", vec![carrying("b", vec![named("c")]), named("d")]),
+        named("e"),
+        carrying("f", vec![named("g")]),
+    ];
+    let r = Refusal::from_problems(deep);
+    assert_eq!(names(&r), ["a", "b", "c", "d", "e", "f", "g"]);
+    assert_eq!(r.problems.capacity(), 7);
+    assert!(r.problems.iter().all(|p| p.0.also.is_empty()));
+
+    // Flat already: kept as it is.
+    let r = Refusal::from_problems(vec![named("a"), named("b")]);
+    assert_eq!(names(&r), ["a", "b"]);
+}
