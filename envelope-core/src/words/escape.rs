@@ -5,9 +5,9 @@
 //! text is byte for byte serde_json's.
 
 /// `0x01` in every byte of a word.
-const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// `0x80` in every byte of a word.
-const HIGH: u64 = 0x8080_8080_8080_8080;
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 /// `0x7f` in every byte of a word.
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 

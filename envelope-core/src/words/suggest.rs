@@ -98,8 +98,7 @@ fn chars(s: &str) -> usize {
 /// is not ASCII. Eight bytes at a time: for a byte below 0x80, adding 0x3f sets its high bit
 /// from `A` (0x41) up, adding 0x25 from past `Z` (0x5a) up, and neither carries out of the byte.
 fn ascii_upper(s: &[u8]) -> Option<bool> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
+    use crate::words::escape::{HIGH, ONES};
     let upper = |w: u64| w.wrapping_add(ONES * 0x3f) & !w.wrapping_add(ONES * 0x25);
     let (mut high, mut found) = (0, 0);
     let mut words = s.chunks_exact(8);
