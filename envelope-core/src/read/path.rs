@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::outcome::refusal::{Problem, Rejected};
 use crate::spec::{Rules, Ty, Unit};
 use crate::words::render;
+use crate::words::text::Text;
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]
@@ -129,8 +130,8 @@ impl<'a> Reading<'a> {
         &self,
         v: &Value,
         issue: impl Into<Cow<'static, str>>,
-        accepted: String,
-        fix: String,
+        accepted: impl Into<Text>,
+        fix: impl Into<Text>,
     ) -> Problem {
         let rejected = if holds_secret(self.rules, None) {
             Rejected::Hidden
@@ -138,8 +139,8 @@ impl<'a> Reading<'a> {
             Rejected::Shown(render::shown_as_sent(v, self.numbers))
         };
         let fix = match self.rules.fix {
-            Some(f) => f.to_owned(),
-            None => fix,
+            Some(f) => Text::from(f),
+            None => fix.into(),
         };
         let issue: Cow<'static, str> = match self.rules.reason {
             Some(r) => format!("{} ({r})", issue.into()).into(),

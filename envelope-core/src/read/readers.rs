@@ -25,7 +25,7 @@ use crate::read::containers::container_in_string;
 pub use crate::read::input::Sent;
 use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS};
 use crate::read::rules::range::Ends;
-use crate::read::rules::{self, Accepted, Subject, choices, fix_like, multiple_of, range};
+use crate::read::rules::{self, Accepted, Subject, choices, fix_like, fix_like_whole, multiple_of, range};
 use crate::read::scalars;
 use crate::spec::{Choices, Rules, Ty};
 use crate::words::render;
@@ -219,8 +219,8 @@ pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<
             } else {
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
-                    let fix = fix_like(reading, "Send a whole number", set.example_whole(), "");
-                    return Err(reading.problem_of(v, "is not a whole number", set.words(), fix));
+                    let fix = fix_like_whole(reading, "Send a whole number", set.example_whole());
+                    return Err(reading.problem_of(v, "is not a whole number", set.words_under(reading.rules), fix));
                 }
                 // A whole float is an integer in JSON's data model (JSON Schema 2020-12 Core
                 // §4.2.2), so strict mode takes it too. serde_json reads every integer literal
@@ -236,20 +236,20 @@ pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<
         Value::String(s) => match parse_decimal_int(s) {
             Some(n) if !reading.strict => n,
             Some(n) => {
-                let fix = fix_like(reading, "Send it as a JSON number", n, "");
-                return Err(reading.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like_whole(reading, "Send it as a JSON number", n);
+                return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
             None if names_non_finite(s) => {
                 return Err(not_finite(reading, v, &set, set.example_whole()));
             }
             None => {
-                let fix = fix_like(reading, "Send it as a JSON number", set.example_whole(), "");
-                return Err(reading.problem_of(v, "is a string", set.words(), fix));
+                let fix = fix_like_whole(reading, "Send it as a JSON number", set.example_whole());
+                return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
         },
         _ => {
-            let fix = fix_like(reading, "Send a JSON number", set.example_whole(), "");
-            return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
+            let fix = fix_like_whole(reading, "Send a JSON number", set.example_whole());
+            return Err(reading.problem_of(v, render::type_issue(v), set.words_under(reading.rules), fix));
         }
     };
     rules::check(reading, v, Subject::Whole { n, lo, hi })?;
@@ -288,7 +288,7 @@ fn not_finite(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>, example: imp
     reading.problem_of(
         v,
         "is not a finite number",
-        set.words(),
+        set.words_under(reading.rules),
         fix_like(reading, "Send a finite JSON number", example, ""),
     )
 }
@@ -321,17 +321,17 @@ pub fn read_f64(v: &Value, reading: &Reading<'_>) -> Result<f64, Problem> {
             Ok(f) if f.is_finite() && s.trim() == s && !reading.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
                 let fix = fix_like(reading, "Send it as a JSON number", render::number(f), "");
-                return Err(reading.problem_of(v, "is a string", set.words(), fix));
+                return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
             Ok(_) => return Err(not_finite(reading, v, &set, example())),
             _ => {
                 let fix = fix_like(reading, "Send a JSON number", example(), "");
-                return Err(reading.problem_of(v, "is a string", set.words(), fix));
+                return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
         },
         _ => {
             let fix = fix_like(reading, "Send a JSON number", example(), "");
-            return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
+            return Err(reading.problem_of(v, render::type_issue(v), set.words_under(reading.rules), fix));
         }
     };
     if !f.is_finite() {
@@ -364,7 +364,7 @@ pub fn read_str<'v>(v: &'v Value, reading: &Reading<'_>) -> Result<&'v str, Prob
             ),
             (None, _) => (Accepted::text(reading.rules), "Send a JSON string.".to_owned()),
         };
-        return Err(reading.problem_of(v, render::type_issue(v), set.words(), fix));
+        return Err(reading.problem_of(v, render::type_issue(v), set.words_under(reading.rules), fix));
     };
     rules::check(reading, v, Subject::Text(s))?;
     // Under `ignore_case`, the canonical spelling of the choice sent.
@@ -411,15 +411,10 @@ pub fn read_bool(v: &Value, reading: &Reading<'_>) -> Result<bool, Problem> {
         Value::String(s) if s == "true" || s == "false" => Err(reading.problem_of(
             v,
             "is a string",
-            "true or false".into(),
+            "true or false",
             format!("Send it as a JSON boolean, {s}, without quotes."),
         )),
-        _ => Err(reading.problem_of(
-            v,
-            render::type_issue(v),
-            "true or false".into(),
-            "Send a JSON boolean, true or false.".into(),
-        )),
+        _ => Err(reading.problem_of(v, render::type_issue(v), "true or false", "Send a JSON boolean, true or false.")),
     }
 }
 
@@ -522,7 +517,7 @@ impl FromArg for f32 {
         Err(reading.problem_of(
             v,
             "is out of range once rounded to single precision",
-            set.words(),
+            set.words_under(reading.rules),
             "Send a value inside the range, not at its edge.".to_owned(),
         ))
     }

@@ -10,6 +10,8 @@
 
 // Rate limits: how many calls one caller may make in a period.
 pub mod rate;
+// A rule's refusal words, kept once written.
+pub(crate) mod kept;
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -345,6 +347,8 @@ pub struct Rules {
     pub fix: Option<&'static str>,
     /// `reason = "..."`: a short reason, shown after what is wrong.
     pub reason: Option<&'static str>,
+    /// Where the words of this rule's refusals are kept once written (not part of its value).
+    pub(crate) kept: kept::KeptSlot,
 }
 
 impl Rules {
@@ -361,6 +365,7 @@ impl Rules {
         format: None,
         fix: None,
         reason: None,
+        kept: kept::KeptSlot::NONE,
     };
 
     /// With `range`.
@@ -402,7 +407,7 @@ impl Rules {
     /// With `each(...)`: the rules on every item.
     #[must_use]
     pub fn with_items(self, items: Rules) -> Self {
-        Rules { items: Some(Box::new(items)), ..self }
+        Rules { items: Some(Box::new(Rules { kept: items.kept.clone().or_new(), ..items })), ..self }
     }
 
     /// `ignore_case`.
@@ -461,7 +466,8 @@ impl ParamSpec {
             ty,
             required,
             default: None,
-            rules: Rules::NONE,
+            // A place for its refusals' words (see `Rules`' `kept`).
+            rules: Rules { kept: kept::KeptSlot::NONE.or_new(), ..Rules::NONE },
             requires: Vec::new(),
             excludes: Vec::new(),
         }
@@ -476,7 +482,9 @@ impl ParamSpec {
     /// With rules on the value.
     #[must_use]
     pub fn with_rules(self, rules: Rules) -> Self {
-        ParamSpec { rules, ..self }
+        // The parameter's place for its refusals' words, unless the rules bring their own.
+        let kept = if rules.kept.is_some() { rules.kept.clone() } else { self.rules.kept };
+        ParamSpec { rules: Rules { kept, ..rules }, ..self }
     }
 
     /// With cross-field rules triggered by this parameter.

@@ -13,3 +13,5 @@ pub(crate) mod number;
 pub(crate) mod render;
 // Did you mean: the closest name to a name sent.
 pub(crate) mod suggest;
+// A refusal's accepted set and fix: written for it, or kept with its rule and escaped once.
+pub(crate) mod text;

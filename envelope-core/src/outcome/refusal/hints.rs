@@ -119,7 +119,13 @@ fn write_sentence_escaped(p: &Problem, quoted_suggestion: Option<&str>, out: &mu
     };
     escape::push_contents(out, &d.issue);
     out.extend_from_slice(b"; accepted: ");
-    let accepted = escaped(out, &d.accepted);
+    // Kept with its rule, already escaped.
+    let kept = |out: &mut Vec<u8>, text: &Text| {
+        let start = out.len();
+        text.push_json_contents(out);
+        start..out.len()
+    };
+    let accepted = kept(out, &d.accepted);
     out.extend_from_slice(b". ");
     if let Some(suggestion) = &d.suggestion {
         out.extend_from_slice(b"Did you mean ");
@@ -139,7 +145,7 @@ fn write_sentence_escaped(p: &Problem, quoted_suggestion: Option<&str>, out: &mu
         }
         out.extend_from_slice(b"? ");
     }
-    let fix = escaped(out, &d.fix);
+    let fix = kept(out, &d.fix);
     Places { head, rejected, accepted, fix }
 }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::outcome::code::{Code, codes};
 use crate::words::escape;
+use crate::words::text::Text;
 use crate::{words::budget, words::render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an
@@ -62,8 +63,9 @@ pub(crate) struct ProblemData {
     pub(crate) path: Option<String>,
     pub(crate) rejected: Rejected,
     pub(crate) issue: Cow<'static, str>,
-    pub(crate) accepted: String,
-    pub(crate) fix: String,
+    /// Kept with its rule when the rule worded it (`spec::kept`): not written again.
+    pub(crate) accepted: Text,
+    pub(crate) fix: Text,
     /// Borrowed when it is a declared name (a choice, a parameter): not copied.
     pub(crate) suggestion: Option<Cow<'static, str>>,
     /// Further problems found in the same value (other items of an array), reported after it.
@@ -92,19 +94,19 @@ impl Problem {
             path: None,
             rejected,
             issue: issue.into(),
-            accepted: String::new(),
-            fix: String::new(),
+            accepted: Text::default(),
+            fix: Text::default(),
             suggestion: None,
             also: Vec::new(),
         }))
     }
 
-    pub(crate) fn with_accepted(mut self, accepted: impl Into<String>) -> Self {
+    pub(crate) fn with_accepted(mut self, accepted: impl Into<Text>) -> Self {
         self.0.accepted = accepted.into();
         self
     }
 
-    pub(crate) fn with_fix(mut self, fix: impl Into<String>) -> Self {
+    pub(crate) fn with_fix(mut self, fix: impl Into<Text>) -> Self {
         self.0.fix = fix.into();
         self
     }
@@ -197,11 +199,13 @@ impl Problem {
             Rejected::Shown(v) => v.as_str(),
             _ => "",
         };
-        [&d.parameter, rejected, &d.issue, &d.accepted, &d.fix]
-            .into_iter()
-            .chain(d.path.as_deref())
-            .chain(d.suggestion.as_deref())
-            .any(|t| escape::has_control(t.as_bytes()))
+        d.accepted.has_control()
+            || d.fix.has_control()
+            || [&d.parameter, rejected, &d.issue]
+                .into_iter()
+                .chain(d.path.as_deref())
+                .chain(d.suggestion.as_deref())
+                .any(|t| escape::has_control(t.as_bytes()))
     }
 
     /// Appends [`sentence`](Self::sentence) to `s`.
@@ -237,7 +241,8 @@ impl Problem {
             let mut p = self.clone();
             p.0.also.clear();
             let cut = |text: &str| crate::words::budget::cut_text(text, chars, chars * 2);
-            for text in [Some(&mut p.0.accepted), Some(&mut p.0.fix), p.0.path.as_mut()].into_iter().flatten() {
+            let (accepted, fix) = (p.0.accepted.as_mut_string(), p.0.fix.as_mut_string());
+            for text in [Some(accepted), Some(fix), p.0.path.as_mut()].into_iter().flatten() {
                 *text = cut(text);
             }
             for text in [Some(&mut p.0.parameter), Some(&mut p.0.issue), p.0.suggestion.as_mut()].into_iter().flatten()
@@ -263,8 +268,8 @@ impl Problem {
         if let Rejected::Shown(v) = &self.0.rejected {
             h.insert("rejected".into(), Value::String(v.clone()));
         }
-        h.insert("accepted".into(), Value::String(self.0.accepted.clone()));
-        h.insert("fix".into(), Value::String(self.0.fix.clone()));
+        h.insert("accepted".into(), Value::String(self.0.accepted.to_string()));
+        h.insert("fix".into(), Value::String(self.0.fix.to_string()));
         if let Some(s) = &self.0.suggestion {
             h.insert("suggestion".into(), Value::String(s.to_string()));
         }
@@ -343,8 +348,8 @@ impl Problem {
         if let Rejected::Shown(v) = &d.rejected {
             m.serialize_entry("rejected", v)?;
         }
-        m.serialize_entry("accepted", &d.accepted)?;
-        m.serialize_entry("fix", &d.fix)?;
+        m.serialize_entry("accepted", &*d.accepted)?;
+        m.serialize_entry("fix", &*d.fix)?;
         if let Some(s) = &d.suggestion {
             m.serialize_entry("suggestion", s)?;
         }
@@ -354,21 +359,24 @@ impl Problem {
     /// the same order) to `out` as JSON, each text escaped straight from the problem.
     fn write_hint_fields(&self, out: &mut Vec<u8>) {
         let d = &self.0;
-        let mut field = |key: &[u8], value: &str| {
+        let field = |out: &mut Vec<u8>, key: &[u8], value: &str| {
             out.extend_from_slice(key);
             escape::push_str(out, value);
         };
-        field(b"\"parameter\":", &d.parameter);
+        field(out, b"\"parameter\":", &d.parameter);
         if let Some(p) = &d.path {
-            field(b",\"path\":", p);
+            field(out, b",\"path\":", p);
         }
         if let Rejected::Shown(v) = &d.rejected {
-            field(b",\"rejected\":", v);
+            field(out, b",\"rejected\":", v);
         }
-        field(b",\"accepted\":", &d.accepted);
-        field(b",\"fix\":", &d.fix);
+        for (key, text) in [(&b",\"accepted\":\""[..], &d.accepted), (b",\"fix\":\"", &d.fix)] {
+            out.extend_from_slice(key);
+            text.push_json_contents(out);
+            out.push(b'"');
+        }
         if let Some(s) = &d.suggestion {
-            field(b",\"suggestion\":", s);
+            field(out, b",\"suggestion\":", s);
         }
     }
 }
@@ -443,8 +451,8 @@ impl Problem {
             Rejected::Missing => {}
         }
         rest = rest.strip_prefix(&*d.issue)?.strip_prefix("; accepted: ")?;
-        rest = rest.strip_prefix(d.accepted.as_str())?.strip_prefix(". ")?;
-        let rest = rest.strip_suffix(d.fix.as_str())?;
+        rest = rest.strip_prefix(&*d.accepted)?.strip_prefix(". ")?;
+        let rest = rest.strip_suffix(&*d.fix)?;
         let quoted_suggestion = match &d.suggestion {
             Some(_) => Some(rest.strip_prefix("Did you mean ")?.strip_suffix("? ")?),
             None if rest.is_empty() => None,
@@ -736,13 +744,13 @@ impl<R, A, F> RefusalBuilder<R, A, F> {
 
     /// The accepted set in words: every choice, both bounds, the unit.
     pub fn accepted(mut self, accepted: impl Into<String>) -> RefusalBuilder<R, Yes, F> {
-        self.problem.0.accepted = accepted.into();
+        self.problem.0.accepted = Text::Owned(accepted.into());
         self.to()
     }
 
     /// The move that fixes the call, as a sentence (`Send data_state "HOURLY_ALL".`).
     pub fn fix(mut self, fix: impl Into<String>) -> RefusalBuilder<R, A, Yes> {
-        self.problem.0.fix = fix.into();
+        self.problem.0.fix = Text::Owned(fix.into());
         self.to()
     }
 

@@ -94,7 +94,29 @@ pub(crate) enum Ends {
 /// {"id": 10}, not a string holding it.` Under a secret rule, the lead alone (`Send a JSON
 /// number.`): a fix must not quote back what was sent.
 pub(crate) fn fix_like(reading: &Reading<'_>, lead: &str, example: impl Display, tail: &str) -> String {
-    if holds_secret(reading.rules, None) { format!("{lead}.") } else { format!("{lead}, like {example}{tail}.") }
+    use std::fmt::Write as _;
+    fix_with(reading, lead, tail, |out| {
+        let _ = write!(out, "{example}");
+    })
+}
+
+/// [`fix_like`] with a whole number for the example, its digits written without `core::fmt`.
+pub(crate) fn fix_like_whole(reading: &Reading<'_>, lead: &str, example: i128) -> String {
+    fix_with(reading, lead, "", |out| out.push_str(itoa::Buffer::new().format(example)))
+}
+
+/// `<lead>, like <example><tail>.`, the example written by `example`; `<lead>.` under a secret
+/// rule.
+fn fix_with(reading: &Reading<'_>, lead: &str, tail: &str, example: impl FnOnce(&mut String)) -> String {
+    let mut out = String::with_capacity(lead.len() + tail.len() + 32);
+    out.push_str(lead);
+    if !holds_secret(reading.rules, None) {
+        out.push_str(", like ");
+        example(&mut out);
+        out.push_str(tail);
+    }
+    out.push('.');
+    out
 }
 
 /// `words` as text, written into room for the usual set or fix (a `String` grown from empty

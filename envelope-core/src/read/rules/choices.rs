@@ -23,7 +23,12 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             }
             let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
             let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
-            Err(reading.problem_of(v, "is not an accepted value", Accepted::Choices(Choices::Int(c)).words(), fix))
+            Err(reading.problem_of(
+                v,
+                "is not an accepted value",
+                Accepted::Choices(Choices::Int(c)).words_under(reading.rules),
+                fix,
+            ))
         }
         (Subject::Text(s), Some(Choices::Str(c))) => {
             if c.contains(&s) || (reading.rules.ignore_case && canonical(c, s).is_some()) {
@@ -40,7 +45,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 }
                 None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
             };
-            let accepted = Accepted::Choices(Choices::Str(c)).words();
+            let accepted = Accepted::Choices(Choices::Str(c)).words_under(reading.rules);
             Err(reading.problem_of(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
         }
         _ => Ok(()),

@@ -28,7 +28,7 @@ pub(crate) mod wording;
 
 use serde_json::{Map, Value};
 
-pub(crate) use accepted::{Accepted, Subject, fix_like};
+pub(crate) use accepted::{Accepted, Subject, fix_like, fix_like_whole};
 
 use crate::outcome::refusal::Problem;
 use crate::read::path::Reading;

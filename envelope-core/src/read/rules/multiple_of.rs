@@ -67,7 +67,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
         [a] => format!("Send {a}."),
         _ => format!("Send a multiple of {step}."),
     };
-    Err(reading.problem_of(v, format!("is not a multiple of {step}"), set.words(), fix))
+    Err(reading.problem_of(v, format!("is not a multiple of {step}"), set.words_under(reading.rules), fix))
 }
 
 /// The rule in words, as the noun of its accepted set: `a multiple of 5`, `a multiple of 0.25`.

@@ -95,7 +95,7 @@ pub(crate) fn accepted(f: &mut Formatter<'_>, ends: Ends) -> fmt::Result {
 
 /// The refusal of a number outside `set`: `is out of range`, the bounds stated in the fix.
 pub(crate) fn out_of_range(reading: &Reading<'_>, v: &Value, set: &Accepted<'_>) -> Problem {
-    reading.problem_of(v, "is out of range", set.words(), set.out_of_range_fix())
+    reading.problem_of(v, "is out of range", set.words_under(reading.rules), set.out_of_range_fix_under(reading.rules))
 }
 
 /// The whole number a fix offers: 10 when in range, else the bound nearest to it.

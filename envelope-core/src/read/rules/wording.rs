@@ -8,8 +8,10 @@ use std::fmt::{self, Display, Formatter};
 
 use crate::read::rules::accepted::{Accepted, Ends, rendered};
 use crate::read::rules::{choices, format, length, multiple_of, pattern, range};
+use crate::spec::kept::KeptKey;
 use crate::spec::{Choices, Num, Rules, Ty};
 use crate::words::render;
+use crate::words::text::Text;
 
 impl<'a> Accepted<'a> {
     /// The set of a value of shape `ty` under `rules`, every rule stated (the choices first,
@@ -79,6 +81,41 @@ impl<'a> Accepted<'a> {
                 out
             }
             _ => rendered(self),
+        }
+    }
+
+    /// [`words`](Self::words) of a set built from `rules` (and the value's type): kept with
+    /// `rules` once written (`spec::kept`) when they depend on those only, as a number's
+    /// bounds and step and the choices do; written each time otherwise.
+    pub(crate) fn words_under(&self, rules: &Rules) -> Text {
+        match self.kept_key(rules) {
+            Some(key) => rules.kept.accepted(key, || self.words()),
+            None => Text::Owned(self.words()),
+        }
+    }
+
+    /// [`out_of_range_fix`](Self::out_of_range_fix), kept as [`words_under`](Self::words_under).
+    pub(crate) fn out_of_range_fix_under(&self, rules: &Rules) -> Text {
+        match self.kept_key(rules) {
+            Some(key) => rules.kept.out_of_range_fix(key, || self.out_of_range_fix()),
+            None => Text::Owned(self.out_of_range_fix()),
+        }
+    }
+
+    /// What, beside `rules`, this set's words depend on: the whole-number ends (the type's
+    /// bounds narrowed by the rule), or the choices' address. `None` for a set whose words
+    /// depend on more (a pattern, an array's items), or that `rules` did not build.
+    fn kept_key(&self, rules: &Rules) -> Option<KeptKey> {
+        match *self {
+            Accepted::Number { ends: Ends::Whole(min, max), step } if step == rules.multiple_of => {
+                Some(KeptKey::Whole(min, max))
+            }
+            Accepted::Number { ends: Ends::Real(range), step } if range == rules.range && step == rules.multiple_of => {
+                Some(KeptKey::Real)
+            }
+            Accepted::Choices(Choices::Str(c)) => Some(KeptKey::Choices(true, c.as_ptr() as usize, c.len())),
+            Accepted::Choices(Choices::Int(c)) => Some(KeptKey::Choices(false, c.as_ptr() as usize, c.len())),
+            _ => None,
         }
     }
 
@@ -252,5 +289,40 @@ mod tests {
             assert_eq!(whole(min, max, step).out_of_range_fix(), display);
         }
         assert_eq!(whole(1, 720, None).out_of_range_fix(), "Send a value from 1 to 720.");
+    }
+
+    /// A parameter's rules keep its refusals' words: the second refusal shares the first's
+    /// texts. The same rules given to parameters of other types (a clone shares the place)
+    /// word each type's own bounds, refused in any order.
+    #[test]
+    fn kept_words_are_the_rule_and_type_s_own() {
+        use serde_json::json;
+
+        use crate::read::path::{ArgPath, Reading};
+        use crate::read::readers::read_int;
+        use crate::spec::{Bound, ParamSpec, Range};
+        use crate::words::text::Text;
+
+        let rules = Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Int(3)), Bound::Unbounded));
+        let byte = ParamSpec::new("small", "", Ty::Integer { min: 0, max: 255 }, true).with_rules(rules.clone());
+        let word =
+            ParamSpec::new("large", "", Ty::Integer { min: 0, max: 65_535 }, true).with_rules(byte.rules.clone());
+        let refuse =
+            |p: &ParamSpec, hi: i128, v| read_int(&v, &Reading::new(&p.rules, true, ArgPath::Param(p.name)), 0, hi);
+        for _ in 0..2 {
+            for (p, hi, max) in [(&byte, 255, "255"), (&word, 65_535, "65535"), (&byte, 255, "255")] {
+                let problem = refuse(p, hi, json!(1)).unwrap_err();
+                assert_eq!(problem.accepted(), format!("a whole number from 3 to {max}"));
+                assert_eq!(&*problem.0.fix, format!("Send a value from 3 to {max}."));
+                let problem = refuse(p, hi, json!("x")).unwrap_err();
+                assert_eq!(problem.accepted(), format!("a whole number from 3 to {max}"));
+            }
+        }
+        let first = refuse(&byte, 255, json!(0)).unwrap_err();
+        let again = refuse(&byte, 255, json!(300)).unwrap_err();
+        match (&first.0.accepted, &again.0.accepted) {
+            (Text::Kept(a), Text::Kept(b)) => assert!(std::sync::Arc::ptr_eq(a, b)),
+            other => panic!("not kept: {other:?}"),
+        }
     }
 }

@@ -1,0 +1,127 @@
+//! What a rule's refusals say, kept with the rule once written: the accepted set in words
+//! (`a whole number from 1 to 720`, `one of "asc", "desc"`) and the fix of a value out of range
+//! (`Send a value from 1 to 720.`), each with its JSON escape. They depend on the rule and the
+//! value's type only, so a parameter refused again shares them instead of writing, escaping and
+//! freeing them again. One text of each per rule, whatever is sent: the memory they hold is
+//! bounded by the declarations.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::words::text::{Kept, Text};
+
+/// Which words a kept text is: what the rule's words depend on beyond the rule itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeptKey {
+    /// Whole numbers from the first to the second (the type's bounds narrowed by the rule).
+    Whole(i128, i128),
+    /// Numbers within the rule's `range`.
+    Real,
+    /// The choices (strings or whole numbers) at this address, of this many: a rule's, or an
+    /// enum's names.
+    Choices(bool, usize, usize),
+}
+
+/// Where a rule keeps its words: given to every declared parameter's rules (and their items'),
+/// shared by clones of them; none in `Rules::NONE` itself (a constant holds no cache), so a
+/// `Rules` built by hand words each refusal afresh. Not part of the rule's value: any two are
+/// equal.
+#[derive(Clone, Default)]
+pub(crate) struct KeptSlot(Option<Arc<KeptWords>>);
+
+/// A rule's kept words, empty until a refusal under the rule writes them.
+pub(crate) struct KeptWords {
+    accepted: OnceLock<(KeptKey, Arc<Kept>)>,
+    out_of_range_fix: OnceLock<(KeptKey, Arc<Kept>)>,
+}
+
+impl KeptSlot {
+    /// No place to keep words.
+    pub(crate) const NONE: KeptSlot = KeptSlot(None);
+
+    /// Whether it has a place.
+    pub(crate) fn is_some(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// This slot, or a new empty place when it has none.
+    pub(crate) fn or_new(self) -> KeptSlot {
+        match self.0 {
+            Some(_) => self,
+            None => {
+                KeptSlot(Some(Arc::new(KeptWords { accepted: OnceLock::new(), out_of_range_fix: OnceLock::new() })))
+            }
+        }
+    }
+
+    /// The accepted set in words under `key`: kept, or written by `words` (and kept when
+    /// nothing is kept under another key).
+    pub(crate) fn accepted(&self, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+        match &self.0 {
+            Some(kept) => kept_or(&kept.accepted, key, words),
+            None => Text::Owned(words()),
+        }
+    }
+
+    /// The fix of a value out of range under `key`, as [`accepted`](Self::accepted).
+    pub(crate) fn out_of_range_fix(&self, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+        match &self.0 {
+            Some(kept) => kept_or(&kept.out_of_range_fix, key, words),
+            None => Text::Owned(words()),
+        }
+    }
+}
+
+fn kept_or(slot: &OnceLock<(KeptKey, Arc<Kept>)>, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+    match slot.get() {
+        Some((k, kept)) if *k == key => Text::Kept(Arc::clone(kept)),
+        // The same rule read for another type (a clone of a parameter's rules given to a
+        // parameter of another type): written each time.
+        Some(_) => Text::Owned(words()),
+        None => {
+            let kept = Kept::new(words());
+            // Another thread may have kept its own first: this one is used once, then freed.
+            let _ = slot.set((key, Arc::clone(&kept)));
+            Text::Kept(kept)
+        }
+    }
+}
+
+impl PartialEq for KeptSlot {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for KeptSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptSlot").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kept under its key, written again under another, never kept twice.
+    #[test]
+    fn words_are_kept_under_their_key_only() {
+        let kept = KeptSlot::NONE.or_new();
+        let written = std::cell::Cell::new(0);
+        let words = |s: &str| {
+            written.set(written.get() + 1);
+            s.to_owned()
+        };
+        let a = kept.accepted(KeptKey::Whole(1, 720), || words("a whole number from 1 to 720"));
+        let b = kept.accepted(KeptKey::Whole(1, 720), || words("not asked for"));
+        assert!(matches!((&a, &b), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)));
+        assert_eq!(&*b, "a whole number from 1 to 720");
+        let c = kept.accepted(KeptKey::Whole(0, 255), || words("a whole number from 0 to 255"));
+        assert!(matches!(c, Text::Owned(_)));
+        assert_eq!(&*c, "a whole number from 0 to 255");
+        assert_eq!(written.get(), 2);
+        let shared = kept.clone().accepted(KeptKey::Whole(1, 720), || words("not asked for"));
+        assert!(matches!((&a, &shared), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)), "a clone shares them");
+        assert!(matches!(KeptSlot::NONE.accepted(KeptKey::Real, || words("any number")), Text::Owned(_)));
+        assert_eq!(written.get(), 3);
+    }
+}
