@@ -28,10 +28,15 @@ pub(crate) enum KeptKey {
 #[derive(Clone, Default)]
 pub(crate) struct KeptSlot(Option<Arc<KeptWords>>);
 
+/// One place per choice, each filled when its choice is first offered.
+type ChoiceFixes = Box<[OnceLock<Arc<Kept>>]>;
+
 /// A rule's kept words, empty until a refusal under the rule writes them.
 pub(crate) struct KeptWords {
     accepted: OnceLock<(KeptKey, Arc<Kept>)>,
     out_of_range_fix: OnceLock<(KeptKey, Arc<Kept>)>,
+    /// The fix offering each choice (`Send "database".`), by the choice's place.
+    choice_fixes: OnceLock<(KeptKey, ChoiceFixes)>,
 }
 
 impl KeptSlot {
@@ -47,9 +52,11 @@ impl KeptSlot {
     pub(crate) fn or_new(self) -> KeptSlot {
         match self.0 {
             Some(_) => self,
-            None => {
-                KeptSlot(Some(Arc::new(KeptWords { accepted: OnceLock::new(), out_of_range_fix: OnceLock::new() })))
-            }
+            None => KeptSlot(Some(Arc::new(KeptWords {
+                accepted: OnceLock::new(),
+                out_of_range_fix: OnceLock::new(),
+                choice_fixes: OnceLock::new(),
+            }))),
         }
     }
 
@@ -67,6 +74,22 @@ impl KeptSlot {
         match &self.0 {
             Some(kept) => kept_or(&kept.out_of_range_fix, key, words),
             None => Text::Owned(words()),
+        }
+    }
+}
+
+impl KeptSlot {
+    /// The fix offering the choice at place `at` of the choices `key` names (`Send
+    /// "database".`): kept per choice, or written by `words` (for no place, or other choices
+    /// than those kept).
+    pub(crate) fn choice_fix(&self, key: KeptKey, at: Option<usize>, words: impl FnOnce() -> String) -> Text {
+        let (Some(kept), Some(at), KeptKey::Choices(_, _, n)) = (&self.0, at, key) else {
+            return Text::Owned(words());
+        };
+        let (k, fixes) = kept.choice_fixes.get_or_init(|| (key, (0..n).map(|_| OnceLock::new()).collect()));
+        match fixes.get(at) {
+            Some(fix) if *k == key => Text::Kept(Arc::clone(fix.get_or_init(|| Kept::new(words())))),
+            _ => Text::Owned(words()),
         }
     }
 }
@@ -123,5 +146,17 @@ mod tests {
         assert!(matches!((&a, &shared), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)), "a clone shares them");
         assert!(matches!(KeptSlot::NONE.accepted(KeptKey::Real, || words("any number")), Text::Owned(_)));
         assert_eq!(written.get(), 3);
+
+        // A fix per choice, by its place among the choices kept first.
+        let choices = KeptKey::Choices(true, 0x1000, 3);
+        let first = kept.choice_fix(choices, Some(1), || words("Send \"b\"."));
+        let again = kept.choice_fix(choices, Some(1), || words("not asked for"));
+        assert!(matches!((&first, &again), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)));
+        assert_eq!(&*kept.choice_fix(choices, Some(2), || words("Send \"c\".")), "Send \"c\".");
+        let other = KeptKey::Choices(true, 0x2000, 3);
+        assert!(matches!(kept.choice_fix(other, Some(1), || words("Send \"y\".")), Text::Owned(_)));
+        assert!(matches!(kept.choice_fix(choices, Some(3), || words("past the end")), Text::Owned(_)));
+        assert!(matches!(kept.choice_fix(choices, None, || words("no place")), Text::Owned(_)));
+        assert_eq!(written.get(), 8);
     }
 }

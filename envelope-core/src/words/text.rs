@@ -12,6 +12,8 @@ use crate::words::escape;
 pub(crate) enum Text {
     /// Written for this refusal.
     Owned(String),
+    /// The crate's own words (`Send one of the accepted values, spelled exactly as listed.`).
+    Static(&'static str),
     /// Kept with its rule, escaped for JSON once.
     Kept(Arc<Kept>),
 }
@@ -40,6 +42,7 @@ impl Text {
     pub(crate) fn push_json_contents(&self, out: &mut Vec<u8>) {
         match self {
             Text::Owned(s) => escape::push_contents(out, s),
+            Text::Static(s) => escape::push_contents(out, s),
             Text::Kept(k) => out.extend_from_slice(k.json.as_bytes()),
         }
     }
@@ -48,18 +51,21 @@ impl Text {
     pub(crate) fn has_control(&self) -> bool {
         match self {
             Text::Owned(s) => escape::has_control(s.as_bytes()),
+            Text::Static(s) => escape::has_control(s.as_bytes()),
             Text::Kept(k) => k.controls,
         }
     }
 
     /// The text as a `String` of its own (a kept one copied), to be cut or changed.
     pub(crate) fn as_mut_string(&mut self) -> &mut String {
-        if let Text::Kept(k) = self {
-            *self = Text::Owned(k.text.to_string());
+        match self {
+            Text::Kept(k) => *self = Text::Owned(k.text.to_string()),
+            Text::Static(s) => *self = Text::Owned((*s).to_owned()),
+            Text::Owned(_) => {}
         }
         match self {
             Text::Owned(s) => s,
-            Text::Kept(_) => unreachable!("made owned above"),
+            Text::Kept(_) | Text::Static(_) => unreachable!("made owned above"),
         }
     }
 }
@@ -70,6 +76,7 @@ impl Deref for Text {
     fn deref(&self) -> &str {
         match self {
             Text::Owned(s) => s,
+            Text::Static(s) => s,
             Text::Kept(k) => &k.text,
         }
     }
@@ -87,9 +94,9 @@ impl From<String> for Text {
     }
 }
 
-impl From<&str> for Text {
-    fn from(s: &str) -> Self {
-        Text::Owned(s.to_owned())
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Self {
+        Text::Static(s)
     }
 }
 
@@ -113,7 +120,8 @@ mod tests {
     #[test]
     fn a_kept_text_is_the_owned_text() {
         for s in ["a whole number from 1 to 720", r#"one of "a \"b\"", "tab	here""#, "line\nbreak\u{1}", "é✓", ""] {
-            let (owned, kept) = (Text::from(s), Text::Kept(Kept::new(s.to_owned())));
+            let (owned, kept) = (Text::from(s.to_owned()), Text::Kept(Kept::new(s.to_owned())));
+            assert_eq!(Text::from(s), owned, "a static text");
             assert_eq!(&*kept, s);
             assert_eq!(owned, kept);
             assert_eq!(kept.has_control(), owned.has_control(), "{s:?}");

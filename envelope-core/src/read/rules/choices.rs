@@ -9,8 +9,10 @@ use serde_json::{Map, Value, json};
 use crate::outcome::refusal::Problem;
 use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
+use crate::spec::kept::KeptKey;
 use crate::spec::{Choices, Rules, Ty};
 use crate::words::render;
+use crate::words::text::Text;
 
 /// Refuses a whole number not among integer choices, or a string not among string choices
 /// (a case-only difference taken under `ignore_case`), offering the closest choice.
@@ -21,8 +23,11 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             if c.iter().any(|&x| i128::from(x) == n) {
                 return Ok(());
             }
-            let closest = c.iter().min_by_key(|&&x| (i128::from(x) - n).unsigned_abs()).copied().unwrap_or_default();
-            let fix = format!("Send {closest}, the closest accepted value, or another one listed.");
+            let at = (0..c.len()).min_by_key(|&i| (i128::from(c[i]) - n).unsigned_abs());
+            let fix = reading.rules.kept.choice_fix(KeptKey::Choices(false, c.as_ptr() as usize, c.len()), at, || {
+                let closest = at.map_or(0, |i| c[i]);
+                format!("Send {closest}, the closest accepted value, or another one listed.")
+            });
             Err(reading.problem_of(
                 v,
                 "is not an accepted value",
@@ -36,14 +41,18 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             }
             let sugg = render::closest(s, c.iter().copied());
             let fix = match sugg {
+                // The choice offered is one of `c` (the same `&str`): its fix kept by its place.
                 Some(x) => {
-                    let mut fix = String::with_capacity(x.len() + 12);
-                    fix.push_str("Send ");
-                    render::push_quoted(&mut fix, x);
-                    fix.push('.');
-                    fix
+                    let at = c.iter().position(|y| std::ptr::eq(*y, x));
+                    reading.rules.kept.choice_fix(KeptKey::Choices(true, c.as_ptr() as usize, c.len()), at, || {
+                        let mut fix = String::with_capacity(x.len() + 12);
+                        fix.push_str("Send ");
+                        render::push_quoted(&mut fix, x);
+                        fix.push('.');
+                        fix
+                    })
                 }
-                None => "Send one of the accepted values, spelled exactly as listed.".to_owned(),
+                None => Text::Static("Send one of the accepted values, spelled exactly as listed."),
             };
             let accepted = Accepted::Choices(Choices::Str(c)).words_under(reading.rules);
             Err(reading.problem_of(v, "is not an accepted value", accepted, fix).with_suggestion(sugg))
