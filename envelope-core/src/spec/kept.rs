@@ -7,15 +7,19 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::spec::{Num, Range};
 use crate::words::text::{Kept, Text};
 
-/// Which words a kept text is: what the rule's words depend on beyond the rule itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which words a kept text is: everything they depend on, so a slot shared by rules that differ
+/// (a clone given other rules, a field changed after a refusal) never serves another rule's
+/// words. Compared by value (a `NaN` bound never matches: its words are written each time).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum KeptKey {
-    /// Whole numbers from the first to the second (the type's bounds narrowed by the rule).
-    Whole(i128, i128),
-    /// Numbers within the rule's `range`.
-    Real,
+    /// Whole numbers from the first to the second (the type's bounds narrowed by the rule), with
+    /// this step.
+    Whole(i128, i128, Option<Num>),
+    /// Numbers within this range, with this step.
+    Real(Option<Range>, Option<Num>),
     /// The choices (strings or whole numbers) at this address, of this many: a rule's, or an
     /// enum's names.
     Choices(bool, usize, usize),
@@ -97,8 +101,8 @@ impl KeptSlot {
 fn kept_or(slot: &OnceLock<(KeptKey, Arc<Kept>)>, key: KeptKey, words: impl FnOnce() -> String) -> Text {
     match slot.get() {
         Some((k, kept)) if *k == key => Text::Kept(Arc::clone(kept)),
-        // The same rule read for another type (a clone of a parameter's rules given to a
-        // parameter of another type): written each time.
+        // Other words than those kept under this slot (a clone of a parameter's rules given to
+        // a parameter of another type or with other rules): written each time.
         Some(_) => Text::Owned(words()),
         None => {
             let kept = Kept::new(words());
@@ -134,17 +138,17 @@ mod tests {
             written.set(written.get() + 1);
             s.to_owned()
         };
-        let a = kept.accepted(KeptKey::Whole(1, 720), || words("a whole number from 1 to 720"));
-        let b = kept.accepted(KeptKey::Whole(1, 720), || words("not asked for"));
+        let a = kept.accepted(KeptKey::Whole(1, 720, None), || words("a whole number from 1 to 720"));
+        let b = kept.accepted(KeptKey::Whole(1, 720, None), || words("not asked for"));
         assert!(matches!((&a, &b), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)));
         assert_eq!(&*b, "a whole number from 1 to 720");
-        let c = kept.accepted(KeptKey::Whole(0, 255), || words("a whole number from 0 to 255"));
+        let c = kept.accepted(KeptKey::Whole(0, 255, None), || words("a whole number from 0 to 255"));
         assert!(matches!(c, Text::Owned(_)));
         assert_eq!(&*c, "a whole number from 0 to 255");
         assert_eq!(written.get(), 2);
-        let shared = kept.clone().accepted(KeptKey::Whole(1, 720), || words("not asked for"));
+        let shared = kept.clone().accepted(KeptKey::Whole(1, 720, None), || words("not asked for"));
         assert!(matches!((&a, &shared), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)), "a clone shares them");
-        assert!(matches!(KeptSlot::NONE.accepted(KeptKey::Real, || words("any number")), Text::Owned(_)));
+        assert!(matches!(KeptSlot::NONE.accepted(KeptKey::Real(None, None), || words("any number")), Text::Owned(_)));
         assert_eq!(written.get(), 3);
 
         // A fix per choice, by its place among the choices kept first.

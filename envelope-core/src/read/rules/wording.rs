@@ -84,11 +84,10 @@ impl<'a> Accepted<'a> {
         }
     }
 
-    /// [`words`](Self::words) of a set built from `rules` (and the value's type): kept with
-    /// `rules` once written (`spec::kept`) when they depend on those only, as a number's
-    /// bounds and step and the choices do; written each time otherwise.
+    /// [`words`](Self::words), kept in `rules`' slot once written (`spec::kept`) under what they
+    /// depend on (a number's ends and step, the choices); written each time for other sets.
     pub(crate) fn words_under(&self, rules: &Rules) -> Text {
-        match self.kept_key(rules) {
+        match self.kept_key() {
             Some(key) => rules.kept.accepted(key, || self.words()),
             None => Text::Owned(self.words()),
         }
@@ -96,23 +95,19 @@ impl<'a> Accepted<'a> {
 
     /// [`out_of_range_fix`](Self::out_of_range_fix), kept as [`words_under`](Self::words_under).
     pub(crate) fn out_of_range_fix_under(&self, rules: &Rules) -> Text {
-        match self.kept_key(rules) {
+        match self.kept_key() {
             Some(key) => rules.kept.out_of_range_fix(key, || self.out_of_range_fix()),
             None => Text::Owned(self.out_of_range_fix()),
         }
     }
 
-    /// What, beside `rules`, this set's words depend on: the whole-number ends (the type's
-    /// bounds narrowed by the rule), or the choices' address. `None` for a set whose words
-    /// depend on more (a pattern, an array's items), or that `rules` did not build.
-    fn kept_key(&self, rules: &Rules) -> Option<KeptKey> {
+    /// What this set's words depend on, as the key they are kept under: a number's ends and step,
+    /// or the choices' address. `None` for a set whose words depend on more (a pattern, an
+    /// array's items).
+    fn kept_key(&self) -> Option<KeptKey> {
         match *self {
-            Accepted::Number { ends: Ends::Whole(min, max), step } if step == rules.multiple_of => {
-                Some(KeptKey::Whole(min, max))
-            }
-            Accepted::Number { ends: Ends::Real(range), step } if range == rules.range && step == rules.multiple_of => {
-                Some(KeptKey::Real)
-            }
+            Accepted::Number { ends: Ends::Whole(min, max), step } => Some(KeptKey::Whole(min, max, step)),
+            Accepted::Number { ends: Ends::Real(range), step } => Some(KeptKey::Real(range, step)),
             Accepted::Choices(Choices::Str(c)) => Some(KeptKey::Choices(true, c.as_ptr() as usize, c.len())),
             Accepted::Choices(Choices::Int(c)) => Some(KeptKey::Choices(false, c.as_ptr() as usize, c.len())),
             _ => None,
@@ -318,6 +313,32 @@ mod tests {
                 assert_eq!(problem.accepted(), format!("a whole number from 3 to {max}"));
             }
         }
+        // Rules that differ sharing the place (a clone given another step or range, a field
+        // changed after a refusal): each refusal says its own rules, whichever came first.
+        let stepped = ParamSpec::new("stepped", "", Ty::Integer { min: 0, max: 255 }, true)
+            .with_rules(byte.rules.clone().with_multiple_of(Num::Int(5)));
+        for _ in 0..2 {
+            let problem = refuse(&stepped, 255, json!(1)).unwrap_err();
+            assert_eq!(problem.accepted(), "a multiple of 5 from 3 to 255");
+            assert_eq!(refuse(&byte, 255, json!(1)).unwrap_err().accepted(), "a whole number from 3 to 255");
+        }
+        let real = |p: &ParamSpec, v| {
+            crate::read::readers::read_f64(&v, &Reading::new(&p.rules, true, ArgPath::Param(p.name))).unwrap_err()
+        };
+        let mut at_least = ParamSpec::new("at_least", "", Ty::Number, true)
+            .with_rules(Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Int(3)), Bound::Unbounded)));
+        let unit = ParamSpec::new("unit", "", Ty::Number, true).with_rules(
+            at_least.rules.clone().with_range(Range::new(Bound::Inclusive(Num::Int(0)), Bound::Inclusive(Num::Int(1)))),
+        );
+        for _ in 0..2 {
+            assert_eq!(real(&at_least, json!(1)).accepted(), "a number of at least 3");
+            let problem = real(&unit, json!(5));
+            assert_eq!((problem.accepted(), &*problem.0.fix), ("a number from 0 to 1", "Send a value from 0 to 1."));
+        }
+        at_least.rules.multiple_of = Some(Num::Float(0.5));
+        let problem = real(&at_least, json!(1));
+        assert_eq!(problem.accepted(), "a multiple of 0.5 of at least 3");
+
         let first = refuse(&byte, 255, json!(0)).unwrap_err();
         let again = refuse(&byte, 255, json!(300)).unwrap_err();
         match (&first.0.accepted, &again.0.accepted) {
