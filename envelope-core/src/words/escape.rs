@@ -46,6 +46,25 @@ pub(crate) fn has_control(bytes: &[u8]) -> bool {
     bytes[at..].iter().any(|&b| b < 0x20)
 }
 
+/// Whether `bytes` (at least 8 of them) holds a byte that needs an escape, a word at a time;
+/// the last word ends at the text's end (it may look at some bytes twice).
+fn has_special(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    let mut at = 0;
+    while at + 8 <= len {
+        let (q, c) = specials(word(bytes, at));
+        if q | c != 0 {
+            return true;
+        }
+        at += 8;
+    }
+    if at == len {
+        return false;
+    }
+    let (q, c) = specials(word(bytes, len - 8));
+    q | c != 0
+}
+
 /// Whether `b` needs an escape in a JSON string.
 #[inline]
 fn is_special(b: u8) -> bool {
@@ -105,7 +124,8 @@ pub(crate) fn push_str(out: &mut Vec<u8>, text: &str) {
 
 /// Appends `text` escaped as a JSON string's contents (no quotes).
 ///
-/// A word at a time: a word with nothing to escape is appended whole (an eight-byte store, not
+/// A text of 8 bytes or more with nothing to escape is copied whole once a look at each word
+/// finds nothing. Otherwise a word at a time: a word with nothing to escape is appended whole (an eight-byte store, not
 /// a copy of a run's length); one with an escape is appended whole too and cut back to the
 /// bytes before it, then the escape is written and the scan goes on after that byte. The last
 /// few bytes are the top of the text's last word (shifted down, the bytes above them masked
@@ -113,6 +133,11 @@ pub(crate) fn push_str(out: &mut Vec<u8>, text: &str) {
 pub(crate) fn push_contents(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     let len = bytes.len();
+    // Most texts (names, issues) need no escape: looked over a word at a time, copied whole.
+    if len >= 8 && !has_special(bytes) {
+        out.extend_from_slice(bytes);
+        return;
+    }
     out.reserve(len + 2);
     if len < 8 {
         for &b in bytes {
