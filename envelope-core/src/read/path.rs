@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::outcome::refusal::{Problem, Rejected};
 use crate::spec::{Rules, Ty, Unit};
 use crate::words::render;
-use crate::words::text::Text;
+use crate::words::texts::Text;
 
 /// Where a value sits in the arguments: a parameter, an item of it, a field of it.
 #[derive(Clone, Copy, Debug)]

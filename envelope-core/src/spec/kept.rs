@@ -7,45 +7,28 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::spec::{Num, Range};
-use crate::words::text::{Kept, Text};
+use crate::words::texts::{Kept, Text};
 
-/// Which words a kept text is: everything they depend on, so a slot shared by rules that differ
-/// (a clone given other rules, a field changed after a refusal) never serves another rule's
-/// words. Compared by value (a `NaN` bound never matches: its words are written each time).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum KeptKey {
-    /// Whole numbers from the first to the second (the type's bounds narrowed by the rule), with
-    /// this step.
-    Whole(i128, i128, Option<Num>),
-    /// Numbers within this range, with this step.
-    Real(Option<Range>, Option<Num>),
-    /// The choices (strings or whole numbers) at this address, of this many: a rule's, or an
-    /// enum's names.
-    Choices(bool, usize, usize),
-}
-
-/// Where a rule keeps its words: given to every declared parameter's rules (and their items'),
-/// shared by clones of them; none in `Rules::NONE` itself (a constant holds no cache), so a
-/// `Rules` built by hand words each refusal afresh. Not part of the rule's value: any two are
-/// equal.
-#[derive(Clone, Default)]
-pub(crate) struct KeptSlot(Option<Arc<KeptWords>>);
+/// Where a rule keeps its words, each under a key `K` of everything the words depend on (the
+/// rules' `KeptKey`): given to every declared parameter's rules (and their items'), shared by
+/// clones of them; none in `Rules::NONE` itself (a constant holds no cache), so a `Rules` built
+/// by hand words each refusal afresh. Not part of the rule's value: any two are equal.
+pub(crate) struct KeptSlot<K>(Option<Arc<KeptWords<K>>>);
 
 /// One place per choice, each filled when its choice is first offered.
 type ChoiceFixes = Box<[OnceLock<Arc<Kept>>]>;
 
 /// A rule's kept words, empty until a refusal under the rule writes them.
-pub(crate) struct KeptWords {
-    accepted: OnceLock<(KeptKey, Arc<Kept>)>,
-    out_of_range_fix: OnceLock<(KeptKey, Arc<Kept>)>,
+pub(crate) struct KeptWords<K> {
+    accepted: OnceLock<(K, Arc<Kept>)>,
+    out_of_range_fix: OnceLock<(K, Arc<Kept>)>,
     /// The fix offering each choice (`Send "database".`), by the choice's place.
-    choice_fixes: OnceLock<(KeptKey, ChoiceFixes)>,
+    choice_fixes: OnceLock<(K, ChoiceFixes)>,
 }
 
-impl KeptSlot {
+impl<K> KeptSlot<K> {
     /// No place to keep words.
-    pub(crate) const NONE: KeptSlot = KeptSlot(None);
+    pub(crate) const NONE: KeptSlot<K> = KeptSlot(None);
 
     /// Whether it has a place.
     pub(crate) fn is_some(&self) -> bool {
@@ -53,7 +36,7 @@ impl KeptSlot {
     }
 
     /// This slot, or a new empty place when it has none.
-    pub(crate) fn or_new(self) -> KeptSlot {
+    pub(crate) fn or_new(self) -> KeptSlot<K> {
         match self.0 {
             Some(_) => self,
             None => KeptSlot(Some(Arc::new(KeptWords {
@@ -63,10 +46,12 @@ impl KeptSlot {
             }))),
         }
     }
+}
 
+impl<K: Copy + PartialEq> KeptSlot<K> {
     /// The accepted set in words under `key`: kept, or written by `words` (and kept when
     /// nothing is kept under another key).
-    pub(crate) fn accepted(&self, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+    pub(crate) fn accepted(&self, key: K, words: impl FnOnce() -> String) -> Text {
         match &self.0 {
             Some(kept) => kept_or(&kept.accepted, key, words),
             None => Text::Owned(words()),
@@ -74,20 +59,18 @@ impl KeptSlot {
     }
 
     /// The fix of a value out of range under `key`, as [`accepted`](Self::accepted).
-    pub(crate) fn out_of_range_fix(&self, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+    pub(crate) fn out_of_range_fix(&self, key: K, words: impl FnOnce() -> String) -> Text {
         match &self.0 {
             Some(kept) => kept_or(&kept.out_of_range_fix, key, words),
             None => Text::Owned(words()),
         }
     }
-}
 
-impl KeptSlot {
-    /// The fix offering the choice at place `at` of the choices `key` names (`Send
+    /// The fix offering the choice at place `at` of the `n` choices `key` names (`Send
     /// "database".`): kept per choice, or written by `words` (for no place, or other choices
     /// than those kept).
-    pub(crate) fn choice_fix(&self, key: KeptKey, at: Option<usize>, words: impl FnOnce() -> String) -> Text {
-        let (Some(kept), Some(at), KeptKey::Choices(_, _, n)) = (&self.0, at, key) else {
+    pub(crate) fn choice_fix(&self, key: K, at: Option<usize>, n: usize, words: impl FnOnce() -> String) -> Text {
+        let (Some(kept), Some(at)) = (&self.0, at) else {
             return Text::Owned(words());
         };
         let (k, fixes) = kept.choice_fixes.get_or_init(|| (key, (0..n).map(|_| OnceLock::new()).collect()));
@@ -98,7 +81,7 @@ impl KeptSlot {
     }
 }
 
-fn kept_or(slot: &OnceLock<(KeptKey, Arc<Kept>)>, key: KeptKey, words: impl FnOnce() -> String) -> Text {
+fn kept_or<K: PartialEq>(slot: &OnceLock<(K, Arc<Kept>)>, key: K, words: impl FnOnce() -> String) -> Text {
     match slot.get() {
         Some((k, kept)) if *k == key => Text::Kept(Arc::clone(kept)),
         // Other words than those kept under this slot (a clone of a parameter's rules given to
@@ -113,13 +96,25 @@ fn kept_or(slot: &OnceLock<(KeptKey, Arc<Kept>)>, key: KeptKey, words: impl FnOn
     }
 }
 
-impl PartialEq for KeptSlot {
+impl<K> Clone for KeptSlot<K> {
+    fn clone(&self) -> Self {
+        KeptSlot(self.0.clone())
+    }
+}
+
+impl<K> Default for KeptSlot<K> {
+    fn default() -> Self {
+        KeptSlot(None)
+    }
+}
+
+impl<K> PartialEq for KeptSlot<K> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl std::fmt::Debug for KeptSlot {
+impl<K> std::fmt::Debug for KeptSlot<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeptSlot").finish_non_exhaustive()
     }
@@ -132,35 +127,35 @@ mod tests {
     /// Kept under its key, written again under another, never kept twice.
     #[test]
     fn words_are_kept_under_their_key_only() {
-        let kept = KeptSlot::NONE.or_new();
+        let kept = KeptSlot::<(usize, usize)>::NONE.or_new();
         let written = std::cell::Cell::new(0);
         let words = |s: &str| {
             written.set(written.get() + 1);
             s.to_owned()
         };
-        let a = kept.accepted(KeptKey::Whole(1, 720, None), || words("a whole number from 1 to 720"));
-        let b = kept.accepted(KeptKey::Whole(1, 720, None), || words("not asked for"));
+        let a = kept.accepted((1, 720), || words("a whole number from 1 to 720"));
+        let b = kept.accepted((1, 720), || words("not asked for"));
         assert!(matches!((&a, &b), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)));
         assert_eq!(&*b, "a whole number from 1 to 720");
-        let c = kept.accepted(KeptKey::Whole(0, 255, None), || words("a whole number from 0 to 255"));
+        let c = kept.accepted((0, 255), || words("a whole number from 0 to 255"));
         assert!(matches!(c, Text::Owned(_)));
         assert_eq!(&*c, "a whole number from 0 to 255");
         assert_eq!(written.get(), 2);
-        let shared = kept.clone().accepted(KeptKey::Whole(1, 720, None), || words("not asked for"));
+        let shared = kept.clone().accepted((1, 720), || words("not asked for"));
         assert!(matches!((&a, &shared), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)), "a clone shares them");
-        assert!(matches!(KeptSlot::NONE.accepted(KeptKey::Real(None, None), || words("any number")), Text::Owned(_)));
+        assert!(matches!(KeptSlot::<(usize, usize)>::NONE.accepted((9, 9), || words("any number")), Text::Owned(_)));
         assert_eq!(written.get(), 3);
 
         // A fix per choice, by its place among the choices kept first.
-        let choices = KeptKey::Choices(true, 0x1000, 3);
-        let first = kept.choice_fix(choices, Some(1), || words("Send \"b\"."));
-        let again = kept.choice_fix(choices, Some(1), || words("not asked for"));
+        let choices = (0x1000, 3);
+        let first = kept.choice_fix(choices, Some(1), 3, || words("Send \"b\"."));
+        let again = kept.choice_fix(choices, Some(1), 3, || words("not asked for"));
         assert!(matches!((&first, &again), (Text::Kept(x), Text::Kept(y)) if Arc::ptr_eq(x, y)));
-        assert_eq!(&*kept.choice_fix(choices, Some(2), || words("Send \"c\".")), "Send \"c\".");
-        let other = KeptKey::Choices(true, 0x2000, 3);
-        assert!(matches!(kept.choice_fix(other, Some(1), || words("Send \"y\".")), Text::Owned(_)));
-        assert!(matches!(kept.choice_fix(choices, Some(3), || words("past the end")), Text::Owned(_)));
-        assert!(matches!(kept.choice_fix(choices, None, || words("no place")), Text::Owned(_)));
+        assert_eq!(&*kept.choice_fix(choices, Some(2), 3, || words("Send \"c\".")), "Send \"c\".");
+        let other = (0x2000, 3);
+        assert!(matches!(kept.choice_fix(other, Some(1), 3, || words("Send \"y\".")), Text::Owned(_)));
+        assert!(matches!(kept.choice_fix(choices, Some(3), 3, || words("past the end")), Text::Owned(_)));
+        assert!(matches!(kept.choice_fix(choices, None, 3, || words("no place")), Text::Owned(_)));
         assert_eq!(written.get(), 8);
     }
 }

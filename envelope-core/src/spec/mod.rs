@@ -320,6 +320,21 @@ impl Requires {
     }
 }
 
+/// Which refusal words a rule's kept text is (`kept`): everything they depend on, so a slot shared by rules that differ
+/// (a clone given other rules, a field changed after a refusal) never serves another rule's
+/// words. Compared by value (a `NaN` bound never matches: its words are written each time).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum KeptKey {
+    /// Whole numbers from the first to the second (the type's bounds narrowed by the rule), with
+    /// this step.
+    Whole(i128, i128, Option<Num>),
+    /// Numbers within this range, with this step.
+    Real(Option<Range>, Option<Num>),
+    /// The choices (strings or whole numbers) at this address, of this many: a rule's, or an
+    /// enum's names.
+    Choices(bool, usize, usize),
+}
+
 /// The rules on one value (a parameter, or each item of an array parameter).
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
@@ -348,7 +363,7 @@ pub struct Rules {
     /// `reason = "..."`: a short reason, shown after what is wrong.
     pub reason: Option<&'static str>,
     /// Where the words of this rule's refusals are kept once written (not part of its value).
-    pub(crate) kept: kept::KeptSlot,
+    pub(crate) kept: kept::KeptSlot<KeptKey>,
 }
 
 impl Rules {

@@ -14,4 +14,4 @@ pub(crate) mod render;
 // Did you mean: the closest name to a name sent.
 pub(crate) mod suggest;
 // A refusal's accepted set and fix: written for it, or kept with its rule and escaped once.
-pub(crate) mod text;
+pub(crate) mod texts;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::outcome::code::{Code, codes};
 use crate::words::escape;
-use crate::words::text::Text;
+use crate::words::texts::Text;
 use crate::{words::budget, words::render};
 
 /// Why a tool did not serve a request: one [`Problem`] per refused parameter, sent as an

@@ -9,10 +9,10 @@ use serde_json::{Map, Value, json};
 use crate::outcome::refusal::Problem;
 use crate::read::path::Reading;
 use crate::read::rules::{Accepted, Subject};
-use crate::spec::kept::KeptKey;
+use crate::spec::KeptKey;
 use crate::spec::{Choices, Rules, Ty};
 use crate::words::render;
-use crate::words::text::Text;
+use crate::words::texts::Text;
 
 /// Refuses a whole number not among integer choices, or a string not among string choices
 /// (a case-only difference taken under `ignore_case`), offering the closest choice.
@@ -24,10 +24,15 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 return Ok(());
             }
             let at = (0..c.len()).min_by_key(|&i| (i128::from(c[i]) - n).unsigned_abs());
-            let fix = reading.rules.kept.choice_fix(KeptKey::Choices(false, c.as_ptr() as usize, c.len()), at, || {
-                let closest = at.map_or(0, |i| c[i]);
-                format!("Send {closest}, the closest accepted value, or another one listed.")
-            });
+            let fix = reading.rules.kept.choice_fix(
+                KeptKey::Choices(false, c.as_ptr() as usize, c.len()),
+                at,
+                c.len(),
+                || {
+                    let closest = at.map_or(0, |i| c[i]);
+                    format!("Send {closest}, the closest accepted value, or another one listed.")
+                },
+            );
             Err(reading.problem_of(
                 v,
                 "is not an accepted value",
@@ -44,13 +49,18 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 // The choice offered is one of `c` (the same `&str`): its fix kept by its place.
                 Some(x) => {
                     let at = c.iter().position(|y| std::ptr::eq(*y, x));
-                    reading.rules.kept.choice_fix(KeptKey::Choices(true, c.as_ptr() as usize, c.len()), at, || {
-                        let mut fix = String::with_capacity(x.len() + 12);
-                        fix.push_str("Send ");
-                        render::push_quoted(&mut fix, x);
-                        fix.push('.');
-                        fix
-                    })
+                    reading.rules.kept.choice_fix(
+                        KeptKey::Choices(true, c.as_ptr() as usize, c.len()),
+                        at,
+                        c.len(),
+                        || {
+                            let mut fix = String::with_capacity(x.len() + 12);
+                            fix.push_str("Send ");
+                            render::push_quoted(&mut fix, x);
+                            fix.push('.');
+                            fix
+                        },
+                    )
                 }
                 None => Text::Static("Send one of the accepted values, spelled exactly as listed."),
             };

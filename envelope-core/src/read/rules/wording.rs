@@ -8,10 +8,10 @@ use std::fmt::{self, Display, Formatter};
 
 use crate::read::rules::accepted::{Accepted, Ends, rendered};
 use crate::read::rules::{choices, format, length, multiple_of, pattern, range};
-use crate::spec::kept::KeptKey;
+use crate::spec::KeptKey;
 use crate::spec::{Choices, Num, Rules, Ty};
 use crate::words::render;
-use crate::words::text::Text;
+use crate::words::texts::Text;
 
 impl<'a> Accepted<'a> {
     /// The set of a value of shape `ty` under `rules`, every rule stated (the choices first,
@@ -296,7 +296,7 @@ mod tests {
         use crate::read::path::{ArgPath, Reading};
         use crate::read::readers::read_int;
         use crate::spec::{Bound, ParamSpec, Range};
-        use crate::words::text::Text;
+        use crate::words::texts::Text;
 
         let rules = Rules::NONE.with_range(Range::new(Bound::Inclusive(Num::Int(3)), Bound::Unbounded));
         let byte = ParamSpec::new("small", "", Ty::Integer { min: 0, max: 255 }, true).with_rules(rules.clone());
