@@ -320,9 +320,9 @@ impl Requires {
     }
 }
 
-/// Which refusal words a rule's kept text is (`kept`): everything they depend on, so a slot shared by rules that differ
-/// (a clone given other rules, a field changed after a refusal) never serves another rule's
-/// words. Compared by value (a `NaN` bound never matches: its words are written each time).
+/// Which refusal words a rule's kept text is (`kept`): everything they depend on, so a slot
+/// shared by rules that differ (a clone given other rules, a field changed after a refusal)
+/// never serves another rule's words. Compared by value (a `NaN` bound never matches: its words are written each time).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum KeptKey {
     /// Whole numbers from the first to the second (the type's bounds narrowed by the rule), with
@@ -333,6 +333,16 @@ pub(crate) enum KeptKey {
     /// The choices (strings or whole numbers) at this address, of this many: a rule's, or an
     /// enum's names.
     Choices(bool, usize, usize),
+}
+
+impl KeptKey {
+    /// The key of the words of choices `c` (they depend on the list only).
+    pub(crate) fn choices(c: Choices) -> KeptKey {
+        match c {
+            Choices::Str(c) => KeptKey::Choices(true, c.as_ptr() as usize, c.len()),
+            Choices::Int(c) => KeptKey::Choices(false, c.as_ptr() as usize, c.len()),
+        }
+    }
 }
 
 /// The rules on one value (a parameter, or each item of an array parameter).

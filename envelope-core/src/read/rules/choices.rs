@@ -24,15 +24,10 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 return Ok(());
             }
             let at = (0..c.len()).min_by_key(|&i| (i128::from(c[i]) - n).unsigned_abs());
-            let fix = reading.rules.kept.choice_fix(
-                KeptKey::Choices(false, c.as_ptr() as usize, c.len()),
-                at,
-                c.len(),
-                || {
-                    let closest = at.map_or(0, |i| c[i]);
-                    format!("Send {closest}, the closest accepted value, or another one listed.")
-                },
-            );
+            let fix = reading.rules.kept.choice_fix(KeptKey::choices(Choices::Int(c)), at, c.len(), || {
+                let closest = at.map_or(0, |i| c[i]);
+                format!("Send {closest}, the closest accepted value, or another one listed.")
+            });
             Err(reading.problem_of(
                 v,
                 "is not an accepted value",
@@ -49,18 +44,13 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 // The choice offered is one of `c` (the same `&str`): its fix kept by its place.
                 Some(x) => {
                     let at = c.iter().position(|y| std::ptr::eq(*y, x));
-                    reading.rules.kept.choice_fix(
-                        KeptKey::Choices(true, c.as_ptr() as usize, c.len()),
-                        at,
-                        c.len(),
-                        || {
-                            let mut fix = String::with_capacity(x.len() + 12);
-                            fix.push_str("Send ");
-                            render::push_quoted(&mut fix, x);
-                            fix.push('.');
-                            fix
-                        },
-                    )
+                    reading.rules.kept.choice_fix(KeptKey::choices(Choices::Str(c)), at, c.len(), || {
+                        let mut fix = String::with_capacity(x.len() + 12);
+                        fix.push_str("Send ");
+                        render::push_quoted(&mut fix, x);
+                        fix.push('.');
+                        fix
+                    })
                 }
                 None => Text::Static("Send one of the accepted values, spelled exactly as listed."),
             };

@@ -108,8 +108,7 @@ impl<'a> Accepted<'a> {
         match *self {
             Accepted::Number { ends: Ends::Whole(min, max), step } => Some(KeptKey::Whole(min, max, step)),
             Accepted::Number { ends: Ends::Real(range), step } => Some(KeptKey::Real(range, step)),
-            Accepted::Choices(Choices::Str(c)) => Some(KeptKey::Choices(true, c.as_ptr() as usize, c.len())),
-            Accepted::Choices(Choices::Int(c)) => Some(KeptKey::Choices(false, c.as_ptr() as usize, c.len())),
+            Accepted::Choices(c) => Some(KeptKey::choices(c)),
             _ => None,
         }
     }
