@@ -47,7 +47,9 @@ pub(crate) fn has_control(bytes: &[u8]) -> bool {
 }
 
 /// Whether `bytes` (at least 8 of them) holds a byte that needs an escape, a word at a time;
-/// the last word ends at the text's end (it may look at some bytes twice).
+/// the last word ends at the text's end (it may look at some bytes twice). Not
+/// `next_special(bytes, 0).is_none()`: that one's byte-by-byte tail, or this tail put in it,
+/// cost A's refusal 100 to 220 instructions (measured).
 fn has_special(bytes: &[u8]) -> bool {
     let len = bytes.len();
     let mut at = 0;
