@@ -217,6 +217,11 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         let item_rules = rules.and_then(|r| r.items.as_deref());
         m.insert("items".into(), Value::Object(value_schema(item, item_rules)));
     }
+    if let Ty::Map(value) = ty {
+        // A map: any key, each value of one shape (2020-12 Applicator §10.3.2.3).
+        let value_rules = rules.and_then(|r| r.items.as_deref());
+        m.insert("additionalProperties".into(), Value::Object(value_schema(value, value_rules)));
+    }
     m
 }
 

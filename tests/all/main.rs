@@ -17,6 +17,7 @@ mod formats;
 mod http;
 mod limits;
 mod manifest;
+mod maps;
 mod multiple_of;
 mod nested_pass;
 mod one_exit;

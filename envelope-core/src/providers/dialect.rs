@@ -205,10 +205,35 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
     let mut bounds = Bounds::default();
     let (mut min_len, mut max_len) = (None, None);
     let (mut min_items, mut max_items) = (None, None);
+    let (mut min_entries, mut max_entries) = (None, None);
     for (k, v) in s {
         let fate = match k.as_str() {
             "properties" | "required" | "additionalProperties" | "allOf" if is_object => continue,
             "description" => continue,
+            // A map (an object of any keys): its values' schema converted as an array's items
+            // are. Strict modes and Gemini's `Schema` have no form for it: `Export::tool`
+            // refuses the tool before it gets here.
+            "additionalProperties" => {
+                let value_ty = match ty {
+                    Some(Ty::Map(value)) => Some(&**value),
+                    _ => None,
+                };
+                let value_rules = rules.and_then(|r| r.items.as_deref());
+                let values = match v {
+                    Value::Object(m) => Value::Object(node(m, value_ty, value_rules, d)),
+                    other => other.clone(),
+                };
+                body.insert(k.clone(), values);
+                continue;
+            }
+            "minProperties" | "maxProperties" if d == Dialect::GeminiJsonSchema => {
+                if k == "minProperties" {
+                    min_entries = v.as_u64();
+                } else {
+                    max_entries = v.as_u64();
+                }
+                continue;
+            }
             "items" => {
                 let item_ty = match ty {
                     Some(Ty::Array(item)) => Some(&**item),
@@ -270,7 +295,8 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
                 }
                 continue;
             }
-            "type" | "minItems" | "maxItems" | "pattern" | "minLength" | "maxLength" => Fate::Keep,
+            "type" | "minItems" | "maxItems" | "pattern" | "minLength" | "maxLength" | "minProperties"
+            | "maxProperties" => Fate::Keep,
             "enum" => match d {
                 Dialect::Gemini if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) => {
                     Fate::State(format!("Must be one of {}.", listed(v)))
@@ -318,7 +344,10 @@ fn node(s: &Map<String, Value>, ty: Option<&Ty>, rules: Option<&Rules>, d: Diale
     if let Some(sentence) = length_words(min_len, max_len) {
         push(&mut notes, sentence);
     }
-    if let Some(sentence) = items_words(min_items, max_items) {
+    if let Some(sentence) = count_words(min_items, max_items, Unit::Items) {
+        push(&mut notes, sentence);
+    }
+    if let Some(sentence) = count_words(min_entries, max_entries, Unit::Entries) {
         push(&mut notes, sentence);
     }
     // A value of any JSON type: strict mode and Gemini need a type, and neither can say "any"
@@ -393,9 +422,9 @@ fn length_words(min: Option<u64>, max: Option<u64>) -> Option<String> {
     })
 }
 
-/// `Must have from 2 to 5 items.`
-fn items_words(min: Option<u64>, max: Option<u64>) -> Option<String> {
-    let items = |n: u64| if n == 1 { "1 item".to_owned() } else { format!("{n} items") };
+/// `Must have from 2 to 5 items.`, `Must have at least 1 entry.`
+fn count_words(min: Option<u64>, max: Option<u64>, unit: Unit) -> Option<String> {
+    let items = |n: u64| if n == 1 { format!("1 {}", unit.singular()) } else { format!("{n} {}", unit.word()) };
     Some(match (min, max) {
         (Some(a), Some(b)) if a == b => format!("Must have exactly {}.", items(a)),
         (Some(a), Some(b)) => format!("Must have from {a} to {}.", items(b)),

@@ -7,6 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::Provider;
+use crate::spec::{ParamSpec, Ty};
 
 /// One documented limit of a provider's tool definitions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +28,11 @@ pub enum Limit {
     /// OpenAI strict mode: at most 120,000 characters of property names, string `enum` values
     /// and string `const` values in all.
     Characters,
+    /// OpenAI's and Anthropic's strict modes and Gemini's `parameters` (its OpenAPI `Schema`):
+    /// no object of any keys (a map parameter or field: `additionalProperties` with a schema),
+    /// which they cannot state. [`Export::non_strict`](super::Export::non_strict) (OpenAI,
+    /// Anthropic) or [`Export::json_schema`](super::Export::json_schema) (Gemini) exports it.
+    Maps,
 }
 
 impl Limit {
@@ -41,6 +47,7 @@ impl Limit {
             Limit::Nesting => 10,
             Limit::EnumValues => 1_000,
             Limit::Characters => 120_000,
+            Limit::Maps => 0,
         }
     }
 }
@@ -124,6 +131,16 @@ impl fmt::Display for ExportError {
                 "{tool}: {who} allows at most {max} characters of property names and enum values in a strict \
                  schema; this one has {n}."
             ),
+            Limit::Maps if self.provider == Provider::Gemini => write!(
+                f,
+                "{tool}: Gemini's `parameters` cannot state an object of any keys (a map); this one has {n}. \
+                 Export it with `json_schema()`."
+            ),
+            Limit::Maps => write!(
+                f,
+                "{tool}: {who}'s strict mode cannot state an object of any keys (a map); this one has {n}. \
+                 Export it with `non_strict()`."
+            ),
         }
     }
 }
@@ -149,6 +166,24 @@ pub(crate) fn name(provider: Provider, name: &str) -> Result<(), ExportError> {
         return Err(error(Limit::NameCharacters, 0, Some(c)));
     }
     Ok(())
+}
+
+/// The maps among `params` (at any depth: a map's values, an array's items, an object's
+/// fields) against a dialect that cannot state one ([`Limit::Maps`]).
+pub(crate) fn maps(provider: Provider, tool: &str, params: &[ParamSpec]) -> Result<(), ExportError> {
+    fn count(ty: &Ty) -> usize {
+        match ty {
+            Ty::Map(value) => 1 + count(value),
+            Ty::Array(item) => count(item),
+            Ty::Object(o) => o.params.iter().map(|p| count(&p.ty)).sum(),
+            _ => 0,
+        }
+    }
+    let n: usize = params.iter().map(|p| count(&p.ty)).sum();
+    if n == 0 {
+        return Ok(());
+    }
+    Err(ExportError { tool: tool.to_owned(), provider, limit: Limit::Maps, figure: n, character: None })
 }
 
 /// What a strict schema adds up to.

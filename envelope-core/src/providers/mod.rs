@@ -90,11 +90,18 @@ impl Export {
     /// one of the provider's documented limits: a name of more than 64 characters (Gemini: 128), or with a
     /// character its API refuses (MCP allows `.`, which OpenAI and Anthropic do not); in OpenAI's
     /// strict mode, more than 5,000 properties, objects nested more than 10 levels, more than
-    /// 1,000 enum values, or more than 120,000 characters of property names and enum values.
-    /// Nothing is cut to fit.
+    /// 1,000 enum values, or more than 120,000 characters of property names and enum values; a
+    /// map (an object of any keys) in a strict mode or in Gemini's `parameters`. Nothing is cut
+    /// to fit.
     pub fn tool(&self, tool: &Tool) -> Result<Value, ExportError> {
         let name = tool.name();
         limits::name(self.provider, name)?;
+        if matches!(
+            self.dialect(),
+            dialect::Dialect::OpenAiStrict | dialect::Dialect::AnthropicStrict | dialect::Dialect::Gemini
+        ) {
+            limits::maps(self.provider, name, &tool.spec().params)?;
+        }
         let converted = dialect::convert(tool, self.dialect());
         let description = converted.description;
         let parameters = converted.parameters;

@@ -74,10 +74,12 @@ pub trait Textual: FromArg {
 
 impl Textual for String {}
 
-/// A parameter type that reads a JSON array: `length` (items) and `each(...)` (rules on every
-/// item, of type [`Item`](Sequence::Item)) apply to it. Implemented for `Vec<T>`; a newtype of a
-/// `Vec` implements it to take those rules, naming its item type. A type alias of a `Vec` is
-/// that `Vec` and needs nothing.
+/// A parameter type that reads a JSON array, or a JSON object whose values are of one type (a
+/// map): `length` (items, or a map's entries: [`UNIT`](Sequence::UNIT)) and `each(...)` (rules
+/// on every item, or every value of a map, of type [`Item`](Sequence::Item)) apply to it.
+/// Implemented for `Vec<T>`, `BTreeMap<String, T>` and `HashMap<String, T>`; a newtype of one
+/// implements it to take those rules, naming its item type. A type alias of a `Vec` or map is
+/// that type and needs nothing.
 ///
 /// ```
 /// use envelope_core::spec::Ty;
@@ -118,17 +120,29 @@ impl Textual for String {}
 /// # });
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`each(...)` applies to arrays, and `{Self}` is not one",
+    message = "`each(...)` applies to arrays and maps, and `{Self}` is neither",
     label = "this rule needs a parameter type that implements `envelope_core::read::Sequence`",
     note = "a newtype of a `Vec` implements `FromArg` by reading the `Vec`, and `Sequence` with its item type"
 )]
 pub trait Sequence: FromArg {
-    /// The type of one item, which the rules of `each(...)` apply to.
+    /// The type of one item (of a map, one value), which the rules of `each(...)` apply to.
     type Item;
+    /// What `length` counts: [`Unit::Items`] of an array, [`Unit::Entries`] of a map.
+    const UNIT: Unit = Unit::Items;
 }
 
 impl<T: FromArg> Sequence for Vec<T> {
     type Item = T;
+}
+
+impl<T: FromArg> Sequence for std::collections::BTreeMap<String, T> {
+    type Item = T;
+    const UNIT: Unit = Unit::Entries;
+}
+
+impl<T: FromArg, S: std::hash::BuildHasher + Default> Sequence for std::collections::HashMap<String, T, S> {
+    type Item = T;
+    const UNIT: Unit = Unit::Entries;
 }
 
 /// Marks the [`Measured`] impl of a [`Textual`] type.
@@ -140,12 +154,12 @@ pub struct InCharacters;
 pub struct InItems;
 
 /// What `length` counts on a parameter type: characters of a [`Textual`] type, items of a
-/// [`Sequence`]. Implemented by both blanket impls, never by hand: a type takes `length` by
+/// [`Sequence`] (entries of a map). Implemented by both blanket impls, never by hand: a type takes `length` by
 /// implementing `Textual` or `Sequence`, and the error of `length` on a type that implements
 /// neither names this trait. `M` tells the two impls apart, so a type is `Measured` when it is
 /// either (and the compiler infers which).
 #[diagnostic::on_unimplemented(
-    message = "`length` applies to strings and arrays, and `{Self}` is neither",
+    message = "`length` applies to strings, arrays and maps, and `{Self}` is none of them",
     label = "this rule needs a parameter type that implements `envelope_core::read::Textual` or `envelope_core::read::Sequence`",
     note = "a newtype implements `FromArg` by reading the type it wraps, and `Textual` (a string) or `Sequence` (a `Vec`)"
 )]
@@ -159,5 +173,5 @@ impl<T: Textual> Measured<InCharacters> for T {
 }
 
 impl<T: Sequence> Measured<InItems> for T {
-    const UNIT: Unit = Unit::Items;
+    const UNIT: Unit = <T as Sequence>::UNIT;
 }

@@ -11,8 +11,12 @@ pub(crate) mod broken;
 pub(crate) mod containers;
 // The arguments as the generated reader receives them: a JSON object, or its text walked once.
 pub(crate) mod input;
-// What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array).
+// What JSON a type the macro cannot name reads: `Textual` (a string), `Sequence` (an array or
+// a map).
 pub(crate) mod kinds;
+// Maps (`BTreeMap<String, T>`, `HashMap<String, T>`): a JSON object of any keys, read value by
+// value under `each(...)`.
+pub(crate) mod maps;
 // The reading context (`Reading`): where a value is (`ArgPath`), what reading it needs, the
 // secret check.
 pub(crate) mod path;

@@ -12,7 +12,8 @@ use crate::spec::{Rules, Ty, Unit};
 use crate::words::render;
 use crate::words::texts::Text;
 
-/// Where a value sits in the arguments: a parameter, an item of it, a field of it.
+/// Where a value sits in the arguments: a parameter, an item of it, a field of it, the value
+/// of a key of it (a map).
 #[derive(Clone, Copy, Debug)]
 pub enum ArgPath<'a> {
     /// A top-level parameter, by its declared name (`ParamSpec::name`): a refusal names it
@@ -22,19 +23,25 @@ pub enum ArgPath<'a> {
     Index(&'a ArgPath<'a>, usize),
     /// `parent.field`.
     Field(&'a ArgPath<'a>, &'a str),
+    /// `parent["key"]`: the value of a map's key. The key is written as a JSON string, cut to
+    /// its first 64 characters (then `…` inside the quotes): the caller chose it.
+    Key(&'a ArgPath<'a>, &'a str),
 }
+
+/// The most characters of a map's key a path shows (`labels["…"]`).
+pub(crate) const KEY_CHARS: usize = 64;
 
 impl ArgPath<'_> {
     /// The top-level parameter this path is in.
     pub fn parameter(&self) -> &'static str {
         match self {
             ArgPath::Param(p) => p,
-            ArgPath::Index(parent, _) | ArgPath::Field(parent, _) => parent.parameter(),
+            ArgPath::Index(parent, _) | ArgPath::Field(parent, _) | ArgPath::Key(parent, _) => parent.parameter(),
         }
     }
 
-    /// The path as its `Display` writes it (`filter.min_level`, `tags[1]`), in one allocation
-    /// of its exact length (`to_string` grows its string a segment at a time).
+    /// The path as its `Display` writes it (`filter.min_level`, `tags[1]`, `labels["env"]`), in
+    /// one allocation of its exact length (`to_string` grows its string a segment at a time).
     pub(crate) fn text(&self) -> String {
         let mut out = String::with_capacity(self.text_len());
         // Writing to a `String` cannot fail.
@@ -48,6 +55,7 @@ impl ArgPath<'_> {
             ArgPath::Param(p) => p.len(),
             ArgPath::Index(parent, i) => parent.text_len() + 2 + i.checked_ilog10().map_or(1, |d| d as usize + 1),
             ArgPath::Field(parent, name) => parent.text_len() + 1 + name.len(),
+            ArgPath::Key(parent, key) => parent.text_len() + 2 + key_text(key).len(),
         }
     }
 
@@ -66,8 +74,26 @@ impl ArgPath<'_> {
                 out.write_char('.')?;
                 out.write_str(name)
             }
+            ArgPath::Key(parent, key) => {
+                parent.write_to(out)?;
+                out.write_char('[')?;
+                out.write_str(&key_text(key))?;
+                out.write_char(']')
+            }
         }
     }
+}
+
+/// A map's key as a path writes it: a JSON string of its first [`KEY_CHARS`] characters, `…`
+/// before the closing quote when cut (`"env"`, `"a \"quoted\" key"`).
+fn key_text(key: &str) -> String {
+    let shown = crate::words::cut::head(key, KEY_CHARS);
+    let mut out = String::with_capacity(shown.len() + 5);
+    crate::words::escape::push_str_to(&mut out, shown);
+    if shown.len() < key.len() {
+        out.insert(out.len() - 1, '…');
+    }
+    out
 }
 
 impl fmt::Display for ArgPath<'_> {
@@ -167,14 +193,14 @@ pub(crate) fn rejected_of(v: &Value, secret: bool, numbers: Numbers<'_>) -> Reje
 /// not a type) the rules alone decide, at every depth of `items`.
 pub(crate) fn holds_secret(rules: &Rules, ty: Option<&Ty>) -> bool {
     let item_ty = match ty {
-        Some(Ty::Array(item)) => Some(&**item),
+        Some(Ty::Array(item) | Ty::Map(item)) => Some(&**item),
         _ => None,
     };
     rules.secret
         || rules.items.as_deref().is_some_and(|items| holds_secret(items, item_ty))
         || match ty {
             Some(Ty::Object(o)) => o.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))),
-            Some(Ty::Array(item)) => holds_secret(&Rules::NONE, Some(item)),
+            Some(Ty::Array(item) | Ty::Map(item)) => holds_secret(&Rules::NONE, Some(item)),
             _ => false,
         }
 }
@@ -185,8 +211,7 @@ pub(crate) const SHOWN_ITEMS: usize = 3;
 
 /// `1 character`, `3 items`.
 pub(crate) fn count(n: usize, unit: Unit) -> String {
-    let word = unit.word();
-    if n == 1 { format!("1 {}", &word[..word.len() - 1]) } else { format!("{n} {word}") }
+    if n == 1 { format!("1 {}", unit.singular()) } else { format!("{n} {}", unit.word()) }
 }
 
 #[cfg(test)]

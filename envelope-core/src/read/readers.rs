@@ -85,7 +85,7 @@ use crate::words::render;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "use an integer, f64, bool, String, Vec<T>, Option<T>, serde_json::Value, or a type with `#[derive(Object)]` or `#[derive(Choice)]`",
+    label = "use an integer, f64, bool, String, Vec<T>, Option<T>, BTreeMap<String, T>, HashMap<String, T>, serde_json::Value, or a type with `#[derive(Object)]` or `#[derive(Choice)]`",
     note = "a parameter's type decides the JSON it accepts and the schema it advertises"
 )]
 pub trait FromArg: Sized {
@@ -126,7 +126,7 @@ pub trait FromArg: Sized {
     /// Whether [`read_typed`](Self::read_typed) reads this type: the typed reading
     /// (`read::typed`) is tried for a tool only when every parameter's type has it. `false` by
     /// default; the integer types to 64 bits, `f64`, `bool`, `String`, and `Option<T>`,
-    /// `Vec<T>`, `#[derive(Object)]` and `#[derive(Choice)]` types of those have it.
+    /// `Vec<T>`, maps, `#[derive(Object)]` and `#[derive(Choice)]` types of those have it.
     #[doc(hidden)]
     fn reads_typed() -> bool {
         false

@@ -1,5 +1,5 @@
 //! The typed reading: a tool whose parameters all have it ([`FromArg::reads_typed`]: integers to
-//! 64 bits, `f64`, `String`, `bool`, `#[derive(Choice)]` enums, and `Option`, `Vec` and
+//! 64 bits, `f64`, `String`, `bool`, `#[derive(Choice)]` enums, and `Option`, `Vec`, maps and
 //! `#[derive(Object)]` structs of those) has its arguments read straight into their Rust types,
 //! as serde's derive reads a struct: one pass over the text (or the parsed object), each key
 //! matched to its parameter (or field), each value deserialized by serde into its type and

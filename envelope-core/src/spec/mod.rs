@@ -36,6 +36,9 @@ pub enum Ty {
     Array(Box<Ty>),
     /// `object` with named fields: a `#[derive(Object)]` struct.
     Object(&'static ObjectSpec),
+    /// `object` of any keys, each value of one shape (`additionalProperties`): a
+    /// `BTreeMap<String, T>` or `HashMap<String, T>`.
+    Map(Box<Ty>),
     /// Any JSON value (a `serde_json::Value` parameter).
     Any,
 }
@@ -50,7 +53,7 @@ impl Ty {
             Ty::Boolean => "boolean",
             Ty::Enum(_) => "string",
             Ty::Array(_) => "array",
-            Ty::Object(_) => "object",
+            Ty::Object(_) | Ty::Map(_) => "object",
             Ty::Any => return None,
         })
     }
@@ -65,6 +68,7 @@ impl Ty {
             Ty::Enum(names) => format!("one of {}", crate::words::render::quoted_list(names.iter().copied())),
             Ty::Array(item) => format!("an array of {}", item.plural()),
             Ty::Object(o) => format!("an object with the keys {}", o.keys()),
+            Ty::Map(value) => format!("an object whose values are {}", value.plural()),
             Ty::Any => "any JSON value".into(),
         }
     }
@@ -81,6 +85,7 @@ impl Ty {
             }
             Ty::Array(item) => format!("arrays of {}", item.plural()),
             Ty::Object(o) => format!("objects with the keys {}", o.keys()),
+            Ty::Map(value) => format!("objects whose values are {}", value.plural()),
             Ty::Any => "JSON values".into(),
         }
     }
@@ -179,6 +184,8 @@ pub enum Unit {
     Bytes,
     /// Array items.
     Items,
+    /// An object's entries (its keys; JSON Schema's `minProperties`/`maxProperties`): a map's.
+    Entries,
 }
 
 impl Unit {
@@ -188,6 +195,17 @@ impl Unit {
             Unit::Characters => "characters",
             Unit::Bytes => "bytes",
             Unit::Items => "items",
+            Unit::Entries => "entries",
+        }
+    }
+
+    /// The unit's word, singular: `character`, `entry`.
+    pub fn singular(self) -> &'static str {
+        match self {
+            Unit::Characters => "character",
+            Unit::Bytes => "byte",
+            Unit::Items => "item",
+            Unit::Entries => "entry",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The accepted set of a value, as data: what its shape and rules admit — a number's bounds
 //! (each end inclusive, exclusive or open) and step, a string's length (with its unit), format
-//! and pattern, the choices, an array's length and its items' own rules. Built from the rules
+//! and pattern, the choices, an array's length and its items' own rules, a map's length and its
+//! values' own rules. Built from the rules
 //! without allocating, and rendered once: into the sentence and `hints.accepted` ([`Display`]),
 //! the fix of a value out of range ([`Accepted::out_of_range_fix`]) and the examples a fix
 //! offers ([`Accepted::example_json`] and the readers' `example_whole`/`example_real`). Each
@@ -50,6 +51,17 @@ pub(crate) enum Accepted<'a> {
         /// `each(...)`: the items' rules.
         each: Option<&'a Rules>,
     },
+    /// A map: its `length` (in entries) and each value's shape, under its own rules when
+    /// `each(...)` sets some: `an object of at most 20 entries, each value a string of 1 to 64
+    /// characters`.
+    Entries {
+        /// `length`.
+        length: Option<Length>,
+        /// The values' shape.
+        value: &'a Ty,
+        /// `each(...)`: the values' rules.
+        each: Option<&'a Rules>,
+    },
     /// A shape without rules of its own: `true or false`, `an object with the keys "a", "b"`,
     /// `any JSON value`.
     Shape(&'a Ty),
@@ -77,6 +89,14 @@ pub(crate) enum Subject<'s> {
         n: usize,
         /// The items' shape.
         item: fn() -> Ty,
+    },
+    /// An object (a map) of `n` entries, each value of the shape `value` gives (called only to
+    /// word a refusal).
+    Entries {
+        /// How many entries.
+        n: usize,
+        /// The values' shape.
+        value: fn() -> Ty,
     },
 }
 

@@ -1,6 +1,7 @@
-//! `length` and `byte_length`: how long a string (characters or UTF-8 bytes) or an array
-//! (items) may be. Its check, its words (`of 1 to 120 characters`) and its JSON Schema keywords
-//! (`minLength`/`maxLength`, `minItems`/`maxItems`; 2020-12 Validation §6.3, §6.4).
+//! `length` and `byte_length`: how long a string (characters or UTF-8 bytes), an array (items)
+//! or a map (entries) may be. Its check, its words (`of 1 to 120 characters`) and its JSON Schema
+//! keywords (`minLength`/`maxLength`, `minItems`/`maxItems`, `minProperties`/`maxProperties`;
+//! 2020-12 Validation §6.3, §6.4, §6.5).
 
 use std::fmt::{self, Display, Formatter};
 
@@ -39,7 +40,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
         Subject::Text(s) if takes_text(reading.rules, s) => return Ok(()),
         Subject::Text(s) if len.unit == Unit::Bytes => s.len(),
         Subject::Text(s) => s.chars().count(),
-        Subject::Items { n, .. } => n,
+        Subject::Items { n, .. } | Subject::Entries { n, .. } => n,
         Subject::Whole { .. } | Subject::Real(_) => return Ok(()),
     };
     if n >= len.min && n <= len.max {
@@ -50,12 +51,20 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             let accepted = Accepted::items(&item(), reading.rules).words();
             (format!("has {}", count(n, Unit::Items)), accepted, "Send")
         }
+        Subject::Entries { value, .. } => {
+            let accepted = Accepted::entries(&value(), reading.rules).words();
+            (format!("has {}", count(n, Unit::Entries)), accepted, "Send")
+        }
         _ => {
             let accepted = Accepted::Text { length: Some(len), format: None, pattern: None }.words();
             (format!("is {} long", count(n, len.unit)), accepted, "Shorten it to")
         }
     };
-    let unit = if matches!(x, Subject::Items { .. }) { Unit::Items } else { len.unit };
+    let unit = match x {
+        Subject::Items { .. } => Unit::Items,
+        Subject::Entries { .. } => Unit::Entries,
+        _ => len.unit,
+    };
     let fix = if len.min == len.max {
         format!("Send exactly {}.", count(len.max, unit))
     } else if n > len.max {
@@ -99,6 +108,7 @@ pub(crate) fn schema(m: &mut Map<String, Value>, ty: &Ty, rules: &Rules) {
     // JSON Schema counts string length in characters (2020-12 Validation §6.3) and has no
     // byte length: a `byte_length` rule is stated in the description instead.
     let (lo, hi) = match (l.unit, ty) {
+        (Unit::Entries, _) | (_, Ty::Map(_)) => ("minProperties", "maxProperties"),
         (Unit::Items, _) | (_, Ty::Array(_)) => ("minItems", "maxItems"),
         (Unit::Characters, _) => ("minLength", "maxLength"),
         (Unit::Bytes, _) => ("", ""),

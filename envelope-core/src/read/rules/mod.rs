@@ -53,7 +53,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             pattern::check(reading, v, x)?;
             choices::check(reading, v, x)
         }
-        Subject::Items { .. } => length::check(reading, v, x),
+        Subject::Items { .. } | Subject::Entries { .. } => length::check(reading, v, x),
     }
 }
 
@@ -83,7 +83,7 @@ pub(crate) fn accepts(reading: &Reading<'_>, x: Subject<'_>) -> bool {
                     _ => true,
                 }
         }
-        Subject::Items { n, .. } => length::takes_items(reading, n),
+        Subject::Items { n, .. } | Subject::Entries { n, .. } => length::takes_items(reading, n),
     }
 }
 

@@ -56,7 +56,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             let near = [below, below + s].into_iter().filter(in_range).map(render::number).collect();
             (near, Accepted::real(reading.rules))
         }
-        Subject::Text(_) | Subject::Items { .. } => return Ok(()),
+        Subject::Text(_) | Subject::Items { .. } | Subject::Entries { .. } => return Ok(()),
     };
     let step = match m {
         Num::Int(i) => i.to_string(),

@@ -29,7 +29,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
                 return Err(out_of_range(reading, v, &Accepted::real(reading.rules)));
             }
         }
-        Subject::Text(_) | Subject::Items { .. } => {}
+        Subject::Text(_) | Subject::Items { .. } | Subject::Entries { .. } => {}
     }
     Ok(())
 }

@@ -24,6 +24,7 @@ impl<'a> Accepted<'a> {
             (None, Ty::Enum(names)) => Accepted::Choices(Choices::Str(names)),
             (None, Ty::String) => Accepted::text(rules),
             (None, Ty::Array(item)) => Accepted::items(item, rules),
+            (None, Ty::Map(value)) => Accepted::entries(value, rules),
             (None, ty) => Accepted::Shape(ty),
         }
     }
@@ -47,6 +48,11 @@ impl<'a> Accepted<'a> {
     /// An array of `item`s under the array's `rules` (`length`, and `each(...)`).
     pub(crate) fn items(item: &'a Ty, rules: &'a Rules) -> Self {
         Accepted::Items { length: rules.length, item, each: rules.items.as_deref() }
+    }
+
+    /// A map of `value`s under the map's `rules` (`length`, and `each(...)`).
+    pub(crate) fn entries(value: &'a Ty, rules: &'a Rules) -> Self {
+        Accepted::Entries { length: rules.length, value, each: rules.items.as_deref() }
     }
 
     /// The set in words, as [`Display`] gives them, in one allocation for most sets. The sets
@@ -175,7 +181,7 @@ impl<'a> Accepted<'a> {
             Accepted::Text { .. } => "\"…\"".into(),
             Accepted::Items { .. } => "[…]".into(),
             Accepted::Shape(Ty::Boolean) => "true".into(),
-            Accepted::Shape(Ty::Object(_)) => "{…}".into(),
+            Accepted::Entries { .. } | Accepted::Shape(Ty::Object(_) | Ty::Map(_)) => "{…}".into(),
             Accepted::Shape(_) => "…".into(),
         }
     }
@@ -213,6 +219,17 @@ impl Display for Accepted<'_> {
                 (None, Some(rules)) => write!(f, "an array, each item {}", Accepted::of(item, rules)),
                 (None, None) => write!(f, "an array of {}", item.plural()),
             },
+            Accepted::Entries { length, value, each } => {
+                match length {
+                    Some(l) => length::accepted(f, "an object", &l)?,
+                    None => f.write_str("an object")?,
+                }
+                match each {
+                    Some(rules) => write!(f, ", each value {}", Accepted::of(value, rules)),
+                    None if length.is_some() => write!(f, ", each value {}", value.words()),
+                    None => write!(f, " whose values are {}", value.plural()),
+                }
+            }
             Accepted::Shape(ty) => f.write_str(&ty.words()),
         }
     }

@@ -1,0 +1,314 @@
+//! Maps as parameter types (`BTreeMap<String, T>`, `HashMap<String, T>`): the schema they
+//! advertise, the values they read, each refusal a caller sees (a value named by its key), and
+//! the typed reading answering every input as the general one does, from text and from a
+//! parsed `Value`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use envelope_core::{Object, Toolbox, tool};
+use serde_json::{Value, json};
+
+use crate::block_on;
+
+/// A limit of one resource.
+#[derive(Object, Debug)]
+pub struct Quota {
+    /// Most units.
+    #[validate(range = 1..=64)]
+    pub max: u32,
+    /// Weights, by host.
+    #[validate(each(range = 1..=9))]
+    pub weights: Option<BTreeMap<String, u8>>,
+}
+
+/// Labels a deployment.
+#[tool]
+fn label(
+    /// Labels, by name.
+    #[validate(length = 1..=3, each(length = 1..=8))]
+    labels: BTreeMap<String, String>,
+    /// Limits, by resource.
+    limits: Option<HashMap<String, u32>>,
+    /// Quotas, by team.
+    quotas: Option<BTreeMap<String, Quota>>,
+) -> Value {
+    let limits: Option<BTreeMap<String, u32>> = limits.map(|l| l.into_iter().collect());
+    let quotas: Option<BTreeMap<String, Value>> =
+        quotas.map(|q| q.into_iter().map(|(k, v)| (k, json!([v.max, v.weights]))).collect());
+    json!({"labels": labels, "limits": limits, "quotas": quotas})
+}
+
+/// Labels a deployment, refusing a string that holds the object.
+#[tool(strict)]
+fn label_strict(
+    /// Labels, by name.
+    labels: HashMap<String, String>,
+    /// Tokens, by service: never shown back.
+    #[validate(secret, each(length = 8..=8))]
+    tokens: Option<HashMap<String, String>>,
+) -> usize {
+    labels.len() + tokens.map_or(0, |t| t.len())
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::new().with(label::tool()).with(label_strict::tool())
+}
+
+fn call(args: &str) -> Value {
+    block_on(toolbox().call_json("label", args)).expect("a known tool").to_value()
+}
+
+fn message(args: &str) -> String {
+    call(args)["message"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn a_map_advertises_an_object_of_any_keys() {
+    let schema = toolbox().get("label").unwrap().input_schema();
+    assert_eq!(
+        schema["properties"]["labels"],
+        json!({
+            "type": "object",
+            "description": "Labels, by name.",
+            "minProperties": 1,
+            "maxProperties": 3,
+            "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 8}
+        })
+    );
+    assert_eq!(
+        schema["properties"]["limits"],
+        json!({
+            "type": "object",
+            "description": "Limits, by resource.",
+            "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u32}
+        })
+    );
+    assert_eq!(schema["properties"]["quotas"]["additionalProperties"]["properties"]["max"]["maximum"], 64);
+    assert_eq!(schema["required"], json!(["labels"]));
+}
+
+#[test]
+fn a_map_reads_every_entry() {
+    let ok = call(r#"{"labels":{"env":"prod","team":"core"},"limits":{"cpu":4},"quotas":{"web":{"max":8}}}"#);
+    assert_eq!(ok["status"], "ok");
+    assert_eq!(
+        ok["data"],
+        json!({"labels": {"env": "prod", "team": "core"}, "limits": {"cpu": 4}, "quotas": {"web": [8, null]}})
+    );
+}
+
+#[test]
+fn a_refused_value_is_named_by_its_key() {
+    let refused = call(r#"{"labels":{"env":"production"}}"#);
+    assert_eq!(
+        refused["message"],
+        "labels[\"env\"]: \"production\" is 10 characters long; accepted: a string of 1 to 8 characters. \
+         Shorten it to at most 8 characters."
+    );
+    assert_eq!(refused["hints"]["parameter"], "labels");
+    assert_eq!(refused["hints"]["path"], "labels[\"env\"]");
+    assert_eq!(refused["hints"]["rejected"], "\"production\"");
+    assert_eq!(
+        message(r#"{"labels":{"a":"b"},"limits":{"cpu":-1}}"#),
+        "limits[\"cpu\"]: -1 is out of range; accepted: a whole number from 0 to 4294967295. \
+         Send a value from 0 to 4294967295."
+    );
+    assert_eq!(
+        message(r#"{"labels":{"a":"b"},"quotas":{"web":{"max":0}}}"#),
+        "quotas[\"web\"].max: 0 is out of range; accepted: a whole number from 1 to 64. Send a value from 1 to 64."
+    );
+}
+
+#[test]
+fn a_map_in_an_object_in_a_map_is_named_by_every_step() {
+    assert_eq!(
+        message(r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h2":10}}}}"#),
+        "quotas[\"web\"].weights[\"h2\"]: 10 is out of range; accepted: a whole number from 1 to 9. \
+         Send a value from 1 to 9."
+    );
+}
+
+#[test]
+fn a_secret_map_shows_none_of_its_values() {
+    let refused =
+        block_on(toolbox().call_json("label_strict", r#"{"labels":{},"tokens":{"ci":"hunter2-hunter2"}}"#)).unwrap();
+    let text = refused.to_json();
+    assert!(!text.contains("hunter2"), "{text}");
+    assert_eq!(
+        refused.message().unwrap(),
+        "tokens[\"ci\"]: the value sent (secret, not shown) is 15 characters long; accepted: a string of exactly 8 \
+         characters. Send exactly 8 characters."
+    );
+}
+
+#[test]
+fn a_map_s_count_and_shape_are_refused_with_the_accepted_set() {
+    assert_eq!(
+        message(r#"{"labels":{}}"#),
+        "labels: {} has 0 entries; accepted: an object of 1 to 3 entries, each value a string of 1 to 8 \
+         characters. Send at least 1 entry."
+    );
+    assert_eq!(
+        message(r#"{"labels":{"a":"1","b":"2","c":"3","d":"4"}}"#),
+        "labels: {\"a\":\"1\",\"b\":\"2\",\"c\":\"3\",\"d\":\"4\"} has 4 entries; accepted: an object of 1 to 3 \
+         entries, each value a string of 1 to 8 characters. Send at most 3 entries."
+    );
+    assert_eq!(
+        message(r#"{"labels":["env"]}"#),
+        "labels: [\"env\"] is an array; accepted: an object of 1 to 3 entries, each value a string of 1 to 8 \
+         characters. Send a JSON object."
+    );
+    assert_eq!(
+        message(r#"{"labels":{"a":"b"},"limits":7}"#),
+        "limits: 7 is a number; accepted: an object whose values are whole numbers. Send a JSON object, like {}."
+    );
+}
+
+#[test]
+fn refused_values_past_three_are_counted_by_key() {
+    let refused = call(r#"{"labels":{"a":"b"},"limits":{"a":-1,"b":-2,"c":-3,"d":-4,"e":-5}}"#);
+    // A problem of the map as a whole has no path of its own: its parameter is its place.
+    let others: Vec<&str> = refused["hints"]["others"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["path"].as_str().or(o["parameter"].as_str()).unwrap_or_default())
+        .collect();
+    assert_eq!(refused["hints"]["path"], "limits[\"a\"]");
+    assert_eq!(others, ["limits[\"b\"]", "limits[\"c\"]", "limits"]);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("limits: has 2 more refused values (limits[\"d\"], limits[\"e\"]); accepted: a whole number from 0 to 4294967295. Fix those values the same way."),
+        "{}",
+        refused["message"]
+    );
+}
+
+#[test]
+fn a_key_in_a_path_is_a_json_string_cut_to_64_characters() {
+    let quoted = call(r#"{"labels":{"say \"hi\"\n":"far too long"}}"#);
+    assert_eq!(quoted["hints"]["path"], "labels[\"say \\\"hi\\\"\\n\"]");
+    let long = "k".repeat(100);
+    let cut = call(&format!(r#"{{"labels":{{"{long}":"far too long"}}}}"#));
+    assert_eq!(cut["hints"]["path"], format!("labels[\"{}…\"]", "k".repeat(64)));
+}
+
+#[test]
+fn a_string_holding_the_object_is_read_in_lax_mode_and_refused_in_strict_mode() {
+    let lax = call(r#"{"labels":"{\"env\":\"prod\"}"}"#);
+    assert_eq!(lax["data"]["labels"], json!({"env": "prod"}));
+    let strict =
+        block_on(toolbox().call_json("label_strict", r#"{"labels":"{\"env\":\"prod\"}"}"#)).unwrap().to_value();
+    assert_eq!(
+        strict["message"],
+        "labels: \"{\\\"env\\\":\\\"prod\\\"}\" is a string holding an object; accepted: an object whose values are \
+         strings. Send the object itself, like {…}, not a string holding it."
+    );
+}
+
+/// The typed reading (from text and from a `Value`) and the general one answer every input alike,
+/// byte for byte.
+#[test]
+fn the_typed_reading_of_a_map_answers_as_the_general_one() {
+    let typed = toolbox();
+    let general = Toolbox::new().with(label::tool().__untyped()).with(label_strict::tool().__untyped());
+    let inputs = [
+        r#"{"labels":{"env":"prod"}}"#,
+        r#"{"labels":{"env":"prod","team":"core","x":"y"},"limits":{"cpu":4,"mem":64}}"#,
+        r#"{"labels":{"env":"prod","env":"dev"}}"#,
+        r#"{"labels":{"env":"production"}}"#,
+        r#"{"labels":{"a":"1","b":"2","c":"3","d":"4"}}"#,
+        r#"{"labels":{}}"#,
+        r#"{"labels":{"a":""}}"#,
+        r#"{"labels":{"a":5}}"#,
+        r#"{"labels":{"a":"b"},"limits":{"cpu":4.0}}"#,
+        r#"{"labels":{"a":"b"},"limits":{"cpu":"4"}}"#,
+        r#"{"labels":{"a":"b"},"limits":null}"#,
+        r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8},"db":{"max":65}}}"#,
+        r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"min":1}}}"#,
+        r#"{"labels":"{\"env\":\"prod\"}"}"#,
+        r#"{"labels":{"é":"ü"}}"#,
+        r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h2":10}}}}"#,
+        r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h1":4}}}}"#,
+        r#"{"labels":{"a":"b"},"tokens":{"ci":"12345678"}}"#,
+        r#"{"labels":{"a":"b"},"tokens":{"ci":"123"}}"#,
+    ];
+    for text in inputs {
+        for name in ["label", "label_strict"] {
+            let a = block_on(typed.call_json(name, text)).unwrap().to_json();
+            let b = block_on(general.call_json(name, text)).unwrap().to_json();
+            assert_eq!(a, b, "{name} {text}");
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                let c = block_on(typed.call(name, Some(&v))).unwrap().to_json();
+                let d = block_on(general.call(name, Some(&v))).unwrap().to_json();
+                assert_eq!(c, d, "{name} {text} as a Value");
+            }
+        }
+    }
+}
+
+/// A strict mode and Gemini's `parameters` cannot state an object of any keys: the export says
+/// so and which export can; the others carry the map's schema (Gemini's JSON Schema states its
+/// count of entries in words).
+#[test]
+fn a_map_is_exported_where_the_dialect_can_state_it() {
+    use envelope_core::providers::{Export, Provider};
+    let toolbox = toolbox();
+    let tool = toolbox.get("label").unwrap();
+    for (export, refusal) in [
+        (
+            Export::new(Provider::OpenAiChat),
+            "label: OpenAI's strict mode cannot state an object of any keys (a map); this one has 4. Export it with `non_strict()`.",
+        ),
+        (
+            Export::new(Provider::Anthropic),
+            "label: Anthropic's strict mode cannot state an object of any keys (a map); this one has 4. Export it with `non_strict()`.",
+        ),
+        (
+            Export::new(Provider::Gemini),
+            "label: Gemini's `parameters` cannot state an object of any keys (a map); this one has 4. Export it with `json_schema()`.",
+        ),
+    ] {
+        assert_eq!(export.tool(tool).unwrap_err().to_string(), refusal);
+    }
+    let labels = json!({
+        "type": "object",
+        "description": "Labels, by name.",
+        "minProperties": 1,
+        "maxProperties": 3,
+        "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 8}
+    });
+    let openai = Export::new(Provider::OpenAiChat).non_strict().tool(tool).unwrap();
+    assert_eq!(openai["function"]["parameters"]["properties"]["labels"], labels);
+    let anthropic = Export::new(Provider::Anthropic).non_strict().tool(tool).unwrap();
+    assert_eq!(anthropic["input_schema"]["properties"]["labels"], labels);
+    let gemini = Export::new(Provider::Gemini).json_schema().tool(tool).unwrap();
+    assert_eq!(
+        gemini["parametersJsonSchema"]["properties"]["labels"],
+        json!({
+            "type": "object",
+            "description": "Labels, by name. Must have from 1 to 3 entries.",
+            "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 8}
+        })
+    );
+}
+
+/// Past three described and a hundred counted, the values are not read: the refusal says how
+/// many entries went unchecked.
+#[test]
+fn past_a_hundred_counted_values_the_rest_are_not_read() {
+    let limits: Vec<String> = (0..105).map(|i| format!("\"k{i:03}\":-1")).collect();
+    let refused = call(&format!(r#"{{"labels":{{"a":"b"}},"limits":{{{}}}}}"#, limits.join(",")));
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.ends_with(
+            "limits: has at least 100 more refused values (limits[\"k003\"], limits[\"k004\"], limits[\"k005\"], \
+             limits[\"k006\"], limits[\"k007\"], …); the 2 entries after them were not checked; accepted: a whole \
+             number from 0 to 4294967295. Fix those values the same way, and check the rest likewise before \
+             sending again."
+        ),
+        "{message}"
+    );
+}
