@@ -661,6 +661,10 @@ impl<'de> Deserialize<'de> for Members {
     }
 }
 
+/// The longest `id` the server answers under, in bytes as sent: past it, a request is refused
+/// under `null` (its reply would echo the id to a client that may not read).
+const MAX_ID_BYTES: usize = 256;
+
 /// What a line is owed, from JSON-RPC 2.0 (§4 Request object, §4.1 Notification, §5 Response).
 fn expectation(line: &[u8]) -> Expect {
     let malformed = Expect::Malformed { one: !memchr(line, b"\"method\"") };
@@ -676,6 +680,7 @@ fn expectation(line: &[u8]) -> Expect {
         (None, true) => Expect::Nothing,
         (_, false) if has("result") || has("error") => Expect::Nothing,
         (None, false) => Expect::NoId,
+        (Some(raw), _) if raw.len() > MAX_ID_BYTES => Expect::NoId,
         (Some(raw), _) => match serde_json::from_str::<Value>(raw) {
             Ok(Value::String(s)) => Expect::Id(Value::String(s)),
             Ok(Value::Number(n)) if n.as_i64().is_some() => Expect::Id(Value::Number(n)),

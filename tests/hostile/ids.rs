@@ -194,3 +194,39 @@ async fn an_id_past_i64_is_refused_naming_the_range_over_stdio() {
     drop(input);
     timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
 }
+
+/// An unknown method is answered `-32601` naming the methods this server answers under the
+/// session's version: after `initialize` (2025-11-25), `initialize`, not 2026-07-28's
+/// `server/discover`, which it refuses.
+#[tokio::test]
+async fn an_unknown_method_names_the_methods_served_in_this_session() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server);
+    let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(slow::tool())), server_in, server_out));
+    let (output, mut input) = tokio::io::split(client);
+    let mut output = BufReader::new(output);
+    let mut sent = opening();
+    for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
+        sent.push_str(&format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method})));
+    }
+    input.write_all(sent.as_bytes()).await.unwrap();
+    let mut replies = Vec::new();
+    while replies.len() < 3 {
+        let mut line = String::new();
+        timeout(Duration::from_secs(20), output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
+        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
+        let reply = replies.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(reply["error"]["code"], -32601, "{reply}");
+        assert_eq!(
+            reply["error"]["message"],
+            format!(
+                "method not found: {method}; this server answers initialize, ping, tools/list, tools/call and logging/setLevel"
+            )
+        );
+    }
+    input.shutdown().await.unwrap();
+    drop(input);
+    timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
+}

@@ -13,6 +13,11 @@
 //!   (over stdio and `/mcp`), nor the body of a tool with a secret parameter (over `/tools`).
 //! - Bytes that are not UTF-8 sent to `/tools`: refused with the offset, as over `/mcp`, never
 //!   read as U+FFFD and served.
+//! - A 4 MiB request id (or progress token): echoed in its reply, it was held for a client that
+//!   does not read, 6 MB a connection; an id past 256 bytes is refused, its reply under `null`.
+//! - A UTF-8 byte order mark before the JSON: `/mcp` passed it on to rmcp, whose parser words
+//!   (`expected value at line 1 column 1`) came back with a 415 for every method but
+//!   `tools/call`; it is ignored on every door now, as over stdio.
 //!
 //! Debug-mode bounds are generous (a loaded two-core machine); each test prints its figures
 //! (`--nocapture`), which the release run reports.
@@ -457,4 +462,74 @@ async fn a_megabyte_of_refused_items_costs_a_hundred_refusals() {
     let text = format!(r#"{{"tags":[{}]}}"#, vec!["1"; 50].join(","));
     let envelope = toolbox.call_json("greet", &text).await.unwrap();
     assert!(envelope.message().unwrap().ends_with("tags: has 47 more refused items (tags[3], tags[4], tags[5], tags[6], tags[7], …); accepted: a string. Fix those items the same way."), "{envelope:?}");
+}
+
+/// An id (and a progress token) is echoed in its reply: one past 256 bytes is refused with a
+/// reply of a few hundred bytes under `null`, over `/mcp` and over stdio, whatever was sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_id_is_refused_with_a_short_reply() {
+    let addr = serve_on_one_thread(example_app(tools::toolbox()));
+    // Within `/mcp`'s 4 MiB body limit.
+    let id = format!("\"{}\"", "x".repeat(3 << 20));
+    for method in ["ping", "tools/list", "tools/call"] {
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"get_top_queries"}}}}"#);
+        let reply = post(addr, "/mcp", JSON, body).await;
+        println!("{method}: HTTP {}, {} bytes", reply.status, reply.text.len());
+        let v: Value = serde_json::from_str(&reply.text).unwrap();
+        assert_eq!(v["id"], Value::Null, "{method}");
+        assert_eq!(v["error"]["code"], -32600, "{method}");
+        assert!(v["error"]["message"].as_str().unwrap().starts_with("`id` is 3145730 bytes long;"), "{v}");
+        assert!(reply.text.len() < 1024, "{method}: {} bytes", reply.text.len());
+    }
+    let token = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"get_top_queries","arguments":{{"hours_back":24,"group_by":"database"}},"_meta":{{"progressToken":"{}"}}}}}}"#,
+        "t".repeat(1 << 20)
+    );
+    let reply = post(addr, "/mcp", JSON, token).await;
+    let v: Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(9), json!(-32602)), "{v}");
+    assert!(reply.text.len() < 1024, "{} bytes", reply.text.len());
+
+    // Over stdio, the same.
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server);
+    tokio::spawn(envelope_core::mcp::serve_io(McpServer::new(tools::toolbox()), server_in, server_out));
+    let (output, mut input) = tokio::io::split(client);
+    let writer = tokio::spawn(async move {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        input.write_all(line.as_bytes()).await.unwrap();
+        input
+    });
+    let mut lines = BufReader::new(output).lines();
+    let line = tokio::time::timeout(EXCHANGE_TIMEOUT, lines.next_line()).await.unwrap().unwrap().unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["id"], Value::Null);
+    assert_eq!(v["error"]["code"], -32600);
+    assert!(line.len() < 1024, "{} bytes", line.len());
+    drop(writer.await.unwrap());
+}
+
+/// A UTF-8 byte order mark before the JSON is ignored on every door (RFC 8259 §8.1 lets a parser
+/// ignore one): `/mcp` for every method, `/tools/{name}`, and stdio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_byte_order_mark_is_ignored_on_every_door() {
+    let addr = serve_on_one_thread(example_app(tools::toolbox()));
+    let headers = &[("content-type", "application/json"), ("mcp-protocol-version", "2025-11-25")];
+    for (method, params) in [
+        ("ping", "{}"),
+        ("tools/list", "{}"),
+        ("tools/call", r#"{"name":"get_top_queries","arguments":{"hours_back":24,"group_by":"database"}}"#),
+    ] {
+        let body = format!("\u{feff}{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{method}\",\"params\":{params}}}");
+        let reply = post(addr, "/mcp", headers, body).await;
+        assert_eq!(reply.status, 200, "{method}: {}", reply.text);
+        let v: Value = serde_json::from_str(&reply.text).unwrap();
+        assert_eq!(v["id"], 1, "{method}");
+        assert!(v.get("result").is_some(), "{method}: {v}");
+    }
+    let reply =
+        post(addr, "/tools/get_top_queries", JSON, "\u{feff}{\"hours_back\":24,\"group_by\":\"database\"}").await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(serde_json::from_str::<Value>(&reply.text).unwrap()["status"], "ok");
 }

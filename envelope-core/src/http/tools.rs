@@ -281,8 +281,8 @@ impl HttpTools {
 
     /// The envelope of a call of tool `name` with `body`, answered by the toolbox's one
     /// pipeline: a caller without the tool's scopes is refused before the body is read; bytes
-    /// that are not UTF-8 are refused (strict, RFC 8259 §8.1, as over `/mcp`); no body reads
-    /// as `{}`; text that is not JSON is refused by the call's reading (`arguments:
+    /// that are not UTF-8 are refused (strict, RFC 8259 §8.1, as over `/mcp`), a byte order
+    /// mark before the JSON ignored; no body reads as `{}`; text that is not JSON is refused by the call's reading (`arguments:
     /// "hours_back=24" is not JSON; accepted: ...`). A sync tool's body runs on the pool of
     /// body threads (`call::bodies`; inline for a tool marked `Tool::inline_body`) once its
     /// arguments are read (a refusal never leaves this thread): a slow body holds up no other
@@ -291,6 +291,9 @@ impl HttpTools {
     /// A dropped connection drops this future: the call's context is cancelled first, so an
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
+        // A UTF-8 byte order mark is ignored (RFC 8259 §8.1 lets a parser ignore one), as over
+        // `/mcp` and stdio.
+        let body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
         // Dropped unfinished (a dropped connection), the call's context is cancelled first.
         let started = cx.cancel_first(self.toolbox.call_bytes_started(cx, name, body)).await;
         match started {

@@ -54,8 +54,10 @@ pub(crate) fn plain_call(bytes: &[u8]) -> Option<PlainCall> {
         return None;
     }
     let id = match id.get() {
-        // `-0` is a float to `serde_json`'s `Value`, which `read_message` reads ids with.
+        // `-0` is a float to `serde_json`'s `Value`, which `read_message` reads ids with; a
+        // long id it refuses.
         "-0" => return None,
+        raw if raw.len() > super::frame::MAX_ID_BYTES => return None,
         raw if raw.starts_with('"') => RequestId::String(serde_json::from_str::<String>(raw).ok()?.into()),
         raw => RequestId::Number(raw.parse().ok()?),
     };

@@ -437,6 +437,29 @@ fn raw_arguments(extensions: &Extensions) -> Option<frame::RawArguments> {
     None
 }
 
+impl McpServer {
+    /// The methods this server answers, as a method-not-found error lists them: the opening of
+    /// the protocol version the request came under (`initialize` for a 2025 session,
+    /// `server/discover` from 2026-07-28), and the methods of the capabilities
+    /// [`get_info`](ServerHandler::get_info) declares.
+    fn served_methods(&self, stateless: bool) -> String {
+        let mut served =
+            vec![if stateless { "server/discover" } else { "initialize" }, "ping", "tools/list", "tools/call"];
+        served.push("logging/setLevel");
+        if !self.resources.is_empty() {
+            served.extend(["resources/list", "resources/templates/list", "resources/read"]);
+        }
+        if !self.prompts.is_empty() {
+            served.extend(["prompts/list", "prompts/get"]);
+        }
+        if !self.tasks.tools.is_empty() {
+            served.extend(["tasks/get", "tasks/cancel", "tasks/update"]);
+        }
+        let last = served.pop().unwrap_or_default();
+        format!("{} and {last}", served.join(", "))
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         #[allow(deprecated)] // logging: SEP-2577 deprecates it on 2026-07-28; 2025 clients use it
@@ -744,9 +767,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
+            let stateless =
+                context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
             let message = format!(
-                "method not found: {}; this server answers initialize, server/discover, ping, tools/list and tools/call",
-                frame::shorten(&request.method)
+                "method not found: {}; this server answers {}",
+                frame::shorten(&request.method),
+                self.served_methods(stateless)
             );
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }

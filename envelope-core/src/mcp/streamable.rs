@@ -430,6 +430,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     });
     let (mut parts, body) = request.into_parts();
     let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
+        // A UTF-8 byte order mark is ignored (RFC 8259 §8.1 lets a parser ignore one), as over
+        // stdio: taken off here, so no reader after this one (rmcp's included) sees it.
+        Ok(bytes) if bytes.starts_with(BOM) => bytes.slice(BOM.len()..),
         Ok(bytes) => bytes,
         Err(error) => {
             return error.into_json_rpc_response(None);
@@ -726,9 +729,11 @@ fn accepts_event_stream(headers: &axum::http::HeaderMap) -> bool {
 /// A name as logged: its first 64 characters (the subscriber escapes what it prints).
 const LOGGED_CHARS: usize = 64;
 
-/// Whether a body is empty, or only whitespace and a UTF-8 byte order mark.
+/// A UTF-8 byte order mark (U+FEFF), which a body may begin with.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Whether a body (its byte order mark taken off) is empty, or only whitespace.
 fn is_blank(bytes: &[u8]) -> bool {
-    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     bytes.iter().all(u8::is_ascii_whitespace)
 }
 

@@ -86,8 +86,8 @@ impl AllowedHosts {
     /// Checks one request's `Host` and request target.
     ///
     /// # Errors
-    /// `forbidden_host` for a host not served, a `Host` sent twice or not a valid
-    /// `host[:port]`.
+    /// `forbidden_host` for a host not served or not a valid `host[:port]`;
+    /// `malformed_request` for a `Host` sent twice (RFC 9112 §3.2).
     pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), TransportError> {
         if self.any {
             return Ok(());
@@ -95,7 +95,7 @@ impl AllowedHosts {
         let mut values = headers.get_all(header::HOST).iter();
         let first = values.next();
         if values.next().is_some() {
-            return Err(self.refuse("(sent twice)"));
+            return Err(TransportError::host_sent_twice());
         }
         if let Some(authority) = uri.authority() {
             self.check_one(authority.as_str())?;

@@ -381,6 +381,15 @@ impl TransportError {
         )
     }
 
+    /// `malformed_request` (400): the request sends the `Host` header more than once, which RFC
+    /// 9112 §3.2 has a server answer 400.
+    pub fn host_sent_twice() -> Self {
+        Self::new(
+            TransportErrorKind::MalformedRequest,
+            "The request sends the Host header more than once. Send it once, naming the host.".to_owned(),
+        )
+    }
+
     /// `uri_too_long` (414): the request target is over `limit_bytes` bytes.
     pub fn uri_too_long(limit_bytes: usize) -> Self {
         Self::new(

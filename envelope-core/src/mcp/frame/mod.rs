@@ -81,8 +81,19 @@ impl<'a> Members<'a> {
     }
 }
 
-/// A JSON-RPC id as rmcp can answer it: a string, or an integer that fits `i64`.
+/// The longest `id` this server answers under, and the longest `progressToken` it sends
+/// progress under, in bytes of the JSON text sent (quotes and escapes counted). Each is echoed
+/// in every reply or notification of its request, which a client that does not read leaves in
+/// the server's memory: bounded, a reply held for a slow reader stays small whatever was sent.
+/// The same as the most of an `id` the lexical scan of an unreadable message keeps.
+pub(crate) const MAX_ID_BYTES: usize = 256;
+
+/// A JSON-RPC id as rmcp can answer it: a string, or an integer that fits `i64`, of at most
+/// [`MAX_ID_BYTES`] as sent.
 fn request_id(raw: &str) -> Option<RequestId> {
+    if raw.len() > MAX_ID_BYTES {
+        return None;
+    }
     match serde_json::from_str::<Value>(raw).ok()? {
         Value::String(s) => Some(RequestId::String(s.into())),
         Value::Number(n) => n.as_i64().map(RequestId::Number),
@@ -95,6 +106,16 @@ fn request_id(raw: &str) -> Option<RequestId> {
 /// number past `i64` (rmcp's `NumberOrString` holds an `i64`) is out of the range this server
 /// reads, named; anything else is neither a string nor a number. The number is quoted, cut.
 fn id_unread(raw: &str) -> String {
+    if raw.len() > MAX_ID_BYTES {
+        return format!(
+            "`id` is {} bytes long; this server answers under an id of at most {MAX_ID_BYTES} bytes as sent: send a shorter one",
+            raw.len()
+        );
+    }
+    if raw.starts_with('"') {
+        // A string no parser reads into text: an escape of no character (a lone `\ud800`).
+        return "`id` is a string with an escape of no character (a surrogate `\\uD800` to `\\uDFFF` alone); send it without that escape".to_owned();
+    }
     let number = raw.starts_with(|c: char| c == '-' || c.is_ascii_digit());
     if !number || serde_json::from_str::<IgnoredAny>(raw).is_err() {
         return "`id` must be a string or a whole number".to_owned();
@@ -165,7 +186,8 @@ pub(crate) fn read_message(bytes: &[u8], framing: Framing) -> Incoming {
             return error(scan.id(), ErrorData::parse_error(why, None));
         }
     };
-    // rmcp ignores a UTF-8 byte order mark and a `\r` before the `\n`; so does this.
+    // A UTF-8 byte order mark and a `\r` before the `\n` are ignored, as rmcp's stdio does (the
+    // Streamable HTTP endpoint takes a mark off the body before any reader sees it).
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
     if text.is_empty() {
         return Incoming::Answered(None);
@@ -204,8 +226,8 @@ fn parse_error_words(text: &str, e: &serde_json::Error, framing: Framing) -> Str
     let at = broken::Break::of(text, e);
     let character = at.character;
     let what = if !text.starts_with(['{', '[']) {
-        let shown = crate::words::cut::head(text, 12);
-        format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown:?}")
+        let shown = visible_start(text);
+        format!("a JSON-RPC message is a JSON object, starting with `{{`; this one starts with {shown}")
     } else if let Some(words) = at.string_words() {
         // Not quoted: a string's text may be a secret argument.
         words
@@ -324,6 +346,12 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if params.is_some_and(|p| !p.get().starts_with('{') && p.get() != "null") {
         return invalid(id, notification, "`params` must be an object");
     }
+    if let Some(why) = params.and_then(|p| long_progress_token(p.get())) {
+        if notification {
+            return Incoming::Answered(None);
+        }
+        return error(id, ErrorData::invalid_params(why, None));
+    }
     // A log level that is not one (`logging/setLevel`, a 2026-07-28 request's `_meta`) is
     // invalid params on every version, not an unknown method nor a level ignored.
     if !notification
@@ -354,6 +382,61 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
             ErrorData::invalid_params(format!("{named}: params do not have the shape MCP defines for it"), None),
         ),
     }
+}
+
+/// The first 12 characters of `text` as a JSON string whose every character shows: a control
+/// character, other whitespace than a space, and an invisible format character (a zero-width
+/// space or joiner, a byte order mark, a soft hyphen) written as its JSON escape (`"\u200b{"`,
+/// not Rust's `"\u{200b}{"`).
+fn visible_start(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("\"");
+    for c in crate::words::cut::head(text, 12).chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control()
+                || (c.is_whitespace() && c != ' ')
+                || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}') =>
+            {
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Why `params` cannot be answered with progress: its `_meta.progressToken` is longer than
+/// [`MAX_ID_BYTES`] as sent (every progress notification carries it). `None` for any other
+/// `params`, looked into only when it is long enough to hold such a token.
+fn long_progress_token(params: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<Meta<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        #[serde(rename = "progressToken", borrow)]
+        progress_token: Option<&'a RawValue>,
+    }
+    if params.len() <= MAX_ID_BYTES || !params.contains("progressToken") {
+        return None;
+    }
+    let token = serde_json::from_str::<Params<'_>>(params).ok()?.meta?.progress_token?;
+    (token.get().len() > MAX_ID_BYTES).then(|| {
+        format!(
+            "`params._meta.progressToken` is {} bytes long; this server sends progress under a token of at most {MAX_ID_BYTES} bytes as sent: send a shorter one",
+            token.get().len()
+        )
+    })
 }
 
 /// A `tools/call` request: `arguments` taken out as text, the rest read as rmcp reads it.
@@ -464,7 +547,7 @@ enum Reading {
 }
 
 impl TopLevel {
-    const TOKEN_LIMIT: usize = 256;
+    const TOKEN_LIMIT: usize = MAX_ID_BYTES;
 
     /// Scans a whole message.
     pub(crate) fn scan(bytes: &[u8]) -> Self {

@@ -272,7 +272,17 @@ fn an_id_that_cannot_be_answered_says_why() {
         ("18446744073709551615", format!("`id` 18446744073709551615 {range}")),
         ("-9223372036854775809", format!("`id` -9223372036854775809 {range}")),
         ("100000000000000000000000000000", format!("`id` 100000000000000000000000000000 {range}")),
-        (&"9".repeat(5000), format!("`id` {}… {range}", "9".repeat(40))),
+        (&"9".repeat(200), format!("`id` {}… {range}", "9".repeat(40))),
+        (
+            &"9".repeat(5000),
+            "`id` is 5000 bytes long; this server answers under an id of at most 256 bytes as sent: send a shorter one"
+                .to_owned(),
+        ),
+        (
+            &format!("\"{}\"", "x".repeat(4 << 20)),
+            "`id` is 4194306 bytes long; this server answers under an id of at most 256 bytes as sent: send a shorter one"
+                .to_owned(),
+        ),
         (
             "1e3",
             "`id` 1e3 is not written as a whole number; send it without a fraction or exponent, or as a string"
@@ -284,6 +294,11 @@ fn an_id_that_cannot_be_answered_says_why() {
                 .to_owned(),
         ),
         ("true", "`id` must be a string or a whole number".to_owned()),
+        (
+            r#""\ud800""#,
+            "`id` is a string with an escape of no character (a surrogate `\\uD800` to `\\uDFFF` alone); send it without that escape"
+                .to_owned(),
+        ),
         ("{}", "`id` must be a string or a whole number".to_owned()),
     ] {
         for method in ["tools/list", "tools/call"] {
@@ -303,4 +318,47 @@ fn an_id_that_cannot_be_answered_says_why() {
         };
         assert_eq!(serde_json::to_value(&message).unwrap()["id"], id);
     }
+}
+
+/// An id is echoed in its reply, a progress token in every notification of its call: both are
+/// read up to 256 bytes as sent, so what a reader that does not read holds stays small.
+#[test]
+fn ids_and_progress_tokens_are_read_up_to_256_bytes() {
+    let longest = format!("\"{}\"", "i".repeat(254));
+    let line = format!(r#"{{"jsonrpc":"2.0","id":{longest},"method":"ping"}}"#);
+    let Incoming::Message(message) = read_message(line.as_bytes(), Framing::Body) else { panic!("not read") };
+    assert_eq!(serde_json::to_value(&message).unwrap()["id"], "i".repeat(254));
+    for (token, refused) in [(format!("\"{}\"", "t".repeat(254)), false), (format!("\"{}\"", "t".repeat(255)), true)] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"t","_meta":{{"progressToken":{token}}}}}}}"#
+        );
+        match read_message(line.as_bytes(), Framing::Line) {
+            Incoming::Answered(Some(reply)) => {
+                assert!(refused, "{token}");
+                let reply = serde_json::to_value(reply).unwrap();
+                assert_eq!(reply["id"], 3);
+                assert_eq!(reply["error"]["code"], -32602);
+                assert_eq!(
+                    reply["error"]["message"],
+                    "`params._meta.progressToken` is 257 bytes long; this server sends progress under a token of at most 256 bytes as sent: send a shorter one"
+                );
+            }
+            Incoming::Message(_) => assert!(!refused, "{token}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // A notification with one is not answered.
+    silent(&format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"_meta":{{"progressToken":"{}"}}}}}}"#,
+        "t".repeat(300)
+    ));
+}
+
+/// A message that does not start with `{` is quoted as a JSON string whose every character shows.
+#[test]
+fn the_start_of_a_message_not_an_object_is_quoted_in_json_terms() {
+    let reply = answer("\u{200b}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains(r#"this one starts with "\u200b{\"jsonrpc\":""#), "{message}");
+    assert_eq!(visible_start("a\tb\"c\\\u{7}"), r#""a\tb\"c\\\u0007""#);
 }
