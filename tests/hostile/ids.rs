@@ -230,3 +230,37 @@ async fn an_unknown_method_names_the_methods_served_in_this_session() {
     drop(input);
     timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
 }
+
+/// A request before `initialize` on stdio starts a 2026-07-28 session, whose requests carry their
+/// version in `_meta`: the refusal of one without it says so, and names `initialize` as the
+/// other way in.
+#[tokio::test]
+async fn a_request_before_initialize_is_told_both_ways_in() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server);
+    let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(slow::tool())), server_in, server_out));
+    let (output, mut input) = tokio::io::split(client);
+    let mut output = BufReader::new(output);
+    input
+        .write_all(format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).as_bytes())
+        .await
+        .unwrap();
+    let mut line = String::new();
+    timeout(Duration::from_secs(20), output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
+    let reply: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["error"]["code"], -32602);
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("request _meta is missing or has malformed required fields: "), "{message}");
+    assert!(
+        message.ends_with(
+            "; a session that does not open with `initialize` is of protocol 2026-07-28, whose every request names \
+             the protocol version and the client's capabilities in `params._meta`: send them, or open the session \
+             with `initialize` (MCP 2025-11-25 and earlier)"
+        ),
+        "{message}"
+    );
+    input.shutdown().await.unwrap();
+    drop(input);
+    timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
+}

@@ -169,7 +169,25 @@ async fn write_lines(output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<
     Ok(())
 }
 
+/// The start of rmcp's refusal of a request without the `_meta` a 2026-07-28 request carries,
+/// which is what a session that did not open with `initialize` is held to.
+const MISSING_META: &str = "request _meta is missing or has malformed required fields:";
+
+/// What [`MISSING_META`] leaves a client to guess: why the fields are asked, and the other way
+/// in (a 2025 client never sends them).
+const MISSING_META_WHY: &str = "; a session that does not open with `initialize` is of protocol 2026-07-28, whose every \
+     request names the protocol version and the client's capabilities in `params._meta`: send them, or open the \
+     session with `initialize` (MCP 2025-11-25 and earlier)";
+
 fn line_of(message: &ServerJsonRpcMessage) -> Vec<u8> {
+    if let rmcp::model::JsonRpcMessage::Error(e) = message
+        && e.error.message.starts_with(MISSING_META)
+        && !e.error.message.ends_with(MISSING_META_WHY)
+    {
+        let mut explained = e.clone();
+        explained.error.message = format!("{}{MISSING_META_WHY}", e.error.message).into();
+        return line_of(&rmcp::model::JsonRpcMessage::Error(explained));
+    }
     let serialized = match message {
         // JSON-RPC 2.0 §5: an error whose request id could not be read carries `"id": null`
         // (rmcp leaves the member out), as over Streamable HTTP.
