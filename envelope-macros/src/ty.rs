@@ -83,6 +83,27 @@ pub fn vec_item(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// What `each(...)` applies to in `ty`: a `Vec<T>`'s item, or the value `T` of a map with
+/// `String` keys (`BTreeMap<String, T>`, `HashMap<String, T>`, any hasher); `Option` taken off
+/// the item as [`vec_item`] does.
+pub fn each_item(ty: &Type) -> Option<&Type> {
+    if let Some(item) = vec_item(ty) {
+        return Some(item);
+    }
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    if seg.ident != "BTreeMap" && seg.ident != "HashMap" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let (key, value) = (types.next()?, types.next()?);
+    is_named(key, "String").then(|| option_inner(value).unwrap_or(value))
+}
+
 /// `E` of `Result<T, E>`.
 pub fn result_error(ty: &Type) -> Option<&Type> {
     let Type::Path(tp) = ty else { return None };

@@ -18,6 +18,7 @@ mod http;
 mod limits;
 mod manifest;
 mod maps;
+mod maps_generated;
 mod multiple_of;
 mod nested_pass;
 mod one_exit;

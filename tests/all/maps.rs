@@ -136,7 +136,7 @@ fn a_secret_map_shows_none_of_its_values() {
     assert!(!text.contains("hunter2"), "{text}");
     assert_eq!(
         refused.message().unwrap(),
-        "tokens[\"ci\"]: the value sent (secret, not shown) is 15 characters long; accepted: a string of exactly 8 \
+        "tokens[…]: the value sent (secret, not shown) is 15 characters long; accepted: a string of exactly 8 \
          characters. Send exactly 8 characters."
     );
 }
@@ -260,15 +260,15 @@ fn a_map_is_exported_where_the_dialect_can_state_it() {
     for (export, refusal) in [
         (
             Export::new(Provider::OpenAiChat),
-            "label: OpenAI's strict mode cannot state an object of any keys (a map); this one has 4. Export it with `non_strict()`.",
+            "label: OpenAI's strict mode cannot state an object of any keys (a map); this one has 4, counting those nested in other values. Export it with `non_strict()`.",
         ),
         (
             Export::new(Provider::Anthropic),
-            "label: Anthropic's strict mode cannot state an object of any keys (a map); this one has 4. Export it with `non_strict()`.",
+            "label: Anthropic's strict mode cannot state an object of any keys (a map); this one has 4, counting those nested in other values. Export it with `non_strict()`.",
         ),
         (
             Export::new(Provider::Gemini),
-            "label: Gemini's `parameters` cannot state an object of any keys (a map); this one has 4. Export it with `json_schema()`.",
+            "label: Gemini's `parameters` cannot state an object of any keys (a map); this one has 4, counting those nested in other values. Export it with `json_schema()`.",
         ),
     ] {
         assert_eq!(export.tool(tool).unwrap_err().to_string(), refusal);
@@ -311,4 +311,208 @@ fn past_a_hundred_counted_values_the_rest_are_not_read() {
         ),
         "{message}"
     );
+}
+
+/// Tags, at most three, each a lowercase word.
+#[tool]
+fn tag(
+    /// Tags.
+    #[validate(length = 1..=3, each(pattern = "^[a-z]+$"))]
+    tags: Vec<String>,
+    /// Tags, by owner.
+    #[validate(length = ..=2, each(pattern = "^[a-z]+$"))]
+    owners: Option<BTreeMap<String, String>>,
+    /// Levels, by tag.
+    #[validate(each(choices = [1, 2, 3]))]
+    levels: Option<HashMap<String, u32>>,
+) -> usize {
+    tags.len() + owners.map_or(0, |o| o.len()) + levels.map_or(0, |l| l.len())
+}
+
+/// A count the rule refuses and items (or values) refused are named in one refusal: the count
+/// first, then the refused items among those that fit the rule's most, so the next call can be
+/// the last.
+#[test]
+fn a_count_and_its_items_are_refused_together() {
+    let toolbox = Toolbox::new().with(tag::tool());
+    let message =
+        |args: &str| block_on(toolbox.call_json("tag", args)).unwrap().message().map(str::to_owned).unwrap_or_default();
+    assert_eq!(
+        message(r#"{"tags":["ok","Bad","fine","Worse","late"]}"#),
+        "tags: [\"ok\",\"Bad\",\"fine\",\"Worse\",\"late\"] has 5 items; accepted: an array of 1 to 3 items, each \
+         a string matching the pattern ^[a-z]+$. Send at most 3 items.\n\
+         tags[1]: \"Bad\" does not match the pattern; accepted: a string matching the pattern ^[a-z]+$. Send a \
+         string that matches ^[a-z]+$ in full."
+    );
+    assert_eq!(
+        message(r#"{"tags":["a"],"owners":{"x":"A","y":"b","z":"c"}}"#),
+        "owners: {\"x\":\"A\",\"y\":\"b\",\"z\":\"c\"} has 3 entries; accepted: an object of at most 2 entries, \
+         each value a string matching the pattern ^[a-z]+$. Send at most 2 entries.\n\
+         owners[\"x\"]: \"A\" does not match the pattern; accepted: a string matching the pattern ^[a-z]+$. Send \
+         a string that matches ^[a-z]+$ in full."
+    );
+    // Integer choices on a map's values, checked against its value type as a `Vec`'s items are.
+    assert_eq!(
+        message(r#"{"tags":["a"],"levels":{"a":2,"b":4}}"#),
+        "levels[\"b\"]: 4 is not an accepted value; accepted: one of 1, 2, 3. Send 3, the closest accepted value, or \
+         another one listed."
+    );
+    // A count alone, and items alone, as before.
+    assert!(message(r#"{"tags":[]}"#).starts_with("tags: [] has 0 items;"));
+    assert!(message(r#"{"tags":["Bad"]}"#).starts_with("tags[0]: \"Bad\" does not match the pattern;"));
+}
+
+/// A login: its token is a secret.
+#[derive(Object, Debug)]
+#[allow(dead_code)] // read, never looked at: the tests look at the replies
+pub struct Login {
+    /// The token.
+    #[validate(secret)]
+    pub token: String,
+    /// The user.
+    pub user: String,
+}
+
+/// Stores logins, at most one.
+#[tool]
+fn vault(
+    /// Logins, by name.
+    #[validate(length = ..=1)]
+    logins: Option<BTreeMap<String, Login>>,
+    /// Tokens, by service.
+    #[validate(each(secret))]
+    tokens: Option<BTreeMap<String, String>>,
+    /// Logins, listed.
+    #[validate(length = ..=1)]
+    listed: Option<Vec<Login>>,
+) -> usize {
+    logins.map_or(0, |l| l.len()) + tokens.map_or(0, |t| t.len()) + listed.map_or(0, |l| l.len())
+}
+
+/// Stores logins, strictly.
+#[tool(strict)]
+fn vault_strict(
+    /// Logins, by name.
+    logins: Option<BTreeMap<String, Login>>,
+) -> usize {
+    logins.map_or(0, |l| l.len())
+}
+
+/// A map (or array) of objects with a secret field, refused whole (its count, its type, a string
+/// holding it), quotes nothing of what was sent.
+#[test]
+fn a_container_of_objects_with_a_secret_field_is_never_quoted() {
+    let toolbox = Toolbox::new().with(vault::tool()).with(vault_strict::tool());
+    for (name, text) in [
+        ("vault", r#"{"logins":{"a":{"token":"LEAK","user":"u"},"b":{"token":"LEAK","user":"u"}}}"#),
+        ("vault", r#"{"logins":["LEAK"]}"#),
+        ("vault", r#"{"logins":"LEAK"}"#),
+        ("vault", r#"{"listed":[{"token":"LEAK","user":"u"},{"token":"LEAK","user":"u"}]}"#),
+        ("vault", r#"{"listed":"LEAK"}"#),
+        ("vault_strict", r#"{"logins":"{\"a\":{\"token\":\"LEAK\",\"user\":\"u\"}}"}"#),
+    ] {
+        let reply = block_on(toolbox.call_json(name, text)).unwrap().to_json();
+        assert!(reply.contains("\"status\":\"invalid\""), "{text}: {reply}");
+        assert!(!reply.contains("LEAK"), "{text} leaked: {reply}");
+    }
+    let refused = block_on(
+        toolbox.call_json("vault", r#"{"logins":{"a":{"token":"LEAK","user":"u"},"b":{"token":"LEAK","user":"u"}}}"#),
+    )
+    .unwrap();
+    assert_eq!(
+        refused.message().unwrap(),
+        "logins: the value sent (secret, not shown) has 2 entries; accepted: an object of at most 1 entry, each value \
+         an object with the keys \"token\", \"user\". Send at most 1 entry."
+    );
+}
+
+/// An audit record (and a confirmation's preview) keeps no secret inside a map, an array or an
+/// object: each is replaced, the rest kept.
+#[test]
+fn an_audit_record_keeps_no_secret_inside_an_argument() {
+    use envelope_core::call::audit::{Audit, AuditFuture, AuditRecord, AuditSink};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Debug, Default)]
+    struct Kept(Mutex<Vec<Value>>);
+    impl AuditSink for Kept {
+        fn write<'a>(&'a self, record: &'a AuditRecord) -> AuditFuture<'a> {
+            Box::pin(async move {
+                self.0.lock().unwrap().push(serde_json::from_str(&record.to_json()).unwrap());
+                Ok(())
+            })
+        }
+    }
+
+    let sink = Arc::new(Kept::default());
+    let toolbox = Toolbox::new().with(vault::tool()).with_audit(Audit::new(sink.clone()));
+    let text = r#"{"tokens":{"ci":"LEAK-1"},"logins":{"a":{"token":"LEAK-2","user":"u"}},"listed":[{"token":"LEAK-3","user":"v"}]}"#;
+    let reply = block_on(toolbox.call_json("vault", text)).unwrap().to_json();
+    assert!(reply.starts_with(r#"{"status":"ok""#), "{reply}");
+    let records = sink.0.lock().unwrap();
+    assert!(!records.is_empty());
+    for record in records.iter() {
+        assert!(!record.to_string().contains("LEAK"), "{record}");
+        if let Some(arguments) = record.get("arguments") {
+            assert_eq!(
+                arguments,
+                &json!({
+                    "tokens": {"ci": "(secret, not shown)"},
+                    "logins": {"a": {"token": "(secret, not shown)", "user": "u"}},
+                    "listed": [{"token": "(secret, not shown)", "user": "v"}]
+                })
+            );
+        }
+    }
+}
+
+/// Sums a large map.
+#[tool]
+fn big(
+    /// Counts.
+    #[validate(length = ..=200_000)]
+    m: HashMap<String, u32>,
+) -> usize {
+    m.len()
+}
+
+/// Past 4,096 keys an object of the text is refused whole by the general reading: the typed
+/// reading of a map declines there too, so every path answers alike.
+#[test]
+fn a_map_past_4096_entries_is_answered_alike_on_every_path() {
+    let text = |n: usize| {
+        let body: Vec<String> = (0..n).map(|i| format!("\"key{i}\":{}", i % 10)).collect();
+        format!(r#"{{"m":{{{}}}}}"#, body.join(","))
+    };
+    let typed = Toolbox::new().with(big::tool());
+    let general = Toolbox::new().with(big::tool().__untyped());
+    for n in [4096, 4097] {
+        let a = block_on(typed.call_json("big", &text(n))).unwrap().to_json();
+        let b = block_on(general.call_json("big", &text(n))).unwrap().to_json();
+        assert_eq!(a, b, "{n} entries");
+        assert_eq!(a.starts_with(r#"{"status":"ok""#), n == 4096, "{n}: {}", &a[..200.min(a.len())]);
+    }
+}
+
+/// Stores keys: a secret map.
+#[tool]
+fn keyring(
+    /// Keys, by name: names and values both secret.
+    #[validate(secret, each(range = 1..=9))]
+    keys: BTreeMap<String, u8>,
+) -> usize {
+    keys.len()
+}
+
+/// A secret map's keys are part of its secret: a refused value is named `keys[…]`.
+#[test]
+fn the_keys_of_a_secret_map_are_not_shown() {
+    let toolbox = Toolbox::new().with(keyring::tool());
+    for text in [r#"{"keys":{"sk-LEAK":300}}"#, r#"{"keys":{"sk-LEAK1":30,"sk-LEAK2":30,"sk-LEAK3":30,"sk-LEAK4":30}}"#]
+    {
+        let reply = block_on(toolbox.call_json("keyring", text)).unwrap();
+        let json = reply.to_json();
+        assert!(!json.contains("LEAK"), "{text} leaked: {json}");
+        assert!(reply.message().unwrap().starts_with("keys[…]: the value sent (secret, not shown) "), "{json}");
+    }
 }

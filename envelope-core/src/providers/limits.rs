@@ -133,12 +133,12 @@ impl fmt::Display for ExportError {
             ),
             Limit::Maps if self.provider == Provider::Gemini => write!(
                 f,
-                "{tool}: Gemini's `parameters` cannot state an object of any keys (a map); this one has {n}. \
+                "{tool}: Gemini's `parameters` cannot state an object of any keys (a map); this one has {n}, counting those nested in other values. \
                  Export it with `json_schema()`."
             ),
             Limit::Maps => write!(
                 f,
-                "{tool}: {who}'s strict mode cannot state an object of any keys (a map); this one has {n}. \
+                "{tool}: {who}'s strict mode cannot state an object of any keys (a map); this one has {n}, counting those nested in other values. \
                  Export it with `non_strict()`."
             ),
         }

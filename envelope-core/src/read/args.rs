@@ -18,14 +18,55 @@ pub use crate::read::path::{ArgPath, Reading};
 use crate::read::path::{Numbers, SHOWN_ITEMS, rejected_of};
 pub use crate::read::readers::{FromArg, Numeric, read_choice};
 use crate::read::rules::{example_json, value_words};
-use crate::spec::{ParamSpec, ToolSpec, Ty};
+use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
 use crate::words::cut;
 use crate::{read::sent, words::render};
 
-/// `args` without `secret` parameters: what a hash or preview sent anywhere may cover.
+/// `args` without their secrets: what a hash, a preview or an audit record sent anywhere may
+/// cover. A `secret` parameter is left out; a secret inside one (a secret field of an object,
+/// `each(secret)` items or values, at any depth) is replaced by [`SECRET_SHOWN`].
 pub(crate) fn public_args(params: &[ParamSpec], args: &Map<String, Value>) -> Value {
-    let secret = |name: &str| params.iter().any(|p| p.name == name && p.rules.secret);
-    Value::Object(args.iter().filter(|(k, _)| !secret(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
+    let public = args.iter().filter_map(|(k, v)| match params.iter().find(|p| p.name == k) {
+        Some(p) if p.rules.secret => None,
+        Some(p) => Some((k.clone(), without_secrets(v, &p.rules, &p.ty))),
+        None => Some((k.clone(), v.clone())),
+    });
+    Value::Object(public.collect())
+}
+
+/// What stands for a secret inside an argument in [`public_args`].
+pub(crate) const SECRET_SHOWN: &str = "(secret, not shown)";
+
+/// `v`, of shape `ty` under `rules`, with each secret in it replaced by [`SECRET_SHOWN`].
+fn without_secrets(v: &Value, rules: &Rules, ty: &Ty) -> Value {
+    if rules.secret {
+        return Value::String(SECRET_SHOWN.to_owned());
+    }
+    if !holds_secret(rules, Some(ty)) {
+        return v.clone();
+    }
+    let inner = rules.items.as_deref().unwrap_or(&Rules::NONE);
+    match (ty, v) {
+        // An `Option` not sent.
+        (_, Value::Null) => Value::Null,
+        (Ty::Object(o), Value::Object(fields)) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, x)| match o.params.iter().find(|p| p.name == k) {
+                    Some(p) => (k.clone(), without_secrets(x, &p.rules, &p.ty)),
+                    None => (k.clone(), x.clone()),
+                })
+                .collect(),
+        ),
+        (Ty::Array(item), Value::Array(items)) => {
+            Value::Array(items.iter().map(|x| without_secrets(x, inner, item)).collect())
+        }
+        (Ty::Map(value), Value::Object(entries)) => {
+            Value::Object(entries.iter().map(|(k, x)| (k.clone(), without_secrets(x, inner, value))).collect())
+        }
+        // A secret the shape does not locate: none of it shown.
+        _ => Value::String(SECRET_SHOWN.to_owned()),
+    }
 }
 
 /// The refusal of a key sent more than once in one object of the arguments (read from their

@@ -20,9 +20,10 @@ use serde_json::Value;
 
 use crate::outcome::refusal::{Problem, Rejected};
 use crate::read::containers::container_in_string;
-use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, count};
+use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, count, hidden_if_secret};
 use crate::read::readers::{FromArg, Seed};
 use crate::read::rules::{self, Accepted, Subject, fix_like};
+use crate::read::sent::MAX_KEYS;
 use crate::spec::{Ty, Unit};
 use crate::words::render;
 
@@ -111,23 +112,29 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
         {
             return read_entries(&decoded, reading);
         }
-        return Err(not_an_object::<T>(v, reading));
+        return Err(hidden_if_secret(not_an_object::<T>(v, reading), reading.rules, &Ty::Map(Box::new(T::ty()))));
     };
-    rules::check(reading, v, Subject::Entries { n: entries.len(), value: T::ty })?;
+    // A count the rule refuses is the first problem; the values are checked too, so one refusal
+    // names every problem (of too many entries, those that fit the rule's most, as an array's).
+    let count = rules::check(reading, v, Subject::Entries { n: entries.len(), value: T::ty })
+        .map_err(|p| hidden_if_secret(p, reading.rules, &Ty::Map(Box::new(T::ty()))));
+    let checked =
+        if count.is_err() { entries.len().min(reading.rules.length.map_or(0, |l| l.max)) } else { entries.len() };
     let mut out = M::default();
     let mut refused: Vec<Problem> = Vec::new();
     let mut more: Vec<&str> = Vec::new();
     // The place of the first value not read, once `COUNTED_VALUES` more were refused.
     let mut unchecked = None;
-    for (i, (key, value)) in entries.iter().enumerate() {
+    for (i, (key, value)) in entries.iter().take(checked).enumerate() {
         if more.len() == COUNTED_VALUES {
             unchecked = Some(i);
             break;
         }
-        let path = Path::Key(&reading.path, key);
+        // A secret map's keys are part of its secret: not shown.
+        let path = if reading.rules.secret { Path::SecretKey(&reading.path) } else { Path::Key(&reading.path, key) };
         let value_cx = reading.item(&path);
         match T::from_arg(value, &value_cx) {
-            Ok(x) if refused.is_empty() => {
+            Ok(x) if refused.is_empty() && count.is_ok() => {
                 out.put(key.clone(), x);
             }
             Ok(_) => {}
@@ -136,13 +143,16 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
         }
     }
     if refused.is_empty() {
-        return Ok(out);
+        return count.map(|()| out);
     }
     if !more.is_empty() {
         refused.push(counted(reading, &refused[0], &more, unchecked.map(|first| entries.len() - first)));
     }
-    let mut first = refused.remove(0);
-    // After the first value's own further problems (the other fields of an object value).
+    let mut first = match count {
+        Err(count) => count,
+        Ok(()) => refused.remove(0),
+    };
+    // After the first problem's own further problems (the other fields of an object value).
     first.0.also.extend(refused);
     Err(first)
 }
@@ -152,7 +162,11 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
 /// they were not checked.
 fn counted(reading: &Reading<'_>, first: &Problem, more: &[&str], unread: Option<usize>) -> Problem {
     let parent = reading.path;
-    let list: Vec<String> = more.iter().take(5).map(|key| Path::Key(&parent, key).text()).collect();
+    let list: Vec<String> = more
+        .iter()
+        .take(5)
+        .map(|key| if reading.rules.secret { Path::SecretKey(&parent) } else { Path::Key(&parent, key) }.text())
+        .collect();
     let etc = if more.len() > 5 { ", …" } else { "" };
     let values = if more.len() == 1 { "value" } else { "values" };
     let (issue, fix) = match unread {
@@ -162,10 +176,11 @@ fn counted(reading: &Reading<'_>, first: &Problem, more: &[&str], unread: Option
         ),
         Some(n) => (
             format!(
-                "has at least {} more refused {values} ({}{etc}); the {} after them were not checked",
+                "has at least {} more refused {values} ({}{etc}); the {} after them {} not checked",
                 more.len(),
                 list.join(", "),
-                count(n, Unit::Entries)
+                count(n, Unit::Entries),
+                if n == 1 { "was" } else { "were" }
             ),
             "Fix those values the same way, and check the rest likewise before sending again.".to_owned(),
         ),
@@ -197,7 +212,8 @@ fn not_an_object<T: FromArg>(v: &Value, reading: &Reading<'_>) -> Problem {
 
 /// The typed reading of a map (`FromArg::read_typed`): each value read into `T` with the value
 /// rules as the object is read; it declines (`None`) at the first value refused, at a key sent
-/// twice, and once it holds more entries than the `length` rule's most.
+/// twice, and once it holds more entries than the `length` rule's most or than an object of the
+/// text may have (`sent::MAX_KEYS`, 4,096, past which the general reading refuses it).
 struct Typed<'r, 'a, T, M>(&'r Reading<'a>, PhantomData<(T, M)>);
 
 impl<'de, T: FromArg, M: Entries<T>> Visitor<'de> for Typed<'_, '_, T, M> {
@@ -213,7 +229,9 @@ impl<'de, T: FromArg, M: Entries<T>> Visitor<'de> for Typed<'_, '_, T, M> {
         let mut out = M::default();
         while let Some(key) = map.next_key::<String>()? {
             let Some(x) = map.next_value_seed(Seed::<T>(&value, PhantomData))? else { return Ok(None) };
-            if out.count() >= most || !out.put(key, x) {
+            // Past the most keys an object of the text may have (`sent::MAX_KEYS`), the
+            // general reading refuses the object whole.
+            if out.count() >= most.min(MAX_KEYS) || !out.put(key, x) {
                 return Ok(None);
             }
         }

@@ -26,6 +26,9 @@ pub enum ArgPath<'a> {
     /// `parent["key"]`: the value of a map's key. The key is written as a JSON string, cut to
     /// its first 64 characters (then `…` inside the quotes): the caller chose it.
     Key(&'a ArgPath<'a>, &'a str),
+    /// `parent[…]`: the value of a key of a `secret` map, whose keys are part of the secret and
+    /// are not shown.
+    SecretKey(&'a ArgPath<'a>),
 }
 
 /// The most characters of a map's key a path shows (`labels["…"]`).
@@ -36,7 +39,10 @@ impl ArgPath<'_> {
     pub fn parameter(&self) -> &'static str {
         match self {
             ArgPath::Param(p) => p,
-            ArgPath::Index(parent, _) | ArgPath::Field(parent, _) | ArgPath::Key(parent, _) => parent.parameter(),
+            ArgPath::Index(parent, _)
+            | ArgPath::Field(parent, _)
+            | ArgPath::Key(parent, _)
+            | ArgPath::SecretKey(parent) => parent.parameter(),
         }
     }
 
@@ -56,6 +62,7 @@ impl ArgPath<'_> {
             ArgPath::Index(parent, i) => parent.text_len() + 2 + i.checked_ilog10().map_or(1, |d| d as usize + 1),
             ArgPath::Field(parent, name) => parent.text_len() + 1 + name.len(),
             ArgPath::Key(parent, key) => parent.text_len() + 2 + key_text(key).len(),
+            ArgPath::SecretKey(parent) => parent.text_len() + "[…]".len(),
         }
     }
 
@@ -79,6 +86,10 @@ impl ArgPath<'_> {
                 out.write_char('[')?;
                 out.write_str(&key_text(key))?;
                 out.write_char(']')
+            }
+            ArgPath::SecretKey(parent) => {
+                parent.write_to(out)?;
+                out.write_str("[…]")
             }
         }
     }
@@ -179,6 +190,17 @@ impl<'a> Reading<'a> {
             path => problem.at(path.text()),
         }
     }
+}
+
+/// `problem` with its value not quoted when a value of shape `ty` under `rules` holds a secret
+/// at any depth (an object of a map or array with a secret field): what a refusal of the whole
+/// container (its count, its type) would otherwise show of it. [`Reading::problem_of`] sees the
+/// rules alone.
+pub(crate) fn hidden_if_secret(mut problem: Problem, rules: &Rules, ty: &Ty) -> Problem {
+    if holds_secret(rules, Some(ty)) {
+        problem.0.rejected = Rejected::Hidden;
+    }
+    problem
 }
 
 /// How a value is quoted: not at all when it is, or holds, a secret; its numbers as sent.

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::outcome::refusal::{Problem, Rejected};
 use crate::read::containers::container_in_string;
 pub use crate::read::input::Sent;
-use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS};
+use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, hidden_if_secret};
 use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, fix_like_whole, multiple_of, range};
 use crate::read::scalars;
@@ -657,22 +657,33 @@ impl<T: FromArg> FromArg for Vec<T> {
                     return Self::from_arg(&decoded, reading);
                 }
                 let fix = fix_like(reading, "Send the array itself", "[...]", ", not a string holding it");
-                return Err(reading.problem_of(v, "is a string holding an array", words, fix));
+                let problem = reading.problem_of(v, "is a string holding an array", words, fix);
+                return Err(hidden_if_secret(problem, reading.rules, &Self::ty()));
             }
             let fix = if reading.rules.length.is_some_and(|l| l.min > 0) {
                 "Send a JSON array.".to_owned()
             } else {
                 fix_like(reading, "Send a JSON array", "[]", "")
             };
-            return Err(reading.problem_of(v, render::type_issue(v), words, fix));
+            return Err(hidden_if_secret(
+                reading.problem_of(v, render::type_issue(v), words, fix),
+                reading.rules,
+                &Self::ty(),
+            ));
         };
-        rules::check(reading, v, Subject::Items { n: items.len(), item: T::ty })?;
-        let mut out = Vec::with_capacity(items.len().min(1024));
+        // A count the rule refuses is the first problem; the items are checked too, so one
+        // refusal names every problem (of too many items, those that fit the rule's most: the
+        // rest are to be left out, and are not read).
+        let count = rules::check(reading, v, Subject::Items { n: items.len(), item: T::ty })
+            .map_err(|p| hidden_if_secret(p, reading.rules, &Self::ty()));
+        let checked =
+            if count.is_err() { items.len().min(reading.rules.length.map_or(0, |l| l.max)) } else { items.len() };
+        let mut out = Vec::with_capacity(if count.is_err() { 0 } else { items.len().min(1024) });
         let mut refused: Vec<Problem> = Vec::new();
         let mut more: Vec<usize> = Vec::new();
         // The index of the first item not read, once `COUNTED_ITEMS` more were refused.
         let mut unchecked = None;
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.iter().take(checked).enumerate() {
             if more.len() == COUNTED_ITEMS {
                 unchecked = Some(i);
                 break;
@@ -680,14 +691,14 @@ impl<T: FromArg> FromArg for Vec<T> {
             let path = Path::Index(&reading.path, i);
             let item_cx = reading.item(&path);
             match T::from_arg(item, &item_cx) {
-                Ok(x) if refused.is_empty() => out.push(x),
+                Ok(x) if refused.is_empty() && count.is_ok() => out.push(x),
                 Ok(_) => {}
                 Err(p) if refused.len() < SHOWN_ITEMS => refused.push(p),
                 Err(_) => more.push(i),
             }
         }
         if refused.is_empty() {
-            return Ok(out);
+            return count.map(|()| out);
         }
         if !more.is_empty() {
             let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", reading.path)).collect();
@@ -717,8 +728,11 @@ impl<T: FromArg> FromArg for Vec<T> {
                     .at(reading.path.text()),
             );
         }
-        let mut first = refused.remove(0);
-        // After the first item's own further problems (the other fields of an object item).
+        let mut first = match count {
+            Err(count) => count,
+            Ok(()) => refused.remove(0),
+        };
+        // After the first problem's own further problems (the other fields of an object item).
         first.0.also.extend(refused);
         Err(first)
     }

@@ -11,7 +11,7 @@ use crate::attr::{RangeArg, ValidateArgs};
 use crate::diag::{Accumulator, Error, Sp};
 use crate::model::{ByTraitV, ChoicesV, Format, LengthUnit, LengthV, NumV, PatternV, RulesV};
 use crate::rules::applies;
-use crate::ty::{Kind, kind_of, vec_item};
+use crate::ty::{Kind, each_item, kind_of};
 
 /// A secret's items are secret too, at every depth: no part of it is ever echoed.
 fn mark_secret(rules: &mut RulesV, span: Span) {
@@ -82,9 +82,10 @@ pub(super) fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut Accumulator)
         if !applies("each", kind, each.span(), errors) {
             return None;
         }
-        // The item type of a type the macro cannot name is its `Sequence` impl's.
+        // The item type of a `Vec` or a map as written; of a type the macro cannot name, its
+        // `Sequence` impl's.
         let of_sequence: Type;
-        let item = match vec_item(ty) {
+        let item = match each_item(ty) {
             Some(item) => item,
             None if kind == Kind::Other => {
                 let private = crate::private::path();
