@@ -7,7 +7,8 @@
 //! `cargo run --example http_server` listens on `127.0.0.1:8080` and prints its URL (the last
 //! line on stdout; `--help` lists the options). Choose the address with `--host` / `--port`
 //! (or the `HOST` / `PORT` environment variables; port `0` picks a free one). An argument that
-//! is none of the options stops it at start. Each call logs one line to stderr, and so
+//! is none of the options stops it at start. Each call logs one line to stderr (a tool's own log
+//! messages besides, at their levels; its progress at `debug`), and so
 //! does each request or connection the server refuses; `RUST_LOG` (`target=level` directives
 //! and a default level, comma-separated: `debug`, `warn,envelope_core=debug`) chooses what is
 //! logged instead (an unreadable one stops it at start). Attach a client, e.g. the MCP Inspector:

@@ -146,8 +146,10 @@ fn cut_bytes(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
+/// A progress report no client receives, to `tracing` at `debug`: a tool reports progress many
+/// times a call, which a server logging at `info` (one line a call) does not want.
 fn trace_progress(cx: &Context, note: &Progress) {
-    tracing::info!(
+    tracing::debug!(
         target: "envelope::tool",
         call_id = cx.call_id(),
         progress = note.done,
