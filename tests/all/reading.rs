@@ -325,3 +325,29 @@ fn values_after_a_refused_one_are_still_each_checked() {
     .unwrap();
     assert_eq!(answered.to_value()["data"], 3 + 2 + 2 + 3 + 3 + 2);
 }
+
+/// A refused value whose fix offers a choice that a `requires` of its own would then break: the
+/// fix names what goes with it, so the call it leads to is served (`search_analytics`: "hour"
+/// requires data_state "HOURLY_ALL", which requires dimension "hour").
+#[test]
+fn a_fix_that_offers_a_choice_names_what_the_choice_requires() {
+    for (sent, fix, fixed) in [
+        (
+            json!({"dimension": "hours"}),
+            "Send \"hour\", with data_state \"HOURLY_ALL\".",
+            json!({"dimension": "hour", "data_state": "HOURLY_ALL"}),
+        ),
+        (
+            json!({"dimension": "query", "data_state": "hourly_all"}),
+            "Send \"HOURLY_ALL\", with dimension \"hour\".",
+            json!({"dimension": "hour", "data_state": "HOURLY_ALL"}),
+        ),
+        // Nothing to add: "page" requires nothing, and "ALL" is the default.
+        (json!({"dimension": "pages"}), "Send \"page\".", json!({"dimension": "page"})),
+    ] {
+        let refused = crate::call("search_analytics", sent.clone());
+        assert_eq!(refused["hints"]["fix"], fix, "{sent}: {refused}");
+        assert!(refused["message"].as_str().unwrap().ends_with(fix), "{refused}");
+        assert_eq!(crate::call("search_analytics", fixed)["status"], "ok", "{sent}");
+    }
+}

@@ -552,8 +552,12 @@ impl<'a> Args<'a> {
     }
 
     /// Checks the cross-field rules (`requires`, `excludes`) of parameters that were read
-    /// without a problem; each broken rule is a problem of the parameter to change.
+    /// without a problem; each broken rule is a problem of the parameter to change. A refused
+    /// parameter whose fix offers a value (`Send "hour".`) that a `requires` of its own would
+    /// then break has the fix say what goes with it (`Send "hour", with data_state
+    /// "HOURLY_ALL".`), so the call the fix leads to is not refused again.
     pub fn cross(&mut self) {
+        self.fixes_with_requirements();
         let mut found = Vec::new();
         let failed = |name: &str, problems: &[Problem]| {
             let at = self.path_of(name);
@@ -624,6 +628,56 @@ impl<'a> Args<'a> {
             }
         }
         self.problems.extend(found);
+    }
+
+    /// The other parameters a refused parameter's offered value (its problem's suggestion)
+    /// requires and does not have, added to its fix (see [`cross`](Self::cross)). An author's
+    /// own `fix` is left as written.
+    fn fixes_with_requirements(&mut self) {
+        for p in self.params {
+            if p.requires.is_empty() || p.rules.fix.is_some() {
+                continue;
+            }
+            let at = self.path_of(p.name);
+            let Some(i) = self
+                .problems
+                .iter()
+                .position(|x| x.0.suggestion.is_some() && x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)
+            else {
+                continue;
+            };
+            let offered = Value::String(self.problems[i].0.suggestion.as_deref().unwrap_or_default().to_owned());
+            let mut with = Vec::new();
+            for rule in
+                p.requires.iter().filter(|r| r.when.as_ref().is_none_or(|w| same(&offered, w, p.rules.ignore_case)))
+            {
+                for (other_name, want) in &rule.then {
+                    let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
+                    let value = self.effective(other);
+                    let ok = match (want, value) {
+                        (None, v) => v.is_some(),
+                        (Some(w), Some(v)) => same(v, w, other.rules.ignore_case),
+                        (Some(_), None) => false,
+                    };
+                    if !ok {
+                        with.push(match want {
+                            Some(w) => format!("{} {}", other.name, render::shown(w)),
+                            None => format!("{} sent", other.name),
+                        });
+                    }
+                }
+            }
+            if with.is_empty() {
+                continue;
+            }
+            let fix = self.problems[i].0.fix.as_mut_string();
+            if fix.ends_with('.') {
+                fix.pop();
+            }
+            fix.push_str(", with ");
+            fix.push_str(&with.join(" and "));
+            fix.push('.');
+        }
     }
 
     /// The refusal of every problem found (called when a parameter could not be read).
