@@ -195,26 +195,55 @@ async fn an_id_past_i64_is_refused_naming_the_range_over_stdio() {
     timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
 }
 
+/// A stdio session with the `slow` tool, over an in-memory pipe.
+struct Session {
+    output: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+    input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Session {
+    fn start() -> Session {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server);
+        let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(slow::tool())), server_in, server_out));
+        let (output, input) = tokio::io::split(client);
+        Session { output: BufReader::new(output), input, served }
+    }
+
+    async fn send(&mut self, lines: &str) {
+        self.input.write_all(lines.as_bytes()).await.unwrap();
+    }
+
+    /// The next reply line, within 20 s.
+    async fn reply(&mut self) -> Value {
+        let mut line = String::new();
+        timeout(Duration::from_secs(20), self.output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Closes stdin and waits for the server to end.
+    async fn end(mut self) {
+        self.input.shutdown().await.unwrap();
+        drop(self.input);
+        timeout(Duration::from_secs(20), self.served).await.unwrap().unwrap().unwrap();
+    }
+}
+
 /// An unknown method is answered `-32601` naming the methods this server answers under the
 /// session's version: after `initialize` (2025-11-25), `initialize`, not 2026-07-28's
 /// `server/discover`, which it refuses.
 #[tokio::test]
 async fn an_unknown_method_names_the_methods_served_in_this_session() {
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (server_in, server_out) = tokio::io::split(server);
-    let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(slow::tool())), server_in, server_out));
-    let (output, mut input) = tokio::io::split(client);
-    let mut output = BufReader::new(output);
+    let mut session = Session::start();
     let mut sent = opening();
     for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
         sent.push_str(&format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method})));
     }
-    input.write_all(sent.as_bytes()).await.unwrap();
+    session.send(&sent).await;
     let mut replies = Vec::new();
     while replies.len() < 3 {
-        let mut line = String::new();
-        timeout(Duration::from_secs(20), output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
-        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+        replies.push(session.reply().await);
     }
     for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
         let reply = replies.iter().find(|r| r["id"] == id).unwrap();
@@ -226,9 +255,7 @@ async fn an_unknown_method_names_the_methods_served_in_this_session() {
             )
         );
     }
-    input.shutdown().await.unwrap();
-    drop(input);
-    timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
+    session.end().await;
 }
 
 /// A request before `initialize` on stdio starts a 2026-07-28 session, whose requests carry their
@@ -236,18 +263,9 @@ async fn an_unknown_method_names_the_methods_served_in_this_session() {
 /// other way in.
 #[tokio::test]
 async fn a_request_before_initialize_is_told_both_ways_in() {
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (server_in, server_out) = tokio::io::split(server);
-    let served = tokio::spawn(serve_io(McpServer::new(Toolbox::new().with(slow::tool())), server_in, server_out));
-    let (output, mut input) = tokio::io::split(client);
-    let mut output = BufReader::new(output);
-    input
-        .write_all(format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).as_bytes())
-        .await
-        .unwrap();
-    let mut line = String::new();
-    timeout(Duration::from_secs(20), output.read_line(&mut line)).await.expect("a reply within 20 s").unwrap();
-    let reply: Value = serde_json::from_str(&line).unwrap();
+    let mut session = Session::start();
+    session.send(&format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))).await;
+    let reply = session.reply().await;
     assert_eq!(reply["id"], 1);
     assert_eq!(reply["error"]["code"], -32602);
     let message = reply["error"]["message"].as_str().unwrap();
@@ -260,7 +278,5 @@ async fn a_request_before_initialize_is_told_both_ways_in() {
         ),
         "{message}"
     );
-    input.shutdown().await.unwrap();
-    drop(input);
-    timeout(Duration::from_secs(20), served).await.unwrap().unwrap().unwrap();
+    session.end().await;
 }

@@ -154,6 +154,16 @@ fn same(a: &Value, b: &Value, ignore_case: bool) -> bool {
     }
 }
 
+/// Whether `value` (as sent, else the default) meets a `requires`' `want`: that value, or
+/// (`None`) any value sent.
+fn meets(want: Option<&Value>, value: Option<&Value>, ignore_case: bool) -> bool {
+    match (want, value) {
+        (None, v) => v.is_some(),
+        (Some(w), Some(v)) => same(v, w, ignore_case),
+        (Some(_), None) => false,
+    }
+}
+
 /// What triggered a `requires`: `dimension "hour"` / `dimension is "hour"`.
 struct Cause {
     noun: String,
@@ -590,12 +600,7 @@ impl<'a> Args<'a> {
                         continue;
                     }
                     let value = self.effective(other);
-                    let ok = match (want, value) {
-                        (None, v) => v.is_some(),
-                        (Some(w), Some(v)) => same(v, w, other.rules.ignore_case),
-                        (Some(_), None) => false,
-                    };
-                    if !ok {
+                    if !meets(want.as_ref(), value, other.rules.ignore_case) {
                         let problem = cross_problem(
                             other,
                             self.sent(other),
@@ -653,13 +658,7 @@ impl<'a> Args<'a> {
             {
                 for (other_name, want) in &rule.then {
                     let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
-                    let value = self.effective(other);
-                    let ok = match (want, value) {
-                        (None, v) => v.is_some(),
-                        (Some(w), Some(v)) => same(v, w, other.rules.ignore_case),
-                        (Some(_), None) => false,
-                    };
-                    if !ok {
+                    if !meets(want.as_ref(), self.effective(other), other.rules.ignore_case) {
                         with.push(match want {
                             Some(w) => format!("{} {}", other.name, render::shown(w)),
                             None => format!("{} sent", other.name),

@@ -57,50 +57,45 @@ impl<T, S: BuildHasher + Default> Entries<T> for HashMap<String, T, S> {
     }
 }
 
-/// A JSON object of any keys, each value a `T`, in key order.
-///
-/// Refusals: a value that is not an object (`labels: [1] is an array; accepted: an object whose
-/// values are strings. Send a JSON object, like {}.`), a count of entries outside `length`
-/// (`labels: {…} has 0 entries; accepted: an object of 1 to 20 entries, each value a string.
-/// Send at least 1 entry.`), and each refused value by its key (`labels["env"]: 5 is a number;
-/// accepted: a string. Send a JSON string, like "5".`).
-impl<T: FromArg> FromArg for BTreeMap<String, T> {
-    fn ty() -> Ty {
-        Ty::Map(Box::new(T::ty()))
-    }
-    fn reads_typed() -> bool {
-        T::reads_typed()
-    }
-    fn read_typed<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        de.deserialize_map(Typed::<T, Self>(reading, PhantomData))
-    }
-    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
-        read_entries(v, reading)
-    }
-    fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
-        typed_value(v, reading)
-    }
+/// The `FromArg` impl of a map type: one body for both kinds.
+macro_rules! map_reads {
+    ($(#[$doc:meta])* [$($generics:tt)*] $map:ty) => {
+        $(#[$doc])*
+        impl<$($generics)*> FromArg for $map {
+            fn ty() -> Ty {
+                Ty::Map(Box::new(T::ty()))
+            }
+            fn reads_typed() -> bool {
+                T::reads_typed()
+            }
+            fn read_typed<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
+                de.deserialize_map(Typed::<T, Self>(reading, PhantomData))
+            }
+            fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
+                read_entries(v, reading)
+            }
+            fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
+                typed_value(v, reading)
+            }
+        }
+    };
 }
 
-/// A JSON object of any keys, each value a `T` (see the map above: the same reading, the same
-/// refusals).
-impl<T: FromArg, S: BuildHasher + Default> FromArg for HashMap<String, T, S> {
-    fn ty() -> Ty {
-        Ty::Map(Box::new(T::ty()))
-    }
-    fn reads_typed() -> bool {
-        T::reads_typed()
-    }
-    fn read_typed<'de, D: Deserializer<'de>>(de: D, reading: &Reading<'_>) -> Result<Option<Self>, D::Error> {
-        de.deserialize_map(Typed::<T, Self>(reading, PhantomData))
-    }
-    fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
-        read_entries(v, reading)
-    }
-    fn read_typed_value(v: &Value, reading: &Reading<'_>) -> Option<Self> {
-        typed_value(v, reading)
-    }
-}
+map_reads!(
+    /// A JSON object of any keys, each value a `T`, in key order.
+    ///
+    /// Refusals: a value that is not an object (`labels: [1] is an array; accepted: an object
+    /// whose values are strings. Send a JSON object, like {}.`), a count of entries outside
+    /// `length` (`labels: {…} has 0 entries; accepted: an object of 1 to 20 entries, each value a
+    /// string. Send at least 1 entry.`), and each refused value by its key (`labels["env"]: 5 is
+    /// a number; accepted: a string. Send a JSON string, like "5".`).
+    [T: FromArg] BTreeMap<String, T>
+);
+
+map_reads!(
+    /// A JSON object of any keys, each value a `T`: the reading and refusals of `BTreeMap`'s.
+    [T: FromArg, S: BuildHasher + Default] HashMap<String, T, S>
+);
 
 /// The general reading of a map: every value read (and refused) by its key.
 fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> Result<M, Problem> {
