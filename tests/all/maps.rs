@@ -515,4 +515,9 @@ fn the_keys_of_a_secret_map_are_not_shown() {
         assert!(!json.contains("LEAK"), "{text} leaked: {json}");
         assert!(reply.message().unwrap().starts_with("keys[…]: the value sent (secret, not shown) "), "{json}");
     }
+    // A key sent twice: neither the key nor its values shown.
+    let reply = block_on(toolbox.call_json("keyring", r#"{"keys":{"sk-LEAK":1,"sk-LEAK":2}}"#)).unwrap().to_value();
+    assert!(!reply.to_string().contains("LEAK"), "{reply}");
+    assert_eq!(reply["hints"]["path"], "keys[…]", "{reply}");
+    assert_eq!(reply["hints"]["fix"], "Send each key once, with the one value you mean.");
 }

@@ -351,3 +351,33 @@ fn a_fix_that_offers_a_choice_names_what_the_choice_requires() {
         assert_eq!(crate::call("search_analytics", fixed)["status"], "ok", "{sent}");
     }
 }
+
+/// A mode whose fast setting needs a high level, which needs the extra.
+#[envelope_core::tool]
+fn chained(
+    /// Mode.
+    #[validate(choices = ["slow", "fast"], requires(level = "high", when = "fast"))]
+    mode: String,
+    /// Level.
+    #[validate(choices = ["low", "high"], default = "low", requires(extra = "yes", when = "high"))]
+    level: String,
+    /// Extra.
+    #[validate(choices = ["no", "yes"], default = "no")]
+    extra: String,
+) -> String {
+    format!("{mode} {level} {extra}")
+}
+
+/// The requirements a fix's choice brings are followed along their chain, each named once.
+#[test]
+fn a_fix_names_the_chain_of_requirements_its_choice_brings() {
+    let toolbox = envelope_core::Toolbox::new().with(chained::tool());
+    let call = |args: &str| crate::block_on(toolbox.call_json("chained", args)).unwrap().to_value();
+    let refused = call(r#"{"mode":"fas"}"#);
+    assert_eq!(refused["hints"]["fix"], "Send \"fast\", with level \"high\" and extra \"yes\".", "{refused}");
+    assert_eq!(call(r#"{"mode":"fast","level":"high","extra":"yes"}"#)["status"], "ok");
+    // A value sent already is not asked again: its own requirement is a problem of its own.
+    let refused = call(r#"{"mode":"fas","level":"high"}"#);
+    assert_eq!(refused["hints"]["fix"], "Send \"fast\".");
+    assert_eq!(refused["hints"]["others"][0]["parameter"], "extra", "{refused}");
+}

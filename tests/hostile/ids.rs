@@ -237,14 +237,17 @@ impl Session {
 async fn an_unknown_method_names_the_methods_served_in_this_session() {
     let mut session = Session::start();
     let mut sent = opening();
-    for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
+    for (id, method) in [(1, "server/discover"), (2, "foo/bar"), (3, "logging/setLevel")] {
         sent.push_str(&format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method})));
     }
     session.send(&sent).await;
     let mut replies = Vec::new();
-    while replies.len() < 3 {
+    while replies.len() < 4 {
         replies.push(session.reply().await);
     }
+    // A method served, sent without the params it needs: invalid params, not "not found".
+    let set_level = replies.iter().find(|r| r["id"] == 3).unwrap();
+    assert_eq!(set_level["error"]["code"], -32602, "{set_level}");
     for (id, method) in [(1, "server/discover"), (2, "foo/bar")] {
         let reply = replies.iter().find(|r| r["id"] == id).unwrap();
         assert_eq!(reply["error"]["code"], -32601, "{reply}");

@@ -532,4 +532,16 @@ async fn a_byte_order_mark_is_ignored_on_every_door() {
         post(addr, "/tools/get_top_queries", JSON, "\u{feff}{\"hours_back\":24,\"group_by\":\"database\"}").await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(serde_json::from_str::<Value>(&reply.text).unwrap()["status"], "ok");
+    // Two marks, as one; and a no-break space, which is not JSON's whitespace, refused alike by
+    // every reader of `/mcp` (it was trimmed by one reader, then refused by rmcp's with a 415).
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+    let reply = post(addr, "/mcp", headers, format!("\u{feff}\u{feff}{ping}")).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(serde_json::from_str::<Value>(&reply.text).unwrap()["id"], 1, "{}", reply.text);
+    let reply = post(addr, "/mcp", headers, format!("\u{a0}{ping}")).await;
+    let v: Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!(v["error"]["code"], -32700, "{}", reply.text);
+    assert_ne!(reply.status, 415, "{}", reply.text);
+    let body = "\u{feff}\u{feff}{\"hours_back\":24,\"group_by\":\"database\"}";
+    assert_eq!(post(addr, "/tools/get_top_queries", JSON, body).await.status, 200);
 }

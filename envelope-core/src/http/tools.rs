@@ -291,9 +291,12 @@ impl HttpTools {
     /// A dropped connection drops this future: the call's context is cancelled first, so an
     /// async body dropped with it, or a sync body running on, sees `cx.is_cancelled()`.
     async fn envelope(&self, cx: &Context, name: &str, body: &[u8]) -> Envelope {
-        // A UTF-8 byte order mark is ignored (RFC 8259 §8.1 lets a parser ignore one), as over
-        // `/mcp` and stdio.
-        let body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
+        // UTF-8 byte order marks before the JSON are ignored (RFC 8259 §8.1 lets a parser ignore
+        // one), as over `/mcp` and stdio.
+        let mut body = body;
+        while let Some(rest) = body.strip_prefix("\u{feff}".as_bytes()) {
+            body = rest;
+        }
         // Dropped unfinished (a dropped connection), the call's context is cancelled first.
         let started = cx.cancel_first(self.toolbox.call_bytes_started(cx, name, body)).await;
         match started {

@@ -47,8 +47,8 @@ pub(crate) struct PlainCall {
 /// then reads as it reads every message.
 pub(crate) fn plain_call(bytes: &[u8]) -> Option<PlainCall> {
     let text = std::str::from_utf8(bytes).ok()?;
-    // As `read_message` reads it: without a byte order mark and the whitespace around.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+    // As `read_message` reads it: without byte order marks and the whitespace around.
+    let text = super::frame::message_text(text);
     let Plain { jsonrpc, id, method, params } = serde_json::from_str(text).ok()?;
     if jsonrpc.get() != r#""2.0""# || method.get() != r#""tools/call""# {
         return None;

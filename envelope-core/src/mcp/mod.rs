@@ -438,11 +438,12 @@ fn raw_arguments(extensions: &Extensions) -> Option<frame::RawArguments> {
 }
 
 impl McpServer {
-    /// The methods this server answers, as a method-not-found error lists them: the opening of
+    /// The methods this server answers, as a method-not-found error lists them (a request of
+    /// one of them that reaches the catch-all had params rmcp could not read): the opening of
     /// the protocol version the request came under (`initialize` for a 2025 session,
     /// `server/discover` from 2026-07-28), and the methods of the capabilities
     /// [`get_info`](ServerHandler::get_info) declares.
-    fn served_methods(&self, stateless: bool) -> String {
+    fn served_methods(&self, stateless: bool) -> Vec<&'static str> {
         let mut served =
             vec![if stateless { "server/discover" } else { "initialize" }, "ping", "tools/list", "tools/call"];
         served.push("logging/setLevel");
@@ -455,8 +456,7 @@ impl McpServer {
         if !self.tasks.tools.is_empty() {
             served.extend(["tasks/get", "tasks/cancel", "tasks/update"]);
         }
-        let last = served.pop().unwrap_or_default();
-        format!("{} and {last}", served.join(", "))
+        served
     }
 }
 
@@ -769,11 +769,15 @@ impl ServerHandler for McpServer {
         if request.method != "tools/call" {
             let stateless =
                 context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-            let message = format!(
-                "method not found: {}; this server answers {}",
-                frame::shorten(&request.method),
-                self.served_methods(stateless)
-            );
+            let mut served = self.served_methods(stateless);
+            let method = frame::shorten(&request.method);
+            // A method served whose params rmcp could not read arrives here too.
+            if served.contains(&request.method.as_str()) {
+                let message = format!("{method}: params do not have the shape MCP defines for it");
+                return Err(ErrorData::invalid_params(message, None));
+            }
+            let last = served.pop().unwrap_or_default();
+            let message = format!("method not found: {method}; this server answers {} and {last}", served.join(", "));
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
         let params = request.params.unwrap_or_default();

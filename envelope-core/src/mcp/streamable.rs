@@ -430,10 +430,14 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     });
     let (mut parts, body) = request.into_parts();
     let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
-        // A UTF-8 byte order mark is ignored (RFC 8259 §8.1 lets a parser ignore one), as over
-        // stdio: taken off here, so no reader after this one (rmcp's included) sees it.
-        Ok(bytes) if bytes.starts_with(BOM) => bytes.slice(BOM.len()..),
-        Ok(bytes) => bytes,
+        // UTF-8 byte order marks are ignored (RFC 8259 §8.1 lets a parser ignore one), as over
+        // stdio: taken off here, so no reader after this one (rmcp's included) sees one.
+        Ok(mut bytes) => {
+            while bytes.starts_with(BOM) {
+                bytes = bytes.slice(BOM.len()..);
+            }
+            bytes
+        }
         Err(error) => {
             return error.into_json_rpc_response(None);
         }

@@ -87,14 +87,25 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
         }
         (Rejected::Shown(each.join(", ")), format!("sends the same key {times}"))
     };
+    // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
+    // its size whatever was sent.
+    let parameter = cut::cut(&d.parameter, render::SHOWN_CHARS);
+    if secret && d.path != d.parameter {
+        // A key inside a secret value (a secret map's keys are part of it): not shown.
+        return Problem::new(parameter.clone(), rejected, issue)
+            .with_accepted("each key once")
+            .with_fix("Send each key once, with the one value you mean.")
+            .at(format!("{parameter}[…]"));
+    }
     let accepted = match param {
         Some(p) if d.path == d.parameter => format!("{key} once, with one value: {}", accepted_words(p, &p.ty)),
         _ => format!("each key once, {key} with one value"),
     };
-    // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
-    // its size whatever was sent.
-    let parameter = cut::cut(&d.parameter, render::SHOWN_CHARS);
-    let path = cut::cut(&d.path, 2 * render::SHOWN_CHARS);
+    // A control character of a key is written as its escape: a path is one line of the message.
+    let path: String = cut::cut(&d.path, 2 * render::SHOWN_CHARS)
+        .chars()
+        .map(|c| if c.is_control() { format!("\\u{:04x}", u32::from(c)) } else { c.to_string() })
+        .collect();
     Problem::new(parameter, rejected, issue)
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
@@ -652,17 +663,36 @@ impl<'a> Args<'a> {
                 continue;
             };
             let offered = Value::String(self.problems[i].0.suggestion.as_deref().unwrap_or_default().to_owned());
+            // The values the fix leads to, followed along the requirements they bring in turn
+            // (a chain: "hour" requires a level, which requires an extra), each parameter once.
+            let mut assumed: Vec<(&ParamSpec, Value)> = vec![(p, offered)];
             let mut with = Vec::new();
-            for rule in
-                p.requires.iter().filter(|r| r.when.as_ref().is_none_or(|w| same(&offered, w, p.rules.ignore_case)))
-            {
-                for (other_name, want) in &rule.then {
-                    let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
-                    if !meets(want.as_ref(), self.effective(other), other.rules.ignore_case) {
-                        with.push(match want {
-                            Some(w) => format!("{} {}", other.name, render::shown(w)),
-                            None => format!("{} sent", other.name),
-                        });
+            let mut next = 0;
+            while let Some((q, value)) = assumed.get(next).cloned() {
+                next += 1;
+                let triggered =
+                    q.requires.iter().filter(|r| r.when.as_ref().is_none_or(|w| same(&value, w, q.rules.ignore_case)));
+                for rule in triggered {
+                    for (other_name, want) in &rule.then {
+                        let Some(other) = self.params.iter().find(|o| o.name == *other_name) else { continue };
+                        if assumed.iter().any(|(a, _)| std::ptr::eq(*a, other)) {
+                            continue;
+                        }
+                        if meets(want.as_ref(), self.effective(other), other.rules.ignore_case) {
+                            continue;
+                        }
+                        match want {
+                            Some(w) => {
+                                with.push(format!("{} {}", other.name, render::shown(w)));
+                                assumed.push((other, w.clone()));
+                            }
+                            None => {
+                                let sent = format!("{} sent", other.name);
+                                if !with.contains(&sent) {
+                                    with.push(sent);
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -12,7 +12,9 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ErrorData, GetExtensions, GetMeta, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value, value::RawValue};
 
@@ -186,16 +188,22 @@ pub(crate) fn read_message(bytes: &[u8], framing: Framing) -> Incoming {
             return error(scan.id(), ErrorData::parse_error(why, None));
         }
     };
-    // A UTF-8 byte order mark and a `\r` before the `\n` are ignored, as rmcp's stdio does (the
-    // Streamable HTTP endpoint takes a mark off the body before any reader sees it).
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+    let text = message_text(text);
     if text.is_empty() {
         return Incoming::Answered(None);
     }
     match serde_json::from_str::<Members<'_>>(text) {
-        Ok(members) => read_object(text, &members),
+        Ok(members) => with_short_token(read_object(text, &members)),
         Err(e) => not_an_object(text, &e, framing),
     }
+}
+
+/// The message of a line or body: without the UTF-8 byte order marks before it (RFC 8259 §8.1
+/// lets a parser ignore one; the Streamable HTTP endpoint takes them off the body before any
+/// reader, rmcp's included, sees it) and without JSON's whitespace around it (a `\r` before
+/// the `\n`); any other character, a no-break space say, is the text's own.
+pub(crate) fn message_text(text: &str) -> &str {
+    text.trim_start_matches('\u{feff}').trim_matches([' ', '\t', '\n', '\r'])
 }
 
 /// Text that is not one well-formed JSON object.
@@ -346,12 +354,6 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if params.is_some_and(|p| !p.get().starts_with('{') && p.get() != "null") {
         return invalid(id, notification, "`params` must be an object");
     }
-    if let Some(why) = params.and_then(|p| long_progress_token(p.get())) {
-        if notification {
-            return Incoming::Answered(None);
-        }
-        return error(id, ErrorData::invalid_params(why, None));
-    }
     // A log level that is not one (`logging/setLevel`, a 2026-07-28 request's `_meta`) is
     // invalid params on every version, not an unknown method nor a level ignored.
     if !notification
@@ -413,30 +415,21 @@ fn visible_start(text: &str) -> String {
     out
 }
 
-/// Why `params` cannot be answered with progress: its `_meta.progressToken` is longer than
-/// [`MAX_ID_BYTES`] as sent (every progress notification carries it). `None` for any other
-/// `params`, looked into only when it is long enough to hold such a token.
-fn long_progress_token(params: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(rename = "_meta", borrow)]
-        meta: Option<Meta<'a>>,
+/// `incoming` refused when it is a request whose `progressToken`, as rmcp read it (escaped keys
+/// decoded, the last of a member sent twice), is longer than [`MAX_ID_BYTES`] written as JSON:
+/// every progress notification of the call carries it. `-32602` under the request's id.
+fn with_short_token(incoming: Incoming) -> Incoming {
+    let Incoming::Message(message) = &incoming else { return incoming };
+    let JsonRpcMessage::Request(request) = &**message else { return incoming };
+    let Some(token) = request.request.get_meta().get_progress_token() else { return incoming };
+    let length = serde_json::to_string(&token).map_or(0, |t| t.len());
+    if length <= MAX_ID_BYTES {
+        return incoming;
     }
-    #[derive(serde::Deserialize)]
-    struct Meta<'a> {
-        #[serde(rename = "progressToken", borrow)]
-        progress_token: Option<&'a RawValue>,
-    }
-    if params.len() <= MAX_ID_BYTES || !params.contains("progressToken") {
-        return None;
-    }
-    let token = serde_json::from_str::<Params<'_>>(params).ok()?.meta?.progress_token?;
-    (token.get().len() > MAX_ID_BYTES).then(|| {
-        format!(
-            "`params._meta.progressToken` is {} bytes long; this server sends progress under a token of at most {MAX_ID_BYTES} bytes as sent: send a shorter one",
-            token.get().len()
-        )
-    })
+    let why = format!(
+        "`params._meta.progressToken` is {length} bytes long; this server sends progress under a token of at most {MAX_ID_BYTES} bytes: send a shorter one"
+    );
+    error(Some(request.id.clone()), ErrorData::invalid_params(why, None))
 }
 
 /// A `tools/call` request: `arguments` taken out as text, the rest read as rmcp reads it.

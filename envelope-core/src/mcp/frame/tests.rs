@@ -340,18 +340,30 @@ fn ids_and_progress_tokens_are_read_up_to_256_bytes() {
                 assert_eq!(reply["error"]["code"], -32602);
                 assert_eq!(
                     reply["error"]["message"],
-                    "`params._meta.progressToken` is 257 bytes long; this server sends progress under a token of at most 256 bytes as sent: send a shorter one"
+                    "`params._meta.progressToken` is 257 bytes long; this server sends progress under a token of at most 256 bytes: send a shorter one"
                 );
             }
             Incoming::Message(_) => assert!(!refused, "{token}"),
             other => panic!("{other:?}"),
         }
     }
-    // A notification with one is not answered.
-    silent(&format!(
-        r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"_meta":{{"progressToken":"{}"}}}}}}"#,
-        "t".repeat(300)
-    ));
+    // The token rmcp reads is the one measured: a key written with an escape, a token sent
+    // twice (the last counts), `_meta` sent twice.
+    let long = "t".repeat(300);
+    for params in [
+        format!(r#"{{"name":"t","_meta":{{"progress\u0054oken":"{long}"}}}}"#),
+        format!(r#"{{"name":"t","_meta":{{"progressToken":"s","progressToken":"{long}"}}}}"#),
+        format!(r#"{{"name":"t","_meta":{{}},"_meta":{{"progressToken":"{long}"}}}}"#),
+    ] {
+        for method in ["tools/call", "tools/list"] {
+            let reply = answer(&format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#));
+            assert_eq!(
+                (reply["id"].clone(), reply["error"]["code"].clone()),
+                (serde_json::json!(4), serde_json::json!(-32602)),
+                "{params}: {reply}"
+            );
+        }
+    }
 }
 
 /// A message that does not start with `{` is quoted as a JSON string whose every character shows.
