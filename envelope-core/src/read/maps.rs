@@ -6,9 +6,10 @@
 //!
 //! As for an array: up to three refused values are described, the rest counted (up to 100;
 //! past those the values are not read). A JSON string holding an object is decoded and read
-//! in lax mode, refused under `#[tool(strict)]`. The typed reading (`read::typed`) reads a map
-//! straight from the text and declines a key sent twice, so a map holds what serde_json's
-//! `Value` would: the last value of a key.
+//! in lax mode, refused under `#[tool(strict)]`. A `secret` map's keys are not shown
+//! (`keys[…]`). The typed reading (`read::typed`) reads a map straight from the text and
+//! declines a key sent twice (which the general reading of the text refuses, naming it) and an
+//! object past 4,096 keys (refused whole, as any object of the text).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
