@@ -381,3 +381,30 @@ fn a_fix_names_the_chain_of_requirements_its_choice_brings() {
     assert_eq!(refused["hints"]["fix"], "Send \"fast\".");
     assert_eq!(refused["hints"]["others"][0]["parameter"], "extra", "{refused}");
 }
+
+/// A count whose value 20 needs a small `n`.
+#[envelope_core::tool]
+fn paired(
+    /// A count.
+    #[validate(choices = [10, 20], requires(n = 2, when = 20))]
+    i: u32,
+    /// Its pair.
+    n: Option<u32>,
+) -> String {
+    format!("{i} {n:?}")
+}
+
+/// In lax mode a value sent as a string holding a number reads as that number: the cross-field
+/// rules see the number read, not the string sent (`"20"` triggered no `when = 20`, and `"2"`
+/// did not meet `n = 2`).
+#[test]
+fn cross_field_rules_see_the_values_read_in_lax_mode() {
+    let toolbox = envelope_core::Toolbox::new().with(paired::tool());
+    let call = |args: &str| crate::block_on(toolbox.call_json("paired", args)).unwrap().to_value();
+    let refused = call(r#"{"i":"20"}"#);
+    assert_eq!(refused["status"], "invalid", "{refused}");
+    assert_eq!(refused["hints"]["parameter"], "n", "{refused}");
+    assert_eq!(call(r#"{"i":20,"n":"2"}"#)["data"], "20 Some(2)");
+    assert_eq!(call(r#"{"i":"20","n":"2"}"#)["data"], "20 Some(2)");
+    assert_eq!(call(r#"{"i":"10"}"#)["data"], "10 None");
+}

@@ -156,11 +156,19 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     }
 }
 
-/// JSON equality, with numbers compared by value and strings optionally without case.
+/// JSON equality of the values read, with numbers compared by value and strings optionally
+/// without case. A value sent in a lax form (`"20"` read as 20, `"true"` as true: a parameter
+/// that read without a problem holds one only in lax mode) equals the value it reads as.
 fn same(a: &Value, b: &Value, ignore_case: bool) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::String(x), Value::String(y)) if ignore_case => x.to_lowercase() == y.to_lowercase(),
+        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => {
+            s.trim() == s && s.parse::<f64>().is_ok_and(|f| f.is_finite() && Some(f) == n.as_f64())
+        }
+        (Value::String(s), Value::Bool(v)) | (Value::Bool(v), Value::String(s)) => {
+            (s == "true" && *v) || (s == "false" && !*v)
+        }
         _ => a == b,
     }
 }
