@@ -133,8 +133,7 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
             unchecked = Some(i);
             break;
         }
-        // A secret map's keys are part of its secret: not shown.
-        let path = if reading.rules.secret { Path::SecretKey(&reading.path) } else { Path::Key(&reading.path, key) };
+        let path = key_path(reading, key);
         let value_cx = reading.item(&path);
         match T::from_arg(value, &value_cx) {
             Ok(x) if refused.is_empty() && count.is_ok() => {
@@ -160,16 +159,18 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
     Err(first)
 }
 
+/// Where the value of `key` is: `labels["env"]`; `keys[…]` in a secret map, whose keys are part
+/// of its secret.
+fn key_path<'a>(reading: &'a Reading<'_>, key: &'a str) -> Path<'a> {
+    if reading.rules.secret { Path::SecretKey(&reading.path) } else { Path::Key(&reading.path, key) }
+}
+
 /// The problem that counts the refused values past those described: `labels: has 2 more refused
 /// values (labels["c"], labels["d"])`; with `unread` values not read past the counted ones, that
 /// they were not checked.
 fn counted(reading: &Reading<'_>, first: &Problem, more: &[&str], unread: Option<usize>) -> Problem {
     let parent = reading.path;
-    let list: Vec<String> = more
-        .iter()
-        .take(5)
-        .map(|key| if reading.rules.secret { Path::SecretKey(&parent) } else { Path::Key(&parent, key) }.text())
-        .collect();
+    let list: Vec<String> = more.iter().take(5).map(|key| key_path(reading, key).text()).collect();
     let etc = if more.len() > 5 { ", …" } else { "" };
     let values = if more.len() == 1 { "value" } else { "values" };
     let (issue, fix) = match unread {
