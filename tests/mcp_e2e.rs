@@ -917,12 +917,25 @@ async fn streamable_http_reads_the_body_before_rmcp() {
         (200, json!(7), json!(-32600)),
         "{reply}"
     );
-    // Another media type: 415 with a JSON-RPC body, not rmcp's plain text.
+    // Another media type: 415 with a JSON-RPC body, not rmcp's plain text, under the request's
+    // id, with the word of the code table.
     let (status, reply, _) =
         post(&url, &[("Content-Type", "text/plain")], r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
     assert_eq!(
+        (status, reply["id"].clone(), reply["error"]["code"].clone(), reply["error"]["data"]["error"].clone()),
+        (415, json!(8), json!(-32000), json!("unsupported_media_type")),
+        "{reply}"
+    );
+    assert_eq!(
+        reply["error"]["message"],
+        "The body is sent with `Content-Type: text/plain`, and this endpoint reads one JSON-RPC message sent as \
+         JSON. Send it with `Content-Type: application/json`.",
+    );
+    // An empty body: a parse error under `null`, 400 (no request to answer).
+    let (status, reply, _) = post(&url, &json, "  ").await;
+    assert_eq!(
         (status, reply["id"].clone(), reply["error"]["code"].clone()),
-        (415, json!(8), json!(-32600)),
+        (400, Value::Null, json!(-32700)),
         "{reply}"
     );
 }

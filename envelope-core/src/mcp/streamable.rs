@@ -378,7 +378,11 @@ fn json(status: StatusCode, body: Vec<u8>) -> Response {
     response
 }
 
-/// A JSON-RPC error response: 200 under an id (the request was read, and failed), 400 without.
+/// A JSON-RPC error reply of the pre-reader's, with its HTTP status by one rule: under the
+/// request's id it answers that request, 200 (a request is answered with a JSON-RPC response,
+/// MCP "Streamable HTTP"); under `"id": null` (no id could be read: not JSON, an empty body, an
+/// id over 256 bytes, a batch) it is 400, as for a message the server cannot accept. Transport
+/// refusals ([`TransportError`]) take their status from the code table instead.
 fn error_response(reply: &ServerJsonRpcMessage) -> Response {
     let status = match reply {
         JsonRpcMessage::Error(e) if e.id.is_none() => StatusCode::BAD_REQUEST,
@@ -425,9 +429,11 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         let method = request.method().as_str().to_owned();
         return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
     }
-    let is_json = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+    let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().ok());
+    let is_json = content_type.flatten().is_some_and(|v| {
         v.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
     });
+    let content_type = if is_json { None } else { content_type.flatten().map(str::to_owned) };
     let (mut parts, body) = request.into_parts();
     let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
         // UTF-8 byte order marks are ignored (RFC 8259 §8.1 lets a parser ignore one), as over
@@ -443,11 +449,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         }
     };
     if !is_json {
-        let why = "send the JSON-RPC message as the body with `Content-Type: application/json`";
-        let id = frame::TopLevel::scan(&bytes).id();
-        let mut response = error_response(&ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id));
-        *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
-        return response;
+        let id = frame::TopLevel::scan(&bytes).id().and_then(|id| serde_json::to_value(id).ok());
+        return TransportError::unsupported_media_type(content_type.as_deref()).into_json_rpc_response(id.as_ref());
     }
     if let Some(refused) = echoes::overlong_version(&parts.headers) {
         let id = frame::TopLevel::scan(&bytes).id().and_then(|id| serde_json::to_value(id).ok());
@@ -456,9 +459,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     if is_blank(&bytes) {
         // Over stdio a blank line is skipped; over HTTP an empty body is a request that says
         // nothing, and every POST is answered.
-        let reply = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
-            "code": -32700, "message": "the body is empty: send one JSON-RPC message object as the body"}});
-        return json(StatusCode::BAD_REQUEST, reply.to_string().into_bytes());
+        let why = "the body is empty: send one JSON-RPC message object as the body";
+        return error_response(&ServerJsonRpcMessage::error(ErrorData::parse_error(why, None), None));
     }
     let caller = parts.extensions.get::<Caller>().filter(|c| !c.is_anonymous()).cloned();
     if let Some(server) = endpoint.direct.as_deref()

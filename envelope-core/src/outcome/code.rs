@@ -472,6 +472,10 @@ pub mod codes {
         /// 415: a body sent with a content coding (`Content-Encoding: gzip`) the server does not
         /// read (RFC 9110 §15.5.16, "... or the content coding"); only uncoded bodies are read.
         pub const UNSUPPORTED_CONTENT_ENCODING: TransportWord = TransportWord::new("unsupported_content_encoding", 415);
+        /// 415: a `/mcp` body sent with a `Content-Type` other than `application/json` (RFC 9110
+        /// §15.5.16, "... the format of the content"; MCP "Streamable HTTP": a message is sent as
+        /// JSON).
+        pub const UNSUPPORTED_MEDIA_TYPE: TransportWord = TransportWord::new("unsupported_media_type", 415);
         /// 400: a request head that is not HTTP/1.1, a body cut short, an `MCP-Protocol-Version`
         /// longer than any version.
         pub const MALFORMED_REQUEST: TransportWord = TransportWord::new("malformed_request", 400);
@@ -510,6 +514,7 @@ pub mod codes {
             REQUEST_TIMEOUT,
             PAYLOAD_TOO_LARGE,
             UNSUPPORTED_CONTENT_ENCODING,
+            UNSUPPORTED_MEDIA_TYPE,
             MALFORMED_REQUEST,
             URI_TOO_LONG,
             HEADER_FIELDS_TOO_LARGE,

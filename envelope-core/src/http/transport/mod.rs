@@ -28,6 +28,9 @@ pub enum TransportErrorKind {
     /// `unsupported_content_encoding`, 415: a body with a `Content-Encoding` other than
     /// `identity` (RFC 9110 §15.5.16, with `Accept-Encoding: identity`).
     UnsupportedContentEncoding,
+    /// `unsupported_media_type`, 415: a `/mcp` body with a `Content-Type` other than
+    /// `application/json` (RFC 9110 §15.5.16).
+    UnsupportedMediaType,
     /// `forbidden_host`, 403: a `Host` header naming a host the server does not serve (the
     /// DNS-rebinding defence for requests a browser sends without `Origin`, such as `GET`).
     ForbiddenHost,
@@ -77,6 +80,7 @@ impl TransportErrorKind {
         Self::RequestTimeout,
         Self::PayloadTooLarge,
         Self::UnsupportedContentEncoding,
+        Self::UnsupportedMediaType,
         Self::MalformedRequest,
         Self::UriTooLong,
         Self::HeaderFieldsTooLarge,
@@ -101,6 +105,7 @@ impl TransportErrorKind {
             Self::MethodNotAllowed => t::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => t::PAYLOAD_TOO_LARGE,
             Self::UnsupportedContentEncoding => t::UNSUPPORTED_CONTENT_ENCODING,
+            Self::UnsupportedMediaType => t::UNSUPPORTED_MEDIA_TYPE,
             Self::ForbiddenHost => t::FORBIDDEN_HOST,
             Self::NotFound => t::NOT_FOUND,
             Self::RequestTimeout => t::REQUEST_TIMEOUT,
@@ -169,6 +174,7 @@ pub enum ErrorBody {
 /// | `request_timeout` | 408 | the body did not arrive in time (with `Connection: close`) |
 /// | `payload_too_large` | 413 | a body over the server's limit |
 /// | `unsupported_content_encoding` | 415 | a body with a `Content-Encoding` other than `identity` (with `Accept-Encoding: identity`) |
+/// | `unsupported_media_type` | 415 | a `/mcp` body with a `Content-Type` other than `application/json` |
 /// | `malformed_request` | 400 | a request head that is not HTTP/1.1 (hyper's parse error), a body cut short, an `MCP-Protocol-Version` longer than any version |
 /// | `uri_too_long` | 414 | a request target over 65,534 bytes (hyper's limit) |
 /// | `header_fields_too_large` | 431 | a request head over the server's limit, or over 100 header fields |
@@ -293,6 +299,22 @@ impl TransportError {
             format!(
                 "The body is sent with `Content-Encoding: {}`, and this server reads only bodies without a content coding. Send the body uncoded, without `Content-Encoding` (or with `identity`).",
                 crate::words::cut::cut_counted(coding, 64)
+            ),
+        )
+    }
+
+    /// `unsupported_media_type` (415): a `/mcp` body sent with `Content-Type: <type>` (quoted,
+    /// cut to 64 characters; `None` when the header is missing or not text), where MCP's
+    /// Streamable HTTP reads a JSON-RPC message sent as `application/json`.
+    pub fn unsupported_media_type(content_type: Option<&str>) -> Self {
+        let sent = match content_type {
+            Some(t) => format!("with `Content-Type: {}`", crate::words::cut::cut_counted(t, 64)),
+            None => "without a readable `Content-Type`".to_owned(),
+        };
+        Self::new(
+            TransportErrorKind::UnsupportedMediaType,
+            format!(
+                "The body is sent {sent}, and this endpoint reads one JSON-RPC message sent as JSON. Send it with `Content-Type: application/json`."
             ),
         )
     }
