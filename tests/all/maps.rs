@@ -128,6 +128,24 @@ fn a_map_in_an_object_in_a_map_is_named_by_every_step() {
     );
 }
 
+/// A key sent twice is named the way a refused value there is: a map's key in brackets, a
+/// field after a dot, whatever the depth.
+#[test]
+fn a_key_sent_twice_is_named_by_the_declared_steps() {
+    let path = |args: &str| call(args)["hints"]["path"].clone();
+    assert_eq!(path(r#"{"labels":{"env":"a","env":"b"}}"#), "labels[\"env\"]");
+    assert_eq!(path(r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"max":9}}}"#), "quotas[\"web\"].max");
+    assert_eq!(
+        path(r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h1":4}}}}"#),
+        "quotas[\"web\"].weights[\"h1\"]"
+    );
+    assert_eq!(
+        message(r#"{"labels":{"env":"a","env":"b"}}"#),
+        "labels[\"env\"]: \"env\": \"a\", \"env\": \"b\" sends the same key twice; accepted: each key once, \"env\" \
+         with one value. Send \"env\" once, with the one value you mean."
+    );
+}
+
 #[test]
 fn a_secret_map_shows_none_of_its_values() {
     let refused =

@@ -72,7 +72,7 @@ fn without_secrets(v: &Value, rules: &Rules, ty: &Ty) -> Value {
 /// The refusal of a key sent more than once in one object of the arguments (read from their
 /// JSON text): names the key, quotes every value sent under it; a secret's values are not shown.
 pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -> Problem {
-    let param = spec.params.iter().find(|p| p.name == d.parameter);
+    let param = spec.params.iter().find(|p| p.name == d.at.parameter);
     let secret = param.is_some_and(|p| holds_secret(&p.rules, Some(&p.ty)));
     let key = render::shown(&Value::String(d.key.clone()));
     let times = if d.times == 2 { "twice".to_owned() } else { format!("{} times", d.times) };
@@ -89,8 +89,9 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
     };
     // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
     // its size whatever was sent.
-    let parameter = cut::cut(&d.parameter, render::SHOWN_CHARS);
-    if secret && d.path != d.parameter {
+    let parameter = cut::cut(&d.at.parameter, render::SHOWN_CHARS);
+    let top = d.at.steps.is_empty();
+    if secret && !top {
         // A key inside a secret value (a secret map's keys are part of it): not shown.
         return Problem::new(parameter.clone(), rejected, issue)
             .with_accepted("each key once")
@@ -98,18 +99,52 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
             .at(format!("{parameter}[…]"));
     }
     let accepted = match param {
-        Some(p) if d.path == d.parameter => format!("{key} once, with one value: {}", accepted_words(p, &p.ty)),
+        Some(p) if top => format!("{key} once, with one value: {}", accepted_words(p, &p.ty)),
         _ => format!("each key once, {key} with one value"),
     };
-    // A control character of a key is written as its escape: a path is one line of the message.
-    let path: String = cut::cut(&d.path, 2 * render::SHOWN_CHARS)
-        .chars()
-        .map(|c| if c.is_control() { format!("\\u{:04x}", u32::from(c)) } else { c.to_string() })
-        .collect();
     Problem::new(parameter, rejected, issue)
         .with_accepted(accepted)
         .with_fix(format!("Send {key} once, with the one value you mean."))
-        .at(path)
+        .at(sent_path(spec, &d.at))
+}
+
+/// A place in the text sent, written as a refusal's path with the declared types: a field of a
+/// `#[derive(Object)]` as `.name`, a map's key as `["key"]` (JSON-quoted, cut as
+/// [`ArgPath::Key`](crate::read::path::ArgPath::Key) cuts it), an index as `[i]`; a key the
+/// declaration does not place (a `serde_json::Value`'s, an undeclared parameter's) as a field.
+/// Cut to 128 characters; a control character of a field is written as its escape, so a path
+/// is one line of the message.
+fn sent_path(spec: &ToolSpec, at: &sent::Place) -> String {
+    use std::fmt::Write;
+    let mut ty = spec.params.iter().find(|p| p.name == at.parameter).map(|p| &p.ty);
+    let mut out = at.parameter.clone();
+    for step in &at.steps {
+        match (step, ty) {
+            (sent::Step::Index(i), _) => {
+                let _ = write!(out, "[{i}]");
+                ty = match ty {
+                    Some(Ty::Array(item)) => Some(&**item),
+                    _ => None,
+                };
+            }
+            (sent::Step::Key(key), Some(Ty::Map(value))) => {
+                let _ = write!(out, "[{}]", crate::read::path::key_text(key));
+                ty = Some(&**value);
+            }
+            (sent::Step::Key(name), _) => {
+                out.push('.');
+                out.push_str(name);
+                ty = match ty {
+                    Some(Ty::Object(object)) => object.params.iter().find(|f| f.name == name).map(|f| &f.ty),
+                    _ => None,
+                };
+            }
+        }
+    }
+    cut::cut(&out, 2 * render::SHOWN_CHARS)
+        .chars()
+        .map(|c| if c.is_control() { format!("\\u{:04x}", u32::from(c)) } else { c.to_string() })
+        .collect()
 }
 
 /// The refusal of an object of more than [`sent::MAX_KEYS`] members (read from the arguments'
@@ -121,8 +156,8 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
 /// top, each once. Send only the parameters listed, each once.`
 pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
     let limit = sent::MAX_KEYS;
-    let secret = match &c.parameter {
-        Some(name) => spec.params.iter().any(|p| p.name == name && holds_secret(&p.rules, Some(&p.ty))),
+    let secret = match &c.at {
+        Some(at) => spec.params.iter().any(|p| p.name == at.parameter && holds_secret(&p.rules, Some(&p.ty))),
         None => spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty))),
     };
     let rejected = if secret {
@@ -131,10 +166,10 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
         Rejected::Shown(format!("{}… (cut; {} keys)", cut::head(c.text, render::SHOWN_CHARS - 8), c.keys))
     };
     let issue = "has more keys than one object may have";
-    let (parameter, accepted, fix) = match (&c.parameter, &c.path) {
-        (Some(parameter), Some(path)) => {
-            let parameter = cut::cut(parameter, render::SHOWN_CHARS);
-            let path = cut::cut(path, 2 * render::SHOWN_CHARS);
+    let path = c.at.as_ref().map(|at| sent_path(spec, at));
+    let (parameter, accepted, fix) = match (&c.at, &path) {
+        (Some(at), Some(path)) => {
+            let parameter = cut::cut(&at.parameter, render::SHOWN_CHARS);
             (parameter, format!("an object of at most {limit} keys"), format!("Send {path} with at most {limit} keys."))
         }
         _ => {
@@ -148,7 +183,6 @@ pub(crate) fn too_many_keys(spec: &ToolSpec, c: &sent::Crowded<'_>) -> Problem {
             ("arguments".to_owned(), accepted, "Send only the parameters listed, each once.".to_owned())
         }
     };
-    let path = c.path.as_deref().map(|p| cut::cut(p, 2 * render::SHOWN_CHARS));
     let problem = Problem::new(parameter, rejected, issue).with_accepted(accepted).with_fix(fix);
     match path {
         Some(path) => problem.at(path),

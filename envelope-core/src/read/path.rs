@@ -97,7 +97,7 @@ impl ArgPath<'_> {
 
 /// A map's key as a path writes it: a JSON string of its first [`KEY_CHARS`] characters, `…`
 /// before the closing quote when cut (`"env"`, `"a \"quoted\" key"`).
-fn key_text(key: &str) -> String {
+pub(crate) fn key_text(key: &str) -> String {
     let shown = crate::words::cut::head(key, KEY_CHARS);
     let mut out = String::with_capacity(shown.len() + 5);
     crate::words::escape::push_str_to(&mut out, shown);

@@ -34,32 +34,61 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    /// The key of the arguments object this value is under.
-    fn parameter(&self) -> &str {
+    /// The same place, owned: the top-level key and the steps below it.
+    fn place(&self) -> Place {
         match self {
-            At::Key(k) => k,
-            At::Index(parent, _) | At::Field(parent, _) => parent.parameter(),
+            At::Key(k) => Place { parameter: (*k).to_owned(), steps: Vec::new() },
+            At::Index(parent, i) => {
+                let mut place = parent.place();
+                place.steps.push(Step::Index(*i));
+                place
+            }
+            At::Field(parent, name) => {
+                let mut place = parent.place();
+                place.steps.push(Step::Key((*name).to_owned()));
+                place
+            }
         }
     }
 }
 
-impl std::fmt::Display for At<'_> {
+/// One step from a value to a value inside it, as sent: an array's index or an object's key. The
+/// scan does not know which keys are a `#[derive(Object)]`'s fields and which a map's keys; the
+/// refusal, which knows the declared types, writes each ([`crate::read::args`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Step {
+    Index(usize),
+    Key(String),
+}
+
+/// Where a value is in the text sent: the key of the arguments object it is under, and the
+/// steps below it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Place {
+    pub(crate) parameter: String,
+    pub(crate) steps: Vec<Step>,
+}
+
+/// Written as if every key were a field (`order.n`, `tags[0].a`): the place without the types.
+impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            At::Key(k) => f.write_str(k),
-            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
-            At::Field(parent, name) => write!(f, "{parent}.{name}"),
+        f.write_str(&self.parameter)?;
+        for step in &self.steps {
+            match step {
+                Step::Index(i) => write!(f, "[{i}]")?,
+                Step::Key(k) => write!(f, ".{k}")?,
+            }
         }
+        Ok(())
     }
 }
 
 /// A key sent more than once in one object.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Duplicate {
-    /// The path of the value the key names (`qty`, `order.qty`, `items[0].qty`).
-    pub(crate) path: String,
-    /// The top-level parameter it is in (the key itself at the top level).
-    pub(crate) parameter: String,
+    /// The value the key names (`qty`, `order.qty`, `items[0].qty`): its parameter is the key
+    /// itself at the top level.
+    pub(crate) at: Place,
     /// The key, decoded.
     pub(crate) key: String,
     /// The JSON text of the first values sent under the key, in order (at most
@@ -73,9 +102,7 @@ pub(crate) struct Duplicate {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Crowded<'t> {
     /// Where the object is (`filter`, `rows[3].meta`); `None` for the arguments object itself.
-    pub(crate) path: Option<String>,
-    /// The top-level parameter it is in; `None` for the arguments object itself.
-    pub(crate) parameter: Option<String>,
+    pub(crate) at: Option<Place>,
     /// How many members it has, a key sent twice counted twice.
     pub(crate) keys: usize,
     /// Its JSON text as sent.
@@ -240,8 +267,7 @@ impl<'t> Scanner<'t> {
             members += self.count_members()?;
             if self.out.crowded.len() < MAX_DUPLICATES {
                 self.out.crowded.push(Crowded {
-                    path: path.map(At::to_string),
-                    parameter: path.map(|p| p.parameter().to_owned()),
+                    at: path.map(At::place),
                     keys: members,
                     text: self.text.get(start..self.i)?,
                 });
@@ -306,13 +332,7 @@ impl<'t> Scanner<'t> {
                 Some(parent) => At::Field(parent, key),
                 None => At::Key(key),
             };
-            self.out.duplicates.push(Duplicate {
-                path: here.to_string(),
-                parameter: here.parameter().to_owned(),
-                key: key.to_string(),
-                values,
-                times,
-            });
+            self.out.duplicates.push(Duplicate { at: here.place(), key: key.to_string(), values, times });
         }
     }
 
@@ -414,17 +434,17 @@ mod tests {
     fn duplicates_at_every_level() {
         let sent =
             scan(r#"{"qty": -1, "qty": 5, "order": {"n": 1, "n" : "two", "n": [3]}, "tags": [{"a": 1, "a": 2}]}"#);
-        let found: Vec<(&str, &str, Vec<&str>)> = sent
+        let found: Vec<(String, &str, Vec<&str>)> = sent
             .duplicates
             .iter()
-            .map(|d| (d.path.as_str(), d.parameter.as_str(), d.values.iter().map(String::as_str).collect()))
+            .map(|d| (d.at.to_string(), d.at.parameter.as_str(), d.values.iter().map(String::as_str).collect()))
             .collect();
         assert_eq!(
             found,
             vec![
-                ("order.n", "order", vec!["1", "\"two\"", "[3]"]),
-                ("tags[0].a", "tags", vec!["1", "2"]),
-                ("qty", "qty", vec!["-1", "5"]),
+                ("order.n".to_owned(), "order", vec!["1", "\"two\"", "[3]"]),
+                ("tags[0].a".to_owned(), "tags", vec!["1", "2"]),
+                ("qty".to_owned(), "qty", vec!["-1", "5"]),
             ]
         );
     }
@@ -483,7 +503,7 @@ mod tests {
         assert!(sent.duplicates.is_empty(), "a crowded object's keys are not compared");
         assert_eq!(sent.crowded.len(), 1);
         let crowded = &sent.crowded[0];
-        assert_eq!((crowded.path.as_deref(), crowded.parameter.as_deref(), crowded.keys), (None, None, 64_003));
+        assert_eq!((&crowded.at, crowded.keys), (&None, 64_003));
         assert_eq!(crowded.text, text);
         // Generous for a debug build on a loaded machine; quadratic work took seconds in release.
         let took = started.elapsed();
@@ -497,8 +517,8 @@ mod tests {
         let sent = scan(&text);
         assert_eq!(sent.crowded.len(), 1);
         let crowded = &sent.crowded[0];
-        assert_eq!(crowded.path.as_deref(), Some("rows[1].meta"));
-        assert_eq!(crowded.parameter.as_deref(), Some("rows"));
+        let at = crowded.at.as_ref().unwrap();
+        assert_eq!((at.to_string().as_str(), at.parameter.as_str()), ("rows[1].meta", "rows"));
         assert_eq!(crowded.keys, MAX_KEYS + 1);
         assert!(
             crowded.text.starts_with(r#"{"m0":0,"#) && crowded.text.ends_with(&format!("\"m{MAX_KEYS}\":{MAX_KEYS}}}"))
