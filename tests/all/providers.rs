@@ -1616,7 +1616,7 @@ fn malformed_calls_are_answered_with_refusals() {
     assert_eq!(
         e["message"],
         "arguments: \"{\\\"hours_back\\\": 24, \\\"group_by\\\": \" is not JSON: it ends before its object does (a missing `}`, `]` or `\"`); accepted: an object with the keys \"hours_back\", \
-         \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
+         \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10, \"group_by\": \"query_hash\"}."
     );
     // ... never echoed for a tool with a secret parameter.
     let e = envelope(

@@ -61,7 +61,7 @@ fn secret_is_never_echoed() {
 fn non_object_arguments_are_refused() {
     assert_eq!(
         message("get_top_queries", json!([1, 2])),
-        "arguments: [1,2] is an array, not an object; accepted: an object with the keys \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10}."
+        "arguments: [1,2] is an array, not an object; accepted: an object with the keys \"hours_back\", \"group_by\", \"top\". Send the arguments as a JSON object, like {\"hours_back\": 10, \"group_by\": \"query_hash\"}."
     );
 }
 

@@ -331,7 +331,7 @@ async fn a_parse_error_quotes_no_part_of_a_secret() {
     assert_eq!(reply.status, 400, "{}", reply.text);
     assert_eq!(
         reply.json()["message"],
-        "arguments: the value sent (secret, not shown) is not JSON from character 24 (a word without quotes: a string is written in double quotes; true, false and null in lower case); accepted: an object with the keys \"ratio\", \"api_key\". Send the arguments as a JSON object, like {\"ratio\": 0}.",
+        "arguments: the value sent (secret, not shown) is not JSON from character 24 (a word without quotes: a string is written in double quotes; true, false and null in lower case); accepted: an object with the keys \"ratio\", \"api_key\". Send the arguments as a JSON object, like {\"ratio\": 0, \"api_key\": \"…\"}.",
         "{}",
         reply.text
     );

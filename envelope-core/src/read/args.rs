@@ -810,13 +810,13 @@ pub(crate) fn accepted_words(p: &ParamSpec, ty: &Ty) -> String {
 /// Refusal of arguments that are not a JSON object (an array, a string, a number).
 pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) -> Problem {
     let names: Vec<String> = spec.params.iter().map(|p| format!("\"{}\"", p.name)).collect();
-    let like = spec
-        .params
-        .iter()
-        .find(|p| p.required)
-        .or(spec.params.first())
-        .map(|p| format!("{{\"{}\": {}}}", p.name, example_json(&p.ty, &p.rules)))
-        .unwrap_or_else(|| "{}".into());
+    // Every required parameter (a fix followed as written is not refused for one left out), or
+    // the first parameter when none is required.
+    let required: Vec<&ParamSpec> = spec.params.iter().filter(|p| p.required).collect();
+    let shown = if required.is_empty() { spec.params.first().into_iter().collect() } else { required };
+    let members: Vec<String> =
+        shown.iter().map(|p| format!("\"{}\": {}", p.name, example_json(&p.ty, &p.rules))).collect();
+    let like = format!("{{{}}}", members.join(", "));
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
     Problem::new("arguments", rejected_of(v, secret, numbers), format!("is {}, not an object", render::json_type(v)))
         .with_accepted(if names.is_empty() {
@@ -830,7 +830,7 @@ pub(crate) fn not_an_object(spec: &ToolSpec, v: &Value, numbers: Numbers<'_>) ->
 /// Arguments text that is not JSON at all (a body cut short, a form encoding, a stray quote),
 /// refused with the object the tool takes: `arguments: "hours_back=24" is not JSON; accepted:
 /// an object with the keys "hours_back", "group_by", "top". Send the arguments as a JSON
-/// object, like {"hours_back": 10}.` The text is quoted cut, and not at all when the tool has a
+/// object, like {"hours_back": 10, "group_by": "query_hash"}.` The text is quoted cut, and not at all when the tool has a
 /// secret parameter (`the value sent (secret, not shown)`).
 pub(crate) fn not_json(spec: &ToolSpec, text: &str) -> crate::outcome::refusal::Refusal {
     let secret = spec.params.iter().any(|p| holds_secret(&p.rules, Some(&p.ty)));
