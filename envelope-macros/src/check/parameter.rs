@@ -3,11 +3,11 @@
 
 use syn::{Expr, ExprLit, Lit, LitStr, Type};
 
-use super::range::number;
+use super::range::{contains, number, range_words};
 use super::value_rules::check_rules;
 use crate::attr::{RawParam, join_docs};
 use crate::diag::{Accumulator, Error};
-use crate::model::{BoundV, ChoicesV, DefaultV, LengthUnit, LengthV, NumV, Param, RangeV, RequiresV};
+use crate::model::{ChoicesV, DefaultV, LengthUnit, LengthV, NumV, Param, RangeV, RequiresV, RulesV};
 use crate::ty::{Kind, kind_of, option_inner};
 
 /// The wire name of a parameter, with `rename` or the tool's `rename_all`.
@@ -31,6 +31,144 @@ fn literal_fits(e: &Expr, kind: Kind) -> bool {
         (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
         (Kind::Bool, Expr::Lit(ExprLit { lit: Lit::Bool(_), .. })) => true,
         _ => false,
+    }
+}
+
+/// The rule of a value's declaration that a literal breaks: no value read without a problem
+/// could equal it.
+enum Misfit<'a> {
+    Range(RangeV),
+    Choices(&'a ChoicesV),
+    MultipleOf(NumV),
+    /// The literal is `n` characters (or bytes) long.
+    Length(usize, LengthV),
+    /// A whole number the integer type does not hold (no `range` or `choices` said more).
+    Type {
+        name: &'static str,
+        min: i128,
+        max: i128,
+    },
+}
+
+impl Misfit<'_> {
+    /// What the value accepts, and the rule that says so: `1..=100 (its `range`)`.
+    fn accepts(&self) -> String {
+        match self {
+            Misfit::Range(r) => format!("{} (its `range`)", range_words(*r)),
+            Misfit::Choices(ChoicesV::Str(c)) => {
+                let c: Vec<String> = c.iter().map(|s| format!("{s:?}")).collect();
+                format!("{} (its `choices`)", c.join(", "))
+            }
+            Misfit::Choices(ChoicesV::Int(c)) => {
+                let c: Vec<String> = c.iter().map(i64::to_string).collect();
+                format!("{} (its `choices`)", c.join(", "))
+            }
+            Misfit::MultipleOf(step) => format!("multiples of {} (its `multiple_of`)", step.show()),
+            Misfit::Length(_, LengthV { min, max, unit }) => {
+                let (what, rule) =
+                    if *unit == LengthUnit::Bytes { ("bytes", "byte_length") } else { ("characters", "length") };
+                let span = match (min, max) {
+                    (min, Some(max)) if min == max => format!("exactly {min}"),
+                    (0, Some(max)) => format!("at most {max}"),
+                    (min, Some(max)) => format!("{min} to {max}"),
+                    (min, None) => format!("at least {min}"),
+                };
+                format!("{span} {what} (its `{rule}`)")
+            }
+            Misfit::Type { name, min, max } => format!("{min} to {max} (it is a `{name}`)"),
+        }
+    }
+
+    /// The value to write instead: `a value in that range`.
+    fn instead(&self) -> String {
+        match self {
+            Misfit::Range(_) | Misfit::Type { .. } => "a value in that range".to_owned(),
+            Misfit::Choices(_) => "one of them".to_owned(),
+            Misfit::MultipleOf(step) => format!("a multiple of {}", step.show()),
+            Misfit::Length(..) => "a value of that length".to_owned(),
+        }
+    }
+
+    /// The literal as the user wrote it, with its length when that is what is wrong:
+    /// `"ABCDE" (5 characters)`.
+    fn shown(&self, e: &Expr) -> String {
+        match self {
+            Misfit::Length(n, LengthV { unit: LengthUnit::Bytes, .. }) => format!("{} ({n} bytes)", shown(e)),
+            Misfit::Length(n, _) => format!("{} ({n} characters)", shown(e)),
+            _ => shown(e),
+        }
+    }
+}
+
+/// A literal as the user would write it: `500`, `-0.5`, `"HOURLY"`, `true`.
+fn shown(e: &Expr) -> String {
+    match (number(e), e) {
+        (Some(n), _) => n.show(),
+        (None, Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) => format!("{:?}", s.value()),
+        (None, Expr::Lit(ExprLit { lit: Lit::Bool(b), .. })) => b.value.to_string(),
+        (None, e) => quote::ToTokens::to_token_stream(e).to_string(),
+    }
+}
+
+/// The first of `rules` (then `kind`'s span of whole numbers) that the literal `e`, of `kind`'s
+/// JSON kind, breaks: the one check of a value written in the declaration (a `default`, a
+/// `requires` value, a `when`) against the rules it must meet. `case_blind`: a string that
+/// differs from a choice only in letter case meets `choices` (under `ignore_case`, a cross-field
+/// rule compares without case; a default is given to the function as written, so not there).
+fn misfit<'a>(e: &Expr, kind: Kind, rules: &'a RulesV, case_blind: bool) -> Option<Misfit<'a>> {
+    if let (Some(n), Some(r)) = (number(e), rules.range.as_deref().copied())
+        && !contains(r, n)
+    {
+        return Some(Misfit::Range(r));
+    }
+    match (rules.choices.as_deref(), e) {
+        (Some(c @ ChoicesV::Str(list)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) => {
+            let s = s.value();
+            let same = |x: &String| *x == s || (case_blind && x.to_lowercase() == s.to_lowercase());
+            if !list.iter().any(same) {
+                return Some(Misfit::Choices(c));
+            }
+        }
+        (Some(c @ ChoicesV::Int(list)), e) => {
+            if let Some(NumV::Int(i)) = number(e)
+                && !list.iter().any(|&x| i128::from(x) == i)
+            {
+                return Some(Misfit::Choices(c));
+            }
+        }
+        _ => {}
+    }
+    if let (Some(step), Some(n)) = (rules.multiple_of.as_deref().copied(), number(e))
+        && !is_multiple(n, step)
+    {
+        return Some(Misfit::MultipleOf(step));
+    }
+    if let (Some(len), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) = (rules.length.as_deref().copied(), e) {
+        let n = match len.unit {
+            LengthUnit::Bytes => s.value().len(),
+            _ => s.value().chars().count(),
+        };
+        if n < len.min || len.max.is_some_and(|m| n > m) {
+            return Some(Misfit::Length(n, len));
+        }
+    }
+    match (kind, number(e)) {
+        (Kind::Int { min, max, name }, Some(NumV::Int(i))) if i < min || i > max => {
+            Some(Misfit::Type { name, min, max })
+        }
+        _ => None,
+    }
+}
+
+/// Whether `n` is a multiple of `step`, as envelope-core's `multiple_of` decides: exactly for
+/// whole numbers, else to within the rounding of one division (0.3 is a multiple of 0.1).
+fn is_multiple(n: NumV, step: NumV) -> bool {
+    match (n, step) {
+        (NumV::Int(n), NumV::Int(s)) if s > 0 => n.rem_euclid(s) == 0,
+        _ => {
+            let q = n.f() / step.f();
+            (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+        }
     }
 }
 
@@ -79,22 +217,49 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut Accumulator
                     Error::custom(format!("`when` is a value of `{}`, which is {}", p.name, p.kind.words()))
                         .with_span(w),
                 );
+            } else if let Some(w) = &req.when
+                && p.rules.secret.is_none()
+                && let Some(m) = misfit(w, p.kind, &p.rules, p.rules.ignore_case.is_some())
+            {
+                errors.push(
+                    Error::custom(format!(
+                        "`{}` accepts {}: with `when` {} this rule would never apply; make `when` {}",
+                        p.name,
+                        m.accepts(),
+                        m.shown(w),
+                        m.instead()
+                    ))
+                    .with_span(w),
+                );
             }
+            // The calls the rule applies to, for a requirement no call can meet.
+            let calls = match &req.when {
+                Some(w) if p.rules.secret.is_none() => format!("where `{}` is {}", p.name, shown(w)),
+                _ => format!("that sends `{}`", p.name),
+            };
             for (lit, value) in &req.then {
                 let target = unknown(lit, &p.name, errors);
-                if let (Some(i), Some(v)) = (target, value)
-                    && params[i].rules.secret.is_some()
-                {
-                    errors.push(Error::custom(format!("`{0}` is `secret`: requiring a value of it would put that value in the schema and in refusals; write `requires = \"{0}\"` (it must be sent)", params[i].name)).with_span(v));
-                }
-                if let (Some(i), Some(v)) = (target, value)
-                    && !literal_fits(v, params[i].kind)
-                {
+                let Some((i, v)) = target.zip(value.as_ref()) else { continue };
+                let t = &params[i];
+                if t.rules.secret.is_some() {
+                    errors.push(Error::custom(format!("`{0}` is `secret`: requiring a value of it would put that value in the schema and in refusals; write `requires = \"{0}\"` (it must be sent)", t.name)).with_span(v));
+                } else if !literal_fits(v, t.kind) {
                     errors.push(
                         Error::custom(format!(
                             "`{}` is {}: the required value is a literal of that type",
-                            params[i].name,
-                            params[i].kind.words()
+                            t.name,
+                            t.kind.words()
+                        ))
+                        .with_span(v),
+                    );
+                } else if let Some(m) = misfit(v, t.kind, &t.rules, t.rules.ignore_case.is_some()) {
+                    errors.push(
+                        Error::custom(format!(
+                            "`{}` accepts {}: requiring {} would refuse every call {calls}; require {}",
+                            t.name,
+                            m.accepts(),
+                            m.shown(v),
+                            m.instead()
                         ))
                         .with_span(v),
                     );
@@ -148,22 +313,7 @@ pub fn check_param(raw: &RawParam, rename_all: Option<ident_case::RenameRule>, e
             );
             return None;
         }
-        check_default(&d.0, kind, rules.range.as_deref().copied(), rules.choices.as_deref(), errors);
-        if let (Some(step), Some(n)) = (rules.multiple_of.as_deref().copied(), number(&d.0)) {
-            let whole = (n.f() / step.f()).round() * step.f();
-            if (whole - n.f()).abs() > 1e-9 * (n.f() / step.f()).abs().max(1.0) * step.f() {
-                errors.push(Error::custom(format!("the default {} is not a multiple of {}: a caller who leaves it out would get a value the tool refuses", n.show(), step.show())).with_span(&d.0));
-            }
-        }
-        if let (Some(LengthV { min, max, unit }), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) =
-            (rules.length.as_deref().copied(), &d.0)
-        {
-            let n = if unit == LengthUnit::Bytes { s.value().len() } else { s.value().chars().count() };
-            if n < min || max.is_some_and(|m| n > m) {
-                let what = if unit == LengthUnit::Bytes { "bytes" } else { "characters" };
-                errors.push(Error::custom(format!("the default is {n} {what} long, outside this parameter's `length`: a caller who leaves it out would get a value the tool refuses")).with_span(&d.0));
-            }
-        }
+        check_default(&d.0, kind, &rules, errors);
         Some(DefaultV { expr: d.0.clone(), span })
     });
     let name = wire_name(&raw.ident, v.rename.as_ref(), rename_all);
@@ -177,7 +327,8 @@ pub fn check_param(raw: &RawParam, rename_all: Option<ident_case::RenameRule>, e
     Param { name, span, requires, excludes, ty: raw.ty.clone(), kind, description, rules, default, optional }
 }
 
-fn check_default(d: &Expr, kind: Kind, range: Option<RangeV>, choices: Option<&ChoicesV>, errors: &mut Accumulator) {
+/// A `default` literal: of the parameter's type, and meeting its rules (`misfit`).
+fn check_default(d: &Expr, kind: Kind, rules: &RulesV, errors: &mut Accumulator) {
     let lit_ok = match (kind, d) {
         (Kind::Int { .. } | Kind::Float, e) => number(e).is_some(),
         (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
@@ -195,39 +346,25 @@ fn check_default(d: &Expr, kind: Kind, range: Option<RangeV>, choices: Option<&C
         );
         return;
     }
-    if let (Some(n), Some((lo, hi))) = (number(d), range) {
-        if let (Kind::Int { .. }, NumV::Float(_)) = (kind, n) {
-            errors.push(
-                Error::custom("the default is not a whole number, and this parameter is an integer").with_span(d),
-            );
-            return;
-        }
-        let x = n.f();
-        let ok_lo = match lo {
-            BoundV::Unbounded => true,
-            BoundV::Incl(a) => x >= a.f(),
-            BoundV::Excl(a) => x > a.f(),
-        };
-        let ok_hi = match hi {
-            BoundV::Unbounded => true,
-            BoundV::Incl(b) => x <= b.f(),
-            BoundV::Excl(b) => x < b.f(),
-        };
-        if !(ok_lo && ok_hi) {
-            errors.push(Error::custom(format!("the default {} is outside this parameter's `range`: a caller who leaves it out would get a value the tool refuses", n.show())).with_span(d));
-        }
+    if let (Kind::Int { .. }, Some(NumV::Float(_)), Some(_)) = (kind, number(d), &rules.range) {
+        errors.push(Error::custom("the default is not a whole number, and this parameter is an integer").with_span(d));
+        return;
     }
-    match (choices, d) {
-        (Some(ChoicesV::Str(c)), Expr::Lit(ExprLit { lit: Lit::Str(s), .. })) if !c.contains(&s.value()) => {
-            errors.push(Error::custom(format!("the default {:?} is not one of the `choices`", s.value())).with_span(d));
+    let refused = "a caller who leaves it out would get a value the tool refuses";
+    let message = match misfit(d, kind, rules, false) {
+        None => return,
+        Some(Misfit::Range(_)) => format!("the default {} is outside this parameter's `range`: {refused}", shown(d)),
+        Some(Misfit::Choices(_)) => format!("the default {} is not one of the `choices`", shown(d)),
+        Some(Misfit::MultipleOf(step)) => {
+            format!("the default {} is not a multiple of {}: {refused}", shown(d), step.show())
         }
-        (Some(ChoicesV::Int(c)), e) => {
-            if let Some(NumV::Int(i)) = number(e)
-                && !c.iter().any(|&x| i128::from(x) == i)
-            {
-                errors.push(Error::custom(format!("the default {i} is not one of the `choices`")).with_span(d));
-            }
+        Some(Misfit::Length(n, len)) => {
+            let what = if len.unit == LengthUnit::Bytes { "bytes" } else { "characters" };
+            format!("the default is {n} {what} long, outside this parameter's `length`: {refused}")
         }
-        _ => {}
-    }
+        // Outside its integer type, a default does not compile: rustc says so at the literal
+        // (`overflowing_literals`, or no `-` on an unsigned type).
+        Some(Misfit::Type { .. }) => return,
+    };
+    errors.push(Error::custom(message).with_span(d));
 }

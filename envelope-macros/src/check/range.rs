@@ -144,6 +144,41 @@ fn holds_no_value(lo: BoundV, hi: BoundV, kind: Kind) -> bool {
     }
 }
 
+/// Whether `n` lies within `r` (an exclusive bound leaves out its own value); whole numbers
+/// compared exactly, any other pair as floats.
+pub(super) fn contains(r: RangeV, n: NumV) -> bool {
+    let above = |b: BoundV, strict: bool| match (b, n) {
+        (BoundV::Unbounded, _) => true,
+        (BoundV::Incl(NumV::Int(a)) | BoundV::Excl(NumV::Int(a)), NumV::Int(x)) => x > a || (!strict && x == a),
+        (BoundV::Incl(a) | BoundV::Excl(a), x) => x.f() > a.f() || (!strict && x.f() == a.f()),
+    };
+    let below = |b: BoundV, strict: bool| match (b, n) {
+        (BoundV::Unbounded, _) => true,
+        (BoundV::Incl(NumV::Int(a)) | BoundV::Excl(NumV::Int(a)), NumV::Int(x)) => x < a || (!strict && x == a),
+        (BoundV::Incl(a) | BoundV::Excl(a), x) => x.f() < a.f() || (!strict && x.f() == a.f()),
+    };
+    let (lo, hi) = r;
+    above(lo, matches!(lo, BoundV::Excl(_))) && below(hi, matches!(hi, BoundV::Excl(_)))
+}
+
+/// A checked range as the user would read it: `1..=720`, `0..10`, `1..`, `..=720`; a lower
+/// bound that leaves out its own value (`exclusive_min`), which Rust's ranges cannot write, in
+/// words: `above 0 and up to 1`.
+pub(super) fn range_words(r: RangeV) -> String {
+    let end = |b: BoundV| match b {
+        BoundV::Incl(n) => format!("..={}", n.show()),
+        BoundV::Excl(n) => format!("..{}", n.show()),
+        BoundV::Unbounded => "..".to_owned(),
+    };
+    match r {
+        (BoundV::Excl(a), BoundV::Incl(b)) => format!("above {} and up to {}", a.show(), b.show()),
+        (BoundV::Excl(a), BoundV::Excl(b)) => format!("above {} and below {}", a.show(), b.show()),
+        (BoundV::Excl(a), BoundV::Unbounded) => format!("above {}", a.show()),
+        (BoundV::Incl(a), hi) => format!("{}{}", a.show(), end(hi)),
+        (BoundV::Unbounded, hi) => end(hi),
+    }
+}
+
 fn int_of(n: NumV) -> i128 {
     match n {
         NumV::Int(i) => i,

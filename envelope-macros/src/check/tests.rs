@@ -277,3 +277,100 @@ fn a_tool_without_a_description_is_one_error_saying_what_to_write() {
     );
     assert!(tool_errors(quote::quote!(description = "Reads the weather of a city."), item).is_empty());
 }
+
+#[test]
+fn a_required_value_the_other_parameter_never_takes_is_refused_at_the_literal() {
+    let errors = tool_errors(
+        quote::quote!(),
+        syn::parse_quote! {
+            /// Reports.
+            fn report(
+                #[validate(requires(count = 500, state = "HOURLY"))] a: Option<String>,
+                #[validate(requires(step = 20, code = "ABCDE", when = "deep"))] b: Option<String>,
+                #[validate(requires(small = -1, ratio = 0.0))] c: Option<String>,
+                #[validate(range = 1..=100)] count: Option<u32>,
+                #[validate(choices = ["ALL", "HOURLY_ALL"])] state: Option<String>,
+                #[validate(multiple_of = 15)] step: Option<u32>,
+                #[validate(length = 2..=4)] code: Option<String>,
+                small: Option<u8>,
+                #[validate(range(exclusive_min = 0.0, max = 1.0))] ratio: Option<f64>,
+            ) -> bool { true }
+        },
+    );
+    assert_eq!(
+        errors,
+        [
+            "`count` accepts 1..=100 (its `range`): requiring 500 would refuse every call that sends `a`; require a value in that range",
+            "`state` accepts \"ALL\", \"HOURLY_ALL\" (its `choices`): requiring \"HOURLY\" would refuse every call that sends `a`; require one of them",
+            "`step` accepts multiples of 15 (its `multiple_of`): requiring 20 would refuse every call where `b` is \"deep\"; require a multiple of 15",
+            "`code` accepts 2 to 4 characters (its `length`): requiring \"ABCDE\" (5 characters) would refuse every call where `b` is \"deep\"; require a value of that length",
+            "`small` accepts 0 to 255 (it is a `u8`): requiring -1 would refuse every call that sends `c`; require a value in that range",
+            "`ratio` accepts above 0.0 and up to 1.0 (its `range`): requiring 0.0 would refuse every call that sends `c`; require a value in that range",
+        ]
+    );
+}
+
+#[test]
+fn a_when_the_parameter_never_takes_is_refused_at_the_literal() {
+    let errors = tool_errors(
+        quote::quote!(),
+        syn::parse_quote! {
+            /// Reports.
+            fn report(
+                #[validate(range = 1..=720, requires(other, when = 900))] hours: Option<u32>,
+                #[validate(choices = [10, 20], requires(other, when = 30))] size: Option<u32>,
+                #[validate(byte_length = ..=4, requires(other, when = "héllo"))] tag: Option<String>,
+                other: Option<u32>,
+            ) -> bool { true }
+        },
+    );
+    assert_eq!(
+        errors,
+        [
+            "`hours` accepts 1..=720 (its `range`): with `when` 900 this rule would never apply; make `when` a value in that range",
+            "`size` accepts 10, 20 (its `choices`): with `when` 30 this rule would never apply; make `when` one of them",
+            "`tag` accepts at most 4 bytes (its `byte_length`): with `when` \"héllo\" (6 bytes) this rule would never apply; make `when` a value of that length",
+        ]
+    );
+}
+
+#[test]
+fn values_the_rules_accept_compile_and_a_secret_is_never_quoted() {
+    // The range's ends, a float step within rounding, a case-only difference under
+    // `ignore_case` (a cross-field rule compares without case).
+    let fine = tool_errors(
+        quote::quote!(),
+        syn::parse_quote! {
+            /// Reports.
+            fn report(
+                #[validate(range = 1..=100, requires(ratio = 0.3, state = "hourly_all", when = 100))] count: Option<u32>,
+                #[validate(multiple_of = 0.1, requires(count = 1))] ratio: Option<f64>,
+                #[validate(choices = ["ALL", "HOURLY_ALL"], ignore_case, requires(count = 1, when = "all"))] state: Option<String>,
+            ) -> bool { true }
+        },
+    );
+    assert!(fine.is_empty(), "{fine:?}");
+    // A default is given to the function as written: there a case-only difference is refused.
+    let default = tool_errors(
+        quote::quote!(),
+        syn::parse_quote! {
+            /// Reports.
+            fn report(#[validate(choices = ["ALL"], ignore_case, default = "all")] state: String) -> bool { true }
+        },
+    );
+    assert_eq!(default, ["the default \"all\" is not one of the `choices`"]);
+    // Requiring a value of a secret is its own error, once; the value is not quoted.
+    let secret = tool_errors(
+        quote::quote!(),
+        syn::parse_quote! {
+            /// Logs in.
+            fn login(
+                #[validate(requires(pin = "12345"))] mode: Option<String>,
+                #[validate(secret, length = ..=4)] pin: Option<String>,
+            ) -> bool { true }
+        },
+    );
+    assert_eq!(secret.len(), 1, "{secret:?}");
+    assert!(secret[0].starts_with("`pin` is `secret`"), "{secret:?}");
+    assert!(!secret[0].contains("12345"), "{secret:?}");
+}
