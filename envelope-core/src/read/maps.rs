@@ -19,18 +19,15 @@ use std::marker::PhantomData;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::outcome::refusal::{Problem, Rejected};
+use crate::outcome::refusal::Problem;
 use crate::read::containers::container_in_string;
-use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, count, hidden_if_secret};
+use crate::read::path::{ArgPath as Path, Reading, hidden_if_secret};
 use crate::read::readers::{FromArg, Seed};
 use crate::read::rules::{self, Accepted, Subject, fix_like};
 use crate::read::sent::MAX_KEYS;
+use crate::read::tally::Tally;
 use crate::spec::{Ty, Unit};
 use crate::words::render;
-
-/// How many refused values of one map are counted past the [`SHOWN_ITEMS`] described: the
-/// values after them are not read (as an array's items).
-const COUNTED_VALUES: usize = 100;
 
 /// A map the readers fill, whatever its kind.
 trait Entries<T>: Default {
@@ -124,13 +121,12 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
     let checked =
         if count.is_err() { entries.len().min(reading.rules.length.map_or(0, |l| l.max)) } else { entries.len() };
     let mut out = M::default();
-    let mut refused: Vec<Problem> = Vec::new();
-    let mut more: Vec<&str> = Vec::new();
-    // The place of the first value not read, once `COUNTED_VALUES` more were refused.
-    let mut unchecked = None;
+    let mut refused = Tally::new();
+    // The place of the first value not read, once the tally is full.
+    let mut unread = None;
     for (i, (key, value)) in entries.iter().take(checked).enumerate() {
-        if more.len() == COUNTED_VALUES {
-            unchecked = Some(i);
+        if refused.is_full() {
+            unread = Some(i);
             break;
         }
         let path = key_path(reading, key);
@@ -140,59 +136,20 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
                 out.put(key.clone(), x);
             }
             Ok(_) => {}
-            Err(p) if refused.len() < SHOWN_ITEMS => refused.push(p),
-            Err(_) => more.push(key),
+            Err(p) => refused.refuse(p, || path.text()),
         }
     }
-    if refused.is_empty() {
-        return count.map(|()| out);
-    }
-    if !more.is_empty() {
-        refused.push(counted(reading, &refused[0], &more, unchecked.map(|first| entries.len() - first)));
-    }
-    let mut first = match count {
-        Err(count) => count,
-        Ok(()) => refused.remove(0),
-    };
-    // After the first problem's own further problems (the other fields of an object value).
-    first.0.also.extend(refused);
-    Err(first)
+    let unread = unread.map(|first| {
+        let n = entries.len() - first;
+        (n, format!("the {} after them", crate::read::path::count(n, Unit::Entries)))
+    });
+    refused.into_problem(reading, count, ("value", "values"), unread).map(|()| out)
 }
 
 /// Where the value of `key` is: `labels["env"]`; `keys[…]` in a secret map, whose keys are part
 /// of its secret.
 fn key_path<'a>(reading: &'a Reading<'_>, key: &'a str) -> Path<'a> {
     if reading.rules.secret { Path::SecretKey(&reading.path) } else { Path::Key(&reading.path, key) }
-}
-
-/// The problem that counts the refused values past those described: `labels: has 2 more refused
-/// values (labels["c"], labels["d"])`; with `unread` values not read past the counted ones, that
-/// they were not checked.
-fn counted(reading: &Reading<'_>, first: &Problem, more: &[&str], unread: Option<usize>) -> Problem {
-    let parent = reading.path;
-    let list: Vec<String> = more.iter().take(5).map(|key| key_path(reading, key).text()).collect();
-    let etc = if more.len() > 5 { ", …" } else { "" };
-    let values = if more.len() == 1 { "value" } else { "values" };
-    let (issue, fix) = match unread {
-        None => (
-            format!("has {} more refused {values} ({}{etc})", more.len(), list.join(", ")),
-            "Fix those values the same way.".to_owned(),
-        ),
-        Some(n) => (
-            format!(
-                "has at least {} more refused {values} ({}{etc}); the {} after them {} not checked",
-                more.len(),
-                list.join(", "),
-                count(n, Unit::Entries),
-                if n == 1 { "was" } else { "were" }
-            ),
-            "Fix those values the same way, and check the rest likewise before sending again.".to_owned(),
-        ),
-    };
-    Problem::new(parent.parameter(), Rejected::Missing, issue)
-        .with_accepted(first.0.accepted.clone())
-        .with_fix(fix)
-        .at(parent.text())
 }
 
 /// The refusal of a value that is not an object (a JSON string holding one, under

@@ -30,6 +30,9 @@ pub(crate) mod rules;
 pub(crate) mod scalars;
 // What a parsed value no longer shows: a key sent twice, the characters of each number.
 pub(crate) mod sent;
+// The refused members of one array or map: the first described, the next counted, the rest
+// not read.
+pub(crate) mod tally;
 // The arguments read from their JSON text when the one-pass walk does not take them.
 pub(crate) mod text;
 // A tool's arguments (and an object's fields) read straight into their types, serde's way,

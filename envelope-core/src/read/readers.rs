@@ -20,14 +20,15 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::outcome::refusal::{Problem, Rejected};
+use crate::outcome::refusal::Problem;
 use crate::read::containers::container_in_string;
 pub use crate::read::input::Sent;
-use crate::read::path::{ArgPath as Path, Reading, SHOWN_ITEMS, hidden_if_secret};
+use crate::read::path::{ArgPath as Path, Reading, hidden_if_secret};
 use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, fix_like_whole, multiple_of, range};
 use crate::read::scalars;
-use crate::spec::{Choices, Rules, Ty};
+use crate::read::tally::Tally;
+use crate::spec::{Choices, Rules, Ty, Unit};
 use crate::words::render;
 
 /// advertises. Implemented for the integer types, `f32`, `f64`, `bool`, `String`, `Option<T>`,
@@ -679,13 +680,12 @@ impl<T: FromArg> FromArg for Vec<T> {
         let checked =
             if count.is_err() { items.len().min(reading.rules.length.map_or(0, |l| l.max)) } else { items.len() };
         let mut out = Vec::with_capacity(if count.is_err() { 0 } else { items.len().min(1024) });
-        let mut refused: Vec<Problem> = Vec::new();
-        let mut more: Vec<usize> = Vec::new();
-        // The index of the first item not read, once `COUNTED_ITEMS` more were refused.
-        let mut unchecked = None;
+        let mut refused = Tally::new();
+        // The index of the first item not read, once the tally is full.
+        let mut unread = None;
         for (i, item) in items.iter().take(checked).enumerate() {
-            if more.len() == COUNTED_ITEMS {
-                unchecked = Some(i);
+            if refused.is_full() {
+                unread = Some(i);
                 break;
             }
             let path = Path::Index(&reading.path, i);
@@ -693,48 +693,14 @@ impl<T: FromArg> FromArg for Vec<T> {
             match T::from_arg(item, &item_cx) {
                 Ok(x) if refused.is_empty() && count.is_ok() => out.push(x),
                 Ok(_) => {}
-                Err(p) if refused.len() < SHOWN_ITEMS => refused.push(p),
-                Err(_) => more.push(i),
+                Err(p) => refused.refuse(p, || path.text()),
             }
         }
-        if refused.is_empty() {
-            return count.map(|()| out);
-        }
-        if !more.is_empty() {
-            let list: Vec<String> = more.iter().take(5).map(|i| format!("{}[{i}]", reading.path)).collect();
-            let etc = if more.len() > 5 { ", …" } else { "" };
-            let items = if more.len() == 1 { "item" } else { "items" };
-            let (issue, fix) = match unchecked {
-                None => (
-                    format!("has {} more refused {items} ({}{etc})", more.len(), list.join(", ")),
-                    "Fix those items the same way.".to_owned(),
-                ),
-                Some(first) => (
-                    format!(
-                        "has at least {} more refused {items} ({}{etc}); the {} items from {}[{first}] on were not checked",
-                        more.len(),
-                        list.join(", "),
-                        items_len(v) - first,
-                        reading.path
-                    ),
-                    "Fix those items the same way, and check the rest likewise before sending again.".to_owned(),
-                ),
-            };
-            let accepted = refused[0].0.accepted.clone();
-            refused.push(
-                Problem::new(reading.path.parameter(), Rejected::Missing, issue)
-                    .with_accepted(accepted)
-                    .with_fix(fix)
-                    .at(reading.path.text()),
-            );
-        }
-        let mut first = match count {
-            Err(count) => count,
-            Ok(()) => refused.remove(0),
-        };
-        // After the first problem's own further problems (the other fields of an object item).
-        first.0.also.extend(refused);
-        Err(first)
+        let unread = unread.map(|first| {
+            let n = items.len() - first;
+            (n, format!("the {} from {}[{first}] on", crate::read::path::count(n, Unit::Items), reading.path))
+        });
+        refused.into_problem(reading, count, ("item", "items"), unread).map(|()| out)
     }
     fn from_sent(sent: &Sent<'_>, reading: &Reading<'_>) -> Result<Self, Problem> {
         items_from_sent(sent, reading, true)
@@ -769,15 +735,6 @@ fn items_from_sent<T: FromArg>(sent: &Sent<'_>, reading: &Reading<'_>, used: boo
         }
     }
     sent_as_value(sent, reading, Vec::<T>::from_arg)
-}
-
-/// How many refused items of one array are counted past the [`SHOWN_ITEMS`] described: the items
-/// after them are not read. Each refusal builds its words, so an array of a million refused
-/// items would cost a million refusals for one sentence that counts them.
-const COUNTED_ITEMS: usize = 100;
-
-fn items_len(v: &Value) -> usize {
-    v.as_array().map_or(0, Vec::len)
 }
 
 // ---------------------------------------------------------------------------------------------
