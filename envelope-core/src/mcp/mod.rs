@@ -782,7 +782,12 @@ impl ServerHandler for McpServer {
         }
         let params = request.params.unwrap_or_default();
         let name = params.get("name").and_then(Value::as_str).ok_or_else(|| frame::wrong_name(params.get("name")))?;
-        let arguments = params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into());
+        // This module's transports took the text of `arguments` out of the params (and refuse a
+        // `tools/call` rmcp cannot read before it gets here); another transport left them in.
+        let arguments = match raw_arguments(&context.extensions) {
+            Some(raw) => raw.0,
+            None => params.get("arguments").filter(|a| !a.is_null()).map(|a| a.to_string().into()),
+        };
         let cx = self.context(&context);
         let mut result = call_tool::call_tool_result(
             &call_tool::call_with_raw_arguments(&self.toolbox, &cx, name, arguments).await?,

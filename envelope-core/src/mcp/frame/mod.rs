@@ -13,7 +13,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ErrorData, GetExtensions, GetMeta, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientRequest, ErrorData, GetExtensions, GetMeta, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
 };
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value, value::RawValue};
@@ -481,6 +482,9 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         Some(Value::String(_)) => {}
         other => return error(Some(id), wrong_name(other)),
     }
+    if let Some(why) = misshapen_member(&rest) {
+        return error(Some(id), ErrorData::invalid_params(why, None));
+    }
     // Built by hand: `json!` would copy `rest` (a name may be megabytes long); this moves it.
     let mut message = Map::new();
     message.insert("jsonrpc".into(), Value::from("2.0"));
@@ -489,6 +493,12 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
     message.insert("params".into(), Value::Object(rest));
     let message = Value::Object(message);
     match serde_json::from_value::<ClientJsonRpcMessage>(message) {
+        // rmcp read the method but not its params: never handed on, where the catch-all would
+        // see a `tools/call` without its `arguments` (taken out above).
+        Ok(JsonRpcMessage::Request(request)) if matches!(request.request, ClientRequest::CustomRequest(_)) => error(
+            Some(id),
+            ErrorData::invalid_params("tools/call: params do not have the shape MCP defines for it", None),
+        ),
         Ok(mut message) => {
             if let JsonRpcMessage::Request(request) = &mut message {
                 request.request.extensions_mut().insert(RawArguments(arguments));
@@ -500,6 +510,38 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
             ErrorData::invalid_params("tools/call: params do not have the shape MCP defines for it", None),
         ),
     }
+}
+
+/// Why a member of a `tools/call`'s params beside `name` and `arguments` is not of the JSON type
+/// MCP gives it (`CallToolRequestParams`; SEP-2322 for `requestState` and `inputResponses`), or
+/// `None`: rmcp would not read such a request as a `tools/call` at all. `requestState` is quoted
+/// cut (the client had it from this server); the others, which may hold what a person answered,
+/// are named by their type:
+///
+/// `tools/call: params.requestState is 12, a number; MCP defines it as a string: the
+/// requestState of an input_required result, sent back exactly as received (or left out)`
+fn misshapen_member(params: &Map<String, Value>) -> Option<String> {
+    type Member = (&'static str, fn(&Value) -> bool, &'static str);
+    let members: [Member; 3] = [
+        (
+            "requestState",
+            Value::is_string,
+            "a string: the requestState of an input_required result, sent back exactly as received",
+        ),
+        (
+            "inputResponses",
+            Value::is_object,
+            "an object: the answers to an input_required result's inputRequests, under their keys",
+        ),
+        ("_meta", Value::is_object, "an object"),
+    ];
+    members.into_iter().find_map(|(name, fits, defined)| {
+        let v = params.get(name).filter(|v| !v.is_null() && !fits(v))?;
+        let kind = crate::words::render::json_type(v);
+        let sent =
+            if name == "requestState" { format!("{}, {kind}", shorten(&v.to_string())) } else { kind.to_owned() };
+        Some(format!("tools/call: params.{name} is {sent}; MCP defines it as {defined} (or left out)"))
+    })
 }
 
 /// A value as sent (or a method's name), cut to 40 characters.

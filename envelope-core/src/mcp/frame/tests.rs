@@ -374,3 +374,54 @@ fn the_start_of_a_message_not_an_object_is_quoted_in_json_terms() {
     assert!(message.contains(r#"this one starts with "\u200b{\"jsonrpc\":""#), "{message}");
     assert_eq!(visible_start("a\tb\"c\\\u{7}"), r#""a\tb\"c\\\u0007""#);
 }
+
+/// A `tools/call` whose `requestState`, `inputResponses` or `_meta` is of another type than MCP's
+/// is refused by name: rmcp could not read it as a `tools/call`, and its catch-all would have
+/// run the tool without the `arguments` taken out of it.
+#[test]
+fn a_misshapen_member_beside_the_arguments_is_refused_by_name() {
+    let call = |member: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"list_notes","arguments":{{"bogus":1}},{member}}}}}"#
+        )
+    };
+    for (member, said) in [
+        (
+            r#""requestState":12"#,
+            "tools/call: params.requestState is 12, a number; MCP defines it as a string: the requestState of an \
+             input_required result, sent back exactly as received (or left out)",
+        ),
+        (
+            r#""inputResponses":"x""#,
+            "tools/call: params.inputResponses is a string; MCP defines it as an object: the answers to an \
+             input_required result's inputRequests, under their keys (or left out)",
+        ),
+        (
+            r#""inputResponses":[]"#,
+            "tools/call: params.inputResponses is an array; MCP defines it as an object: the answers to an input_required result's inputRequests, under their keys (or left out)",
+        ),
+        (r#""_meta":true"#, "tools/call: params._meta is a boolean; MCP defines it as an object (or left out)"),
+    ] {
+        let reply = answer(&call(member));
+        assert_eq!(
+            (reply["id"].clone(), reply["error"]["code"].clone()),
+            (serde_json::json!(3), serde_json::json!(-32602)),
+            "{reply}"
+        );
+        assert_eq!(reply["error"]["message"], said, "{member}");
+    }
+    // Of the right types, or `null`, the request goes on to rmcp with its arguments beside it.
+    for member in [r#""requestState":"s""#, r#""inputResponses":{}"#, r#""requestState":null"#] {
+        let line = call(member);
+        match read_message(line.as_bytes(), Framing::Line) {
+            Incoming::Message(m) => match *m {
+                JsonRpcMessage::Request(r) => {
+                    assert!(matches!(r.request, ClientRequest::CallToolRequest(_)), "{member}");
+                    assert!(r.request.extensions().get::<RawArguments>().is_some_and(|a| a.0.is_some()));
+                }
+                other => panic!("{member}: {other:?}"),
+            },
+            Incoming::Answered(reply) => panic!("{member}: answered {reply:?}"),
+        }
+    }
+}
