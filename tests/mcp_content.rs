@@ -165,6 +165,78 @@ async fn a_tool_samples_through_a_client_that_declared_sampling() {
     assert_eq!(reply["result"]["structuredContent"]["data"], "4", "{reply}");
 }
 
+/// A sampling reply without text, or an elicitation answer of another shape than MCP's, is an
+/// error the tool sees, never an empty answer read as the user's or the model's.
+#[tokio::test]
+async fn an_answer_that_does_not_read_is_an_error_not_an_empty_answer() {
+    let mut session = Session::start(json!({"sampling": {}, "elicitation": {}})).await;
+    let sampled = [
+        (json!({}), "its content is missing"),
+        (json!(null), "its content is missing"),
+        (json!({"role": "assistant", "content": "4"}), "its content is a string"),
+        (
+            json!({"role": "assistant", "content": {"type": "image", "data": "AA==", "mimeType": "image/png"}}),
+            "its content is a block of type \"image\"",
+        ),
+        (json!({"role": "assistant", "content": []}), "its content is an empty list"),
+    ];
+    for (id, (result, why)) in (10..).zip(sampled) {
+        session.send(&call(id, "ask_model", json!({"prompt": "2+2?"}))).await;
+        let request = session.read().await;
+        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+        let reply = session.read().await;
+        let envelope = &reply["result"]["structuredContent"];
+        assert_eq!(envelope["status"], "error", "{result}: {reply}");
+        let message = envelope["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "the client's answer to sampling/createMessage cannot be read: {why}, where a text block is read"
+            )),
+            "{result}: {message}"
+        );
+    }
+    // A list of blocks: the first text block's text; an empty text is an answer.
+    for (id, (content, said)) in (20..).zip([
+        (json!([{"type": "image", "data": "AA==", "mimeType": "image/png"}, {"type": "text", "text": "4"}]), "4"),
+        (json!({"type": "text", "text": ""}), ""),
+    ]) {
+        session.send(&call(id, "ask_model", json!({"prompt": "2+2?"}))).await;
+        let request = session.read().await;
+        let result = json!({"role": "assistant", "content": content, "model": "m"});
+        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+        let reply = session.read().await;
+        assert_eq!(reply["result"]["structuredContent"]["data"], said, "{reply}");
+    }
+    let elicited = [
+        (
+            json!({"action": "bogus"}),
+            "its action is \"bogus\"; MCP's actions are \"accept\", \"decline\" and \"cancel\"",
+        ),
+        (json!({}), "it has no action; MCP's actions"),
+        (
+            json!({"action": "accept", "content": "x"}),
+            "its content is a string; MCP defines it as an object of the values entered",
+        ),
+        (json!({"action": "accept", "content": {"name": "Ada", "age": "old"}}), "its content does not read as"),
+    ];
+    for (id, (result, why)) in (30..).zip(elicited) {
+        session.send(&call(id, "contact", json!({}))).await;
+        let request = session.read().await;
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+        let reply = session.read().await;
+        let envelope = &reply["result"]["structuredContent"];
+        assert_eq!(envelope["status"], "error", "{result}: {reply}");
+        let message = envelope["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("the client's answer to elicitation/create cannot be read: {why}")),
+            "{result}: {message}"
+        );
+        // A read-only tool's fault keeps BACKEND_ERROR's own retry class.
+        assert_eq!(envelope["retry"], "with_backoff", "{envelope}");
+    }
+}
+
 #[tokio::test]
 async fn a_call_outside_an_mcp_session_cannot_ask_its_client() {
     let cx = Context::anonymous();

@@ -507,7 +507,7 @@ fn merge(into: &mut Value, from: &Value) {
 impl crate::context::Context {
     /// Asks the user for a `T`: [`elicit`](crate::Context::elicit) with `T`'s JSON Schema (feature
     /// `schemars`) as `requestedSchema`; an accepted answer is read as `T`, and one that does
-    /// not read is [`ClientError::Failed`](crate::context::ClientError::Failed) with code `-32602` and serde's sentence. `Ok(None)`:
+    /// not read is [`ClientError::Unreadable`](crate::context::ClientError::Unreadable) with serde's sentence. `Ok(None)`:
     /// the user declined or cancelled.
     #[cfg(feature = "schemars")]
     pub async fn elicit_as<T: serde::de::DeserializeOwned + schemars::JsonSchema>(
@@ -520,9 +520,9 @@ impl crate::context::Context {
             return Ok(None);
         }
         let content = serde_json::Value::Object(answer.content.unwrap_or_default());
-        serde_json::from_value(content).map(Some).map_err(|e| crate::context::ClientError::Failed {
-            code: -32602,
-            message: format!("the answer does not read: {e}"),
+        serde_json::from_value(content).map(Some).map_err(|e| crate::context::ClientError::Unreadable {
+            method: crate::context::ClientAsk::Elicitation.method(),
+            why: format!("its content does not read as {}: {e}", std::any::type_name::<T>()),
         })
     }
 }

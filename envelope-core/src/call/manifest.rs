@@ -112,7 +112,7 @@ pub(crate) fn retryable_on(tool: &Tool, code: &Code) -> bool {
         // unless the code says nothing ran (the audit intent or the policy's verdict was not had).
         Status::Error => {
             code.retryable()
-                && (tool.spec().annotations.idempotent_hint == Some(true)
+                && (tool.spec().annotations.repeats_safely()
                     || *code == crate::codes::AUDIT_UNAVAILABLE
                     || *code == crate::codes::POLICY_UNAVAILABLE)
         }

@@ -320,7 +320,7 @@ impl Tool {
     /// The envelope of a finished call: for a tool that is not idempotent, with faults not
     /// retryable.
     pub(in crate::call) fn settled(&self, envelope: Envelope) -> Envelope {
-        retry_as_declared(envelope, self.spec.annotations.idempotent_hint == Some(true))
+        retry_as_declared(envelope, self.spec.annotations.repeats_safely())
     }
 
     pub(in crate::call) fn panicked(&self) -> Envelope {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::Context;
 use super::requests::{ClientAsk, ClientError, ElicitAction, Elicitation};
+use crate::words::render::json_type;
 impl Context {
     /// Asks the client's model for a completion: an MCP `sampling/createMessage` request with
     /// `params` as sent (MCP 2025-11-25, "Client Features / Sampling":
@@ -28,21 +29,29 @@ impl Context {
     }
 
     /// Asks the client's model to answer `prompt` (one user text message, at most `max_tokens`
-    /// tokens; [`create_message`](Self::create_message)) and answers the text of its reply
-    /// (`""` when the reply is not text).
+    /// tokens; [`create_message`](Self::create_message)) and answers the text of its reply: the
+    /// `content` block of type `text` (2025-11-25 may send a list of blocks: the first text
+    /// block's). A reply with no text content (an image, no `content`, not an object) is
+    /// [`ClientError::Unreadable`], never an empty answer; an empty text is `""`.
     pub async fn sample(&self, prompt: impl Into<String>, max_tokens: u32) -> Result<String, ClientError> {
         let params = serde_json::json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": prompt.into()}}],
             "maxTokens": max_tokens,
         });
         let reply = self.create_message(params).await?;
-        let content = reply.get("content");
-        // A 2025-11-25 reply may hold a list of blocks.
-        let text = content
-            .and_then(|c| c.get("text").or_else(|| c.get(0).and_then(|b| b.get("text"))))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        Ok(text.to_owned())
+        let is_text = |b: &&Value| b.get("type").and_then(Value::as_str) == Some("text");
+        let block = match reply.get("content") {
+            Some(Value::Array(blocks)) => blocks.iter().find(is_text),
+            Some(block) => Some(block).filter(is_text),
+            None => None,
+        };
+        match block.and_then(|b| b.get("text")).and_then(Value::as_str) {
+            Some(text) => Ok(text.to_owned()),
+            None => Err(ClientError::Unreadable {
+                method: ClientAsk::Sampling.method(),
+                why: format!("its content is {}, where a text block is read", content_words(reply.get("content"))),
+            }),
+        }
     }
 
     /// Asks the user for values: an MCP `elicitation/create` form request (MCP 2025-11-25,
@@ -54,7 +63,19 @@ impl Context {
         let params = serde_json::json!({"mode": "form", "message": message.into(), "requestedSchema": schema});
         let reply = self.ask_client(ClientAsk::Elicitation, params).await?;
         let action = action_of(&reply)?;
-        let content = reply.get("content").and_then(Value::as_object).cloned();
+        let content = match reply.get("content") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(content)) => Some(content.clone()),
+            Some(other) => {
+                return Err(ClientError::Unreadable {
+                    method: ClientAsk::Elicitation.method(),
+                    why: format!(
+                        "its content is {}; MCP defines it as an object of the values entered",
+                        json_type(other)
+                    ),
+                });
+            }
+        };
         Ok(Elicitation { action, content })
     }
 
@@ -111,12 +132,34 @@ impl Context {
     }
 }
 
-/// The `action` of an elicitation's answer.
+/// The `action` of an elicitation's answer; [`ClientError::Unreadable`] quoting what came
+/// instead (cut to 40 characters).
 fn action_of(reply: &Value) -> Result<ElicitAction, ClientError> {
-    match reply.get("action").and_then(Value::as_str) {
-        Some("accept") => Ok(ElicitAction::Accept),
-        Some("decline") => Ok(ElicitAction::Decline),
-        Some("cancel") => Ok(ElicitAction::Cancel),
-        _ => Err(ClientError::Failed { code: -32602, message: "the elicitation answer has no action".into() }),
+    let why = match reply.get("action") {
+        Some(Value::String(a)) if a == "accept" => return Ok(ElicitAction::Accept),
+        Some(Value::String(a)) if a == "decline" => return Ok(ElicitAction::Decline),
+        Some(Value::String(a)) if a == "cancel" => return Ok(ElicitAction::Cancel),
+        Some(other) => format!("its action is {}", crate::words::cut::cut(&other.to_string(), 40)),
+        None if reply.is_object() => "it has no action".to_owned(),
+        None => format!("it is {}, not an object", json_type(reply)),
+    };
+    Err(ClientError::Unreadable {
+        method: ClientAsk::Elicitation.method(),
+        why: format!("{why}; MCP's actions are \"accept\", \"decline\" and \"cancel\""),
+    })
+}
+
+/// A sampling reply's `content` in words, for a reply with no text to read: `an image block`,
+/// `missing`, `a string`.
+fn content_words(content: Option<&Value>) -> String {
+    match content {
+        None | Some(Value::Null) => "missing".to_owned(),
+        Some(Value::Object(block)) => match block.get("type").and_then(Value::as_str) {
+            Some(kind) => format!("a block of type {}", crate::words::cut::cut(&format!("{kind:?}"), 40)),
+            None => "an object without a type".to_owned(),
+        },
+        Some(Value::Array(blocks)) if blocks.is_empty() => "an empty list".to_owned(),
+        Some(Value::Array(_)) => "a list without a text block".to_owned(),
+        Some(other) => json_type(other).to_owned(),
     }
 }

@@ -54,12 +54,23 @@ pub enum ClientError {
     MissingCapability(&'static str),
     /// The call was not made over an MCP session that can send a request to its client.
     Unavailable,
-    /// The client answered a JSON-RPC error (or no answer that reads).
+    /// The client answered a JSON-RPC error, or the request could not be sent.
     Failed {
         /// The JSON-RPC error code.
         code: i64,
         /// Its message.
         message: String,
+    },
+    /// The client answered a result this call cannot read as the answer it asked for: not of
+    /// the shape MCP defines (an elicitation without an `action`, its `content` not an object),
+    /// or not what the asking method reads (`sample`'s reply without text content, `elicit_as`'s
+    /// content that does not read as the type). Never read as an empty answer.
+    Unreadable {
+        /// The request asked: `"sampling/createMessage"`, `"elicitation/create"`.
+        method: &'static str,
+        /// What is wrong with the answer, the client's values quoted cut: `its action is
+        /// "bogus"; MCP's actions are accept, decline and cancel`.
+        why: String,
     },
     /// The call was cancelled while waiting.
     Cancelled,
@@ -71,6 +82,9 @@ impl fmt::Display for ClientError {
             ClientError::MissingCapability(c) => write!(f, "the client did not declare the `{c}` capability"),
             ClientError::Unavailable => f.write_str("this call cannot send a request to its client"),
             ClientError::Failed { code, message } => write!(f, "the client answered error {code}: {message}"),
+            ClientError::Unreadable { method, why } => {
+                write!(f, "the client's answer to {method} cannot be read: {why}")
+            }
             ClientError::Cancelled => f.write_str("the call was cancelled"),
         }
     }

@@ -560,6 +560,17 @@ pub struct Annotations {
     pub open_world_hint: Option<bool>,
 }
 
+impl Annotations {
+    /// Whether calling the tool again with the same arguments has no further effect: declared
+    /// `idempotent`, or `read_only` (MCP 2025-11-25 `ToolAnnotations`: `idempotentHint` is
+    /// "meaningful only when `readOnlyHint == false`"; a tool that modifies nothing is repeated
+    /// safely). A fault of such a tool keeps its code's retry class (`with_backoff` for
+    /// `BACKEND_ERROR`); any other tool's becomes `after_reread` (check whether it acted).
+    pub fn repeats_safely(&self) -> bool {
+        self.idempotent_hint == Some(true) || self.read_only_hint == Some(true)
+    }
+}
+
 /// What `#[tool]` declares about a tool.
 #[derive(Clone, Debug)]
 #[non_exhaustive]

@@ -138,7 +138,7 @@ impl Tool {
         Deferred {
             body,
             name: self.spec.name,
-            idempotent: self.spec.annotations.idempotent_hint == Some(true),
+            idempotent: self.spec.annotations.repeats_safely(),
             prefix: None,
             format: WireFormat::Envelope,
             inline: self.inline,
