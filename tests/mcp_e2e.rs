@@ -1417,7 +1417,7 @@ async fn the_input_required_result_and_its_request_state() {
     let (client, approver) = approver_client(&ProtocolVersion::V_2026_07_28).await;
     let first = new_note(&client, "first").await;
     let second = new_note(&client, "second").await;
-    let once = |args: Value, state: Option<String>, approved: Option<bool>| {
+    let try_once = |args: Value, state: Option<String>, approved: Option<Value>| {
         let client = &client;
         async move {
             let mut params = CallToolRequestParams::new("delete_note").with_arguments(object(args));
@@ -1426,8 +1426,12 @@ async fn the_input_required_result_and_its_request_state() {
                 let answer = json!({"action": "accept", "content": {"approved": approved}});
                 params.input_responses = Some([("approval".to_owned(), answer)].into_iter().collect());
             }
-            timeout(READ_TIMEOUT, client.call_tool_once(params)).await.unwrap().unwrap()
+            timeout(READ_TIMEOUT, client.call_tool_once(params)).await.unwrap()
         }
+    };
+    let once = |args: Value, state: Option<String>, approved: Option<Value>| {
+        let call = try_once(args, state, approved);
+        async move { call.await.unwrap() }
     };
     let CallToolResponse::InputRequired(asked) = once(json!({ "note_id": first }), None, None).await else {
         panic!("an InputRequiredResult");
@@ -1453,13 +1457,13 @@ async fn the_input_required_result_and_its_request_state() {
     };
     let mut forged = state.clone();
     forged.replace_range(..4, if state.starts_with("AAAA") { "BBBB" } else { "AAAA" });
-    let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(true)).await);
+    let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(json!(true))).await);
     assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
     assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
 
     // The state of the first note's delete, sent with the second's arguments: asked afresh.
     let CallToolResponse::InputRequired(again) =
-        once(json!({ "note_id": second }), Some(state.clone()), Some(true)).await
+        once(json!({ "note_id": second }), Some(state.clone()), Some(json!(true))).await
     else {
         panic!("a fresh InputRequiredResult");
     };
@@ -1467,9 +1471,24 @@ async fn the_input_required_result_and_its_request_state() {
     assert_ne!(again_state, state);
     assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
 
-    let deleted = envelope(once(json!({ "note_id": first }), Some(state.clone()), Some(true)).await);
+    // An answer that is neither true nor false is refused by name, and uses nothing up.
+    for approved in [json!("yes"), json!(1), Value::Null] {
+        let refused = try_once(json!({ "note_id": first }), Some(state.clone()), Some(approved.clone())).await;
+        let Err(rmcp::ServiceError::McpError(error)) = refused else { panic!("{approved}: {refused:?}") };
+        assert_eq!(error.code.0, -32602, "{approved}");
+        assert_eq!(
+            error.message,
+            format!(
+                "inputResponses.approval.content.approved is {approved}; accepted: true or false, the form's boolean. \
+                 Send the person's answer as true or false; the action still waits for it"
+            )
+        );
+    }
+    assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
+    // Read as `confirm_action` reads `approved`: the string "true" approves.
+    let deleted = envelope(once(json!({ "note_id": first }), Some(state.clone()), Some(json!("true"))).await);
     assert_eq!(deleted["data"], json!({"deleted": {"id": first, "title": "first"}}), "{deleted}");
-    let used = envelope(once(json!({ "note_id": first }), Some(state), Some(true)).await);
+    let used = envelope(once(json!({ "note_id": first }), Some(state), Some(json!(true))).await);
     assert_eq!(used["error_code"], "CONFLICT", "{used}");
     let notes = envelope_of(&client, "list_notes", json!({})).await;
     assert_eq!(notes["data"].as_array().unwrap().len(), 1, "{notes}");

@@ -26,8 +26,10 @@
 //! `requestState` as it was, and `inputResponses: {"approval": <ElicitResult>}`:
 //! - `{"action": "accept", "content": {"approved": true}}` runs the action once; its envelope
 //!   is the answer;
-//! - `accept` with `approved` not `true`, or `decline`: `ok` with
-//!   `{"done": false, "reason": "declined"}`; `cancel`: `"reason": "cancelled"`;
+//! - `accept` with `approved` `false`, or `decline`: `ok` with
+//!   `{"done": false, "reason": "declined"}`; `cancel`: `"reason": "cancelled"`; `approved` is
+//!   read as `confirm_action` reads it (`"true"` and `"false"` too), and any other value, or
+//!   none, is refused `-32602` naming it, the action still pending;
 //! - a `requestState` that is forged, expired or used answers as `confirm_action` would
 //!   (`NOT_FOUND`, `CONFLICT`), and runs nothing;
 //! - a retry whose arguments are not the sealed ones, or that carries no readable
@@ -85,7 +87,7 @@ pub(super) async fn call(
             Some(text) => serde_json::from_str::<Value>(text).ok(),
         };
         if let Some(args) = read {
-            let decision = decision(request.input_responses.as_ref());
+            let decision = decision(request.input_responses.as_ref())?;
             if let Some(answered) = toolbox.retry_pending_in(cx, name, state, &args, decision).await {
                 return Ok(complete(&answered));
             }
@@ -102,19 +104,36 @@ fn complete(envelope: &Envelope) -> CallToolResponse {
     CallToolResponse::Complete(super::call_tool::call_tool_result(envelope))
 }
 
-/// The person's answer in `inputResponses.approval`, if there is a readable one.
-fn decision(responses: Option<&InputResponses>) -> Option<Decision> {
-    let answer: ElicitResult = serde_json::from_value(responses?.get(APPROVAL_KEY)?.clone()).ok()?;
-    Some(match answer.action {
-        ElicitationAction::Accept => {
-            let approved = answer.content.as_ref().and_then(|c| c.get(APPROVED_FIELD)) == Some(&Value::Bool(true));
-            if approved { Decision::Approve } else { Decision::Decline }
-        }
+/// The person's answer in `inputResponses.approval`, if there is a readable one (`Ok(None)`:
+/// none, a new call). An `accept` whose `approved` is read as `confirm_action` reads its own:
+/// `true` or `false`, or the strings `"true"` and `"false"`; any other value (or none) is
+/// refused `-32602` naming it, and the action stays pending: the person's answer is not
+/// guessed, and the id is not used up by a client's mistake.
+fn decision(responses: Option<&InputResponses>) -> Result<Option<Decision>, ErrorData> {
+    let Some(answer) = responses.and_then(|r| r.get(APPROVAL_KEY)) else { return Ok(None) };
+    let Ok(answer) = serde_json::from_value::<ElicitResult>(answer.clone()) else { return Ok(None) };
+    Ok(Some(match answer.action {
+        ElicitationAction::Accept => match answer.content.as_ref().and_then(|c| c.get(APPROVED_FIELD)) {
+            Some(Value::Bool(true)) => Decision::Approve,
+            Some(Value::String(s)) if s == "true" => Decision::Approve,
+            Some(Value::Bool(false)) => Decision::Decline,
+            Some(Value::String(s)) if s == "false" => Decision::Decline,
+            other => {
+                let sent = match other {
+                    Some(v) => format!("is {}", crate::words::cut::cut(&v.to_string(), 40)),
+                    None => "is missing".to_owned(),
+                };
+                let why = format!(
+                    "inputResponses.{APPROVAL_KEY}.content.{APPROVED_FIELD} {sent}; accepted: true or false, the form's boolean. Send the person's answer as true or false; the action still waits for it"
+                );
+                return Err(ErrorData::invalid_params(why, None));
+            }
+        },
         ElicitationAction::Decline => Decision::Decline,
         ElicitationAction::Cancel => Decision::Cancel,
         // An action of a later revision: not an approval.
-        _ => return None,
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// The `InputRequiredResult` for a queued action: one form elicitation asking the person,
