@@ -24,10 +24,11 @@ use envelope_core::mcp::rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, ContentBlock,
-        GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptMessage,
-        ReadResourceRequestParams, ReadResourceResponse, Role, ServerCapabilities, ServerConfig,
-        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+        CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+        Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, Reference, Role,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        UpdateTaskParams,
     },
     service::{RequestContext, SubscriptionContext},
 };
@@ -810,13 +811,62 @@ impl ServerHandler for Conformance {
         Ok(GetPromptResult::new(vec![user(ContentBlock::text(text))]).into())
     }
 
+    /// The fixtures offer no completion values; a reference to a prompt or a resource template
+    /// this server does not list is `-32602` naming it (MCP "Completion": invalid prompt name).
     async fn complete(
         &self,
-        _request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let unknown = match &request.r#ref {
+            Reference::Prompt(prompt) => {
+                let listed = self.list_prompts(None, context).await?;
+                (!listed.prompts.iter().any(|p| p.name == prompt.name)).then(|| {
+                    format!(
+                        "ref/prompt {} is not a prompt of this server (prompts/list lists them)",
+                        shown(&prompt.name)
+                    )
+                })
+            }
+            Reference::Resource(template) => {
+                let listed = self.list_resource_templates(None, context).await?;
+                (!listed.resource_templates.iter().any(|t| t.uri_template == template.uri)).then(|| {
+                    format!(
+                        "ref/resource {} is not a resource template of this server (resources/templates/list lists them)",
+                        shown(&template.uri)
+                    )
+                })
+            }
+            // A reference of a later revision: nothing to complete.
+            _ => None,
+        };
+        if let Some(why) = unknown {
+            return Err(ErrorData::invalid_params(format!("completion/complete: {why}"), None));
+        }
         Ok(from_json(json!({"resultType": "complete", "completion": {"values": [], "total": 0, "hasMore": false}})))
     }
+
+    /// A request whose params rmcp could not read: a method served here beside `McpServer`'s is
+    /// `-32602` naming it; any other is `McpServer`'s answer (`-32602` for its own methods,
+    /// `-32601` listing what it serves for a method no one serves).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if ["resources/subscribe", "resources/unsubscribe", "completion/complete"].contains(&request.method.as_str()) {
+            let why = format!("{}: params do not have the shape MCP defines for it", request.method);
+            return Err(ErrorData::invalid_params(why, None));
+        }
+        self.tools.on_custom_request(request, context).await
+    }
+}
+
+/// A name or URI as a reply quotes it: a JSON string, cut to 64 characters.
+fn shown(text: &str) -> String {
+    let cut: String = text.chars().take(64).collect();
+    let ellipsis = if cut.len() < text.len() { "…" } else { "" };
+    format!("{}{ellipsis}", Value::String(cut))
 }
 
 /// The port from `--port PORT` (else `PORT`, else 3001); `0` picks a free one.

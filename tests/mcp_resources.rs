@@ -219,6 +219,18 @@ async fn a_read_functions_failure_is_answered_through_the_code_table() {
         "style: 3 is a number; accepted: a string. Send it as a JSON string.\n\
          id: is missing; accepted: a string. Send arguments.id as a string."
     );
+    // A name the prompt does not declare: refused by name, the closest free one suggested (a
+    // typo of an optional argument was dropped without a word).
+    let (line, reply) = session
+        .request(4, "prompts/get", json!({"name": "summarize", "arguments": {"id": "7", "stlye": "long"}}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32602, "{line}");
+    assert_eq!(reply["error"]["data"]["hints"]["suggestion"], "style", "{line}");
+    assert_eq!(
+        reply["error"]["message"],
+        "stlye: \"stlye\" is not an argument of the prompt summarize; accepted: one of \"id\", \"style\". \
+         Did you mean \"style\"? Rename \"stlye\" to \"style\"."
+    );
 }
 
 #[tokio::test]

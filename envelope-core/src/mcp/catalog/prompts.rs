@@ -60,8 +60,8 @@ impl Prompts {
     /// the caller is checked as a tool's is on the surface; then the `arguments`: each a JSON
     /// string (MCP's `PromptArgument` values are), every argument the prompt declares
     /// `required` present, else `VALIDATION_ERROR` naming each; then the get function runs, its
-    /// failure (a panic is `BACKEND_ERROR`) answered through the code table. Arguments the
-    /// prompt does not declare are passed on.
+    /// failure (a panic is `BACKEND_ERROR`) answered through the code table. An argument the
+    /// prompt does not declare is refused by name, the closest declared one suggested.
     pub(crate) async fn get(
         &self,
         toolbox: &Toolbox,
@@ -142,6 +142,32 @@ fn read_arguments(prompt: &Prompt, arguments: Option<&JsonObject>) -> Result<BTr
                     .build(),
             ),
         }
+    }
+    // A name the prompt does not declare (a typo of an optional one would drop it silently):
+    // the first three named, each with the closest declared name not sent.
+    let declared: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
+    let sent_names = arguments.into_iter().flat_map(|a| a.keys());
+    for key in sent_names.filter(|k| !declared.contains(&k.as_str())).take(3) {
+        let free = declared.iter().copied().filter(|n| !arguments.is_some_and(|a| a.contains_key(*n)));
+        let suggestion = suggest::closest(key, free);
+        let accepted = if declared.is_empty() {
+            format!("none: the prompt {} takes no arguments", prompt.name)
+        } else {
+            format!("one of {}", render::quoted_list(declared.iter().copied()))
+        };
+        let fix = match suggestion {
+            Some(s) => format!("Rename {} to \"{s}\".", render::shown(&Value::String(key.clone()))),
+            None => "Remove it.".to_owned(),
+        };
+        let mut refusal = Refusal::parameter(crate::words::cut::cut(key, render::SHOWN_CHARS).as_str())
+            .rejected(key.as_str())
+            .reason(format!("is not an argument of the prompt {}", prompt.name))
+            .accepted(accepted)
+            .fix(fix);
+        if let Some(s) = suggestion {
+            refusal = refusal.suggestion(s);
+        }
+        refuse(refusal.build());
     }
     for declared in prompt.arguments.iter().flatten() {
         let sent = arguments.is_some_and(|a| a.contains_key(&declared.name));
