@@ -362,7 +362,11 @@ async fn another_callers_task_id_is_answered_as_an_unknown_one() {
     assert_eq!(other["error"]["code"], unknown["error"]["code"]);
     let shape = |reply: &Value, id: &str| reply["error"]["message"].as_str().unwrap().replace(id, "<id>");
     assert_eq!(shape(&other, &id), shape(&unknown, unknown_id));
-    assert_eq!(shape(&other, &id), "unknown task id: <id>");
+    assert_eq!(
+        shape(&other, &id),
+        "unknown task id: \"<id>\"; accepted: a taskId this server returned to this caller in a CreateTaskResult, \
+         within its ttl. Send that taskId, or call the tool again for a new task"
+    );
     let cancel = bob.request("tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
 

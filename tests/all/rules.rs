@@ -846,6 +846,14 @@ fn float_beyond_f64_is_refused() {
         Some("1e400"),
         "x: 1e400 is too large to read as a number; accepted: a number of at most 9.5. Send x within the accepted range.",
     );
+    // Where no number is accepted at all, the fix is the accepted set, not a range.
+    c.refuses_json(
+        "l_str",
+        r#"{"s": 1e400}"#,
+        "s",
+        Some("1e400"),
+        "s: 1e400 is too large to read as a number; accepted: a string of 2 to 5 characters. Send s as a string of 2 to 5 characters.",
+    );
     c.finish();
 }
 

@@ -182,8 +182,17 @@ fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
     ErrorData::internal_error(format!("the task store failed: {e}"), None)
 }
 
+/// `-32602` for a task id this caller has no task under (never issued, expired, or another
+/// caller's: the same words, so a caller learns nothing of others' tasks). The id quoted as a
+/// JSON string, cut to 40 characters.
 fn unknown(id: &str) -> ErrorData {
-    ErrorData::invalid_params(format!("unknown task id: {}", super::frame::shorten(id)), None)
+    let id = super::frame::shorten(&serde_json::Value::from(id).to_string());
+    ErrorData::invalid_params(
+        format!(
+            "unknown task id: {id}; accepted: a taskId this server returned to this caller in a CreateTaskResult, within its ttl. Send that taskId, or call the tool again for a new task"
+        ),
+        None,
+    )
 }
 
 /// `-32021` for a `required` task tool called by a client without the extension.

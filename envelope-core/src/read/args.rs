@@ -860,8 +860,11 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
             "is nested more than 127 levels deep",
             format!("Send {name} as the schema describes, without the extra nesting."),
         )
-    } else if number {
+    } else if number && p.is_none_or(|p| matches!(p.ty, Ty::Integer { .. } | Ty::Number | Ty::Any)) {
         ("is too large to read as a number", format!("Send {name} within the accepted range."))
+    } else if number {
+        // A number where the parameter takes no number at all: its range is not the fix.
+        ("is too large to read as a number", format!("Send {name} as {accepted}."))
     } else {
         ("is not valid JSON text (an invalid escape or number)", format!("Send {name} as valid JSON."))
     };
