@@ -854,7 +854,10 @@ impl ServerHandler for Conformance {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        if ["resources/subscribe", "resources/unsubscribe", "completion/complete"].contains(&request.method.as_str()) {
+        // `resources/(un)subscribe` is removed on 2026-07-28 (SEP-2575: `subscriptions/listen`).
+        let stateless = context.protocol_version().is_some_and(|v| v.as_str() >= "2026-07-28");
+        let subscribing = ["resources/subscribe", "resources/unsubscribe"].contains(&request.method.as_str());
+        if (subscribing && !stateless) || request.method == "completion/complete" {
             let why = format!("{}: params do not have the shape MCP defines for it", request.method);
             return Err(ErrorData::invalid_params(why, None));
         }

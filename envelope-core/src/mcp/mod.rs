@@ -446,7 +446,11 @@ impl McpServer {
     fn served_methods(&self, stateless: bool) -> Vec<&'static str> {
         let mut served =
             vec![if stateless { "server/discover" } else { "initialize" }, "ping", "tools/list", "tools/call"];
-        served.push("logging/setLevel");
+        // `logging/setLevel` is removed on 2026-07-28 (SEP-2577: a request's `_meta` carries
+        // its log level), where the conformance suite expects -32601 (with 404) for it.
+        if !stateless {
+            served.push("logging/setLevel");
+        }
         if !self.resources.is_empty() {
             served.extend(["resources/list", "resources/templates/list", "resources/read"]);
         }
