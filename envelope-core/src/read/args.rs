@@ -141,10 +141,7 @@ fn sent_path(spec: &ToolSpec, at: &sent::Place) -> String {
             }
         }
     }
-    cut::cut(&out, 2 * render::SHOWN_CHARS)
-        .chars()
-        .map(|c| if c.is_control() { format!("\\u{:04x}", u32::from(c)) } else { c.to_string() })
-        .collect()
+    cut::one_line(&out, 2 * render::SHOWN_CHARS)
 }
 
 /// The refusal of an object of more than [`sent::MAX_KEYS`] members (read from the arguments'

@@ -18,6 +18,15 @@ pub(crate) fn cut(text: &str, n: usize) -> String {
     if kept.len() < text.len() { format!("{kept}…") } else { text.to_owned() }
 }
 
+/// A name the caller chose, as one line of a message: its first `n` characters (then `…`), each
+/// control character written as its JSON escape (`\u000a`).
+pub(crate) fn one_line(text: &str, n: usize) -> String {
+    cut(text, n)
+        .chars()
+        .map(|c| if c.is_control() { format!("\\u{:04x}", u32::from(c)) } else { c.to_string() })
+        .collect()
+}
+
 /// `text` when it has at most `max` characters, else its first `max - 8`, `…` and its length:
 /// `1234567… (301 characters)`.
 pub(crate) fn cut_counted(text: &str, max: usize) -> String {

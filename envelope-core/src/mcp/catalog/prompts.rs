@@ -128,7 +128,10 @@ fn read_arguments(prompt: &Prompt, arguments: Option<&JsonObject>) -> Result<BTr
             None => refusal,
         });
     };
-    for (key, value) in arguments.into_iter().flatten() {
+    let declared: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
+    // Only the declared names are read (as many as the prompt declares, whatever a request
+    // sends: the work and the reply stay bounded); the others are refused below.
+    for (key, value) in arguments.into_iter().flatten().filter(|(k, _)| declared.contains(&k.as_str())) {
         match value {
             Value::String(text) => {
                 read.insert(key.clone(), text.clone());
@@ -145,7 +148,6 @@ fn read_arguments(prompt: &Prompt, arguments: Option<&JsonObject>) -> Result<BTr
     }
     // A name the prompt does not declare (a typo of an optional one would drop it silently):
     // the first three named, each with the closest declared name not sent.
-    let declared: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
     let sent_names = arguments.into_iter().flat_map(|a| a.keys());
     for key in sent_names.filter(|k| !declared.contains(&k.as_str())).take(3) {
         let free = declared.iter().copied().filter(|n| !arguments.is_some_and(|a| a.contains_key(*n)));
@@ -159,7 +161,9 @@ fn read_arguments(prompt: &Prompt, arguments: Option<&JsonObject>) -> Result<BTr
             Some(s) => format!("Rename {} to \"{s}\".", render::shown(&Value::String(key.clone()))),
             None => "Remove it.".to_owned(),
         };
-        let mut refusal = Refusal::parameter(crate::words::cut::cut(key, render::SHOWN_CHARS).as_str())
+        // The caller's text: cut, a control character written as its escape (one line).
+        let name = crate::words::cut::one_line(key, render::SHOWN_CHARS);
+        let mut refusal = Refusal::parameter(name.as_str())
             .rejected(key.as_str())
             .reason(format!("is not an argument of the prompt {}", prompt.name))
             .accepted(accepted)
