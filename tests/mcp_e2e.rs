@@ -1457,13 +1457,23 @@ async fn the_input_required_result_and_its_request_state() {
     };
     let mut forged = state.clone();
     forged.replace_range(..4, if state.starts_with("AAAA") { "BBBB" } else { "AAAA" });
-    let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(json!(true))).await);
+    let refused = envelope(once(json!({ "note_id": first }), Some(forged.clone()), Some(json!(true))).await);
+    assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
+    // The id is checked before the answer: no action waits under a forged one, whatever the
+    // answer says.
+    let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(json!("yes"))).await);
     assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
     assert_eq!(envelope_of(&client, "list_notes", json!({})).await["data"].as_array().unwrap().len(), 2);
 
     // The state of the first note's delete, sent with the second's arguments: asked afresh.
     let CallToolResponse::InputRequired(again) =
         once(json!({ "note_id": second }), Some(state.clone()), Some(json!(true))).await
+    else {
+        panic!("a fresh InputRequiredResult");
+    };
+    // Other arguments are a new call whatever the answer says.
+    let CallToolResponse::InputRequired(_) =
+        once(json!({ "note_id": second }), Some(state.clone()), Some(json!("yes"))).await
     else {
         panic!("a fresh InputRequiredResult");
     };

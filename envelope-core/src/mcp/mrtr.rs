@@ -29,7 +29,9 @@
 //! - `accept` with `approved` `false`, or `decline`: `ok` with
 //!   `{"done": false, "reason": "declined"}`; `cancel`: `"reason": "cancelled"`; `approved` is
 //!   read as `confirm_action` reads it (`"true"` and `"false"` too), and any other value, or
-//!   none, is refused `-32602` naming it, the action still pending;
+//!   none, is refused `-32602` naming it, the action still pending (checked once the
+//!   `requestState` and the arguments match an action that waits; a key of `inputResponses`
+//!   sent twice is refused before, by the pre-reader);
 //! - a `requestState` that is forged, expired or used answers as `confirm_action` would
 //!   (`NOT_FOUND`, `CONFLICT`), and runs nothing;
 //! - a retry whose arguments are not the sealed ones, or that carries no readable
@@ -87,8 +89,8 @@ pub(super) async fn call(
             Some(text) => serde_json::from_str::<Value>(text).ok(),
         };
         if let Some(args) = read {
-            let decision = decision(request.input_responses.as_ref())?;
-            if let Some(answered) = toolbox.retry_pending_in(cx, name, state, &args, decision).await {
+            let decision = decision(request.input_responses.as_ref());
+            if let Some(answered) = toolbox.retry_pending_in(cx, name, state, &args, decision).await? {
                 return Ok(complete(&answered));
             }
         }

@@ -272,32 +272,37 @@ impl Toolbox {
     }
 
     /// A call of `tool` retried with the sealed id of its pending action (MCP 2026-07-28's
-    /// `requestState`, SEP-2322) and the person's `decision` (`None`: no readable answer), made
-    /// by `cx`'s caller: the caller checked first (a caller without the tool's scopes is
-    /// refused, recorded and finished as any call), then the id checked against `arguments`
-    /// without using it up ([`check_pending`](Self::check_pending)) and the action decided
-    /// ([`decide_in`](Self::decide_in)). `None`: nothing to decide here (other arguments, or no
-    /// answer): the call is made afresh, which asks again.
+    /// `requestState`, SEP-2322) and the person's `decision` (`Ok(None)`: no readable answer;
+    /// `Err`: an answer the door refuses), made by `cx`'s caller: the caller checked first (a
+    /// caller without the tool's scopes is refused, recorded and finished as any call), then
+    /// the id checked against `arguments` without using it up
+    /// ([`check_pending`](Self::check_pending)), then the answer, and the action decided
+    /// ([`decide_in`](Self::decide_in)). `Ok(None)`: nothing to decide here (other arguments,
+    /// or no answer): the call is made afresh, which asks again. The answer's refusal is
+    /// answered only for an action that waits under this id and these arguments.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the MCP approval retry
-    pub(crate) async fn retry_pending_in(
+    pub(crate) async fn retry_pending_in<E>(
         &self,
         cx: &Context,
         tool: &str,
         pending_action_id: &str,
         arguments: &Value,
-        decision: Option<Decision>,
-    ) -> Option<Envelope> {
+        decision: Result<Option<Decision>, E>,
+    ) -> Result<Option<Envelope>, E> {
         let cx = &*self.on_its_surface(cx);
         if let Some(t) = self.get(tool)
             && let Some(refused) = self.refuse_caller(cx, t)
         {
             let call = self.governed(cx, t);
-            return Some(self.finished(call.as_ref(), refused).await);
+            return Ok(Some(self.finished(call.as_ref(), refused).await));
         }
         match self.check_pending(pending_action_id, tool, Some(arguments)).await {
-            PendingCheck::Matches => Some(self.decide_in(cx, pending_action_id, decision?).await),
-            PendingCheck::OtherArguments => None,
-            PendingCheck::Refused(envelope) => Some(envelope),
+            PendingCheck::Matches => match decision? {
+                Some(decision) => Ok(Some(self.decide_in(cx, pending_action_id, decision).await)),
+                None => Ok(None),
+            },
+            PendingCheck::OtherArguments => Ok(None),
+            PendingCheck::Refused(envelope) => Ok(Some(envelope)),
         }
     }
 }

@@ -464,6 +464,18 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
             arguments = (raw.get() != "null").then(|| Arc::<str>::from(raw.get()));
             continue;
         }
+        // The person's answers: a key sent twice would be read as its last value, where
+        // `confirm_action` refuses the same answer ("sends the same key twice").
+        if name == "inputResponses"
+            && let Some(twice) = crate::read::sent::scan(raw.get()).duplicates.first()
+        {
+            let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
+            let why = format!(
+                "tools/call: params.inputResponses.{} is sent {times}; send each key once, with the one answer meant",
+                crate::words::cut::one_line(&twice.at.to_string(), 80),
+            );
+            return error(Some(id), ErrorData::invalid_params(why, None));
+        }
         match serde_json::from_str::<Value>(raw.get()) {
             Ok(value) => {
                 rest.insert(name.clone(), value);

@@ -410,6 +410,16 @@ fn a_misshapen_member_beside_the_arguments_is_refused_by_name() {
         );
         assert_eq!(reply["error"]["message"], said, "{member}");
     }
+    // A key of the answers sent twice: refused, never read as its last value.
+    let reply = answer(&call(
+        r#""requestState":"s","inputResponses":{"approval":{"action":"accept","content":{"approved":false,"approved":true}}}"#,
+    ));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(
+        reply["error"]["message"],
+        "tools/call: params.inputResponses.approval.content.approved is sent twice; send each key once, with the \
+         one answer meant"
+    );
     // Of the right types, or `null`, the request goes on to rmcp with its arguments beside it.
     for member in [r#""requestState":"s""#, r#""inputResponses":{}"#, r#""requestState":null"#] {
         let line = call(member);
