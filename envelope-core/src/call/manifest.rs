@@ -48,8 +48,10 @@ impl Toolbox {
     ///   `destructive`, 2 otherwise).
     /// - A tool's `error_codes` lists every code its envelopes can carry and no other
     ///   ([`ToolSpec::error_codes`](crate::spec::ToolSpec::error_codes)), each with the `retryable`
-    ///   its envelopes carry: a fault is retryable only when its code is and the tool is
-    ///   `idempotent` (a retry of a call that may have acted could act twice); a refusal never is.
+    ///   its envelopes carry: a fault is retryable only when its code is and the tool repeats
+    ///   safely, `idempotent` or `read_only` and not `destructive`
+    ///   ([`Annotations::repeats_safely`](crate::spec::Annotations::repeats_safely): a retry of a
+    ///   call that may have acted could act twice); a refusal never is.
     /// - The top-level `error_codes` table describes each code once: its `status` word (and
     ///   `also_status`, the other word it may come with: `CONFIRMATION_REQUIRED` is
     ///   `needs_confirmation`, or `error` where actions cannot be queued), its `meaning`, the

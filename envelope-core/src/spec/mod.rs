@@ -564,10 +564,30 @@ impl Annotations {
     /// Whether calling the tool again with the same arguments has no further effect: declared
     /// `idempotent`, or `read_only` (MCP 2025-11-25 `ToolAnnotations`: `idempotentHint` is
     /// "meaningful only when `readOnlyHint == false`"; a tool that modifies nothing is repeated
-    /// safely). A fault of such a tool keeps its code's retry class (`with_backoff` for
-    /// `BACKEND_ERROR`); any other tool's becomes `after_reread` (check whether it acted).
+    /// safely) unless it also declares `destructive` (which wins over `read_only`, as for the
+    /// tier) or `idempotent = false`. A fault of such a tool keeps its code's retry class
+    /// (`with_backoff` for `BACKEND_ERROR`); any other tool's becomes `after_reread` (check
+    /// whether it acted).
+    ///
+    /// ```
+    /// use envelope_core::spec::Annotations;
+    ///
+    /// let hints = |read_only, destructive, idempotent| {
+    ///     let mut a = Annotations::default();
+    ///     (a.read_only_hint, a.destructive_hint, a.idempotent_hint) = (read_only, destructive, idempotent);
+    ///     a.repeats_safely()
+    /// };
+    /// assert!(hints(None, None, Some(true)));
+    /// assert!(hints(Some(true), None, None));
+    /// assert!(!hints(Some(true), Some(true), None)); // destructive wins
+    /// assert!(!hints(Some(true), None, Some(false))); // said not idempotent
+    /// assert!(!hints(None, None, None));
+    /// ```
     pub fn repeats_safely(&self) -> bool {
-        self.idempotent_hint == Some(true) || self.read_only_hint == Some(true)
+        self.idempotent_hint == Some(true)
+            || (self.read_only_hint == Some(true)
+                && self.destructive_hint != Some(true)
+                && self.idempotent_hint != Some(false))
     }
 }
 
