@@ -343,3 +343,31 @@ fn arguments_nested_127_deep_are_read_field_by_field() {
         "x: \"x\" is not a parameter of get_top_queries; accepted: hours_back, group_by, top. Remove it."
     );
 }
+
+/// Integer literals past `i32` in a declaration: rustc typed them `i32` ("literal out of range
+/// for `i32`") when they made the schema's `default` and a `requires` value.
+#[tool]
+fn wide_literals(
+    #[validate(default = 9223372036854775807)] cap: i64,
+    #[validate(requires(quota = 3000000000, when = 18446744073709551615))] plan: Option<u64>,
+    quota: Option<u32>,
+) -> i64 {
+    let _ = (plan, quota);
+    cap
+}
+
+#[test]
+fn integer_literals_past_i32_are_declared_as_written() {
+    let tool = wide_literals::tool();
+    let schema = tool.input_schema();
+    assert_eq!(schema["properties"]["cap"]["default"], json!(9223372036854775807_i64));
+    let tb = Toolbox::new().with(tool);
+    assert_eq!(run(&tb, "wide_literals", json!({}))["data"], json!(i64::MAX));
+    let env = run(&tb, "wide_literals", json!({"plan": 18446744073709551615_u64}));
+    assert_eq!(env["status"], "invalid", "{env}");
+    assert!(env["message"].as_str().unwrap().contains("3000000000"), "{env}");
+    assert_eq!(
+        run(&tb, "wide_literals", json!({"plan": 18446744073709551615_u64, "quota": 3000000000_u32}))["status"],
+        "ok"
+    );
+}

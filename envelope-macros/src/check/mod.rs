@@ -13,6 +13,8 @@
 mod options;
 mod parameter;
 mod range;
+
+pub(crate) use range::number;
 mod returns;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@ use crate::rules::applies;
 use crate::ty::Kind;
 
 /// A numeric literal, possibly negated.
-pub(super) fn number(e: &Expr) -> Option<NumV> {
+pub(crate) fn number(e: &Expr) -> Option<NumV> {
     match e {
         Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<i128>().ok().map(NumV::Int),
         Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok().map(NumV::Float),

@@ -8,6 +8,26 @@ use super::rule_specs::{opt, rules};
 use crate::model::Param;
 use crate::ty::Kind;
 
+/// A value literal of the declaration (a `default`, a `requires` value, a `when`) as the
+/// expression its JSON is made from: an integer literal suffixed `i64` (or `u64` past `i64`),
+/// since alone rustc types it `i32` and refuses `9223372036854775807` ("literal out of range
+/// for `i32`") on an `i64` parameter; anything else as written.
+fn wide(e: &syn::Expr) -> TokenStream {
+    match crate::check::number(e) {
+        Some(crate::model::NumV::Int(i)) => {
+            let literal = match (i64::try_from(i), u64::try_from(i)) {
+                (Ok(n), _) => proc_macro2::Literal::i64_suffixed(n),
+                (_, Ok(n)) => proc_macro2::Literal::u64_suffixed(n),
+                _ => return quote!(#e),
+            };
+            let mut literal = literal;
+            literal.set_span(syn::spanned::Spanned::span(e));
+            quote!(#literal)
+        }
+        _ => quote!(#e),
+    }
+}
+
 /// A parameter's `ParamSpec`: name, description, JSON type, whether required, then a builder
 /// call per thing set (default, rules, `requires`, `excludes`).
 fn param_spec(param: &Param) -> TokenStream {
@@ -20,6 +40,7 @@ fn param_spec(param: &Param) -> TokenStream {
     if let Some(d) = &param.default {
         let e = &d.expr;
         let at = crate::private::path_at(d.span);
+        let e = wide(e);
         calls.push(quote_spanned!(d.span=> with_default(#at::json(#e))));
     }
     if let Some(rules) = rules(&param.rules) {
@@ -27,9 +48,9 @@ fn param_spec(param: &Param) -> TokenStream {
     }
     if !param.requires.is_empty() {
         let requires = param.requires.iter().map(|r| {
-            let when = opt(r.when.as_ref().map(|w| quote!(#p::json(#w))));
+            let when = opt(r.when.as_ref().map(wide).map(|w| quote!(#p::json(#w))));
             let then = r.then.iter().map(|(n, v)| {
-                let v = opt(v.as_ref().map(|v| quote!(#p::json(#v))));
+                let v = opt(v.as_ref().map(wide).map(|v| quote!(#p::json(#v))));
                 quote!((#n, #v))
             });
             quote!(#p::Requires::new(#when, ::std::vec![#(#then),*]))
