@@ -105,6 +105,16 @@ impl Session {
         self.input.flush().await.unwrap();
     }
 
+    /// Calls `tool` with `arguments`, answers the request it makes of the client with `result`,
+    /// and returns the request and the call's envelope.
+    async fn answered(&mut self, id: u64, tool: &str, arguments: Value, result: &Value) -> (Value, Value) {
+        self.send(&call(id, tool, arguments)).await;
+        let request = self.read().await;
+        self.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+        let reply = self.read().await;
+        (request, reply["result"]["structuredContent"].clone())
+    }
+
     async fn read(&mut self) -> Value {
         let line = tokio::time::timeout(READ_TIMEOUT, self.output.next_line())
             .await
@@ -181,12 +191,8 @@ async fn an_answer_that_does_not_read_is_an_error_not_an_empty_answer() {
         (json!({"role": "assistant", "content": []}), "its content is an empty list"),
     ];
     for (id, (result, why)) in (10..).zip(sampled) {
-        session.send(&call(id, "ask_model", json!({"prompt": "2+2?"}))).await;
-        let request = session.read().await;
-        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
-        let reply = session.read().await;
-        let envelope = &reply["result"]["structuredContent"];
-        assert_eq!(envelope["status"], "error", "{result}: {reply}");
+        let (_, envelope) = session.answered(id, "ask_model", json!({"prompt": "2+2?"}), &result).await;
+        assert_eq!(envelope["status"], "error", "{result}: {envelope}");
         let message = envelope["message"].as_str().unwrap();
         assert!(
             message.contains(&format!(
@@ -200,12 +206,9 @@ async fn an_answer_that_does_not_read_is_an_error_not_an_empty_answer() {
         (json!([{"type": "image", "data": "AA==", "mimeType": "image/png"}, {"type": "text", "text": "4"}]), "4"),
         (json!({"type": "text", "text": ""}), ""),
     ]) {
-        session.send(&call(id, "ask_model", json!({"prompt": "2+2?"}))).await;
-        let request = session.read().await;
         let result = json!({"role": "assistant", "content": content, "model": "m"});
-        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
-        let reply = session.read().await;
-        assert_eq!(reply["result"]["structuredContent"]["data"], said, "{reply}");
+        let (_, envelope) = session.answered(id, "ask_model", json!({"prompt": "2+2?"}), &result).await;
+        assert_eq!(envelope["data"], said, "{envelope}");
     }
     let elicited = [
         (
@@ -220,13 +223,9 @@ async fn an_answer_that_does_not_read_is_an_error_not_an_empty_answer() {
         (json!({"action": "accept", "content": {"name": "Ada", "age": "old"}}), "its content does not read as"),
     ];
     for (id, (result, why)) in (30..).zip(elicited) {
-        session.send(&call(id, "contact", json!({}))).await;
-        let request = session.read().await;
+        let (request, envelope) = session.answered(id, "contact", json!({}), &result).await;
         assert_eq!(request["method"], "elicitation/create", "{request}");
-        session.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
-        let reply = session.read().await;
-        let envelope = &reply["result"]["structuredContent"];
-        assert_eq!(envelope["status"], "error", "{result}: {reply}");
+        assert_eq!(envelope["status"], "error", "{result}: {envelope}");
         let message = envelope["message"].as_str().unwrap();
         assert!(
             message.contains(&format!("the client's answer to elicitation/create cannot be read: {why}")),
