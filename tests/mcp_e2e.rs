@@ -931,6 +931,14 @@ async fn streamable_http_reads_the_body_before_rmcp() {
         "The body is sent with `Content-Type: text/plain`, and this endpoint reads one JSON-RPC message sent as \
          JSON. Send it with `Content-Type: application/json`.",
     );
+    // Two Content-Type headers: which one the body is in is not known (RFC 9110 §5.3).
+    let (status, reply, _) = post(
+        &url,
+        &[("Content-Type", "application/json"), ("Content-Type", "text/plain")],
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+    )
+    .await;
+    assert_eq!((status, reply["error"]["data"]["error"].clone()), (400, json!("malformed_request")), "{reply}");
     // An empty body: a parse error under `null`, 400 (no request to answer).
     let (status, reply, _) = post(&url, &json, "  ").await;
     assert_eq!(

@@ -429,6 +429,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         let method = request.method().as_str().to_owned();
         return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
     }
+    if request.headers().get_all(header::CONTENT_TYPE).iter().nth(1).is_some() {
+        return TransportError::content_type_sent_twice().into_json_rpc_response(None);
+    }
     let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().ok());
     let is_json = content_type.flatten().is_some_and(|v| {
         v.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))

@@ -412,6 +412,16 @@ impl TransportError {
         )
     }
 
+    /// `malformed_request` (400): a `/mcp` request sends `Content-Type` more than once, a field
+    /// that takes one value (RFC 9110 §5.3, §8.3): which of the two the body is in is not known.
+    pub fn content_type_sent_twice() -> Self {
+        Self::new(
+            TransportErrorKind::MalformedRequest,
+            "The request sends the Content-Type header more than once. Send it once: Content-Type: application/json."
+                .to_owned(),
+        )
+    }
+
     /// `uri_too_long` (414): the request target is over `limit_bytes` bytes.
     pub fn uri_too_long(limit_bytes: usize) -> Self {
         Self::new(
