@@ -90,7 +90,7 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
     // Names are the caller's text: cut like a name that is not a parameter, so the reply keeps
     // its size whatever was sent.
     let parameter = cut::cut(&d.at.parameter, render::SHOWN_CHARS);
-    let top = d.at.steps.is_empty();
+    let top = d.at.segments.is_empty();
     if secret && !top {
         // A key inside a secret value (a secret map's keys are part of it): not shown.
         return Problem::new(parameter.clone(), rejected, issue)
@@ -114,24 +114,24 @@ pub(crate) fn duplicate_key(spec: &ToolSpec, d: &crate::read::sent::Duplicate) -
 /// declaration does not place (a `serde_json::Value`'s, an undeclared parameter's) as a field.
 /// Cut to 128 characters; a control character of a field is written as its escape, so a path
 /// is one line of the message.
-fn sent_path(spec: &ToolSpec, at: &sent::Place) -> String {
+fn sent_path(spec: &ToolSpec, at: &sent::Location) -> String {
     use std::fmt::Write;
     let mut ty = spec.params.iter().find(|p| p.name == at.parameter).map(|p| &p.ty);
     let mut out = at.parameter.clone();
-    for step in &at.steps {
-        match (step, ty) {
-            (sent::Step::Index(i), _) => {
+    for segment in &at.segments {
+        match (segment, ty) {
+            (sent::Segment::Index(i), _) => {
                 let _ = write!(out, "[{i}]");
                 ty = match ty {
                     Some(Ty::Array(item)) => Some(&**item),
                     _ => None,
                 };
             }
-            (sent::Step::Key(key), Some(Ty::Map(value))) => {
+            (sent::Segment::Key(key), Some(Ty::Map(value))) => {
                 let _ = write!(out, "[{}]", crate::read::path::key_text(key));
                 ty = Some(&**value);
             }
-            (sent::Step::Key(name), _) => {
+            (sent::Segment::Key(name), _) => {
                 out.push('.');
                 out.push_str(name);
                 ty = match ty {

@@ -34,49 +34,49 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    /// The same place, owned: the top-level key and the steps below it.
-    fn place(&self) -> Place {
+    /// The same place, owned: the top-level key and the segments below it.
+    fn location(&self) -> Location {
         match self {
-            At::Key(k) => Place { parameter: (*k).to_owned(), steps: Vec::new() },
+            At::Key(k) => Location { parameter: (*k).to_owned(), segments: Vec::new() },
             At::Index(parent, i) => {
-                let mut place = parent.place();
-                place.steps.push(Step::Index(*i));
-                place
+                let mut location = parent.location();
+                location.segments.push(Segment::Index(*i));
+                location
             }
             At::Field(parent, name) => {
-                let mut place = parent.place();
-                place.steps.push(Step::Key((*name).to_owned()));
-                place
+                let mut location = parent.location();
+                location.segments.push(Segment::Key((*name).to_owned()));
+                location
             }
         }
     }
 }
 
-/// One step from a value to a value inside it, as sent: an array's index or an object's key. The
+/// One segment of a path from a value to a value inside it, as sent: an array's index or an object's key. The
 /// scan does not know which keys are a `#[derive(Object)]`'s fields and which a map's keys; the
 /// refusal, which knows the declared types, writes each ([`crate::read::args`]).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Step {
+pub(crate) enum Segment {
     Index(usize),
     Key(String),
 }
 
 /// Where a value is in the text sent: the key of the arguments object it is under, and the
-/// steps below it.
+/// segments below it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Place {
+pub(crate) struct Location {
     pub(crate) parameter: String,
-    pub(crate) steps: Vec<Step>,
+    pub(crate) segments: Vec<Segment>,
 }
 
 /// Written as if every key were a field (`order.n`, `tags[0].a`): the place without the types.
-impl std::fmt::Display for Place {
+impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.parameter)?;
-        for step in &self.steps {
-            match step {
-                Step::Index(i) => write!(f, "[{i}]")?,
-                Step::Key(k) => write!(f, ".{k}")?,
+        for segment in &self.segments {
+            match segment {
+                Segment::Index(i) => write!(f, "[{i}]")?,
+                Segment::Key(k) => write!(f, ".{k}")?,
             }
         }
         Ok(())
@@ -88,7 +88,7 @@ impl std::fmt::Display for Place {
 pub(crate) struct Duplicate {
     /// The value the key names (`qty`, `order.qty`, `items[0].qty`): its parameter is the key
     /// itself at the top level.
-    pub(crate) at: Place,
+    pub(crate) at: Location,
     /// The key, decoded.
     pub(crate) key: String,
     /// The JSON text of the first values sent under the key, in order (at most
@@ -102,7 +102,7 @@ pub(crate) struct Duplicate {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Crowded<'t> {
     /// Where the object is (`filter`, `rows[3].meta`); `None` for the arguments object itself.
-    pub(crate) at: Option<Place>,
+    pub(crate) at: Option<Location>,
     /// How many members it has, a key sent twice counted twice.
     pub(crate) keys: usize,
     /// Its JSON text as sent.
@@ -267,7 +267,7 @@ impl<'t> Scanner<'t> {
             members += self.count_members()?;
             if self.out.crowded.len() < MAX_DUPLICATES {
                 self.out.crowded.push(Crowded {
-                    at: path.map(At::place),
+                    at: path.map(At::location),
                     keys: members,
                     text: self.text.get(start..self.i)?,
                 });
@@ -332,7 +332,7 @@ impl<'t> Scanner<'t> {
                 Some(parent) => At::Field(parent, key),
                 None => At::Key(key),
             };
-            self.out.duplicates.push(Duplicate { at: here.place(), key: key.to_string(), values, times });
+            self.out.duplicates.push(Duplicate { at: here.location(), key: key.to_string(), values, times });
         }
     }
 
