@@ -1467,6 +1467,12 @@ async fn the_input_required_result_and_its_request_state() {
     forged.replace_range(..4, if state.starts_with("AAAA") { "BBBB" } else { "AAAA" });
     let refused = envelope(once(json!({ "note_id": first }), Some(forged.clone()), Some(json!(true))).await);
     assert_eq!(refused["error_code"], "NOT_FOUND", "{refused}");
+    // Named as the client sent it, with a fix for this door.
+    assert_eq!(refused["hints"]["parameter"], "requestState", "{refused}");
+    assert_eq!(
+        refused["hints"]["fix"],
+        "Call the tool again without requestState: its input_required result asks the person afresh."
+    );
     // The id is checked before the answer: no action waits under a forged one, whatever the
     // answer says.
     let refused = envelope(once(json!({ "note_id": first }), Some(forged), Some(json!("yes"))).await);
@@ -1508,6 +1514,7 @@ async fn the_input_required_result_and_its_request_state() {
     assert_eq!(deleted["data"], json!({"deleted": {"id": first, "title": "first"}}), "{deleted}");
     let used = envelope(once(json!({ "note_id": first }), Some(state), Some(json!(true))).await);
     assert_eq!(used["error_code"], "CONFLICT", "{used}");
+    assert_eq!(used["hints"]["parameter"], "requestState", "{used}");
     let notes = envelope_of(&client, "list_notes", json!({})).await;
     assert_eq!(notes["data"].as_array().unwrap().len(), 1, "{notes}");
     assert_eq!(notes["data"][0]["title"], "second", "{notes}");

@@ -7,7 +7,7 @@ use std::future::Future;
 use crate::call::registry::Toolbox;
 use crate::call::tool::Tool;
 
-use crate::call::guard::confirm::{PendingCheck, validated_args};
+use crate::call::guard::confirm::{IdSent, PendingCheck, validated_args};
 use crate::context::{Caller, Context};
 use crate::outcome::envelope::Envelope;
 use crate::outcome::{Decision, Guarded, Step};
@@ -113,7 +113,9 @@ impl Toolbox {
     pub async fn check_pending(&self, pending_action_id: &str, tool: &str, arguments: Option<&Value>) -> PendingCheck {
         // Only a confirm tool's reading stops before its body: never run another to check.
         let Some(t) = self.get(tool).filter(|t| t.spec().needs_confirmation) else {
-            return PendingCheck::Refused(self.on_the_wire(self.guard.not_found(pending_action_id)));
+            return PendingCheck::Refused(
+                self.on_the_wire(self.guard.not_found(pending_action_id, IdSent::RequestState)),
+            );
         };
         let obj = match arguments {
             None | Some(Value::Null) => None,
@@ -125,7 +127,7 @@ impl Toolbox {
             other => return PendingCheck::Refused(self.on_the_wire(t.settle(other).await)),
         }
         let args = validated_args(&t.spec().params, obj);
-        match self.guard.check(pending_action_id, tool, &args).await {
+        match self.guard.check(pending_action_id, tool, &args, IdSent::RequestState).await {
             PendingCheck::Refused(e) => PendingCheck::Refused(self.on_the_wire(e)),
             other => other,
         }

@@ -23,6 +23,25 @@ pub const MIN_SECRET_BYTES: usize = 32;
 use super::idempotency::IDEMPOTENCY_KEY;
 use crate::outcome::{Decision, Guarded, Step};
 
+/// How the id of a pending action was sent, so a refusal names what the caller sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdSent {
+    /// `confirm_action`'s `pending_action_id` (and `Toolbox::confirm`, `decide`, `decide_in`).
+    PendingActionId,
+    /// MCP 2026-07-28's `requestState` of a retried `tools/call` (SEP-2322).
+    RequestState,
+}
+
+impl IdSent {
+    /// The name the refusal gives the id: `pending_action_id`, `requestState`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            IdSent::PendingActionId => "pending_action_id",
+            IdSent::RequestState => "requestState",
+        }
+    }
+}
+
 /// Whether a pending action id fits a call ([`Toolbox::check_pending`](crate::Toolbox::check_pending)).
 #[derive(Debug, PartialEq)]
 pub enum PendingCheck {
@@ -119,23 +138,39 @@ impl Guard {
         }
     }
 
-    pub(crate) fn not_found(&self, id: &str) -> Envelope {
-        Refusal::parameter("pending_action_id")
+    pub(crate) fn not_found(&self, id: &str, sent: IdSent) -> Envelope {
+        let (accepted, fix) = match sent {
+            IdSent::PendingActionId => (
+                format!("a pending_action_id from a needs_confirmation reply of the last {}", self.minutes()),
+                "Call the tool again for a new pending_action_id, show its preview to the person, then confirm that id.",
+            ),
+            IdSent::RequestState => (
+                format!("the requestState of an input_required result of the last {}", self.minutes()),
+                "Call the tool again without requestState: its input_required result asks the person afresh.",
+            ),
+        };
+        Refusal::parameter(sent.name())
             .rejected(id)
             .reason("is not a pending action: unknown, expired, or not issued by this server")
-            .accepted(format!("a pending_action_id from a needs_confirmation reply of the last {}", self.minutes()))
-            .fix("Call the tool again for a new pending_action_id, show its preview to the person, then confirm that id.")
+            .accepted(accepted)
+            .fix(fix)
             .build()
             .with_code(codes::NOT_FOUND)
             .into()
     }
 
-    fn used(id: &str) -> Envelope {
-        Refusal::parameter("pending_action_id")
+    fn used(id: &str, sent: IdSent) -> Envelope {
+        let (accepted, again) = match sent {
+            IdSent::PendingActionId => ("a pending_action_id not yet confirmed", "for a new pending_action_id"),
+            IdSent::RequestState => ("a requestState not yet answered", "without requestState"),
+        };
+        Refusal::parameter(sent.name())
             .rejected(id)
             .reason("was approved or rejected already, so nothing ran now")
-            .accepted("a pending_action_id not yet confirmed")
-            .fix("Read the current state before acting again; if the action is still wanted, call the tool again for a new pending_action_id.")
+            .accepted(accepted)
+            .fix(format!(
+                "Read the current state before acting again; if the action is still wanted, call the tool again {again}."
+            ))
             .build()
             .with_code(codes::CONFLICT)
             .into()
@@ -195,18 +230,18 @@ impl Guard {
 
     /// Verifies `id` for `tool` and its validated `args`, without the store unless the seal
     /// does not fit these arguments.
-    pub(crate) async fn check(&self, id: &str, tool: &str, args: &Map<String, Value>) -> PendingCheck {
-        let Some(sealed) = open(id) else { return PendingCheck::Refused(self.not_found(id)) };
+    pub(crate) async fn check(&self, id: &str, tool: &str, args: &Map<String, Value>, sent: IdSent) -> PendingCheck {
+        let Some(sealed) = open(id) else { return PendingCheck::Refused(self.not_found(id, sent)) };
         if u64::from(sealed.expiry) < now_secs() {
-            return PendingCheck::Refused(self.not_found(id));
+            return PendingCheck::Refused(self.not_found(id, sent));
         }
         if verifies(&self.key, &sealed, tool, args) {
             return PendingCheck::Matches;
         }
         match self.pending(id, &sealed).await {
             Ok(Found::Pending { tool: name, .. }) if name == tool => PendingCheck::OtherArguments,
-            Ok(Found::Decided) => PendingCheck::Refused(Guard::used(id)),
-            Ok(_) => PendingCheck::Refused(self.not_found(id)),
+            Ok(Found::Decided) => PendingCheck::Refused(Guard::used(id, sent)),
+            Ok(_) => PendingCheck::Refused(self.not_found(id, sent)),
             Err(e) => PendingCheck::Refused(e),
         }
     }
@@ -249,29 +284,30 @@ impl Guard {
         decision: Decision,
         call: Option<&crate::call::audit::Governed>,
         cx: &crate::Context,
+        sent: IdSent,
     ) -> Envelope {
-        let Some(sealed) = open(id) else { return self.not_found(id) };
+        let Some(sealed) = open(id) else { return self.not_found(id, sent) };
         let now = now_secs();
         if u64::from(sealed.expiry) < now {
-            return self.not_found(id);
+            return self.not_found(id, sent);
         }
         let (name, args, text, queued_by, queuer) = match self.pending(id, &sealed).await {
             Ok(Found::Pending { tool, args, text, tenant, queued_by, queuer }) => {
                 // Another tenant's action is not found here, and its id is not used up.
                 if tenant.is_some_and(|t| !toolbox.decides_for(t.as_deref())) {
-                    return self.not_found(id);
+                    return self.not_found(id, sent);
                 }
                 // Another caller's action, unless a policy names this one its approver: not
                 // found, and its id is not used up.
                 if let (Some(by), Some(queuer)) = (&queued_by, &queuer)
                     && !toolbox.may_decide(by, queuer)
                 {
-                    return self.not_found(id);
+                    return self.not_found(id, sent);
                 }
                 (tool, args, text, queued_by, queuer)
             }
-            Ok(Found::Decided) => return Guard::used(id),
-            Ok(Found::Absent) => return self.not_found(id),
+            Ok(Found::Decided) => return Guard::used(id, sent),
+            Ok(Found::Absent) => return self.not_found(id, sent),
             Err(e) => return e,
         };
         // A tool this toolbox does not show (hidden on its surface, or gone from this replica) is
@@ -282,7 +318,7 @@ impl Guard {
             if let Some(refused) = queued_by.as_deref().and_then(|who| toolbox.step_up(&name, who)) {
                 return refused;
             }
-            return self.not_found(id);
+            return self.not_found(id, sent);
         };
         // The policy is asked again as the action runs: a decision withdrawn since it was
         // queued refuses the approval, and the id is not used up.
@@ -308,8 +344,8 @@ impl Guard {
             // Decided by another call since the read (or expired just now).
             Ok(false) => {
                 return match self.pending(id, &sealed).await {
-                    Ok(Found::Absent) => self.not_found(id),
-                    Ok(_) => Guard::used(id),
+                    Ok(Found::Absent) => self.not_found(id, sent),
+                    Ok(_) => Guard::used(id, sent),
                     Err(e) => e,
                 };
             }

@@ -5,7 +5,7 @@
 //! builds a call and hands it here; it cannot reach admission.
 
 use crate::call::confirm_api::Approver;
-use crate::call::guard::confirm::PendingCheck;
+use crate::call::guard::confirm::{IdSent, PendingCheck};
 use crate::outcome::Decision;
 use serde_json::Value;
 
@@ -255,7 +255,8 @@ impl Toolbox {
         let call =
             self.get(crate::call::guard::confirm::CONFIRM_ACTION).and_then(|t| self.governed(&Context::anonymous(), t));
         let cx = Context::anonymous();
-        let envelope = self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx).await;
+        let envelope =
+            self.guard.decide(self, pending_action_id, decision, call.as_ref(), &cx, IdSent::PendingActionId).await;
         self.finished(call.as_ref(), envelope).await
     }
 
@@ -264,10 +265,15 @@ impl Toolbox {
     /// id is not used up); the approved run is made in `cx` (the tool's body sees that caller,
     /// call id and surface) and the audit trail records `cx`'s caller as the approver.
     pub async fn decide_in(&self, cx: &Context, pending_action_id: &str, decision: Decision) -> Envelope {
+        self.decide_as(cx, pending_action_id, decision, IdSent::PendingActionId).await
+    }
+
+    /// [`decide_in`](Self::decide_in), its refusals naming the id as it was `sent`.
+    async fn decide_as(&self, cx: &Context, pending_action_id: &str, decision: Decision, sent: IdSent) -> Envelope {
         let cx = &*self.on_its_surface(cx);
         let call = self.get(crate::call::guard::confirm::CONFIRM_ACTION).and_then(|t| self.governed(cx, t));
         let approver = Approver { toolbox: self, caller: cx.caller() };
-        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx).await;
+        let envelope = self.guard.decide(&approver, pending_action_id, decision, call.as_ref(), cx, sent).await;
         self.finished(call.as_ref(), envelope).await
     }
 
@@ -298,7 +304,7 @@ impl Toolbox {
         }
         match self.check_pending(pending_action_id, tool, Some(arguments)).await {
             PendingCheck::Matches => match decision? {
-                Some(decision) => Ok(Some(self.decide_in(cx, pending_action_id, decision).await)),
+                Some(decision) => Ok(Some(self.decide_as(cx, pending_action_id, decision, IdSent::RequestState).await)),
                 None => Ok(None),
             },
             PendingCheck::OtherArguments => Ok(None),

@@ -213,7 +213,16 @@ impl Tool {
             Outcome::Decide(id, decision) => match toolbox {
                 // The caller of confirm_action runs the action: it needs the tool's scopes.
                 Some(toolbox) => {
-                    guard.decide(&Approver { toolbox, caller: at.cx.caller() }, &id, decision, at.call, at.cx).await
+                    guard
+                        .decide(
+                            &Approver { toolbox, caller: at.cx.caller() },
+                            &id,
+                            decision,
+                            at.call,
+                            at.cx,
+                            crate::call::guard::confirm::IdSent::PendingActionId,
+                        )
+                        .await
                 }
                 None => Fault::backend("confirming an action outside its toolbox").into(),
             },
