@@ -432,11 +432,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     if request.headers().get_all(header::CONTENT_TYPE).iter().nth(1).is_some() {
         return TransportError::content_type_sent_twice().into_json_rpc_response(None);
     }
-    let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().ok());
-    let is_json = content_type.flatten().is_some_and(|v| {
+    let is_json = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
         v.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
     });
-    let content_type = if is_json { None } else { content_type.flatten().map(str::to_owned) };
     let (mut parts, body) = request.into_parts();
     let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
         // UTF-8 byte order marks are ignored (RFC 8259 §8.1 lets a parser ignore one), as over
@@ -453,7 +451,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     };
     if !is_json {
         let id = frame::TopLevel::scan(&bytes).id().and_then(|id| serde_json::to_value(id).ok());
-        return TransportError::unsupported_media_type(content_type.as_deref()).into_json_rpc_response(id.as_ref());
+        let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        return TransportError::unsupported_media_type(content_type).into_json_rpc_response(id.as_ref());
     }
     if let Some(refused) = echoes::overlong_version(&parts.headers) {
         let id = frame::TopLevel::scan(&bytes).id().and_then(|id| serde_json::to_value(id).ok());
