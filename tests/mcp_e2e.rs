@@ -466,10 +466,8 @@ async fn arguments_nested_300_deep_are_refused_not_dropped_on(version: &Protocol
     assert_eq!(envelope["hints"]["parameter"], "tags", "{envelope}");
 
     // Any other request that deep is refused as an invalid request, with its id.
-    let line = format!(
-        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{"_meta":{{"x":{}}}}}}}"#,
-        nested_arrays(300)
-    );
+    let line =
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{"x":{{"y":{}}}}}}}"#, nested_arrays(300));
     session.send_line(&line).await;
     let reply = session.reply(3).await;
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
@@ -931,6 +929,22 @@ async fn streamable_http_reads_the_body_before_rmcp() {
         "The body is sent with `Content-Type: text/plain`, and this endpoint reads one JSON-RPC message sent as \
          JSON. Send it with `Content-Type: application/json`.",
     );
+    // JSON in another charset would be read as UTF-8 and misread (RFC 8259 §8.1): refused the
+    // same way; `charset=utf-8`, quoted or not, any case, is read.
+    for (content_type, status) in [
+        ("application/json; charset=utf-16", 415),
+        ("application/json;charset=\"ISO-8859-1\"", 415),
+        ("application/json; charset=\"UTF-8\"", 200),
+        ("Application/JSON;charset=utf8", 200),
+    ] {
+        let (got, reply, _) =
+            post(&url, &[("Content-Type", content_type)], r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#).await;
+        assert_eq!(got, status, "{content_type}: {reply}");
+        if status == 415 {
+            assert_eq!(reply["error"]["data"]["error"], "unsupported_media_type", "{reply}");
+            assert!(reply["error"]["message"].as_str().unwrap().contains(content_type), "{reply}");
+        }
+    }
     // Two Content-Type headers: which one the body is in is not known (RFC 9110 §5.3).
     let (status, reply, _) = post(
         &url,

@@ -419,6 +419,23 @@ async fn endpoint<H: ServerHandler + Clone>(State(endpoint): State<Endpoint<H>>,
     response
 }
 
+/// Whether a `Content-Type` value names JSON as this endpoint reads it: the media type
+/// `application/json` (any case), with no `charset` parameter or `charset=utf-8` (quoted or not,
+/// any case; RFC 8259 §8.1: JSON exchanged between systems is UTF-8). A body declared in another
+/// charset (`utf-16`, `iso-8859-1`) would be read as UTF-8 and misread, so it is refused `415`.
+fn is_json(content_type: &str) -> bool {
+    let mut parts = content_type.split(';');
+    let essence = parts.next().unwrap_or_default();
+    essence.trim().eq_ignore_ascii_case("application/json")
+        && parts.all(|parameter| {
+            let Some((name, value)) = parameter.split_once('=') else { return true };
+            !name.trim().eq_ignore_ascii_case("charset") || {
+                let value = value.trim().trim_matches('"');
+                value.eq_ignore_ascii_case("utf-8") || value.eq_ignore_ascii_case("utf8")
+            }
+        })
+}
+
 async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Request, called: &mut Called) -> Response {
     let sessions = matches!(endpoint.rmcp, Rmcp::Sessions(_));
     // A session's event stream (GET) and its end (DELETE) are rmcp's.
@@ -432,9 +449,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     if request.headers().get_all(header::CONTENT_TYPE).iter().nth(1).is_some() {
         return TransportError::content_type_sent_twice().into_json_rpc_response(None);
     }
-    let is_json = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-    });
+    let is_json = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(is_json);
     let (mut parts, body) = request.into_parts();
     let bytes = match read_body(&parts.headers, body, endpoint.max_body_bytes).await {
         // UTF-8 byte order marks are ignored (RFC 8259 §8.1 lets a parser ignore one), as over

@@ -305,7 +305,8 @@ impl TransportError {
 
     /// `unsupported_media_type` (415): a `/mcp` body sent with `Content-Type: <type>` (quoted,
     /// cut to 64 characters; `None` when the header is missing or not text), where MCP's
-    /// Streamable HTTP reads a JSON-RPC message sent as `application/json`.
+    /// Streamable HTTP reads a JSON-RPC message sent as `application/json` (in UTF-8: a
+    /// `charset` other than `utf-8` is refused too).
     pub fn unsupported_media_type(content_type: Option<&str>) -> Self {
         let sent = match content_type {
             Some(t) => format!("with `Content-Type: {}`", crate::words::cut::cut_counted(t, 64)),
