@@ -75,6 +75,12 @@ impl<'a> Members<'a> {
     fn last(&self, name: &str) -> Option<&'a RawValue> {
         self.all(name).last()
     }
+    /// The first member of any name sent more than once, with its values as sent.
+    fn any_repeated(&self) -> Option<(String, Vec<&'a str>)> {
+        let mut seen = std::collections::HashSet::with_capacity(self.0.len());
+        let (name, _) = self.0.iter().find(|(name, _)| !seen.insert(name.as_str()))?;
+        Some((name.clone(), self.all(name).map(RawValue::get).collect()))
+    }
     /// The first of `names` sent more than once, with its values as sent.
     fn repeated(&self, names: &[&str]) -> Option<(String, Vec<&'a str>)> {
         names.iter().find_map(|name| {
@@ -82,6 +88,17 @@ impl<'a> Members<'a> {
             (values.len() > 1).then(|| ((*name).to_owned(), values))
         })
     }
+}
+
+/// `-32602`'s words for a key sent more than once under `under` (`prompts/get: params`; the
+/// key's place written below it, one line, cut to 80 characters). The values
+/// are not quoted: they may hold what a person answered.
+fn sent_twice(under: &str, twice: &crate::read::sent::Duplicate) -> String {
+    let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
+    format!(
+        "{under}.{} is sent {times}; send each key once, with the one value meant",
+        crate::words::cut::one_line(&twice.at.to_string(), 80),
+    )
 }
 
 /// The longest `id` this server answers under, and the longest `progressToken` it sends
@@ -367,6 +384,14 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     if method == "tools/call" && !notification {
         return read_tools_call(id, params);
     }
+    // A key sent twice in the params (a prompt's argument, a resource's `uri`) would be read as
+    // its last value, where a tool's arguments refuse it: refused the same way, by name.
+    if !notification
+        && let Some(params) = params
+        && let Some(twice) = crate::read::sent::scan(params.get()).duplicates.first()
+    {
+        return error(id, ErrorData::invalid_params(sent_twice(&format!("{named}: params"), twice), None));
+    }
     let unreadable = if nests_at_least(text.as_bytes(), RMCP_UNREADABLE_DEPTH) {
         Some(format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1))
     } else {
@@ -442,7 +467,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         Some(Ok(members)) => members,
         _ => return error(Some(id), missing_name()),
     };
-    if let Some((name, values)) = members.repeated(&["name", "arguments"]) {
+    if let Some((name, values)) = members.repeated(&["name", "arguments"]).or_else(|| members.any_repeated()) {
         // The names sent are quoted, cut; the arguments are not (they may hold a secret).
         let why = if name == "name" {
             let shown: Vec<String> = values.iter().take(4).map(|v| shorten(v)).collect();
@@ -452,8 +477,11 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
                 values.len(),
                 shown.join(", ")
             )
-        } else {
+        } else if name == "arguments" {
             format!("tools/call: params.arguments is sent {} times; send it once, one object", values.len())
+        } else {
+            // Not quoted: `inputResponses` holds what a person answered.
+            format!("tools/call: params.{} is sent {} times; send it once", shorten(&name), values.len())
         };
         return error(Some(id), ErrorData::invalid_params(why, None));
     }
@@ -469,11 +497,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         if name == "inputResponses"
             && let Some(twice) = crate::read::sent::scan(raw.get()).duplicates.first()
         {
-            let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
-            let why = format!(
-                "tools/call: params.inputResponses.{} is sent {times}; send each key once, with the one answer meant",
-                crate::words::cut::one_line(&twice.at.to_string(), 80),
-            );
+            let why = sent_twice("tools/call: params.inputResponses", twice);
             return error(Some(id), ErrorData::invalid_params(why, None));
         }
         match serde_json::from_str::<Value>(raw.get()) {
@@ -547,12 +571,27 @@ fn misshapen_member(params: &Map<String, Value>) -> Option<String> {
         ),
         ("_meta", Value::is_object, "an object"),
     ];
-    members.into_iter().find_map(|(name, fits, defined)| {
+    let misshapen = members.into_iter().find_map(|(name, fits, defined)| {
         let v = params.get(name).filter(|v| !v.is_null() && !fits(v))?;
         let kind = crate::words::render::json_type(v);
         let sent =
             if name == "requestState" { format!("{}, {kind}", shorten(&v.to_string())) } else { kind.to_owned() };
         Some(format!("tools/call: params.{name} is {sent}; MCP defines it as {defined} (or left out)"))
+    });
+    // A token the call's progress cannot be sent under would be ignored, and the client that
+    // asked for progress would wait for notifications that never come.
+    misshapen.or_else(|| {
+        let token = params.get("_meta")?.get("progressToken").filter(|v| !v.is_null())?;
+        // As rmcp reads one: an `i64`, or a whole number a double holds exactly (`5.0`).
+        let fits = token.is_string()
+            || token.is_i64()
+            || token.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0);
+        (!fits).then(|| {
+            format!(
+                "tools/call: params._meta.progressToken is {}; MCP defines it as a string or an integer, unique among the client's requests (or left out)",
+                crate::words::render::json_type(token)
+            )
+        })
     })
 }
 

@@ -410,6 +410,14 @@ fn a_misshapen_member_beside_the_arguments_is_refused_by_name() {
         );
         assert_eq!(reply["error"]["message"], said, "{member}");
     }
+    // A progress token that progress cannot be sent under (rmcp ignores it).
+    for token in [r#"{"a":1}"#, "[1]", "true", "1.5", "18446744073709551615"] {
+        let reply = answer(&call(&format!(r#""_meta":{{"progressToken":{token}}}"#)));
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        let said = reply["error"]["message"].as_str().unwrap();
+        assert!(said.starts_with("tools/call: params._meta.progressToken is "), "{said}");
+        assert!(said.contains("MCP defines it as a string or an integer"), "{said}");
+    }
     // A key of the answers sent twice: refused, never read as its last value.
     let reply = answer(&call(
         r#""requestState":"s","inputResponses":{"approval":{"action":"accept","content":{"approved":false,"approved":true}}}"#,
@@ -418,10 +426,17 @@ fn a_misshapen_member_beside_the_arguments_is_refused_by_name() {
     assert_eq!(
         reply["error"]["message"],
         "tools/call: params.inputResponses.approval.content.approved is sent twice; send each key once, with the \
-         one answer meant"
+         one value meant"
     );
     // Of the right types, or `null`, the request goes on to rmcp with its arguments beside it.
-    for member in [r#""requestState":"s""#, r#""inputResponses":{}"#, r#""requestState":null"#] {
+    for member in [
+        r#""requestState":"s""#,
+        r#""inputResponses":{}"#,
+        r#""requestState":null"#,
+        r#""_meta":{"progressToken":"t"}"#,
+        r#""_meta":{"progressToken":-7}"#,
+        r#""_meta":{"progressToken":5.0}"#,
+    ] {
         let line = call(member);
         match read_message(line.as_bytes(), Framing::Line) {
             Incoming::Message(m) => match *m {
@@ -434,4 +449,36 @@ fn a_misshapen_member_beside_the_arguments_is_refused_by_name() {
             Incoming::Answered(reply) => panic!("{member}: answered {reply:?}"),
         }
     }
+}
+
+/// A key sent twice anywhere in the params is refused by name, never read as its last value: a
+/// prompt's argument, a resource's `uri`, a member of a `tools/call`'s params beside `name` and
+/// `arguments` (the arguments' own keys are the reader's to refuse, with their values quoted).
+#[test]
+fn a_key_sent_twice_in_the_params_is_refused_by_name() {
+    for (line, said) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"topic":"a","topic":"b"}}}"#,
+            "prompts/get: params.arguments.topic is sent twice; send each key once, with the one value meant",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://1","uri":"a://2","uri":"a://3"}}"#,
+            "resources/read: params.uri is sent 3 times; send each key once, with the one value meant",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"a","requestState":"b"}}"#,
+            "tools/call: params.requestState is sent 2 times; send it once",
+        ),
+    ] {
+        let reply = answer(line);
+        assert_eq!(
+            (reply["id"].clone(), reply["error"]["code"].clone(), reply["error"]["message"].clone()),
+            (serde_json::json!(1), serde_json::json!(-32602), serde_json::json!(said)),
+            "{line}"
+        );
+    }
+    // A notification is never answered, a key twice or not: it goes on to rmcp.
+    let line =
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"progress":2}}"#;
+    assert!(matches!(read_message(line.as_bytes(), Framing::Line), Incoming::Message(_)));
 }
