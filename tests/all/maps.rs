@@ -223,6 +223,13 @@ fn a_string_holding_the_object_is_read_in_lax_mode_and_refused_in_strict_mode() 
         strict["message"],
         "labels: \"{\\\"env\\\":\\\"prod\\\"}\" is a string holding an object; accepted: an object whose values are \
          strings. Send the object itself, like {…}, not a string holding it."
+    ); // A key sent twice in the string is never read as its last value: the string is refused as
+    // a string, and the object sent in its place has its key refused by name.
+    let twice = call(r#"{"labels":"{\"env\":\"prod\",\"env\":\"dev\"}"}"#);
+    assert_eq!(twice["status"], "invalid", "{twice}");
+    assert_eq!(
+        twice["message"],
+        "labels: \"{\\\"env\\\":\\\"prod\\\",\\\"env\\\":\\\"dev\\\"}\" is a string; accepted: an object of 1 to 3 entries, each value a string of 1 to 8 characters. Send a JSON object."
     );
 }
 
@@ -247,6 +254,7 @@ fn the_typed_reading_of_a_map_answers_as_the_general_one() {
         r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8},"db":{"max":65}}}"#,
         r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"min":1}}}"#,
         r#"{"labels":"{\"env\":\"prod\"}"}"#,
+        r#"{"labels":"{\"env\":\"prod\",\"env\":\"dev\"}"}"#,
         r#"{"labels":{"é":"ü"}}"#,
         r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h2":10}}}}"#,
         r#"{"labels":{"a":"b"},"quotas":{"web":{"max":8,"weights":{"h1":3,"h1":4}}}}"#,

@@ -60,11 +60,15 @@ pub fn object_of<'v>(
 
 /// The object or array a JSON string holds (`"{\"a\": 1}"`, `"[1, 2]"`), for a parameter that
 /// expects that container: models often send a container as its JSON text. `None` for any other
-/// string (a number, a word, invalid JSON).
+/// string (a number, a word, invalid JSON), and for text with a key sent twice in one object,
+/// which a `Value` would hold as its last value where the container sent itself is refused
+/// naming the key: that string is refused as a string, and the container sent in its place is
+/// read (and its key refused) as any other.
 pub(crate) fn container_in_string(s: &str) -> Option<Value> {
     // Not MCP's `decoded_object` (text to text, no `Value`): these callers hold a `Value` and want one.
     if !s.trim_start().starts_with(['{', '[']) {
         return None;
     }
-    serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())
+    let decoded = serde_json::from_str::<Value>(s).ok().filter(|v| v.is_object() || v.is_array())?;
+    crate::read::sent::scan(s).duplicates.is_empty().then_some(decoded)
 }
