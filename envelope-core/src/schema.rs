@@ -201,6 +201,13 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         } else if let (Ok(min), Ok(max)) = (u64::try_from(*min), u64::try_from(*max)) {
             m.insert("minimum".into(), json!(min));
             m.insert("maximum".into(), json!(max));
+        } else {
+            // `i128`, `u128`: bounds a JSON number of 64 bits cannot write exactly, written as the
+            // nearest doubles inside them (`u128` is read up to `i128::MAX`, 2^127 - 1: its
+            // `maximum` is 2^127 - 2^74), so a value the schema accepts is one the reader does.
+            let min = i64::try_from(*min).map_or_else(|_| json!(double_at_least(*min)), |min| json!(min));
+            m.insert("minimum".into(), min);
+            m.insert("maximum".into(), json!(double_at_most(*max)));
         }
     }
     if let Ty::Enum(names) = ty {
@@ -223,6 +230,19 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         m.insert("additionalProperties".into(), Value::Object(value_schema(value, value_rules)));
     }
     m
+}
+
+/// The largest double at most `n`.
+fn double_at_most(n: i128) -> f64 {
+    let f = n as f64;
+    // `as` saturates: 2^127 (past i128::MAX) casts back to i128::MAX.
+    if f >= 2f64.powi(127) || (f as i128) > n { f.next_down() } else { f }
+}
+
+/// The smallest double at least `n`.
+fn double_at_least(n: i128) -> f64 {
+    let f = n as f64;
+    if (f as i128) < n { f.next_up() } else { f }
 }
 
 /// The `outputSchema` of a tool: the envelope its every call answers (MCP 2025-11-25 "Output

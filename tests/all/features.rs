@@ -282,6 +282,57 @@ fn numbers_past_64_bits_or_a_double_are_refused_with_what_was_sent() {
     );
 }
 
+/// An `i128` and a `u128`, unbounded.
+#[tool]
+fn widest(big: Option<i128>, huge: Option<u128>, bigs: Option<Vec<i128>>) -> String {
+    match bigs {
+        Some(bigs) => format!("{bigs:?}"),
+        None => format!("{big:?} {huge:?}"),
+    }
+}
+
+/// A number literal is read as the integer it names, not as the double a `Value` holds: past 64
+/// bits no digit is lost, a whole float a 64-bit type holds is read, and a literal a double
+/// rounds to a whole number is not whole.
+#[test]
+fn number_literals_are_read_as_the_integers_they_name() {
+    let tb = Toolbox::new().with(widest::tool()).with(wide::tool());
+    let call = |name: &str, args: &str| block_on(tb.call_json(name, args)).unwrap().to_value();
+    for (args, read) in [
+        (r#"{"big": 36893488147419103233}"#, "Some(36893488147419103233) None"),
+        (r#"{"big": 170141183460469231731687303715884105727}"#, "Some(170141183460469231731687303715884105727) None"),
+        (r#"{"big": -170141183460469231731687303715884105728}"#, "Some(-170141183460469231731687303715884105728) None"),
+        (r#"{"huge": 1.5e38}"#, "None Some(150000000000000000000000000000000000000)"),
+        (r#"{"big": 1.2345678901234567890123e22}"#, "Some(12345678901234567890123) None"),
+        (r#"{"bigs": [36893488147419103233, 5]}"#, "[36893488147419103233, 5]"),
+    ] {
+        assert_eq!(call("widest", args)["data"], read, "{args}");
+    }
+    // A whole float within u64, and i64::MIN written as a float.
+    assert_eq!(call("wide", r#"{"n": 1.8446744073709550e19}"#)["data"], "18446744073709550000 None None");
+    assert_eq!(call("wide", r#"{"n": 1, "big": -9223372036854775808.0}"#)["data"], "1 None Some(-9223372036854775808)");
+    // Past i128, or past u128's i128::MAX: out of range, quoted as sent.
+    let env = call("widest", r#"{"big": 170141183460469231731687303715884105728}"#);
+    assert_eq!(
+        env["message"],
+        "big: 170141183460469231731687303715884105728 is out of range; accepted: a whole number from \
+         -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727. Send a value from \
+         -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727."
+    );
+    // Not whole, though a double reads it as 255: refused as a fraction.
+    let env = call("wide", r#"{"n": 1, "small": 254.99999999999999999}"#);
+    assert_eq!(
+        env["message"],
+        "small: 254.99999999999999999 is not a whole number; accepted: a whole number from 0 to 255. Send a whole number, like 10."
+    );
+    // The schema's bounds for i128 and u128 are doubles inside what the reader accepts.
+    let schema = tb.get("widest").unwrap().input_schema();
+    assert_eq!(schema["properties"]["big"]["minimum"], json!(-1.7014118346046923e38));
+    assert_eq!(schema["properties"]["big"]["maximum"], json!(1.7014118346046921e38));
+    assert_eq!(schema["properties"]["huge"]["minimum"], json!(0));
+    assert_eq!(schema["properties"]["huge"]["maximum"], json!(1.7014118346046921e38));
+}
+
 #[derive(Object, Debug)]
 #[allow(dead_code)] // read only to be refused
 struct Creds {

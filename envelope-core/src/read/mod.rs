@@ -38,6 +38,8 @@ pub(crate) mod text;
 // A tool's arguments (and an object's fields) read straight into their types, serde's way,
 // when every type has the typed reading; the probe that asks whether it has.
 pub(crate) mod typed;
+// The integer a number literal names, read exactly from its characters.
+pub(crate) mod whole;
 
 pub use kinds::{Measured, Sequence, Textual};
 pub use path::ArgPath;

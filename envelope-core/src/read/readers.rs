@@ -28,6 +28,7 @@ use crate::read::rules::range::Ends;
 use crate::read::rules::{self, Accepted, Subject, choices, fix_like, fix_like_whole, multiple_of, range};
 use crate::read::scalars;
 use crate::read::tally::Tally;
+use crate::read::whole::{self, Exact};
 use crate::spec::{Choices, Rules, Ty, Unit};
 use crate::words::render;
 
@@ -217,7 +218,24 @@ pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<
                 i128::from(i)
             } else if let Some(u) = num.as_u64() {
                 i128::from(u)
+            } else if let Some(exact) = render::number_as_sent(v, reading.numbers).and_then(whole::exact) {
+                // The literal as sent, not the double a `Value` holds: `36893488147419103233`
+                // is itself, `254.99999999999999999` is not whole.
+                match exact {
+                    Exact::Whole(n) => n,
+                    Exact::Beyond => return Err(range::out_of_range(reading, v, &set)),
+                    Exact::Fraction => {
+                        let fix = fix_like_whole(reading, "Send a whole number", set.example_whole());
+                        return Err(reading.problem_of(
+                            v,
+                            "is not a whole number",
+                            set.words_under(reading.rules),
+                            fix,
+                        ));
+                    }
+                }
             } else {
+                // A double held without its text (a `Value` built in code): read as it is.
                 let f = num.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
                     let fix = fix_like_whole(reading, "Send a whole number", set.example_whole());

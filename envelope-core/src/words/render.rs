@@ -71,7 +71,7 @@ fn number_as_parsed(value: &Value) -> String {
 
 /// The characters `value` (a number node of the arguments being read) was sent with, when
 /// `numbers` has them.
-fn number_as_sent<'n>(value: &Value, numbers: Numbers<'n>) -> Option<&'n str> {
+pub(crate) fn number_as_sent<'n>(value: &Value, numbers: Numbers<'n>) -> Option<&'n str> {
     let addr = std::ptr::from_ref(value) as usize;
     numbers.binary_search_by_key(&addr, |(a, _)| *a).ok().map(|i| numbers[i].1)
 }
