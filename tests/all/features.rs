@@ -148,6 +148,42 @@ fn renames_are_used_everywhere_and_ignore_case_passes_the_canonical_spelling() {
     assert_eq!(schema["required"], json!(["rowLimit", "kind"]));
 }
 
+/// Case-insensitive choices beyond ASCII, and with characters a regex gives meaning to.
+#[tool]
+fn cased(#[validate(choices = ["ok", "ΟΔΟΣ", "straße", "a_b.c-d"], ignore_case)] word: String) -> String {
+    word
+}
+
+/// The reader and the schema's case-blind `pattern` accept the same spellings, character by
+/// character; the pattern escapes only what ECMA-262 lets it escape under the `u` flag.
+#[test]
+fn ignore_case_accepts_what_its_schema_pattern_accepts() {
+    let tb = Toolbox::new().with(cased::tool());
+    let schema = Value::Object(tb.get("cased").unwrap().input_schema());
+    assert_eq!(
+        schema["properties"]["word"]["pattern"],
+        "^(?:[oO][kK]|[Οο][Δδ][Οο][Σσ]|[sS][tT][rR][aA]ß[eE]|[aA]_[bB]\\.[cC]-[dD])$"
+    );
+    let validator = jsonschema::draft202012::new(&schema).expect("a valid inputSchema");
+    for (sent, read) in [
+        ("OK", Some("ok")),
+        ("oK", Some("ok")),
+        ("οδοσ", Some("ΟΔΟΣ")),
+        ("StRaßE", Some("straße")),
+        ("A_B.C-D", Some("a_b.c-d")),
+        ("o\u{212a}", None), // a Kelvin sign: its lower case is "k", but it is not "k" or "K"
+        ("οδος", None),      // a final sigma
+        ("STRAẞE", None),    // a capital sharp s
+        ("STRASSE", None),
+        ("a_bxc-d", None), // "." is a dot, not any character
+    ] {
+        let args = json!({ "word": sent });
+        let env = run(&tb, "cased", args.clone());
+        assert_eq!(env["data"].as_str(), read, "{sent}: {env}");
+        assert_eq!(validator.is_valid(&args), read.is_some(), "the schema on {sent}");
+    }
+}
+
 /// Every format.
 #[tool]
 fn formats(

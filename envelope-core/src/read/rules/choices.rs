@@ -61,9 +61,35 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
     }
 }
 
-/// The choice `s` is under `ignore_case`: the first of `c` equal to it but for letter case.
+/// The choice `s` is under `ignore_case`: the first of `c` that `s` spells character by
+/// character in [`case_forms`] (the forms the schema's case-blind `pattern` accepts, so the
+/// reader and the schema agree: `"oK"` with a Kelvin sign, or `"STRAẞE"` for `"straße"`, is
+/// neither).
 pub(crate) fn canonical(c: &'static [&'static str], s: &str) -> Option<&'static str> {
-    c.iter().find(|x| x.eq_ignore_ascii_case(s) || x.to_lowercase() == s.to_lowercase()).copied()
+    c.iter()
+        .find(|x| {
+            x.eq_ignore_ascii_case(s) || {
+                let mut sent = s.chars();
+                x.chars().all(|ch| sent.next().is_some_and(|got| case_forms(ch).contains(&Some(got))))
+                    && sent.next().is_none()
+            }
+        })
+        .copied()
+}
+
+/// The spellings of `ch` under `ignore_case`: itself, and its lower and upper case where each is
+/// one character (`ß` has no upper case of one character: only itself).
+fn case_forms(ch: char) -> [Option<char>; 3] {
+    let one = |mut forms: std::char::ToLowercase| match (forms.next(), forms.next()) {
+        (Some(c), None) if c != ch => Some(c),
+        _ => None,
+    };
+    let lower = one(ch.to_lowercase());
+    let upper = match (ch.to_uppercase().next(), ch.to_uppercase().nth(1)) {
+        (Some(c), None) if c != ch && Some(c) != lower => Some(c),
+        _ => None,
+    };
+    [Some(ch), lower, upper]
 }
 
 /// `one of 10, 25, 50`, `one of "asc", "desc"`.
@@ -110,21 +136,22 @@ pub(crate) fn schema(m: &mut Map<String, Value>, _ty: &Ty, rules: &Rules) {
     }
 }
 
-/// `^(?:[Aa][Ll][Ll]|...)$`: matches each choice in any letter case, in the regex syntax that
-/// JSON Schema (ECMA-262) and the `regex` crate share.
+/// `^(?:[aA][lL][lL]|...)$`: matches each choice in the spellings [`canonical`] accepts, in the
+/// regex syntax that JSON Schema (ECMA-262, with the `u` flag validators compile it with) and the
+/// `regex` crate share: only ECMA's syntax characters are escaped (`\_` is an error there).
 fn case_blind_pattern(choices: &[&str]) -> String {
     let alternatives: Vec<String> = choices
         .iter()
         .map(|c| {
             c.chars()
-                .map(|ch| {
-                    let (lo, up): (String, String) = (ch.to_lowercase().collect(), ch.to_uppercase().collect());
-                    if lo != up && lo.chars().count() == 1 && up.chars().count() == 1 {
-                        format!("[{lo}{up}]")
-                    } else if ch.is_ascii_alphanumeric() || !ch.is_ascii() {
-                        ch.to_string()
-                    } else {
-                        format!("\\{ch}")
+                .map(|ch| match case_forms(ch) {
+                    [_, None, None] if "^$\\.*+?()[]{}|/".contains(ch) => format!("\\{ch}"),
+                    [_, None, None] => ch.to_string(),
+                    forms => {
+                        let mut class = String::from("[");
+                        class.extend(forms.into_iter().flatten());
+                        class.push(']');
+                        class
                     }
                 })
                 .collect()
