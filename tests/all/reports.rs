@@ -130,9 +130,10 @@ fn patterns(
     #[validate(pattern = "ab$")] end: Option<String>,
     #[validate(pattern = "^ab$")] full: Option<String>,
     #[validate(pattern = "^a|b$")] either: Option<String>,
-    #[validate(pattern = "\\Aab\\z")] full_az: Option<String>,
+    #[validate(pattern = "^\\d+$")] code: Option<String>,
+    #[validate(pattern = "^\\w.$")] word: Option<String>,
 ) -> bool {
-    let _ = (search, start, end, full, either, full_az);
+    let _ = (search, start, end, full, either, code, word);
     true
 }
 
@@ -559,8 +560,20 @@ fn a_pattern_is_worded_by_where_it_is_anchored() {
     let env = value("patterns", &json!({"either": "xyz"}));
     assert_eq!(env["hints"]["accepted"], "a string containing a match for the pattern ^a|b$", "{env}");
     assert_eq!(value("patterns", &json!({"either": "xb"}))["status"], "ok");
-    let env = value("patterns", &json!({"full_az": "abc"}));
-    assert_eq!(env["hints"]["fix"], "Send a string that matches \\Aab\\z in full.", "{env}");
+    // Read as ECMA-262 reads it (the schema's dialect): `\d` is ASCII digits, `\w` ASCII word
+    // characters, `.` no line terminator.
+    assert_refused(
+        &value("patterns", &json!({"code": "٣٤"})),
+        "code",
+        Some("\"٣٤\""),
+        "code: \"٣٤\" does not match the pattern; accepted: a string matching the pattern ^\\d+$. Send a string that matches ^\\d+$ in full.",
+    );
+    assert_eq!(value("patterns", &json!({"code": "34"}))["status"], "ok");
+    for refused in ["é!", "a\r", "a\u{2028}"] {
+        assert_eq!(value("patterns", &json!({"word": refused}))["status"], "invalid", "{refused:?}");
+    }
+    assert_eq!(value("patterns", &json!({"word": "a!"}))["status"], "ok");
+    assert_eq!(schema("patterns")["properties"]["code"]["pattern"], "^\\d+$");
     // The schema carries the pattern as written: JSON Schema searches too.
     assert_eq!(schema("patterns")["properties"]["search"]["pattern"], "baz");
 }

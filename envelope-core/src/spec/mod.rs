@@ -12,6 +12,8 @@
 pub mod rate;
 // A rule's refusal words, kept once written.
 pub(crate) mod kept;
+// A `pattern` as JSON Schema (ECMA-262) reads it, for the `regex` crate.
+pub(crate) mod ecma;
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -278,10 +280,17 @@ impl Pattern {
         }
     }
 
-    /// Compiles `source`. The macro checked it at compile time, so this cannot fail for a
-    /// declared tool; a hand-built spec with a bad regex gets a pattern that matches nothing.
+    /// Compiles `source`, an ECMA-262 regex as JSON Schema's `pattern` is (2020-12 Validation
+    /// §6.3.3), read as ECMA-262 reads it with the `u` flag where the `regex` crate would read
+    /// it otherwise: `\d` is `[0-9]`, `\w` is `[0-9A-Za-z_]` (and `\b` a boundary of those),
+    /// `\s` is ECMA-262's white space and line terminators (`U+FEFF` in, `U+0085` out), `.`
+    /// matches neither `\r`, `\n`, `U+2028` nor `U+2029`. The macro checked it at compile time,
+    /// so this cannot fail for a declared tool; a hand-built spec with a bad regex gets a
+    /// pattern that matches nothing.
     pub fn new(source: &'static str, example: Option<&'static str>) -> Self {
-        let regex = regex::Regex::new(source).unwrap_or_else(|_| regex::Regex::new("[^\\s\\S]").expect("valid"));
+        let regex = ecma::as_ecma_reads(source)
+            .and_then(|read| regex::Regex::new(&read).ok())
+            .unwrap_or_else(|| regex::Regex::new("[^\\s\\S]").expect("valid"));
         Pattern { source, example, regex }
     }
 }

@@ -10,6 +10,8 @@
 //! - `range`: number literals, `range` in its two forms, and whether a range holds a value;
 //! - `returns`: the return type, the error type and the type of `data`.
 
+// A `pattern` JSON Schema (ECMA-262) and the `regex` crate read alike.
+mod ecma;
 mod options;
 mod parameter;
 mod range;

@@ -69,6 +69,10 @@ pub(super) fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut Accumulator)
             errors.push(Error::custom(format!("this regex does not compile: {last}")).with_span(p));
             return None;
         }
+        if let Some(why) = super::ecma::not_ecma(&p.value()) {
+            errors.push(Error::custom(why).with_span(p));
+            return None;
+        }
         let pattern = PatternV { source: p.value(), example: v.example.as_ref().map(LitStr::value) };
         Some(Sp::new(pattern, p.span()))
     });

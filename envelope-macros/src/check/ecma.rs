@@ -1,0 +1,432 @@
+//! A `pattern` is JSON Schema's, an ECMA-262 regular expression (2020-12 Validation §6.3.3),
+//! compiled by validators and model providers with the `u` flag. The reader compiles it with
+//! the `regex` crate, reading the five constructs the two dialects share but read differently
+//! as ECMA-262 does (`envelope_core`'s `spec::ecma`). A construct only one of the two reads
+//! would make the schema and the reader disagree, or the schema refused by a validator: each is
+//! a compile error naming the construct and how ECMA-262 spells it.
+
+use regex_syntax::ast::{
+    self, AssertionKind, Ast, ClassSet, ClassSetItem, ClassUnicodeKind, GroupKind, HexLiteralKind, LiteralKind,
+    SpecialLiteralKind, Visitor,
+};
+
+/// Why `source` (a regex `regex-syntax` parses) is not read alike by ECMA-262 with the `u` flag
+/// and the `regex` crate, or `None`.
+pub(crate) fn not_ecma(source: &str) -> Option<String> {
+    let parsed = ast::parse::Parser::new().parse(source).ok()?;
+    ast::visit(&parsed, Check { source, in_brackets: 0 }).err()
+}
+
+struct Check<'s> {
+    source: &'s str,
+    /// How many bracketed classes the visit is inside.
+    in_brackets: usize,
+}
+
+impl Check<'_> {
+    fn text(&self, span: &ast::Span) -> &str {
+        self.source.get(span.start.offset..span.end.offset).unwrap_or("")
+    }
+
+    fn literal(&self, literal: &ast::Literal) -> Result<(), String> {
+        let written = self.text(&literal.span);
+        let c = literal.c;
+        match &literal.kind {
+            // A lone `{`, `}` or `]` is a literal to this crate and a syntax error to ECMA-262's
+            // `u` mode (`a{,3}`, `a{x}`).
+            LiteralKind::Verbatim if self.in_brackets == 0 && "{}]".contains(c) => Err(format!(
+                "`{c}` alone is a syntax error in JSON Schema's `pattern` (ECMA-262, `u` flag): write `\\{c}` for the character{}",
+                if c == '{' { ", or a repetition as `{n}`, `{n,}` or `{n,m}`" } else { "" }
+            )),
+            LiteralKind::Verbatim => Ok(()),
+            // ECMA-262 escapes only its syntax characters and `/` (and `-` in a class).
+            LiteralKind::Meta | LiteralKind::Superfluous
+                if "^$\\.*+?()[]{}|/".contains(c) || (c == '-' && self.in_brackets > 0) =>
+            {
+                Ok(())
+            }
+            LiteralKind::Meta | LiteralKind::Superfluous => Err(format!(
+                "`{written}` is not an escape in JSON Schema's `pattern` (ECMA-262 escapes only `^$\\.*+?()[]{{}}|/`): write `{c}` without the backslash"
+            )),
+            LiteralKind::HexFixed(HexLiteralKind::X | HexLiteralKind::UnicodeShort) => Ok(()),
+            LiteralKind::HexBrace(HexLiteralKind::UnicodeShort) => Ok(()),
+            LiteralKind::HexFixed(_) | LiteralKind::HexBrace(_) => Err(format!(
+                "`{written}` is not how JSON Schema's `pattern` (ECMA-262) writes a code point: write `\\u{{{:X}}}`",
+                u32::from(c)
+            )),
+            LiteralKind::Octal => {
+                Err(format!("`{written}` is not an escape in ECMA-262's `u` mode: write `\\u{{{:X}}}`", u32::from(c)))
+            }
+            LiteralKind::Special(SpecialLiteralKind::Bell) => {
+                Err("`\\a` is not an escape in JSON Schema's `pattern` (ECMA-262): write `\\x07`".to_owned())
+            }
+            LiteralKind::Special(SpecialLiteralKind::Space) => Err(format!(
+                "`{written}` is not an escape in JSON Schema's `pattern` (ECMA-262): write the space without the backslash"
+            )),
+            LiteralKind::Special(_) => Ok(()),
+        }
+    }
+
+    fn unicode(&self, class: &ast::ClassUnicode) -> Result<(), String> {
+        let written = self.text(&class.span);
+        let named = |name: &str| GENERAL_CATEGORIES.contains(&name) || BINARY_PROPERTIES.contains(&name);
+        match &class.kind {
+            ClassUnicodeKind::OneLetter(c) => Err(format!(
+                "`{written}` is not how JSON Schema's `pattern` (ECMA-262) writes a Unicode class: write `\\{}{{{c}}}`",
+                if class.negated { 'P' } else { 'p' }
+            )),
+            ClassUnicodeKind::Named(name) if named(name) => Ok(()),
+            ClassUnicodeKind::Named(name) => Err(format!(
+                "`{written}`: JSON Schema's `pattern` (ECMA-262) reads `\\p{{...}}` with a general category (`\\p{{L}}`, `\\p{{Lu}}`, `\\p{{Letter}}`), a binary property (`\\p{{Alphabetic}}`) or a script (`\\p{{Script={name}}}`), spelled exactly"
+            )),
+            ClassUnicodeKind::NamedValue { op, name, value } => {
+                let known =
+                    matches!(name.as_str(), "General_Category" | "gc" | "Script" | "sc" | "Script_Extensions" | "scx");
+                if known && matches!(op, ast::ClassUnicodeOpKind::Equal) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "`{written}`: JSON Schema's `pattern` (ECMA-262) reads `\\p{{name=value}}` with `=` and a name of `General_Category`, `gc`, `Script`, `sc`, `Script_Extensions` or `scx` (`\\p{{Script={value}}}`)"
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl Visitor for Check<'_> {
+    type Output = ();
+    type Err = String;
+
+    fn finish(self) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn visit_pre(&mut self, ast: &Ast) -> Result<(), String> {
+        match ast {
+            Ast::Flags(flags) => Err(format!(
+                "`{}`: JSON Schema's `pattern` (ECMA-262) has no inline flags; spell each case out (`[aA]`), or for a fixed set of words use `choices = [...]` with `ignore_case`",
+                self.text(&flags.span)
+            )),
+            Ast::Group(group) => match &group.kind {
+                GroupKind::NonCapturing(flags) if !flags.items.is_empty() => Err(format!(
+                    "`{}`: JSON Schema's `pattern` (ECMA-262) has no inline flags; spell each case out (`[aA]`), or for a fixed set of words use `choices = [...]` with `ignore_case`",
+                    self.text(&flags.span)
+                )),
+                GroupKind::CaptureName { starts_with_p: true, name } => Err(format!(
+                    "`(?P<{0}>`: JSON Schema's `pattern` (ECMA-262) names a group `(?<{0}>...)`",
+                    name.name
+                )),
+                GroupKind::CaptureName { name, .. }
+                    if !name.name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+                        || !name.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
+                {
+                    Err(format!(
+                        "`(?<{}>`: a group name of JSON Schema's `pattern` (ECMA-262) is an identifier: letters, digits, `_` and `$`",
+                        name.name
+                    ))
+                }
+                _ => Ok(()),
+            },
+            Ast::Assertion(a) => match a.kind {
+                AssertionKind::StartLine | AssertionKind::EndLine => Ok(()),
+                AssertionKind::WordBoundary | AssertionKind::NotWordBoundary => Ok(()),
+                AssertionKind::StartText => {
+                    Err("`\\A` is not in JSON Schema's `pattern` (ECMA-262): write `^`".to_owned())
+                }
+                AssertionKind::EndText => {
+                    Err("`\\z` is not in JSON Schema's `pattern` (ECMA-262): write `$`".to_owned())
+                }
+                _ => Err(format!(
+                    "`{}` is not in JSON Schema's `pattern` (ECMA-262), which has the word boundaries `\\b` and `\\B` only",
+                    self.text(&a.span)
+                )),
+            },
+            Ast::Literal(literal) => self.literal(literal),
+            Ast::ClassUnicode(class) => self.unicode(class),
+            Ast::Repetition(rep) => {
+                let op = self.text(&rep.op.span);
+                if op.contains(char::is_whitespace) {
+                    let fixed = op.replace(char::is_whitespace, "");
+                    Err(format!("`{op}` is not a repetition in JSON Schema's `pattern` (ECMA-262): write `{fixed}`"))
+                } else {
+                    Ok(())
+                }
+            }
+            Ast::ClassBracketed(class) => {
+                if let ClassSet::BinaryOp(op) = &class.kind {
+                    return Err(format!(
+                        "`{}`: JSON Schema's `pattern` (ECMA-262, `u` flag) has no class operations (`&&`, `--`, `~~`): write the class out",
+                        self.text(&op.span)
+                    ));
+                }
+                self.in_brackets += 1;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn visit_post(&mut self, ast: &Ast) -> Result<(), String> {
+        if let Ast::ClassBracketed(_) = ast {
+            self.in_brackets -= 1;
+        }
+        Ok(())
+    }
+
+    fn visit_class_set_item_pre(&mut self, item: &ClassSetItem) -> Result<(), String> {
+        match item {
+            ClassSetItem::Literal(literal) => self.literal(literal),
+            ClassSetItem::Range(range) => {
+                self.literal(&range.start)?;
+                self.literal(&range.end)
+            }
+            ClassSetItem::Ascii(class) => Err(format!(
+                "`{}` is not in JSON Schema's `pattern` (ECMA-262): write the class out, like `[A-Za-z]` for `[[:alpha:]]`",
+                self.text(&class.span)
+            )),
+            ClassSetItem::Unicode(class) => self.unicode(class),
+            ClassSetItem::Bracketed(class) => Err(format!(
+                "`{}`: JSON Schema's `pattern` (ECMA-262, `u` flag) has no class inside a class: write the members out",
+                self.text(&class.span)
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn visit_class_set_binary_op_pre(&mut self, op: &ast::ClassSetBinaryOp) -> Result<(), String> {
+        Err(format!(
+            "`{}`: JSON Schema's `pattern` (ECMA-262, `u` flag) has no class operations (`&&`, `--`, `~~`): write the class out",
+            self.text(&op.span)
+        ))
+    }
+}
+
+/// ECMA-262's General_Category values, as `\p{...}` takes them alone (ECMA-262 Table 68).
+const GENERAL_CATEGORIES: &[&str] = &[
+    "C",
+    "Other",
+    "Cc",
+    "Control",
+    "cntrl",
+    "Cf",
+    "Format",
+    "Cn",
+    "Unassigned",
+    "Co",
+    "Private_Use",
+    "Cs",
+    "Surrogate",
+    "L",
+    "Letter",
+    "LC",
+    "Cased_Letter",
+    "Ll",
+    "Lowercase_Letter",
+    "Lm",
+    "Modifier_Letter",
+    "Lo",
+    "Other_Letter",
+    "Lt",
+    "Titlecase_Letter",
+    "Lu",
+    "Uppercase_Letter",
+    "M",
+    "Mark",
+    "Combining_Mark",
+    "Mc",
+    "Spacing_Mark",
+    "Me",
+    "Enclosing_Mark",
+    "Mn",
+    "Nonspacing_Mark",
+    "N",
+    "Number",
+    "Nd",
+    "Decimal_Number",
+    "digit",
+    "Nl",
+    "Letter_Number",
+    "No",
+    "Other_Number",
+    "P",
+    "Punctuation",
+    "punct",
+    "Pc",
+    "Connector_Punctuation",
+    "Pd",
+    "Dash_Punctuation",
+    "Pe",
+    "Close_Punctuation",
+    "Pf",
+    "Final_Punctuation",
+    "Pi",
+    "Initial_Punctuation",
+    "Po",
+    "Other_Punctuation",
+    "Ps",
+    "Open_Punctuation",
+    "S",
+    "Symbol",
+    "Sc",
+    "Currency_Symbol",
+    "Sk",
+    "Modifier_Symbol",
+    "Sm",
+    "Math_Symbol",
+    "So",
+    "Other_Symbol",
+    "Z",
+    "Separator",
+    "Zl",
+    "Line_Separator",
+    "Zp",
+    "Paragraph_Separator",
+    "Zs",
+    "Space_Separator",
+];
+
+/// ECMA-262's binary Unicode properties (ECMA-262 Table 67).
+const BINARY_PROPERTIES: &[&str] = &[
+    "ASCII",
+    "ASCII_Hex_Digit",
+    "AHex",
+    "Alphabetic",
+    "Alpha",
+    "Any",
+    "Assigned",
+    "Bidi_Control",
+    "Bidi_C",
+    "Bidi_Mirrored",
+    "Bidi_M",
+    "Case_Ignorable",
+    "CI",
+    "Cased",
+    "Changes_When_Casefolded",
+    "CWCF",
+    "Changes_When_Casemapped",
+    "CWCM",
+    "Changes_When_Lowercased",
+    "CWL",
+    "Changes_When_NFKC_Casefolded",
+    "CWKCF",
+    "Changes_When_Titlecased",
+    "CWT",
+    "Changes_When_Uppercased",
+    "CWU",
+    "Dash",
+    "Default_Ignorable_Code_Point",
+    "DI",
+    "Deprecated",
+    "Dep",
+    "Diacritic",
+    "Dia",
+    "Emoji",
+    "Emoji_Component",
+    "EComp",
+    "Emoji_Modifier",
+    "EMod",
+    "Emoji_Modifier_Base",
+    "EBase",
+    "Emoji_Presentation",
+    "EPres",
+    "Extended_Pictographic",
+    "ExtPict",
+    "Extender",
+    "Ext",
+    "Grapheme_Base",
+    "Gr_Base",
+    "Grapheme_Extend",
+    "Gr_Ext",
+    "Hex_Digit",
+    "Hex",
+    "IDS_Binary_Operator",
+    "IDSB",
+    "IDS_Trinary_Operator",
+    "IDST",
+    "ID_Continue",
+    "IDC",
+    "ID_Start",
+    "IDS",
+    "Ideographic",
+    "Ideo",
+    "Join_Control",
+    "Join_C",
+    "Logical_Order_Exception",
+    "LOE",
+    "Lowercase",
+    "Lower",
+    "Math",
+    "Noncharacter_Code_Point",
+    "NChar",
+    "Pattern_Syntax",
+    "Pat_Syn",
+    "Pattern_White_Space",
+    "Pat_WS",
+    "Quotation_Mark",
+    "QMark",
+    "Radical",
+    "Regional_Indicator",
+    "RI",
+    "Sentence_Terminal",
+    "STerm",
+    "Soft_Dotted",
+    "SD",
+    "Terminal_Punctuation",
+    "Term",
+    "Unified_Ideograph",
+    "UIdeo",
+    "Uppercase",
+    "Upper",
+    "Variation_Selector",
+    "VS",
+    "White_Space",
+    "space",
+    "XID_Continue",
+    "XIDC",
+    "XID_Start",
+    "XIDS",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::not_ecma;
+
+    #[test]
+    fn constructs_only_one_dialect_reads_are_named() {
+        for ok in [
+            r"^[A-Z]{3}-\d+$",
+            r"^\w+\s\S*\b.$",
+            r"^[\w\-.]+@\p{L}+\p{Script=Greek}\P{Lu}$",
+            r"^(?<year>\d{4})(?:-\d{2})?$",
+            r"\x41\u0041\u{41}\/\.\t\n",
+            r"^a{2,}b{0,3}?$",
+        ] {
+            assert_eq!(not_ecma(ok), None, "{ok}");
+        }
+        for (bad, says) in [
+            ("(?i)^abc$", "`(?i)`: JSON Schema's `pattern` (ECMA-262) has no inline flags"),
+            ("^(?i:abc)$", "`i`: JSON Schema's `pattern` (ECMA-262) has no inline flags"),
+            (r"\Aabc\z", r"`\A` is not in JSON Schema's `pattern` (ECMA-262): write `^`"),
+            ("^[[:alpha:]]+$", "`[:alpha:]` is not in JSON Schema's `pattern` (ECMA-262)"),
+            (r"^\pL+$", r"`\pL` is not how JSON Schema's `pattern` (ECMA-262) writes a Unicode class: write `\p{L}`"),
+            (r"^\p{Greek}+$", r"`\p{Greek}`: JSON Schema's `pattern` (ECMA-262) reads"),
+            (
+                r"^\x{41}$",
+                r"`\x{41}` is not how JSON Schema's `pattern` (ECMA-262) writes a code point: write `\u{41}`",
+            ),
+            (r"^a\-b$", r"`\-` is not an escape in JSON Schema's `pattern`"),
+            (r"^a\#b$", r"`\#` is not an escape"),
+            ("^(?P<n>a)$", "`(?P<n>`: JSON Schema's `pattern` (ECMA-262) names a group `(?<n>...)`"),
+            ("^a}$", "`}` alone is a syntax error in JSON Schema's `pattern` (ECMA-262, `u` flag): write `\\}`"),
+            ("^[a-z&&[^aeiou]]$", "has no class operations"),
+            ("^[a[bc]]$", "has no class inside a class"),
+            (r"\b{start}a", r"`\b{start}` is not in JSON Schema's `pattern`"),
+        ] {
+            let got = not_ecma(bad).unwrap_or_else(|| panic!("{bad} passed"));
+            assert!(got.contains(says), "{bad}: {got}");
+        }
+        // `{,n}` does not parse here: the macro says the regex does not compile.
+        assert!(regex_syntax::Parser::new().parse("^a{,3}$").is_err());
+    }
+}
