@@ -369,6 +369,45 @@ fn number_literals_are_read_as_the_integers_they_name() {
     assert_eq!(schema["properties"]["huge"]["maximum"], json!(1.7014118346046921e38));
 }
 
+/// Numbers under rules, strict.
+#[tool(strict)]
+fn counted(
+    small: Option<u8>,
+    #[validate(range = 0.0..1.0)] ratio: Option<f64>,
+    #[validate(range = 1..=50, multiple_of = 5)] limit: Option<u32>,
+    label: Option<String>,
+) -> bool {
+    let _ = (small, ratio, limit, label);
+    true
+}
+
+/// A fix, followed as written, is accepted: a number sent as a string is offered back as a
+/// number only when that number is accepted, a value out of range with a step is told the step,
+/// and a number sent for a string is quoted with its characters as sent.
+#[test]
+fn a_fix_followed_as_written_is_accepted() {
+    let tb = Toolbox::new().with(counted::tool());
+    let call = |args: &str| block_on(tb.call_json("counted", args)).unwrap().to_value();
+    for (args, fix, follow) in [
+        (r#"{"small": "500"}"#, "Send a JSON number, like 10.", r#"{"small": 10}"#),
+        (r#"{"small": "200"}"#, "Send it as a JSON number, like 200.", r#"{"small": 200}"#),
+        (r#"{"ratio": "5"}"#, "Send a JSON number, like 0.", r#"{"ratio": 0}"#),
+        (r#"{"ratio": "0.5"}"#, "Send it as a JSON number, like 0.5.", r#"{"ratio": 0.5}"#),
+        (r#"{"limit": "7"}"#, "Send a JSON number, like 10.", r#"{"limit": 10}"#),
+        (r#"{"limit": 52}"#, "Send a multiple of 5 from 1 to 50.", r#"{"limit": 50}"#),
+        (r#"{"label": 1e2}"#, "Send it as a JSON string, like \"1e2\".", r#"{"label": "1e2"}"#),
+        (
+            r#"{"label": 100000000000000000000}"#,
+            "Send it as a JSON string, like \"100000000000000000000\".",
+            r#"{"label": "100000000000000000000"}"#,
+        ),
+    ] {
+        let env = call(args);
+        assert_eq!(env["hints"]["fix"], fix, "{args}: {env}");
+        assert_eq!(call(follow)["status"], "ok", "{follow}");
+    }
+}
+
 #[derive(Object, Debug)]
 #[allow(dead_code)] // read only to be refused
 struct Creds {

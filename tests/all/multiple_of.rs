@@ -62,7 +62,7 @@ fn integers_are_multiples_exactly() {
     // Out of range is said first, with the step in the accepted set.
     assert_eq!(
         call(&t, "m_step", json!({"step": 105}))["message"],
-        "step: 105 is out of range; accepted: a multiple of 5 from 0 to 100. Send a value from 0 to 100."
+        "step: 105 is out of range; accepted: a multiple of 5 from 0 to 100. Send a multiple of 5 from 0 to 100."
     );
     // Negative values: the multiples below and above.
     assert_eq!(

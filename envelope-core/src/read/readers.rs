@@ -255,7 +255,12 @@ pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<
         Value::String(s) => match parse_decimal_int(s) {
             Some(n) if !reading.strict => n,
             Some(n) => {
-                let fix = fix_like_whole(reading, "Send it as a JSON number", n);
+                // The number the string holds, when it would be accepted; else an accepted one.
+                let fix = if lo <= n && n <= hi && rules::accepts(reading, Subject::Whole { n, lo, hi }) {
+                    fix_like_whole(reading, "Send it as a JSON number", n)
+                } else {
+                    fix_like_whole(reading, "Send a JSON number", set.example_whole())
+                };
                 return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
             None if names_non_finite(s) => {
@@ -339,7 +344,12 @@ pub fn read_f64(v: &Value, reading: &Reading<'_>) -> Result<f64, Problem> {
         Value::String(s) => match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() && s.trim() == s && !reading.strict => f,
             Ok(f) if f.is_finite() && s.trim() == s => {
-                let fix = fix_like(reading, "Send it as a JSON number", render::number(f), "");
+                // The number the string holds, when it would be accepted; else an accepted one.
+                let fix = if rules::accepts(reading, Subject::Real(f)) {
+                    fix_like(reading, "Send it as a JSON number", render::number(f), "")
+                } else {
+                    fix_like(reading, "Send a JSON number", example(), "")
+                };
                 return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
             }
             Ok(_) => return Err(not_finite(reading, v, &set, example())),
@@ -377,10 +387,14 @@ pub fn read_str<'v>(v: &'v Value, reading: &Reading<'_>) -> Result<&'v str, Prob
                 let fix = fix_like(reading, "Send one of the accepted values as a JSON string", first, "");
                 (Accepted::Choices(Choices::Str(c)), fix)
             }
-            (None, Value::Number(n)) if plain => (
-                Accepted::text(reading.rules),
-                fix_like(reading, "Send it as a JSON string", format_args!("\"{n}\""), ""),
-            ),
+            // The number's characters as sent (`1e2`, not serde's `100.0`).
+            (None, Value::Number(n)) if plain => (Accepted::text(reading.rules), {
+                let sent = render::number_as_sent(v, reading.numbers);
+                match sent {
+                    Some(text) => fix_like(reading, "Send it as a JSON string", format_args!("\"{text}\""), ""),
+                    None => fix_like(reading, "Send it as a JSON string", format_args!("\"{n}\""), ""),
+                }
+            }),
             (None, _) => (Accepted::text(reading.rules), "Send a JSON string.".to_owned()),
         };
         return Err(reading.problem_of(v, render::type_issue(v), set.words_under(reading.rules), fix));

@@ -174,10 +174,11 @@ mod tests {
         assert_eq!(set.words(), "a number from 1 up to but not including 2.5");
         assert_eq!(set.out_of_range_fix(), "Send a value from 1 up to but not including 2.5.");
         assert_eq!(real(Bound::Unbounded, Bound::Unbounded, None).out_of_range_fix(), "Send a value.");
-        // A whole number states its step in the set, and only its bounds in the fix.
+        // A whole number states its step in the set and in the fix (a value in range may be
+        // refused for its step).
         let set = Accepted::Number { ends: Ends::Whole(720, i128::from(i32::MAX)), step: Some(Num::Int(5)) };
         assert_eq!(set.words(), "a multiple of 5 from 720 to 2147483647");
-        assert_eq!(set.out_of_range_fix(), "Send a value from 720 to 2147483647.");
+        assert_eq!(set.out_of_range_fix(), "Send a multiple of 5 from 720 to 2147483647.");
         assert_eq!(set.example_whole(), 720);
         assert_eq!(Accepted::Choices(Choices::Int(&[10, 25])).out_of_range_fix(), "Send a value in range.");
         let step = Rules::NONE.with_multiple_of(Num::Float(0.1));

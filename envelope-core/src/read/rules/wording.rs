@@ -120,16 +120,22 @@ impl<'a> Accepted<'a> {
     }
 
     /// The fix of a number out of range: `Send a value from 1 to 720.`, `Send a value of at
-    /// least 0.5.`, `Send a multiple of 0.25 from 0 to 1.`
+    /// least 0.5.`, `Send a multiple of 0.25 from 0 to 1.`, `Send a multiple of 5 from 1 to 50.`
     pub(crate) fn out_of_range_fix(&self) -> String {
         match *self {
-            // The step is stated for a float only: `Send a value from 0 to 100.` for integers.
             Accepted::Number { ends: ends @ Ends::Real(_), step: Some(m) } => {
                 rendered(format_args!("Send {}.", Number { ends, step: Some(m), noun: "" }))
             }
-            Accepted::Number { ends: Ends::Whole(min, max), .. } => {
+            Accepted::Number { ends: Ends::Whole(min, max), step } => {
                 let mut out = String::with_capacity(48);
-                out.push_str("Send a value");
+                // With a step, a value in range may still be refused: the step is named too.
+                match step {
+                    Some(Num::Int(m)) => {
+                        out.push_str("Send a multiple of ");
+                        out.push_str(itoa::Buffer::new().format(m));
+                    }
+                    _ => out.push_str("Send a value"),
+                }
                 push_whole_ends(&mut out, min, max);
                 out.push('.');
                 out
@@ -296,7 +302,8 @@ mod tests {
         assert_eq!(sets[7].words(), "one of 10, -25, -9223372036854775808, 9223372036854775807");
         for (min, max, step) in [(1, 720, None), (-5, 5, Some(Num::Int(5))), (i128::MIN, i128::MAX, None)] {
             let ends = Ends::Whole(min, max);
-            let display = rendered(format_args!("Send {}.", Number { ends, step: None, noun: "a value" }));
+            let noun = if step.is_some() { "" } else { "a value" };
+            let display = rendered(format_args!("Send {}.", Number { ends, step, noun }));
             assert_eq!(whole(min, max, step).out_of_range_fix(), display);
         }
         assert_eq!(whole(1, 720, None).out_of_range_fix(), "Send a value from 1 to 720.");
