@@ -216,6 +216,9 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
     if let Some(rules) = rules {
         crate::read::rules::schema(&mut m, ty, rules);
     }
+    if *ty == Ty::Float {
+        single_bounds(&mut m);
+    }
     if rules.is_some_and(|r| r.secret) {
         // JSON Schema 2020-12 (Validation §9.4): sent by the caller, never returned.
         m.insert("writeOnly".into(), json!(true));
@@ -230,6 +233,29 @@ fn value_schema(ty: &Ty, rules: Option<&Rules>) -> Map<String, Value> {
         m.insert("additionalProperties".into(), Value::Object(value_schema(value, value_rules)));
     }
     m
+}
+
+/// An `f32`'s bounds in `m` as the reader keeps them, never wider: an exclusive bound `b` becomes
+/// the inclusive `maximum` of the largest `f32` below `b` as the reader rounds it (a value that
+/// rounds to `b` is refused, `0.99999999` under `exclusiveMaximum: 1`), and no bound is past
+/// ±`f32::MAX` (3.4028234663852886e38; a value past it does not fit).
+fn single_bounds(m: &mut Map<String, Value>) {
+    let largest = f64::from(f32::MAX);
+    let number = |m: &Map<String, Value>, key: &str| m.get(key).and_then(Value::as_f64);
+    let low = match (number(m, "exclusiveMinimum"), number(m, "minimum")) {
+        (Some(a), _) => f64::from((a as f32).next_up()),
+        (None, Some(a)) => a,
+        (None, None) => -largest,
+    };
+    let high = match (number(m, "exclusiveMaximum"), number(m, "maximum")) {
+        (Some(b), _) => f64::from((b as f32).next_down()),
+        (None, Some(b)) => b,
+        (None, None) => largest,
+    };
+    m.remove("exclusiveMinimum");
+    m.remove("exclusiveMaximum");
+    m.insert("minimum".into(), json!(low.max(-largest)));
+    m.insert("maximum".into(), json!(high.min(largest)));
 }
 
 /// The largest double at most `n`.

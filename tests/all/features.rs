@@ -369,6 +369,46 @@ fn number_literals_are_read_as_the_integers_they_name() {
     assert_eq!(schema["properties"]["huge"]["maximum"], json!(1.7014118346046921e38));
 }
 
+/// Single-precision numbers.
+#[tool]
+fn single(
+    #[validate(range = 0.0..=0.1)] up_to: Option<f32>,
+    #[validate(range = 0.0..1.0)] below: Option<f32>,
+    any: Option<f32>,
+) -> String {
+    format!("{up_to:?} {below:?} {any:?}")
+}
+
+/// An `f32` is read within its rules as the function gets it (rounded), and its schema accepts
+/// nothing the reader refuses: bounds past `f32::MAX` are stated, an exclusive bound is the
+/// largest `f32` below it.
+#[test]
+fn an_f32_schema_accepts_only_what_its_reader_does() {
+    let tb = Toolbox::new().with(single::tool());
+    let schema = Value::Object(tb.get("single").unwrap().input_schema());
+    let props = &schema["properties"];
+    assert_eq!(
+        props["any"],
+        json!({"type": "number", "minimum": -f64::from(f32::MAX), "maximum": f64::from(f32::MAX)})
+    );
+    assert_eq!(props["below"], json!({"type": "number", "minimum": 0.0, "maximum": f64::from(1.0f32.next_down())}));
+    assert_eq!(props["up_to"], json!({"type": "number", "minimum": 0.0, "maximum": 0.1}));
+    let validator = jsonschema::draft202012::new(&schema).expect("a valid inputSchema");
+    for (args, read) in [
+        (json!({"up_to": 0.1}), Some("Some(0.1) None None")),
+        (json!({"below": 0.99999994}), Some("None Some(0.99999994) None")),
+        (json!({"below": 0.99999999}), None),
+        (json!({"below": 1.0}), None),
+        (json!({"any": 3.4e38}), Some("None None Some(3.4e38)")),
+        (json!({"any": 1e39}), None),
+        (json!({"any": -1e39}), None),
+    ] {
+        let env = run(&tb, "single", args.clone());
+        assert_eq!(env["data"].as_str(), read, "{args}: {env}");
+        assert_eq!(validator.is_valid(&args), read.is_some(), "the schema on {args}");
+    }
+}
+
 /// Numbers under rules, strict.
 #[tool(strict)]
 fn counted(

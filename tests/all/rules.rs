@@ -873,7 +873,13 @@ fn range_schema_keywords() {
     c.property("r_i64", "n", json!({"type": "integer", "minimum": i64::MIN, "maximum": -1}));
     c.property("r_usize", "n", json!({"type": "integer", "minimum": 1, "maximum": 9}));
     c.property("r_f32", "x", json!({"type": "number", "minimum": 0.5, "maximum": 2.5}));
-    c.property("r_f32_plain", "x", json!({"type": "number"}));
+    // An f32 states the bounds it holds; an exclusive bound is the largest f32 below it.
+    c.property(
+        "r_f32_plain",
+        "x",
+        json!({"type": "number", "minimum": -f64::from(f32::MAX), "maximum": f64::from(f32::MAX)}),
+    );
+    c.property("r_f32_excl", "x", json!({"type": "number", "minimum": 0.0, "maximum": f64::from(1.0f32.next_down())}));
     c.property("r_f64", "x", json!({"type": "number", "minimum": 0.0, "exclusiveMaximum": 1.0}));
     c.property("r_f64_from", "x", json!({"type": "number", "minimum": 1.0}));
     c.property("r_f64_to", "x", json!({"type": "number", "maximum": 9.5}));

@@ -857,7 +857,7 @@ pub(crate) fn unreadable(spec: &ToolSpec, name: &str, raw: &str, deep: bool) -> 
             "is nested more than 127 levels deep",
             format!("Send {name} as the schema describes, without the extra nesting."),
         )
-    } else if number && p.is_none_or(|p| matches!(p.ty, Ty::Integer { .. } | Ty::Number | Ty::Any)) {
+    } else if number && p.is_none_or(|p| matches!(p.ty, Ty::Integer { .. } | Ty::Number | Ty::Float | Ty::Any)) {
         ("is too large to read as a number", format!("Send {name} within the accepted range."))
     } else if number {
         // A number where the parameter takes no number at all: its range is not the fix.

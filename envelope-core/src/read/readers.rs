@@ -531,14 +531,15 @@ impl FromArg for f64 {
 
 impl FromArg for f32 {
     fn ty() -> Ty {
-        Ty::Number
+        Ty::Float
     }
     fn from_arg(v: &Value, reading: &Reading<'_>) -> Result<Self, Problem> {
         let f = read_f64(v, reading)?;
         // Rounding to f32 can overflow, or cross an exclusive bound (0.99999999 -> 1.0): check
-        // the value the function would get.
+        // the value the function would get, against the bounds as an `f32` holds them (`0.1`
+        // sent for a range up to 0.1 is `0.1f32`, within it).
         let r = f as f32;
-        let fits = r.is_finite() && reading.rules.range.as_ref().is_none_or(|rule| range::contains(rule, f64::from(r)));
+        let fits = r.is_finite() && reading.rules.range.as_ref().is_none_or(|rule| range::contains_single(rule, r));
         if fits {
             return Ok(r);
         }

@@ -28,6 +28,9 @@ pub enum Ty {
     },
     /// `number` (finite).
     Number,
+    /// `number` an `f32` holds (OpenAPI's `float`): finite, within ±3.4028235e38, and within
+    /// its rules once rounded to single precision (`0.99999999` is `1.0`).
+    Float,
     /// `string`.
     String,
     /// `boolean`.
@@ -50,7 +53,7 @@ impl Ty {
     pub fn schema_type(&self) -> Option<&'static str> {
         Some(match self {
             Ty::Integer { .. } => "integer",
-            Ty::Number => "number",
+            Ty::Number | Ty::Float => "number",
             Ty::String => "string",
             Ty::Boolean => "boolean",
             Ty::Enum(_) => "string",
@@ -64,7 +67,7 @@ impl Ty {
     pub fn words(&self) -> String {
         match self {
             Ty::Integer { .. } => "a whole number".into(),
-            Ty::Number => "a number".into(),
+            Ty::Number | Ty::Float => "a number".into(),
             Ty::String => "a string".into(),
             Ty::Boolean => "true or false".into(),
             Ty::Enum(names) => format!("one of {}", crate::words::render::quoted_list(names.iter().copied())),
@@ -79,7 +82,7 @@ impl Ty {
     pub fn plural(&self) -> String {
         match self {
             Ty::Integer { .. } => "whole numbers".into(),
-            Ty::Number => "numbers".into(),
+            Ty::Number | Ty::Float => "numbers".into(),
             Ty::String => "strings".into(),
             Ty::Boolean => "booleans".into(),
             Ty::Enum(names) => {

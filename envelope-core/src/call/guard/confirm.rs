@@ -112,14 +112,14 @@ fn normalized(p: &ParamSpec, v: Value) -> Value {
             Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
             _ => Value::Number(n),
         },
-        (Ty::Number, Value::String(s)) => match s.trim().parse::<f64>() {
+        (Ty::Number | Ty::Float, Value::String(s)) => match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() => Value::from(f),
             _ => Value::String(s),
         },
         (Ty::Boolean, Value::String(s)) if s == "true" || s == "false" => Value::Bool(s == "true"),
         (Ty::String, Value::String(s)) if p.rules.ignore_case => match p.rules.choices {
             Some(Choices::Str(names)) => {
-                Value::String(names.iter().find(|n| n.eq_ignore_ascii_case(&s)).map_or(s, |n| (*n).to_owned()))
+                Value::String(crate::read::rules::choices::canonical(names, &s).map_or(s, str::to_owned))
             }
             _ => Value::String(s),
         },

@@ -123,6 +123,23 @@ pub(crate) fn example_real(r: Option<&Range>) -> f64 {
     }
 }
 
+/// Whether the single-precision `x` is within `r`, its bounds rounded to single precision as the
+/// value was (an `f32` parameter's range of `0.0..=0.1` holds `0.1f32`, a little above 0.1).
+pub(crate) fn contains_single(r: &Range, x: f32) -> bool {
+    let single = |n: Num| n.as_f64() as f32;
+    let lo = match r.min {
+        Bound::Unbounded => true,
+        Bound::Inclusive(a) => x >= single(a),
+        Bound::Exclusive(a) => x > single(a),
+    };
+    let hi = match r.max {
+        Bound::Unbounded => true,
+        Bound::Inclusive(b) => x <= single(b),
+        Bound::Exclusive(b) => x < single(b),
+    };
+    lo && hi
+}
+
 /// Whether the number `f` is within `r`.
 pub(crate) fn contains(r: &Range, f: f64) -> bool {
     let lo = match r.min {

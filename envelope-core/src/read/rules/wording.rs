@@ -20,7 +20,7 @@ impl<'a> Accepted<'a> {
         match (&rules.choices, ty) {
             (Some(c), _) => Accepted::Choices(*c),
             (None, Ty::Integer { min, max }) => Accepted::whole(rules, *min, *max),
-            (None, Ty::Number) => Accepted::real(rules),
+            (None, Ty::Number | Ty::Float) => Accepted::real(rules),
             (None, Ty::Enum(names)) => Accepted::Choices(Choices::Str(names)),
             (None, Ty::String) => Accepted::text(rules),
             (None, Ty::Array(item)) => Accepted::items(item, rules),
