@@ -481,7 +481,8 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
             format!("tools/call: params.arguments is sent {} times; send it once, one object", values.len())
         } else {
             // Not quoted: `inputResponses` holds what a person answered.
-            format!("tools/call: params.{} is sent {} times; send it once", shorten(&name), values.len())
+            let times = if values.len() == 2 { "twice".to_owned() } else { format!("{} times", values.len()) };
+            format!("tools/call: params.{} is sent {times}; send it once", shorten(&name))
         };
         return error(Some(id), ErrorData::invalid_params(why, None));
     }
@@ -492,12 +493,12 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
             arguments = (raw.get() != "null").then(|| Arc::<str>::from(raw.get()));
             continue;
         }
-        // The person's answers: a key sent twice would be read as its last value, where
-        // `confirm_action` refuses the same answer ("sends the same key twice").
-        if name == "inputResponses"
+        // A key sent twice inside a member (the person's answers, `_meta`) would be read as its
+        // last value, where `confirm_action` refuses the same answer ("sends the same key twice").
+        if raw.get().starts_with('{')
             && let Some(twice) = crate::read::sent::scan(raw.get()).duplicates.first()
         {
-            let why = sent_twice("tools/call: params.inputResponses", twice);
+            let why = sent_twice(&format!("tools/call: params.{}", shorten(name)), twice);
             return error(Some(id), ErrorData::invalid_params(why, None));
         }
         match serde_json::from_str::<Value>(raw.get()) {

@@ -467,7 +467,11 @@ fn a_key_sent_twice_in_the_params_is_refused_by_name() {
         ),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"a","requestState":"b"}}"#,
-            "tools/call: params.requestState is sent 2 times; send it once",
+            "tools/call: params.requestState is sent twice; send it once",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1,"progressToken":2}}}"#,
+            "tools/call: params._meta.progressToken is sent twice; send each key once, with the one value meant",
         ),
     ] {
         let reply = answer(line);
