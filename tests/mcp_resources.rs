@@ -231,11 +231,11 @@ async fn a_read_functions_failure_is_answered_through_the_code_table() {
         "stlye: \"stlye\" is not an argument of the prompt summarize; accepted: one of \"id\", \"style\". \
          Did you mean \"style\"? Rename \"stlye\" to \"style\"."
     );
-    // 20,000 names the prompt does not declare, of any type: three named, the reply short, and
+    // 4,000 names the prompt does not declare, of any type: three named, the reply short, and
     // no name read (the work grew with the square of their number when each was a problem).
     let mut many = serde_json::Map::new();
     many.insert("id".into(), json!("7"));
-    for k in 0..20_000 {
+    for k in 0..4_000 {
         many.insert(format!("k{k}"), json!(k));
     }
     let (line, reply) = session.request(5, "prompts/get", json!({"name": "summarize", "arguments": many})).await;
@@ -243,6 +243,18 @@ async fn a_read_functions_failure_is_answered_through_the_code_table() {
     assert!(line.len() < 2048, "{} bytes", line.len());
     let message = reply["error"]["message"].as_str().unwrap();
     assert_eq!(message.matches("is not an argument of the prompt summarize").count(), 3, "{message}");
+    // Past 4,096 keys an object's keys are not compared with each other (a key sent twice among
+    // them would be read as its last value): refused whole.
+    for k in 4_000..20_000 {
+        many.insert(format!("k{k}"), json!(k));
+    }
+    let (line, reply) = session.request(7, "prompts/get", json!({"name": "summarize", "arguments": many})).await;
+    assert_eq!(reply["error"]["code"], -32602, "{line}");
+    assert_eq!(
+        reply["error"]["message"],
+        "prompts/get: params.arguments is an object of 20001 keys; this server reads objects of at most 4096 \
+         keys: send fewer"
+    );
     // A name's control characters are written as escapes: a message is one line.
     let arguments = json!({"id": "7", "st\u{0}y\nle": "x"});
     let (_, reply) = session.request(6, "prompts/get", json!({"name": "summarize", "arguments": arguments})).await;

@@ -90,15 +90,28 @@ impl<'a> Members<'a> {
     }
 }
 
-/// `-32602`'s words for a key sent more than once under `under` (`prompts/get: params`; the
-/// key's place written below it, one line, cut to 80 characters). The values
-/// are not quoted: they may hold what a person answered.
-fn sent_twice(under: &str, twice: &crate::read::sent::Duplicate) -> String {
-    let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
-    format!(
-        "{under}.{} is sent {times}; send each key once, with the one value meant",
-        crate::words::cut::one_line(&twice.at.to_string(), 80),
-    )
+/// `-32602`'s words when the object `text` (under `under`: `prompts/get: params`) has a key sent
+/// more than once, or an object of more than [`MAX_KEYS`](crate::read::sent::MAX_KEYS) keys,
+/// whose keys are not compared (a key sent twice among 4,097 would be read as its last value);
+/// `None` when every key is read once. The place is written below `under`, one line, cut to 80
+/// characters; the values are not quoted: they may hold what a person answered.
+fn keys_not_read_once(under: &str, text: &str) -> Option<String> {
+    let scan = crate::read::sent::scan(text);
+    let place = |at: String| crate::words::cut::one_line(&at, 80);
+    if let Some(twice) = scan.duplicates.first() {
+        let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
+        return Some(format!(
+            "{under}.{} is sent {times}; send each key once, with the one value meant",
+            place(twice.at.to_string())
+        ));
+    }
+    let crowded = scan.crowded.first()?;
+    let at = crowded.at.as_ref().map_or_else(String::new, |at| format!(".{}", place(at.to_string())));
+    Some(format!(
+        "{under}{at} is an object of {} keys; this server reads objects of at most {} keys: send fewer",
+        crowded.keys,
+        crate::read::sent::MAX_KEYS
+    ))
 }
 
 /// The longest `id` this server answers under, and the longest `progressToken` it sends
@@ -388,9 +401,9 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     // its last value, where a tool's arguments refuse it: refused the same way, by name.
     if !notification
         && let Some(params) = params
-        && let Some(twice) = crate::read::sent::scan(params.get()).duplicates.first()
+        && let Some(why) = keys_not_read_once(&format!("{named}: params"), params.get())
     {
-        return error(id, ErrorData::invalid_params(sent_twice(&format!("{named}: params"), twice), None));
+        return error(id, ErrorData::invalid_params(why, None));
     }
     let unreadable = if nests_at_least(text.as_bytes(), RMCP_UNREADABLE_DEPTH) {
         Some(format!("nests deeper than {} levels", RMCP_UNREADABLE_DEPTH - 1))
@@ -496,9 +509,8 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         // A key sent twice inside a member (the person's answers, `_meta`) would be read as its
         // last value, where `confirm_action` refuses the same answer ("sends the same key twice").
         if raw.get().starts_with('{')
-            && let Some(twice) = crate::read::sent::scan(raw.get()).duplicates.first()
+            && let Some(why) = keys_not_read_once(&format!("tools/call: params.{}", shorten(name)), raw.get())
         {
-            let why = sent_twice(&format!("tools/call: params.{}", shorten(name)), twice);
             return error(Some(id), ErrorData::invalid_params(why, None));
         }
         match serde_json::from_str::<Value>(raw.get()) {

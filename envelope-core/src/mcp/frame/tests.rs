@@ -481,6 +481,22 @@ fn a_key_sent_twice_in_the_params_is_refused_by_name() {
             "{line}"
         );
     }
+    // Past 4,096 keys the keys of an object are not compared: it is refused whole, so padding
+    // cannot hide a key sent twice (an approval `false` then `true`).
+    let padding: String = (0..4100).map(|k| format!(r#","p{k}":0"#)).collect();
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","requestState":"s","inputResponses":{{"approval":{{"action":"accept","content":{{"approved":false,"approved":true{padding}}}}}}}}}}}"#
+    );
+    let reply = answer(&line);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(
+        reply["error"]["message"],
+        "tools/call: params.inputResponses.approval.content is an object of 4102 keys; this server reads objects of \
+         at most 4096 keys: send fewer"
+    );
+    let line =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"cursor":"a","cursor":"b"{padding}}}}}"#);
+    assert_eq!(answer(&line)["error"]["code"], -32602);
     // A notification is never answered, a key twice or not: it goes on to rmcp.
     let line =
         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"progress":2}}"#;
