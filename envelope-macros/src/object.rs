@@ -212,8 +212,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
             ) -> ::core::result::Result<Self, #p::Problem> {
                 let __envelope_spec = #ident::__envelope_object();
                 let __envelope_obj = #p::object_of(__envelope_v, __envelope_reading, __envelope_spec)?;
-                let mut __envelope_args = #p::Args::nested(&__envelope_spec.params, __envelope_reading, &__envelope_obj)
-                    .unused(__envelope_unused);
+                let __envelope_reading = &__envelope_obj.reading(__envelope_reading);
+                let mut __envelope_args =
+                    #p::Args::nested(&__envelope_spec.params, __envelope_reading, __envelope_obj.map())
+                        .unused(__envelope_unused);
                 #takes
                 #refuse_with
                 __envelope_args.into_problem()?;

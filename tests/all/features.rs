@@ -369,6 +369,58 @@ fn number_literals_are_read_as_the_integers_they_name() {
     assert_eq!(schema["properties"]["huge"]["maximum"], json!(1.7014118346046921e38));
 }
 
+/// An object holding a wide integer.
+#[derive(Object, Debug)]
+#[allow(dead_code)] // read through Debug
+struct Wide {
+    big: i128,
+    #[validate(range = 0..=300)]
+    step: Option<u32>,
+}
+
+/// Containers of wide integers, which a lax tool also reads from a string holding them.
+#[tool]
+fn held(
+    v: Option<Vec<i128>>,
+    r: Option<Wide>,
+    m: Option<std::collections::BTreeMap<String, i128>>,
+    vu: Option<Vec<u64>>,
+    big: Option<i128>,
+) -> String {
+    format!("{v:?} {r:?} {m:?} {vu:?} {big:?}")
+}
+
+/// A container sent as a string holding it is read with its numbers as sent, as the container
+/// itself is: no digit lost to a double, no fraction read as whole, every refusal quoting them.
+#[test]
+fn a_container_held_in_a_string_keeps_its_numbers_as_sent() {
+    let tb = Toolbox::new().with(held::tool());
+    let call = |args: &str| block_on(tb.call_json("held", args)).unwrap().to_value();
+    for (args, read) in [
+        (r#"{"v": "[36893488147419103233]"}"#, "Some([36893488147419103233]) None None None None"),
+        (
+            r#"{"r": "{\"big\": 36893488147419103233}"}"#,
+            "None Some(Wide { big: 36893488147419103233, step: None }) None None None",
+        ),
+        (r#"{"m": "{\"x\": 36893488147419103233}"}"#, "None None Some({\"x\": 36893488147419103233}) None None"),
+        (r#"{"vu": "[1.8446744073709550e19]"}"#, "None None None Some([18446744073709550000]) None"),
+        // The arguments themselves sent as a string.
+        (r#""{\"big\": 36893488147419103233}""#, "None None None None Some(36893488147419103233)"),
+    ] {
+        assert_eq!(call(args)["data"], read, "{args}");
+    }
+    for (args, message) in [
+        (r#"{"v": "[254.99999999999999999]"}"#, "v[0]: 254.99999999999999999 is not a whole number"),
+        (
+            r#"{"r": "{\"big\": 1, \"step\": 254.99999999999999999}"}"#,
+            "r.step: 254.99999999999999999 is not a whole number",
+        ),
+    ] {
+        let env = call(args);
+        assert!(env["message"].as_str().unwrap().starts_with(message), "{args}: {env}");
+    }
+}
+
 /// Single-precision numbers.
 #[tool]
 fn single(

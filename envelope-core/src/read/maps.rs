@@ -108,9 +108,10 @@ fn read_entries<T: FromArg, M: Entries<T>>(v: &Value, reading: &Reading<'_>) -> 
         // A JSON string holding an object: read in lax mode, refused in strict mode.
         if let Value::String(s) = v
             && !reading.strict
-            && let Some(decoded @ Value::Object(_)) = container_in_string(s)
+            && let Some(decoded) = container_in_string(s)
+            && decoded.value.is_object()
         {
-            return read_entries(&decoded, reading);
+            return read_entries(&decoded.value, &decoded.reading(reading));
         }
         return Err(hidden_if_secret(not_an_object::<T>(v, reading), reading.rules, &Ty::Map(Box::new(T::ty()))));
     };
@@ -158,7 +159,7 @@ fn not_an_object<T: FromArg>(v: &Value, reading: &Reading<'_>) -> Problem {
     let value = T::ty();
     let words = Accepted::entries(&value, reading.rules).words();
     if let Value::String(s) = v
-        && let Some(Value::Object(_)) = container_in_string(s)
+        && container_in_string(s).is_some_and(|decoded| decoded.value.is_object())
     {
         let fix = fix_like(reading, "Send the object itself", "{…}", ", not a string holding it");
         return reading.problem_of(v, "is a string holding an object", words, fix);

@@ -685,10 +685,11 @@ impl<T: FromArg> FromArg for Vec<T> {
             let words = Accepted::items(&item, reading.rules).words();
             // A JSON string holding an array: read in lax mode, refused in strict mode.
             if let Value::String(s) = v
-                && let Some(decoded @ Value::Array(_)) = container_in_string(s)
+                && let Some(decoded) = container_in_string(s)
+                && decoded.value.is_array()
             {
                 if !reading.strict {
-                    return Self::from_arg(&decoded, reading);
+                    return Self::from_arg(&decoded.value, &decoded.reading(reading));
                 }
                 let fix = fix_like(reading, "Send the array itself", "[...]", ", not a string holding it");
                 let problem = reading.problem_of(v, "is a string holding an array", words, fix);

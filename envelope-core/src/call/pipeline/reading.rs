@@ -1,7 +1,7 @@
 //! Reading: a call's arguments, from a value or from their JSON text (walked in one pass where
 //! the tool allows it), to the tool's outcome.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::at::At;
 use super::run::Rest;
@@ -57,14 +57,17 @@ impl Tool {
         defer: bool,
     ) -> Started {
         // Boxed: a lax tool's arguments sent as a string are rare, and this future stays small.
-        let decoded: Box<Map<String, Value>>;
+        let decoded: Box<crate::read::containers::Decoded<'_>>;
+        let mut numbers = numbers;
         let obj = match arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) => Some(o),
             Some(Value::String(s)) if !self.spec.strict => match crate::read::containers::container_in_string(s) {
-                Some(Value::Object(o)) => {
-                    decoded = Box::new(o);
-                    Some(&*decoded)
+                Some(held) if held.value.is_object() => {
+                    // Read with its numbers as the string held them.
+                    decoded = Box::new(held);
+                    numbers = &decoded.numbers;
+                    decoded.value.as_object()
                 }
                 _ => {
                     let problem = args::not_an_object(&self.spec, &Value::String(s.clone()), numbers);
