@@ -157,13 +157,22 @@ impl<'de> Deserialize<'de> for PlainParams<'de> {
 /// a `logLevel`, a key of its own, another version, capabilities rmcp does not read) declines
 /// it, and the call goes through rmcp.
 fn self_contained(meta: &RawValue) -> bool {
-    const VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-    const CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-    const INFO: &str = "io.modelcontextprotocol/clientInfo";
-    let Ok(Value::Object(meta)) = serde_json::from_str::<Value>(meta.get()) else { return false };
-    meta.keys().all(|key| matches!(key.as_str(), VERSION | CAPABILITIES | INFO))
-        && meta.get(VERSION).and_then(Value::as_str) == Some("2026-07-28")
-        && meta.get(CAPABILITIES).is_some_and(|c| rmcp::model::ClientCapabilities::deserialize(c).is_ok())
+    /// The keys a 2026-07-28 request's own `_meta` has, each once: a key sent twice (which
+    /// rmcp's path refuses by name) or any other key declines it.
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct OwnMeta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Value,
+        #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+        capabilities: Value,
+        #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+        #[allow(dead_code)] // read as a `Value`, as rmcp's path reads it, and not looked at
+        info: Option<Value>,
+    }
+    let Ok(meta) = serde_json::from_str::<OwnMeta>(meta.get()) else { return false };
+    meta.version.as_str() == Some("2026-07-28")
+        && rmcp::model::ClientCapabilities::deserialize(&meta.capabilities).is_ok()
 }
 
 /// Whether `server` answers a call of tool `name` itself: it has no default log level (its
