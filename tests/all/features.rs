@@ -341,6 +341,8 @@ fn number_literals_are_read_as_the_integers_they_name() {
         (r#"{"huge": 1.5e38}"#, "None Some(150000000000000000000000000000000000000)"),
         (r#"{"big": 1.2345678901234567890123e22}"#, "Some(12345678901234567890123) None"),
         (r#"{"bigs": [36893488147419103233, 5]}"#, "[36893488147419103233, 5]"),
+        // As a string, in lax mode: i128::MAX's 39 digits are read.
+        (r#"{"big": "170141183460469231731687303715884105727"}"#, "Some(170141183460469231731687303715884105727) None"),
     ] {
         assert_eq!(call("widest", args)["data"], read, "{args}");
     }
@@ -355,6 +357,10 @@ fn number_literals_are_read_as_the_integers_they_name() {
          -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727. Send a value from \
          -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727."
     );
+    // Digits past i128 in a string are out of range, as the same digits sent as a number are.
+    let env = call("widest", r#"{"big": "1000000000000000000000000000000000000000"}"#);
+    assert_eq!(env["hints"]["rejected"], "\"1000000000000000000000000000000000000000\"");
+    assert!(env["message"].as_str().unwrap().contains("is out of range"), "{env}");
     // Not whole, though a double reads it as 255: refused as a fraction.
     let env = call("wide", r#"{"n": 1, "small": 254.99999999999999999}"#);
     assert_eq!(

@@ -253,8 +253,14 @@ pub fn read_int(v: &Value, reading: &Reading<'_>, lo: i128, hi: i128) -> Result<
             }
         }
         Value::String(s) => match parse_decimal_int(s) {
-            Some(n) if !reading.strict => n,
-            Some(n) => {
+            Some(Ok(n)) if !reading.strict => n,
+            // Digits past `i128`: a number out of range, as the same digits sent as a number are.
+            Some(Err(Beyond)) if !reading.strict => return Err(range::out_of_range(reading, v, &set)),
+            Some(Err(Beyond)) => {
+                let fix = fix_like_whole(reading, "Send a JSON number", set.example_whole());
+                return Err(reading.problem_of(v, "is a string", set.words_under(reading.rules), fix));
+            }
+            Some(Ok(n)) => {
                 // The number the string holds, when it would be accepted; else an accepted one.
                 let fix = if lo <= n && n <= hi && rules::accepts(reading, Subject::Whole { n, lo, hi }) {
                     fix_like_whole(reading, "Send it as a JSON number", n)
@@ -292,13 +298,17 @@ fn int_in_range(sent: &Sent<'_>, reading: &Reading<'_>, lo: i128, hi: i128) -> O
     (n >= min && n <= max).then_some(n)
 }
 
-/// `"48"`, `"-3"`: optional minus, then ASCII digits only (no spaces, signs, exponents).
-fn parse_decimal_int(s: &str) -> Option<i128> {
+/// Digits past what `i128` holds.
+struct Beyond;
+
+/// `"48"`, `"-3"`: optional minus, then ASCII digits only (no spaces, signs, exponents); `None`
+/// for any other string, `Err` for digits past `i128` (`i128::MAX`'s 39 digits are read).
+fn parse_decimal_int(s: &str) -> Option<Result<i128, Beyond>> {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    s.parse().ok()
+    Some(s.parse().map_err(|_| Beyond))
 }
 
 /// `"NaN"`, `"inf"`, `"Infinity"` (any case, any sign) sent for a number: a string that names a

@@ -124,4 +124,12 @@ mod tests {
         assert_eq!(as_ecma_reads("^[a-z]{3}$").as_deref(), Some("^[a-z]{3}$"));
         assert_eq!(as_ecma_reads("(unclosed"), None);
     }
+
+    /// A regex past the size limit is said when the tool is declared, not read as one that
+    /// matches nothing (every value refused).
+    #[test]
+    #[should_panic(expected = "the pattern \"^\\\\p{L}{1,500}$\" does not compile")]
+    fn a_pattern_past_the_size_limit_panics_naming_it() {
+        let _ = crate::spec::Pattern::new(r"^\p{L}{1,500}$", None);
+    }
 }

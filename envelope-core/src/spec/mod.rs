@@ -287,13 +287,21 @@ impl Pattern {
     /// §6.3.3), read as ECMA-262 reads it with the `u` flag where the `regex` crate would read
     /// it otherwise: `\d` is `[0-9]`, `\w` is `[0-9A-Za-z_]` (and `\b` a boundary of those),
     /// `\s` is ECMA-262's white space and line terminators (`U+FEFF` in, `U+0085` out), `.`
-    /// matches neither `\r`, `\n`, `U+2028` nor `U+2029`. The macro checked it at compile time,
-    /// so this cannot fail for a declared tool; a hand-built spec with a bad regex gets a
-    /// pattern that matches nothing.
+    /// matches neither `\r`, `\n`, `U+2028` nor `U+2029`.
+    ///
+    /// # Panics
+    ///
+    /// When `source` does not compile. The macro checks a declared tool's regex at compile
+    /// time, so there only a regex past the `regex` crate's size limit (`^\p{L}{1,500}$`: 500
+    /// copies of every letter) panics, when the tool is declared, naming the pattern, rather
+    /// than refusing every value sent.
     pub fn new(source: &'static str, example: Option<&'static str>) -> Self {
-        let regex = ecma::as_ecma_reads(source)
-            .and_then(|read| regex::Regex::new(&read).ok())
-            .unwrap_or_else(|| regex::Regex::new("[^\\s\\S]").expect("valid"));
+        let read = ecma::as_ecma_reads(source).unwrap_or_else(|| source.to_owned());
+        let regex = regex::Regex::new(&read).unwrap_or_else(|error| {
+            panic!(
+                "the pattern {source:?} does not compile: {error}; write it smaller (a repetition of a large class, like \\p{{L}}{{1,500}}, is past the regex size limit)"
+            )
+        });
         Pattern { source, example, regex }
     }
 }

@@ -80,13 +80,21 @@ impl Check<'_> {
                 "`{written}`: JSON Schema's `pattern` (ECMA-262) reads `\\p{{...}}` with a general category (`\\p{{L}}`, `\\p{{Lu}}`, `\\p{{Letter}}`), a binary property (`\\p{{Alphabetic}}`) or a script (`\\p{{Script={name}}}`), spelled exactly"
             )),
             ClassUnicodeKind::NamedValue { op, name, value } => {
-                let known =
-                    matches!(name.as_str(), "General_Category" | "gc" | "Script" | "sc" | "Script_Extensions" | "scx");
-                if known && matches!(op, ast::ClassUnicodeOpKind::Equal) {
+                // Spelled exactly (ECMA-262 matches names and values as written; this crate
+                // loosely): a general category from the list, a script in its title case
+                // (`Greek`, `Old_Italic`, `Grek`).
+                let exact = match name.as_str() {
+                    "General_Category" | "gc" => GENERAL_CATEGORIES.contains(&value.as_str()),
+                    "Script" | "sc" | "Script_Extensions" | "scx" => {
+                        value.split('_').all(|word| word.starts_with(|c: char| c.is_ascii_uppercase()))
+                    }
+                    _ => false,
+                };
+                if exact && matches!(op, ast::ClassUnicodeOpKind::Equal) {
                     Ok(())
                 } else {
                     Err(format!(
-                        "`{written}`: JSON Schema's `pattern` (ECMA-262) reads `\\p{{name=value}}` with `=` and a name of `General_Category`, `gc`, `Script`, `sc`, `Script_Extensions` or `scx` (`\\p{{Script={value}}}`)"
+                        "`{written}`: JSON Schema's `pattern` (ECMA-262) reads `\\p{{name=value}}` with `=`, a name of `General_Category`, `gc`, `Script`, `sc`, `Script_Extensions` or `scx`, and the value spelled exactly (`\\p{{Script=Greek}}`, `\\p{{gc=Lu}}`)"
                     ))
                 }
             }
@@ -144,6 +152,12 @@ impl Visitor for Check<'_> {
             },
             Ast::Literal(literal) => self.literal(literal),
             Ast::ClassUnicode(class) => self.unicode(class),
+            Ast::Repetition(rep) if matches!(*rep.ast, Ast::Repetition(_) | Ast::Assertion(_) | Ast::Empty(_)) => {
+                Err(format!(
+                    "`{}`: JSON Schema's `pattern` (ECMA-262, `u` flag) repeats a character, a class or a group, not a repetition or an anchor: group it, `(?:...)`, or drop the extra quantifier",
+                    self.text(&rep.span)
+                ))
+            }
             Ast::Repetition(rep) => {
                 let op = self.text(&rep.op.span);
                 if op.contains(char::is_whitespace) {
@@ -158,6 +172,15 @@ impl Visitor for Check<'_> {
                     return Err(format!(
                         "`{}`: JSON Schema's `pattern` (ECMA-262, `u` flag) has no class operations (`&&`, `--`, `~~`): write the class out",
                         self.text(&op.span)
+                    ));
+                }
+                // `[]a]`, `[^]a]`: a `]` first is a member to this crate, and ends an empty class
+                // (leaving a lone `]`) to ECMA-262.
+                let inside = self.text(&class.span).strip_prefix('[').unwrap_or("");
+                if inside.strip_prefix('^').unwrap_or(inside).starts_with(']') {
+                    return Err(format!(
+                        "`{}`: a `]` first in a class ends the class in JSON Schema's `pattern` (ECMA-262): write it `\\]`",
+                        self.text(&class.span)
                     ));
                 }
                 self.in_brackets += 1;
@@ -397,7 +420,8 @@ mod tests {
         for ok in [
             r"^[A-Z]{3}-\d+$",
             r"^\w+\s\S*\b.$",
-            r"^[\w\-.]+@\p{L}+\p{Script=Greek}\P{Lu}$",
+            r"^[\w\-.]+@\p{L}+\p{Script=Greek}\p{scx=Old_Italic}\p{gc=Lu}\P{Lu}$",
+            r"^(?:a*)*[a\]]$",
             r"^(?<year>\d{4})(?:-\d{2})?$",
             r"\x41\u0041\u{41}\/\.\t\n",
             r"^a{2,}b{0,3}?$",
@@ -421,6 +445,14 @@ mod tests {
             ("^a}$", "`}` alone is a syntax error in JSON Schema's `pattern` (ECMA-262, `u` flag): write `\\}`"),
             ("^[a-z&&[^aeiou]]$", "has no class operations"),
             ("^[a[bc]]$", "has no class inside a class"),
+            ("^[]a]$", r"a `]` first in a class ends the class"),
+            ("^[^]a]$", r"a `]` first in a class ends the class"),
+            ("^a**$", "not a repetition or an anchor"),
+            ("^a{2}{3}$", "not a repetition or an anchor"),
+            ("^*a", "not a repetition or an anchor"),
+            (r"\b+a", "not a repetition or an anchor"),
+            (r"^\p{Script=greek}$", "the value spelled exactly"),
+            (r"^\p{gc=letter}$", "the value spelled exactly"),
             (r"\b{start}a", r"`\b{start}` is not in JSON Schema's `pattern`"),
         ] {
             let got = not_ecma(bad).unwrap_or_else(|| panic!("{bad} passed"));
