@@ -380,6 +380,21 @@ fn a_key_sent_twice_comes_with_the_other_problems_of_the_text() {
     assert!(message.contains("\nqtyy: \"qtyy\" is not a parameter of order"), "{message}");
 }
 
+/// The text that does not parse whole (a number past a double, an escape no character is, a
+/// key whose escape names none) is read field by field, where a map of fields would keep a key's
+/// last value: the key sent twice is refused all the same.
+#[test]
+fn a_key_sent_twice_is_refused_when_the_text_does_not_parse_whole() {
+    for sent in
+        [r#"{"qty": 1e400, "qty": 5}"#, r#"{"qty": "\udc00", "qty": 5}"#, r#"{"qty": 1, "qty": 5, "\ud800": 1}"#]
+    {
+        let env = text("order", sent);
+        assert_eq!(env["status"], "invalid", "{sent}: {env}");
+        assert!(env["message"].as_str().unwrap().starts_with("qty: "), "{sent}: {env}");
+        assert!(env["message"].as_str().unwrap().contains("sends the same key twice"), "{sent}: {env}");
+    }
+}
+
 #[test]
 fn a_long_key_sent_twice_keeps_the_reply_short() {
     let key = "x".repeat(5000);

@@ -53,6 +53,9 @@ pub(crate) fn read<'t>(
             let into: &'t Read = into;
             Ok((&into.parsed, sent::numbers_as_sent(&sent.numbers, &into.parsed)))
         }
+        // A key sent twice is refused whether or not the text parses whole: read field by field,
+        // a map of fields would keep the last (`"approved": 1e400, "approved": true`).
+        Err(_) if !sent.duplicates.is_empty() => Err(refuse_duplicates(spec, &sent.duplicates, &Value::Null)),
         Err(_) => {
             read_fields(spec, text, into)?;
             let into: &'t Read = into;
