@@ -115,6 +115,18 @@ impl Session {
         (request, reply["result"]["structuredContent"].clone())
     }
 
+    /// As [`Self::answered`], the answer's `result` sent as the text `result` (a key twice).
+    async fn answered_as(&mut self, id: u64, tool: &str, arguments: Value, result: &str) -> (Value, Value) {
+        self.send(&call(id, tool, arguments)).await;
+        let request = self.read().await;
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, request["id"]);
+        self.input.write_all(answer.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+        self.input.flush().await.unwrap();
+        let reply = self.read().await;
+        (request, reply["result"]["structuredContent"].clone())
+    }
+
     async fn read(&mut self) -> Value {
         let line = tokio::time::timeout(READ_TIMEOUT, self.output.next_line())
             .await
@@ -233,6 +245,24 @@ async fn an_answer_that_does_not_read_is_an_error_not_an_empty_answer() {
         );
         // A read-only tool's fault keeps BACKEND_ERROR's own retry class.
         assert_eq!(envelope["retry"], "with_backoff", "{envelope}");
+    }
+    // A key sent twice in the answer is never read as its last value: the body is told.
+    for (id, result, said) in [
+        (
+            40,
+            r#"{"action":"decline","action":"accept","content":{"name":"Ada","age":3}}"#,
+            "result.action is sent twice",
+        ),
+        (
+            41,
+            r#"{"action":"accept","content":{"name":"Ada","name":"Bob","age":3}}"#,
+            "result.content.name is sent twice",
+        ),
+    ] {
+        let (_, envelope) = session.answered_as(id, "contact", json!({}), result).await;
+        assert_eq!(envelope["status"], "error", "{result}: {envelope}");
+        let message = envelope["message"].as_str().unwrap();
+        assert!(message.contains(&format!("the client's answer: {said}")), "{result}: {message}");
     }
 }
 

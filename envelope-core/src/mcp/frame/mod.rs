@@ -348,6 +348,30 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     // The last of several ids, as most JSON parsers would read the message.
     let id = ids.last().and_then(|raw| request_id(raw));
     if method.is_none() && (members.last("result").is_some() || members.last("error").is_some()) {
+        // The client's answer to a request of the server's (an elicitation, a sample): a member
+        // or a key sent twice (`"confirm": false, "confirm": true`) would be read as its last
+        // value. The request it answers gets an error instead, so the body waiting on it is
+        // told, never handed a misread answer.
+        let twice = members
+            .repeated(&["id", "result", "error"])
+            .map(|(name, values)| {
+                format!("the client's answer: `{name}` is sent {} times; send each member once", values.len())
+            })
+            .or_else(|| {
+                ["result", "error"].into_iter().find_map(|member| {
+                    let raw = members.last(member)?;
+                    keys_not_read_once(&format!("the client's answer: {member}"), raw.get())
+                })
+            });
+        if let Some(why) = twice {
+            return match id {
+                Some(id) => Incoming::Message(Box::new(ClientJsonRpcMessage::error(
+                    ErrorData::invalid_params(why, None),
+                    Some(id),
+                ))),
+                None => Incoming::Answered(None),
+            };
+        }
         // A response to a request of the server's, whatever its id or shape: rmcp's to match
         // when it reads it; never answered (JSON-RPC 2.0 §5: only requests are answered).
         return match serde_json::from_str::<ClientJsonRpcMessage>(text) {
