@@ -441,6 +441,9 @@ async fn a_2026_07_28_call_answered_directly_is_the_bytes_rmcp_writes() {
         format!(r#"{{"io.modelcontextprotocol/protocolVersion":20260728,{capabilities}}}"#),
         format!(r#"{{"io.modelcontextprotocol\/protocolVersion":"2026-07-28",{capabilities}}}"#),
         format!("{{{version},{version},{capabilities}}}"),
+        format!(
+            r#"{{{version},{capabilities},"io.modelcontextprotocol/clientInfo":{{"name":"a","name":"b","version":"1"}}}}"#
+        ),
         format!(r#"{{{version},{capabilities},"progressToken":1}}"#),
         format!(r#"{{{version},{capabilities},"io.modelcontextprotocol/logLevel":"debug"}}"#),
         format!(r#"{{{version},{capabilities},"x":1}}"#),

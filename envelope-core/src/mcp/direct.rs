@@ -170,6 +170,11 @@ fn self_contained(meta: &RawValue) -> bool {
         #[allow(dead_code)] // read as a `Value`, as rmcp's path reads it, and not looked at
         info: Option<Value>,
     }
+    // A key sent twice at any depth, or an object past 4,096 keys, which rmcp's path refuses.
+    let scan = crate::read::sent::scan(meta.get());
+    if !scan.duplicates.is_empty() || !scan.crowded.is_empty() {
+        return false;
+    }
     let Ok(meta) = serde_json::from_str::<OwnMeta>(meta.get()) else { return false };
     meta.version.as_str() == Some("2026-07-28")
         && rmcp::model::ClientCapabilities::deserialize(&meta.capabilities).is_ok()
