@@ -17,6 +17,33 @@ pub(crate) fn not_ecma(source: &str) -> Option<String> {
     ast::visit(&parsed, Check { source, in_brackets: 0 }).err()
 }
 
+/// For a regex that does not parse here but is ECMA-262 (JSON Schema's dialect), how to write it
+/// so both read it, or why the reader cannot: `None` when no such construct is seen.
+pub(crate) fn unparsed_hint(source: &str) -> Option<&'static str> {
+    let has = |s: &str| source.contains(s);
+    if has("(?=") || has("(?!") || has("(?<=") || has("(?<!") {
+        Some(
+            "look-around (`(?=`, `(?!`, `(?<=`, `(?<!`) is ECMA-262's, and the reader's engine has none: match the text itself",
+        )
+    } else if (1..=9).any(|d| has(&format!("\\{d}"))) || has("\\k<") {
+        Some("a backreference is ECMA-262's, and the reader's engine has none")
+    } else if has("[\\b]") {
+        Some("ECMA-262's `[\\b]` (a backspace) is written `\\x08`, which both read")
+    } else if has("\\0") {
+        Some("ECMA-262's `\\0` (a NUL) is written `\\x00`, which both read")
+    } else if has("\\c") {
+        Some("ECMA-262's `\\cA` (a control character) is written `\\x01`, which both read")
+    } else if (0xD8..=0xDB).any(|high: u8| has(&format!("\\u{high:X}")) || has(&format!("\\u{high:x}"))) {
+        Some("a surrogate pair (`\\uD83D\\uDE00`) is written as its code point, `\\u{1F600}`, which both read")
+    } else if has("[]") || has("[^]") {
+        Some(
+            "ECMA-262's empty class `[]` (nothing) and `[^]` (any character) are written `[^\\s\\S]` and `[\\s\\S]`, which both read",
+        )
+    } else {
+        None
+    }
+}
+
 struct Check<'s> {
     source: &'s str,
     /// How many bracketed classes the visit is inside.
@@ -640,6 +667,18 @@ mod tests {
         ] {
             let got = not_ecma(bad).unwrap_or_else(|| panic!("{bad} passed"));
             assert!(got.contains(says), "{bad}: {got}");
+        }
+        for (unparsed, hint) in [
+            ("^a(?=b)", "look-around"),
+            (r"^(a)\1$", "a backreference"),
+            (r"^[\b]$", r"written `\x08`"),
+            (r"^\cA$", r"written `\x01`"),
+            (r"^\uD83D\uDE00$", r"`\u{1F600}`"),
+            ("^[]$", "`[^\\s\\S]`"),
+        ] {
+            assert!(regex_syntax::Parser::new().parse(unparsed).is_err(), "{unparsed}");
+            let said = super::unparsed_hint(unparsed).unwrap_or_else(|| panic!("{unparsed}: no hint"));
+            assert!(said.contains(hint), "{unparsed}: {said}");
         }
         // `{,n}` does not parse here: the macro says the regex does not compile.
         assert!(regex_syntax::Parser::new().parse("^a{,3}$").is_err());

@@ -66,7 +66,8 @@ pub(super) fn check_rules(v: &ValidateArgs, ty: &Type, errors: &mut Accumulator)
         if let Err(e) = regex_syntax::Parser::new().parse(&p.value()) {
             let detail = e.to_string();
             let last = detail.lines().last().unwrap_or("").trim().trim_start_matches("error: ");
-            errors.push(Error::custom(format!("this regex does not compile: {last}")).with_span(p));
+            let hint = super::ecma::unparsed_hint(&p.value()).map_or_else(String::new, |h| format!("; {h}"));
+            errors.push(Error::custom(format!("this regex does not compile: {last}{hint}")).with_span(p));
             return None;
         }
         if let Some(why) = super::ecma::not_ecma(&p.value()) {
