@@ -27,7 +27,7 @@ impl<'v> ObjectOf<'v> {
     /// `base` for the object's fields: with the numbers of the object a string held as sent
     /// (`36893488147419103233`, not the double a `Value` holds), else `base` itself.
     pub fn reading<'r>(&'r self, base: &Reading<'r>) -> Reading<'r> {
-        if self.numbers.is_empty() { *base } else { Reading { numbers: &self.numbers, ..*base } }
+        if self.numbers.is_empty() { *base } else { base.with_numbers(&self.numbers) }
     }
 }
 
@@ -90,7 +90,7 @@ pub(crate) struct Decoded<'t> {
 impl Decoded<'_> {
     /// `base` for reading `value`: its numbers as sent.
     pub(crate) fn reading<'r>(&'r self, base: &Reading<'r>) -> Reading<'r> {
-        Reading { numbers: &self.numbers, ..*base }
+        base.with_numbers(&self.numbers)
     }
 }
 

@@ -144,6 +144,15 @@ impl<'a> Reading<'a> {
         Reading { rules, strict: self.strict, path: self.path, numbers: self.numbers }
     }
 
+    /// This context with the characters of the numbers of another value (a container a JSON
+    /// string held, decoded), by the address of their node.
+    pub(crate) fn with_numbers<'b>(&self, numbers: Numbers<'b>) -> Reading<'b>
+    where
+        'a: 'b,
+    {
+        Reading { rules: self.rules, strict: self.strict, path: self.path, numbers }
+    }
+
     /// The context of the `i`-th item of this (array) value: no rules of its own yet.
     pub fn item<'b>(&'b self, path: &'b ArgPath<'b>) -> Reading<'b> {
         let rules = match &self.rules.items {

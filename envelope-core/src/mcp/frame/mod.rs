@@ -76,9 +76,14 @@ impl<'a> Members<'a> {
         self.all(name).last()
     }
     /// The first member of any name sent more than once, with its values as sent.
+    /// Compared pairwise (params have a few members); past 16, by counting in a hash set.
     fn any_repeated(&self) -> Option<(String, Vec<&'a str>)> {
-        let mut seen = std::collections::HashSet::with_capacity(self.0.len());
-        let (name, _) = self.0.iter().find(|(name, _)| !seen.insert(name.as_str()))?;
+        let (name, _) = if self.0.len() <= 16 {
+            self.0.iter().enumerate().find(|(i, (name, _))| self.0[..*i].iter().any(|(n, _)| n == name))?.1
+        } else {
+            let mut seen = std::collections::HashSet::with_capacity(self.0.len());
+            self.0.iter().find(|(name, _)| !seen.insert(name.as_str()))?
+        };
         Some((name.clone(), self.all(name).map(RawValue::get).collect()))
     }
     /// The first of `names` sent more than once, with its values as sent.
@@ -90,25 +95,27 @@ impl<'a> Members<'a> {
     }
 }
 
-/// `-32602`'s words when the object `text` (under `under`: `prompts/get: params`) has a key sent
-/// more than once, or an object of more than [`MAX_KEYS`](crate::read::sent::MAX_KEYS) keys,
+/// `-32602`'s words when the object `text` (under the place `under` writes, only then:
+/// `prompts/get: params`) has a key sent more than once, or an object of more than [`MAX_KEYS`](crate::read::sent::MAX_KEYS) keys,
 /// whose keys are not compared (a key sent twice among 4,097 would be read as its last value);
 /// `None` when every key is read once. The place is written below `under`, one line, cut to 80
 /// characters; the values are not quoted: they may hold what a person answered.
-fn keys_not_read_once(under: &str, text: &str) -> Option<String> {
+fn keys_not_read_once(under: impl FnOnce() -> String, text: &str) -> Option<String> {
     let scan = crate::read::sent::scan(text);
     let place = |at: String| crate::words::cut::one_line(&at, 80);
     if let Some(twice) = scan.duplicates.first() {
         let times = if twice.times == 2 { "twice".to_owned() } else { format!("{} times", twice.times) };
         return Some(format!(
-            "{under}.{} is sent {times}; send each key once, with the one value meant",
+            "{}.{} is sent {times}; send each key once, with the one value meant",
+            under(),
             place(twice.at.to_string())
         ));
     }
     let crowded = scan.crowded.first()?;
     let at = crowded.at.as_ref().map_or_else(String::new, |at| format!(".{}", place(at.to_string())));
     Some(format!(
-        "{under}{at} is an object of {} keys; this server reads objects of at most {} keys: send fewer",
+        "{}{at} is an object of {} keys; this server reads objects of at most {} keys: send fewer",
+        under(),
         crowded.keys,
         crate::read::sent::MAX_KEYS
     ))
@@ -360,7 +367,7 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
             .or_else(|| {
                 ["result", "error"].into_iter().find_map(|member| {
                     let raw = members.last(member)?;
-                    keys_not_read_once(&format!("the client's answer: {member}"), raw.get())
+                    keys_not_read_once(|| format!("the client's answer: {member}"), raw.get())
                 })
             });
         if let Some(why) = twice {
@@ -425,7 +432,7 @@ fn read_object(text: &str, members: &Members<'_>) -> Incoming {
     // its last value, where a tool's arguments refuse it: refused the same way, by name.
     if !notification
         && let Some(params) = params
-        && let Some(why) = keys_not_read_once(&format!("{named}: params"), params.get())
+        && let Some(why) = keys_not_read_once(|| format!("{named}: params"), params.get())
     {
         return error(id, ErrorData::invalid_params(why, None));
     }
@@ -533,7 +540,7 @@ fn read_tools_call(id: Option<RequestId>, params: Option<&RawValue>) -> Incoming
         // A key sent twice inside a member (the person's answers, `_meta`) would be read as its
         // last value, where `confirm_action` refuses the same answer ("sends the same key twice").
         if raw.get().starts_with('{')
-            && let Some(why) = keys_not_read_once(&format!("tools/call: params.{}", shorten(name)), raw.get())
+            && let Some(why) = keys_not_read_once(|| format!("tools/call: params.{}", shorten(name)), raw.get())
         {
             return error(Some(id), ErrorData::invalid_params(why, None));
         }

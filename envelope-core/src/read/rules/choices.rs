@@ -80,16 +80,15 @@ pub(crate) fn canonical(c: &'static [&'static str], s: &str) -> Option<&'static 
 /// The spellings of `ch` under `ignore_case`: itself, and its lower and upper case where each is
 /// one character (`ß` has no upper case of one character: only itself).
 fn case_forms(ch: char) -> [Option<char>; 3] {
-    let one = |mut forms: std::char::ToLowercase| match (forms.next(), forms.next()) {
-        (Some(c), None) if c != ch => Some(c),
-        _ => None,
-    };
-    let lower = one(ch.to_lowercase());
-    let upper = match (ch.to_uppercase().next(), ch.to_uppercase().nth(1)) {
-        (Some(c), None) if c != ch && Some(c) != lower => Some(c),
-        _ => None,
-    };
+    let lower = other_form(ch, ch.to_lowercase());
+    let upper = other_form(ch, ch.to_uppercase()).filter(|&u| Some(u) != lower);
     [Some(ch), lower, upper]
+}
+
+/// A case form of `ch` when it is one character other than `ch`.
+fn other_form(ch: char, mut form: impl Iterator<Item = char>) -> Option<char> {
+    let c = form.next()?;
+    (form.next().is_none() && c != ch).then_some(c)
 }
 
 /// `one of 10, 25, 50`, `one of "asc", "desc"`.
