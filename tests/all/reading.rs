@@ -352,6 +352,40 @@ fn a_fix_that_offers_a_choice_names_what_the_choice_requires() {
     }
 }
 
+/// A refused value whose closest choice another parameter's `requires` forbids: the fix offers
+/// the value required instead, so the call it leads to is served (dimension "hour" requires
+/// data_state "HOURLY_ALL"; "al" is closest to "ALL").
+#[test]
+fn a_fix_offers_the_choice_another_parameter_requires() {
+    let refused = crate::call("search_analytics", json!({"dimension": "hour", "data_state": "al"}));
+    assert_eq!(
+        refused["message"],
+        "data_state: \"al\" is not an accepted value; accepted: one of \"ALL\", \"HOURLY_ALL\". Did you mean \
+         \"HOURLY_ALL\"? Send \"HOURLY_ALL\", which dimension \"hour\" requires, or change dimension.",
+        "{refused}"
+    );
+    assert_eq!(refused["hints"]["suggestion"], "HOURLY_ALL");
+    assert_eq!(
+        crate::call("search_analytics", json!({"dimension": "hour", "data_state": "HOURLY_ALL"}))["status"],
+        "ok"
+    );
+    // Without the requirement, the closest choice stays the offer.
+    let refused = crate::call("search_analytics", json!({"dimension": "query", "data_state": "al"}));
+    assert_eq!(refused["hints"]["fix"], "Send \"ALL\".", "{refused}");
+    // A constraining value that was itself refused counts with the value its fix offers: the
+    // two fixes agree (each names its own value), and followed together they are served.
+    let refused = crate::call("search_analytics", json!({"dimension": "hourz", "data_state": "al"}));
+    assert_eq!(refused["hints"]["fix"], "Send \"hour\".", "{refused}");
+    assert_eq!(
+        refused["hints"]["others"][0]["fix"],
+        "Send \"HOURLY_ALL\", which dimension \"hour\" requires, or change dimension.",
+        "{refused}"
+    );
+    // One refused with no value to offer constrains nothing.
+    let refused = crate::call("search_analytics", json!({"dimension": 5, "data_state": "al"}));
+    assert_eq!(refused["hints"]["others"][0]["fix"], "Send \"ALL\".", "{refused}");
+}
+
 /// A mode whose fast setting needs a high level, which needs the extra.
 #[envelope_core::tool]
 fn chained(

@@ -20,6 +20,7 @@ pub use crate::read::readers::{FromArg, Numeric, read_choice};
 use crate::read::rules::{example_json, value_words};
 use crate::spec::{ParamSpec, Rules, ToolSpec, Ty};
 use crate::words::cut;
+use crate::words::texts::Text;
 use crate::{read::sent, words::render};
 
 /// `args` without their secrets: what a hash, a preview or an audit record sent anywhere may
@@ -617,6 +618,7 @@ impl<'a> Args<'a> {
     /// then break has the fix say what goes with it (`Send "hour", with data_state
     /// "HOURLY_ALL".`), so the call the fix leads to is not refused again.
     pub fn cross(&mut self) {
+        self.fixes_within_requirements();
         self.fixes_with_requirements();
         let mut found = Vec::new();
         let failed = |name: &str, problems: &[Problem]| {
@@ -685,6 +687,74 @@ impl<'a> Args<'a> {
         self.problems.extend(found);
     }
 
+    /// A refused parameter whose fix offers a value (its problem's suggestion, `"ALL"` for
+    /// `"al"`) that another parameter's `requires` forbids (dimension `"hour"` requires
+    /// data_state `"HOURLY_ALL"`): the fix offers the value required instead (`Send
+    /// "HOURLY_ALL", which dimension "hour" requires, or change dimension.`), so the call it
+    /// leads to is not refused again. Left as it is when the parameters that constrain it want
+    /// different values (no value would be served), or when the author wrote its `fix`.
+    fn fixes_within_requirements(&mut self) {
+        for p in self.params {
+            if p.rules.fix.is_some() {
+                continue;
+            }
+            let at = self.path_of(p.name);
+            let Some(i) = self
+                .problems
+                .iter()
+                .position(|x| x.0.suggestion.is_some() && x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)
+            else {
+                continue;
+            };
+            // Which values the other parameters, as read, require of this one, and which first.
+            let mut required: Option<(&Value, String, &str)> = None;
+            let mut agree = true;
+            for by in self.params.iter().filter(|q| !std::ptr::eq(*q, p)) {
+                // A refused parameter counts with the value its own fix offers, if any.
+                let at_by = self.path_of(by.name);
+                let offered =
+                    match self.problems.iter().find(|x| x.0.path.as_deref().unwrap_or(&x.0.parameter) == at_by) {
+                        Some(x) => match &x.0.suggestion {
+                            Some(s) => Some(Value::String(s.to_string())),
+                            None => continue,
+                        },
+                        None => None,
+                    };
+                let Some(value) = offered.as_ref().or(self.effective(by)) else { continue };
+                for rule in &by.requires {
+                    let triggered = match &rule.when {
+                        Some(w) => same(value, w, by.rules.ignore_case),
+                        None => offered.is_some() || self.sent(by).is_some(),
+                    };
+                    for (name, want) in rule.then.iter().filter(|_| triggered) {
+                        let (true, Some(want)) = (*name == p.name, want) else { continue };
+                        match &required {
+                            None => {
+                                let cause = match &rule.when {
+                                    Some(w) => format!("{} {}", by.name, render::shown(w)),
+                                    None => by.name.to_owned(),
+                                };
+                                required = Some((want, cause, by.name));
+                            }
+                            Some((first, _, _)) => agree &= same(first, want, p.rules.ignore_case),
+                        }
+                    }
+                }
+            }
+            let Some((want @ Value::String(wanted), cause, by)) = required.filter(|_| agree) else { continue };
+            let problem = &mut self.problems[i].0;
+            if problem
+                .suggestion
+                .as_deref()
+                .is_some_and(|s| same(&Value::String(s.to_owned()), want, p.rules.ignore_case))
+            {
+                continue;
+            }
+            problem.suggestion = Some(Cow::Owned(wanted.clone()));
+            problem.fix = Text::Owned(format!("Send {}, which {cause} requires, or change {by}.", render::shown(want)));
+        }
+    }
+
     /// The other parameters a refused parameter's offered value (its problem's suggestion)
     /// requires and does not have, added to its fix (see [`cross`](Self::cross)). An author's
     /// own `fix` is left as written.
@@ -717,7 +787,15 @@ impl<'a> Args<'a> {
                         if assumed.iter().any(|(a, _)| std::ptr::eq(*a, other)) {
                             continue;
                         }
-                        if meets(want.as_ref(), self.effective(other), other.rules.ignore_case) {
+                        // A refused parameter counts with the value its own fix offers.
+                        let at_other = self.path_of(other.name);
+                        let offered = self
+                            .problems
+                            .iter()
+                            .find(|x| x.0.path.as_deref().unwrap_or(&x.0.parameter) == at_other)
+                            .and_then(|x| x.0.suggestion.as_deref())
+                            .map(|s| Value::String(s.to_owned()));
+                        if meets(want.as_ref(), offered.as_ref().or(self.effective(other)), other.rules.ignore_case) {
                             continue;
                         }
                         match want {
