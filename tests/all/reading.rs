@@ -442,3 +442,27 @@ fn cross_field_rules_see_the_values_read_in_lax_mode() {
     assert_eq!(call(r#"{"i":"20","n":"2"}"#)["data"], "20 Some(2)");
     assert_eq!(call(r#"{"i":"10"}"#)["data"], "10 None");
 }
+
+/// A slug whose default its own pattern refuses: the macro does not run regexes.
+#[envelope_core::tool]
+fn slug_with_bad_default(
+    /// The slug.
+    #[validate(pattern = "^[a-z]+$", default = "ABC")]
+    slug: String,
+) -> String {
+    slug
+}
+
+/// A default, example, `requires` value or `when` that a `pattern` or `format` refuses panics
+/// when the tool is declared, naming it (the macro checks the other rules at compile time).
+#[test]
+fn a_default_its_pattern_refuses_panics_when_the_tool_is_declared() {
+    let caught = std::panic::catch_unwind(slug_with_bad_default::tool).expect_err("the declaration panics");
+    assert_eq!(
+        caught.downcast_ref::<String>().map(String::as_str),
+        Some(
+            "tool \"slug_with_bad_default\", parameter \"slug\": the default \"ABC\" does not match its pattern \
+             ^[a-z]+$; a caller who leaves it out would get a value the tool refuses"
+        )
+    );
+}

@@ -267,7 +267,24 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut Accumulator
             }
         }
         for lit in &rp.validate.excludes {
-            unknown(lit, &p.name, errors);
+            let Some(other) = unknown(lit, &p.name, errors).map(|i| &params[i]) else { continue };
+            // A parameter neither `Option` nor with a default is in every call that is served.
+            let required = |q: &Param| !q.optional && q.default.is_none();
+            let message = match (required(p), required(other)) {
+                (true, true) => format!(
+                    "`{}` and `{}` are both required, so every call sends both and `excludes` refuses it: make one an `Option` (or give it a `default`)",
+                    p.name, other.name
+                ),
+                (true, false) | (false, true) => {
+                    let (r, o) = if required(p) { (p, other) } else { (other, p) };
+                    format!(
+                        "`{}` is required, so `{}` could never be sent beside it: make `{}` an `Option` (or give it a `default`), or drop `excludes`",
+                        r.name, o.name, r.name
+                    )
+                }
+                (false, false) => continue,
+            };
+            errors.push(Error::custom(message).with_span(lit));
         }
     }
 }
@@ -359,8 +376,9 @@ fn check_default(d: &Expr, kind: Kind, rules: &RulesV, errors: &mut Accumulator)
             format!("the default {} is not a multiple of {}: {refused}", shown(d), step.show())
         }
         Some(Misfit::Length(n, len)) => {
-            let what = if len.unit == LengthUnit::Bytes { "bytes" } else { "characters" };
-            format!("the default is {n} {what} long, outside this parameter's `length`: {refused}")
+            let (what, rule) =
+                if len.unit == LengthUnit::Bytes { ("bytes", "byte_length") } else { ("characters", "length") };
+            format!("the default is {n} {what} long, outside this parameter's `{rule}`: {refused}")
         }
         // Outside its integer type, a default does not compile: rustc says so at the literal
         // (`overflowing_literals`, or no `-` on an unsigned type).
