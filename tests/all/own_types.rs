@@ -232,7 +232,7 @@ fn aliases_and_newtypes_of_strings_and_arrays_take_their_rules() {
         "labels: [\"a\",\"c\",\"b\"] has 3 items; accepted: an array of at most 2 items, each one of \"a\", \"b\". Send at most 2 items.\n\
          labels[1]: \"c\" is not an accepted value; accepted: one of \"a\", \"b\". Send one of the accepted values, spelled exactly as listed.\n\
          days[0]: \"2026-13-01\" is not a valid date; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\".\n\
-         days[1]: \"2026-12-01T00:00\" is 16 characters long; accepted: a string of at most 10 characters. Shorten it to at most 10 characters."
+         days[1]: \"2026-12-01T00:00\" is 16 characters long; accepted: a date as YYYY-MM-DD. Send a date like \"2026-11-30\"."
     );
 
     // `byte_length` counts bytes: `@` and 8 `ä` are 17 bytes, and 9 characters.
@@ -241,7 +241,7 @@ fn aliases_and_newtypes_of_strings_and_arrays_take_their_rules() {
     assert_eq!(env, call_text("plain_text", &long));
     assert_eq!(
         env["message"],
-        "handle: \"@ääääääää\" is 17 bytes long; accepted: a string of 2 to 16 bytes. Shorten it to at most 16 bytes."
+        "handle: \"@ääääääää\" is 17 bytes long; accepted: a string of 2 to 16 bytes matching the pattern ^@[a-z]+$. Send a value of the same form as \"@ada\"."
     );
 }
 

@@ -466,3 +466,33 @@ fn a_default_its_pattern_refuses_panics_when_the_tool_is_declared() {
         )
     );
 }
+
+/// A slug with a length and a pattern.
+#[envelope_core::tool]
+fn slug_rules(
+    /// The slug.
+    #[validate(length = 3..=20, pattern = "^[a-z][a-z0-9-]*$")]
+    slug: String,
+) -> String {
+    slug
+}
+
+/// A string its length and its pattern both refuse: the refusal states the whole accepted set,
+/// and its fix meets both, so the call it leads to is served.
+#[test]
+fn a_length_refusal_of_a_string_its_pattern_refuses_too_names_both() {
+    let toolbox = envelope_core::Toolbox::new().with(slug_rules::tool());
+    let call = |args: &str| crate::block_on(toolbox.call_json("slug_rules", args)).unwrap().to_value();
+    let refused = call(r#"{"slug":"A"}"#);
+    assert_eq!(
+        refused["message"],
+        "slug: \"A\" is 1 character long; accepted: a string of 3 to 20 characters matching the pattern \
+         ^[a-z][a-z0-9-]*$. Send at least 3 characters, matching ^[a-z][a-z0-9-]*$ in full.",
+        "{refused}"
+    );
+    assert_eq!(call(r#"{"slug":"abc"}"#)["status"], "ok");
+    // Its length alone: the fix is the length's, the set still whole.
+    let refused = call(r#"{"slug":"ab"}"#);
+    assert_eq!(refused["hints"]["fix"], "Send at least 3 characters.", "{refused}");
+    assert_eq!(refused["hints"]["accepted"], "a string of 3 to 20 characters matching the pattern ^[a-z][a-z0-9-]*$");
+}

@@ -54,8 +54,9 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
     if form.accepts(s) {
         return Ok(());
     }
-    let accepted = Accepted::Text { length: None, format: Some(form), pattern: None }.words();
-    Err(reading.problem_of(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
+    let accepted = Accepted::text(reading.rules).words();
+    let fix = super::pattern::joint_fix(reading.rules, s, form.fix()).unwrap_or_else(|| form.fix().to_owned());
+    Err(reading.problem_of(v, format!("is not {}", article(form.keyword())), accepted, fix))
 }
 
 /// `a valid email address`, `a valid date-time`.

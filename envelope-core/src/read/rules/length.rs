@@ -56,7 +56,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             (format!("has {}", count(n, Unit::Entries)), accepted, "Send")
         }
         _ => {
-            let accepted = Accepted::Text { length: Some(len), format: None, pattern: None }.words();
+            let accepted = Accepted::text(reading.rules).words();
             (format!("is {} long", count(n, len.unit)), accepted, "Shorten it to")
         }
     };
@@ -65,13 +65,23 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
         Subject::Entries { .. } => Unit::Entries,
         _ => len.unit,
     };
-    let fix = if len.min == len.max {
+    let mut fix = if len.min == len.max {
         format!("Send exactly {}.", count(len.max, unit))
     } else if n > len.max {
         format!("{longer} at most {}.", count(len.max, unit))
     } else {
         format!("Send at least {}.", count(len.min, unit))
     };
+    // A string that its format or pattern refuses too gets a fix that meets every rule, so one
+    // corrected call is enough.
+    if let Subject::Text(s) = x {
+        if let Some(form) = reading.rules.format.filter(|form| !form.accepts(s)) {
+            fix = form.fix().to_owned();
+        }
+        if let Some(joint) = super::pattern::joint_fix(reading.rules, s, &fix) {
+            fix = joint;
+        }
+    }
     Err(reading.problem_of(v, issue, accepted, fix))
 }
 
