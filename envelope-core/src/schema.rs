@@ -306,7 +306,8 @@ fn envelope_output_schema(spec: &ToolSpec, prefix: &str) -> Map<String, Value> {
                     "retry_after_ms": {"type": "integer", "minimum": 0}
                 }
             },
-            "retryable": {"type": "boolean"}
+            "retryable": {"type": "boolean"},
+            "retry": {"enum": ["never", "after_reread", "with_backoff", "after_delay"]}
         },
         "required": ["status", "success"]
     });

@@ -295,7 +295,7 @@ fn an_async_tool_past_its_timeout_answers_a_timeout_fault_listed_in_its_codes() 
         run(&tb, "slow", json!({"ms": 1000})),
         json!({
             "status": "error", "success": false, "error_code": "TIMEOUT",
-            "message": "slow failed: the server did not finish in time. Retry later if the tool is idempotent; otherwise check whether it took effect.",
+            "message": "slow failed: the server did not finish in time. Retry later: the tool is idempotent, so calling again is safe.",
             "hints": {"operation": "slow"}, "retryable": true, "retry": "with_backoff"
         })
     );

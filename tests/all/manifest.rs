@@ -87,6 +87,7 @@ fn the_example_manifest_pins_get_top_queries() {
                         }
                     },
                     "retryable": {"type": "boolean"},
+                    "retry": {"enum": ["never", "after_reread", "with_backoff", "after_delay"]},
                     "warning": {"type": "string"},
                     "provenance": {
                         "type": "object",

@@ -92,7 +92,7 @@ fn cross_field_combination_is_refused() {
 fn null_for_a_required_parameter_is_named() {
     assert_eq!(
         message("get_top_queries", json!({"hours_back": null, "group_by": "database"})),
-        "hours_back: null is not accepted: this parameter is required; accepted: a whole number from 1 to 720. Add \"hours_back\" to the arguments, like \"hours_back\": 10."
+        "hours_back: null is not accepted: this parameter is required; accepted: a whole number from 1 to 720. Send a value for \"hours_back\" instead of null, like \"hours_back\": 10."
     );
 }
 
@@ -107,7 +107,7 @@ fn a_panic_is_a_fault_without_internals() {
     let env = crate::block_on(Toolbox::new().with(boom::tool()).call("boom", None)).unwrap();
     assert_eq!(
         env.to_json(),
-        r#"{"status":"error","success":false,"error_code":"BACKEND_ERROR","message":"boom failed: the server failed while serving a valid request. Retry later if the tool is idempotent; otherwise check whether it took effect.","hints":{"operation":"boom"},"retryable":false,"retry":"after_reread"}"#
+        r#"{"status":"error","success":false,"error_code":"BACKEND_ERROR","message":"boom failed: the server failed while serving a valid request. It may have taken effect: read the current state before calling again.","hints":{"operation":"boom"},"retryable":false,"retry":"after_reread"}"#
     );
 }
 

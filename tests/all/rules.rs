@@ -1104,7 +1104,7 @@ fn option_is_absent_null_or_the_value() {
 fn required_parameter_missing_or_null() {
     let mut c = Checks::new();
     c.refuses("r_u8", json!({}), "n", None, "n: required, but not sent; accepted: a whole number from 1 to 200. Add \"n\" to the arguments, like \"n\": 10.");
-    c.refuses("r_u8", json!({"n": null}), "n", Some("null"), "n: null is not accepted: this parameter is required; accepted: a whole number from 1 to 200. Add \"n\" to the arguments, like \"n\": 10.");
+    c.refuses("r_u8", json!({"n": null}), "n", Some("null"), "n: null is not accepted: this parameter is required; accepted: a whole number from 1 to 200. Send a value for \"n\" instead of null, like \"n\": 10.");
     c.refuses("r_i32", json!({}), "n", None, "n: required, but not sent; accepted: a whole number from -1000 to -1. Add \"n\" to the arguments, like \"n\": -1.");
     c.refuses("c_str", json!({}), "group_by", None, "group_by: required, but not sent; accepted: one of \"query_hash\", \"database\", \"application\". Add \"group_by\" to the arguments, like \"group_by\": \"query_hash\".");
     c.refuses(

@@ -92,8 +92,8 @@ fn line(text: &str, is_error: bool, http_status: u16) -> Line {
 
 const REFUSAL: &str =
     "hours_back: 0 is out of range; accepted: a whole number from 1 to 720. Send a value from 1 to 720.";
-const FAULT: &str = "get_top_queries over 24h failed: the server failed while serving a valid request. Retry later if \
-                     the tool is idempotent; otherwise check whether it took effect.";
+const FAULT: &str = "get_top_queries over 24h failed: the server failed while serving a valid request. It may have \
+                     taken effect: read the current state before calling again.";
 const CONFIRM: &str = "Deleting note 3 waits for approval: show the preview, then call confirm_action.";
 
 /// Checks every line against the `outputSchema` its tool advertises.

@@ -330,7 +330,12 @@ impl Tool {
 
 /// The envelope of a finished call of a tool (`idempotent`: declared so): a fault of a tool
 /// that is not idempotent is not retryable, since a retry of a call that may have acted could
-/// act twice.
+/// act twice, and its message says to read the state first; a fault of an idempotent one says
+/// that calling again is safe.
 pub(in crate::call) fn retry_as_declared(envelope: Envelope, idempotent: bool) -> Envelope {
-    if envelope.status() == crate::Status::Error && !idempotent { envelope.not_retryable() } else { envelope }
+    match (envelope.status(), idempotent) {
+        (crate::Status::Error, false) => envelope.not_retryable(),
+        (crate::Status::Error, true) => envelope.retry_is_safe(),
+        _ => envelope,
+    }
 }

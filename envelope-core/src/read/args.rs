@@ -536,10 +536,14 @@ impl<'a> Args<'a> {
             Some(e) if matches!(ty, Ty::String) => Value::String(e.to_owned()).to_string(),
             _ => example_json(ty, &p.rules),
         };
-        let fix = if example.contains('…') {
-            format!("Add \"{}\" to {into}.", p.name)
-        } else {
-            format!("Add \"{}\" to {into}, like \"{}\": {example}.", p.name, p.name)
+        // Sent as null, the key is there: the fix is its value.
+        let fix = match (sent_null, example.contains('…')) {
+            (true, true) => format!("Send a value for \"{}\" instead of null.", p.name),
+            (true, false) => {
+                format!("Send a value for \"{}\" instead of null, like \"{}\": {example}.", p.name, p.name)
+            }
+            (false, true) => format!("Add \"{}\" to {into}.", p.name),
+            (false, false) => format!("Add \"{}\" to {into}, like \"{}\": {example}.", p.name, p.name),
         };
         Problem::new(self.parameter_of(p.name), rejected, issue)
             .with_accepted(accepted_words(p, ty))

@@ -351,7 +351,7 @@ fn check_default(d: &Expr, kind: Kind, rules: &RulesV, errors: &mut Accumulator)
         (Kind::Str, Expr::Lit(ExprLit { lit: Lit::Str(_), .. })) => true,
         (Kind::Bool, Expr::Lit(ExprLit { lit: Lit::Bool(_), .. })) => true,
         (Kind::Other | Kind::Array, _) => {
-            errors.push(Error::custom("`default` applies to integer, float, bool and string parameters").with_span(d));
+            errors.push(Error::custom("`default` applies to integer, float, bool and string parameters: declare this one an `Option` and give the body its value with `unwrap_or(...)` (or `unwrap_or_default()`)").with_span(d));
             return;
         }
         _ => false,

@@ -570,10 +570,30 @@ impl Envelope {
             && f.code != codes::POLICY_UNAVAILABLE
         {
             f.retry = Retry::AfterReread;
+            // The code's action leaves the choice to the reader; this tool's is known.
+            if let Some(head) = f.message.strip_suffix(EITHER_WAY) {
+                f.message = format!("{head}It may have taken effect: read the current state before calling again.");
+            }
+        }
+        self
+    }
+
+    /// Says, for a tool declared idempotent (or read-only), that calling again is safe, where
+    /// the fault's code leaves it to the reader (`TIMEOUT`, `BACKEND_ERROR`: "Retry later if the
+    /// tool is idempotent; ...").
+    pub(crate) fn retry_is_safe(mut self) -> Self {
+        if let Inner::Error(f) = &mut self.inner
+            && let Some(head) = f.message.strip_suffix(EITHER_WAY)
+        {
+            f.message = format!("{head}Retry later: the tool is idempotent, so calling again is safe.");
         }
         self
     }
 }
+
+/// The action of `TIMEOUT` and `BACKEND_ERROR` as a fault's message ends with it: which way
+/// depends on the tool, which [`Envelope::not_retryable`] and [`Envelope::retry_is_safe`] know.
+const EITHER_WAY: &str = "Retry later if the tool is idempotent; otherwise check whether it took effect.";
 
 impl From<Refusal> for Envelope {
     fn from(r: Refusal) -> Self {
