@@ -13,9 +13,11 @@ use std::collections::BTreeMap;
 pub struct UriMatch {
     /// The URI of the `resources/read` request, as sent.
     pub uri: String,
-    /// Each variable of the template and the text it matched: never empty; without `/` for a
-    /// `{name}` variable (RFC 6570 §3.2.2 simple expansion encodes it), with `/` allowed for
-    /// `{+name}` (§3.2.3).
+    /// Each variable of the template and the text it matched, percent-decoded: never empty,
+    /// never with a control character (`%00`, `%0A`); without `/` or `\` for a `{name}`
+    /// variable, as sent or decoded (`..%2F..%2Fetc` does not match: a `{name}` is one path
+    /// segment), with `/` allowed for `{+name}` (RFC 6570 §3.2.3; its read function decides
+    /// what a path may reach).
     pub variables: BTreeMap<String, String>,
 }
 
@@ -100,7 +102,12 @@ impl UriTemplate {
                     if value.is_empty() || (!reserved && value.contains('/')) {
                         return None;
                     }
-                    variables.insert(name.clone(), percent_decoded(value));
+                    // Checked once decoded too: `..%2F..%2Fetc` is `../../etc`, and `%00` a NUL.
+                    let decoded = percent_decoded(value);
+                    if decoded.chars().any(char::is_control) || (!reserved && decoded.contains(['/', '\\'])) {
+                        return None;
+                    }
+                    variables.insert(name.clone(), decoded);
                     rest = &rest[end..];
                 }
             }
@@ -150,6 +157,18 @@ mod tests {
         assert_eq!(matched("test://template/{id}/data", "test://template/42/data/x"), None);
         assert_eq!(matched("file:///{+path}", "file:///a/b%20c.txt"), Some(vec![pair("path", "a/b c.txt")]));
         assert_eq!(matched("notes://{owner}/{id}", "notes://ada/7"), Some(vec![pair("id", "7"), pair("owner", "ada")]));
+    }
+
+    /// A `{name}` is one segment once decoded too, and no variable carries a control character.
+    #[test]
+    fn a_decoded_slash_or_control_character_does_not_match() {
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(matched("test://template/{id}/data", "test://template/..%2F..%2Fetc%2Fpasswd/data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/..%5Cwin/data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/a%00%0Ab/data"), None);
+        assert_eq!(matched("file:///{+path}", "file:///a%00.txt"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/a%20b/data"), Some(vec![pair("id", "a b")]));
+        assert_eq!(matched("file:///{+path}", "file:///a%2Fb"), Some(vec![pair("path", "a/b")]));
     }
 
     #[test]
