@@ -154,7 +154,8 @@ impl Caller {
     /// request header named. Sending another `X-Tenant-ID` moves a caller to another space,
     /// never to another caller's limits: a subject without a verified tenant counts as
     /// `sub:<subject>` whatever tenant it names; an anonymous caller counts under the address
-    /// its request came from (`peer:<address>`, [`with_peer`](Self::with_peer), set by the HTTP
+    /// its request came from (`peer:<address>`, an IPv6 address by its /64 network,
+    /// `peer:2001:db8:1:2::/64`; [`with_peer`](Self::with_peer), set by the HTTP
     /// surfaces), else as [`ANONYMOUS`] (every anonymous caller without an address shares it).
     ///
     /// ```
@@ -165,15 +166,37 @@ impl Caller {
     /// assert_eq!(Caller::anonymous().with_tenant("acme").quota_key(), "tenant:acme");
     /// let peer = std::net::Ipv4Addr::new(192, 0, 2, 7).into();
     /// assert_eq!(Caller::anonymous().with_peer(peer).quota_key(), "peer:192.0.2.7");
+    /// // An IPv6 address counts as its /64: every address of one subnet shares one key.
+    /// let v6: std::net::IpAddr = "2001:db8:1:2:aaaa:bbbb:cccc:dddd".parse().unwrap();
+    /// assert_eq!(Caller::anonymous().with_peer(v6).quota_key(), "peer:2001:db8:1:2::/64");
     /// assert_eq!(Caller::new("bob").with_peer(peer).quota_key(), "sub:bob");
     /// assert_eq!(Caller::anonymous().quota_key(), "anonymous");
     /// ```
     pub fn quota_key(&self) -> String {
         let tenant = if self.tenant_from_header { None } else { self.tenant.as_deref() };
         match (self.subject.as_deref(), tenant, self.peer) {
-            (None, None, Some(peer)) => format!("peer:{peer}"),
+            (None, None, Some(peer)) => match counted_address(peer) {
+                IpAddr::V6(network) => format!("peer:{network}/64"),
+                v4 => format!("peer:{v4}"),
+            },
             (subject, tenant, _) => key_of(subject, tenant),
         }
+    }
+}
+
+/// The address a peer is counted under, by every per-address bound (unfinished heads, a share
+/// of the places, limits and quotas of callers without an identity): an IPv4 address as it is
+/// (an IPv4-mapped IPv6 address, `::ffff:192.0.2.7`, as its IPv4 address), an IPv6 address as
+/// its /64 network with the interface bits zero (`2001:db8:1:2::`). A /64 is one subnet, the
+/// smallest block a site is assigned (RFC 6177 §3, RFC 7421): a client holding one has 2^64
+/// addresses, and counted by the full address it would have as many shares.
+pub(crate) fn counted_address(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(v6.to_bits() & !u128::from(u64::MAX))),
+        },
+        v4 => v4,
     }
 }
 

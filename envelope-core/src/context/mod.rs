@@ -35,8 +35,8 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
-pub(crate) use caller::add_scopes;
 pub use caller::{ANONYMOUS, Caller};
+pub(crate) use caller::{add_scopes, counted_address};
 pub use cancel::Cancelled;
 use live::Live;
 #[cfg(feature = "rmcp")]

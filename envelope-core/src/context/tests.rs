@@ -210,3 +210,18 @@ fn a_header_tenant_changes_the_space_not_the_quota_key() {
     assert_eq!(verified.quota_key(), "sub:bob@acme");
     assert_eq!(verified.clone().with_header_tenant("acme").with_tenant("acme").quota_key(), "sub:bob@acme");
 }
+
+/// Every address of one IPv6 /64 counts as one peer; an IPv4-mapped address as its IPv4 one.
+#[test]
+fn an_ipv6_peer_counts_as_its_64() {
+    use std::net::IpAddr;
+    let counted = |ip: &str| super::counted_address(ip.parse::<IpAddr>().unwrap()).to_string();
+    assert_eq!(counted("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::");
+    assert_eq!(counted("2001:db8:1:2::1"), "2001:db8:1:2::");
+    assert_eq!(counted("2001:db8:1:3::1"), "2001:db8:1:3::");
+    assert_eq!(counted("::ffff:192.0.2.7"), "192.0.2.7");
+    assert_eq!(counted("192.0.2.7"), "192.0.2.7");
+    let key = |ip: &str| super::Caller::anonymous().with_peer(ip.parse().unwrap()).quota_key();
+    assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff::9"));
+    assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+}

@@ -46,7 +46,9 @@ pub(super) async fn accept(
                 continue;
             }
         };
-        if shared.registry.unfinished_heads(peer.ip()) >= shared.limits.max_unfinished_heads_per_peer {
+        if shared.registry.unfinished_heads(crate::context::counted_address(peer.ip()))
+            >= shared.limits.max_unfinished_heads_per_peer
+        {
             refuse(stream, peer, &shared, &lingering, RefusedFor::Heads);
             continue;
         }
@@ -57,7 +59,7 @@ pub(super) async fn accept(
             }
             // Full: the longest wait for a head of the address holding the most is closed,
             // and its place taken once it is.
-            Err(_) if shared.registry.evict_one(peer.ip(), max_connections) => {
+            Err(_) if shared.registry.evict_one(crate::context::counted_address(peer.ip()), max_connections) => {
                 let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
                 let lingering = Arc::clone(&lingering);
                 tokio::spawn(async move {
@@ -157,11 +159,14 @@ impl Drop for StopAll {
     }
 }
 
-/// A new connection of `peer`, in the registry until the returned place is dropped.
+/// A new connection of `peer`, in the registry until the returned place is dropped, under the
+/// address it is counted by (an IPv6 peer by its /64 network, see
+/// [`counted_address`](crate::context::counted_address)).
 fn registered(shared: &Arc<Shared>, peer: SocketAddr) -> Registered {
     let tracked = Arc::new(Tracked::new());
-    let counts = shared.registry.add(peer.ip(), &tracked);
-    Registered { shared: Arc::clone(shared), ip: peer.ip(), tracked, counts }
+    let ip = crate::context::counted_address(peer.ip());
+    let counts = shared.registry.add(ip, &tracked);
+    Registered { shared: Arc::clone(shared), ip, tracked, counts }
 }
 
 /// A connection's place in the [`Registry`](super::peers::Registry), left when the connection ends.

@@ -132,7 +132,8 @@ impl hyper::service::Service<Request<Incoming>> for PerRequest {
             let response = error.into_response_as(shared.shape(request.uri().path()));
             Answer::Ready(Some(self.ended(response)))
         };
-        let place = Place::new(Arc::clone(&shared), peer.ip(), Arc::clone(&self.counts));
+        let place =
+            Place::new(Arc::clone(&shared), crate::context::counted_address(peer.ip()), Arc::clone(&self.counts));
         let after_body = if request.body().is_end_stream() {
             match place.take_now() {
                 Ok(true) => None,
