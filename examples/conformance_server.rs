@@ -14,8 +14,7 @@
 //! notifications and the prompt that asks its client first (SEP-2322) are answered by an rmcp
 //! `ServerHandler` that hands everything else to the `McpServer`.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use envelope_core::mcp::catalog::{GetPromptResult, ResourceContents, UriMatch};
@@ -616,7 +615,6 @@ fn catalog(server: McpServer) -> McpServer {
 #[derive(Clone)]
 struct Conformance {
     tools: McpServer,
-    subscriptions: Arc<Mutex<HashSet<String>>>,
 }
 
 fn from_json<T: DeserializeOwned>(value: Value) -> T {
@@ -759,21 +757,22 @@ impl ServerHandler for Conformance {
         self.tools.read_resource(request, context).await
     }
 
+    /// Its resources never change, so a subscription has nothing to announce: nothing is kept
+    /// per subscription (a set of every URI asked would grow with each request, and one
+    /// session could remove another's).
     async fn subscribe(
         &self,
-        request: SubscribeRequestParams,
+        _request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(request.uri);
         Ok(())
     }
 
     async fn unsubscribe(
         &self,
-        request: UnsubscribeRequestParams,
+        _request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&request.uri);
         Ok(())
     }
 
@@ -900,7 +899,6 @@ async fn main() -> std::io::Result<()> {
     };
     let server = Conformance {
         tools: catalog(task_tools(McpServer::new(toolbox()).with_client_requests().with_ttl_ms(TTL_MS))),
-        subscriptions: Arc::default(),
     };
     let app = McpHttp::with_handler(server).with_sessions().router();
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
