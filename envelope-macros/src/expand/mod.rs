@@ -114,6 +114,26 @@ fn emit(item: &ItemFn, t: &Tool) -> TokenStream {
 
 /// `#[tools]` on an impl block: each `#[tool]` method with `&self` becomes a tool of a shared
 /// state, registered with `Toolbox::with_state(Arc::new(state))`.
+/// A `confirm` preview is called with a reference to each of the tool's parameters (and to
+/// the `Context`, if it takes one): a parameter it takes by value is named here, at its type,
+/// rather than left to a type mismatch at `#[tools]`.
+fn preview_takes_references(sig: &syn::Signature, errors: &mut crate::diag::Accumulator) {
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(arg) = input else { continue };
+        if matches!(*arg.ty, syn::Type::Reference(_)) {
+            continue;
+        }
+        let ty = quote::ToTokens::to_token_stream(&arg.ty).to_string().replace(' ', "");
+        let name = quote::ToTokens::to_token_stream(&arg.pat).to_string();
+        errors.push(
+            crate::diag::Error::custom(format!(
+                "a `confirm` preview takes each parameter by reference, as the tool passes it: write `{name}: &{ty}`"
+            ))
+            .with_span(&arg.ty),
+        );
+    }
+}
+
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     let p = crate::private::path();
     let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
@@ -140,6 +160,15 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         );
     }
     let self_ty = item.self_ty.clone();
+    // The methods a `confirm = ...` can name, for the shape of their parameters.
+    let methods: Vec<syn::Signature> = item
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::ImplItem::Fn(f) => Some(f.sig.clone()),
+            _ => None,
+        })
+        .collect();
     let mut tools = Vec::new();
     for impl_item in &mut item.items {
         let syn::ImplItem::Fn(f) = impl_item else { continue };
@@ -162,6 +191,11 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let raw = attr::parse(tool_args, as_fn, true, &mut errors);
         let checked = check::check(&raw, &mut errors);
+        if let Some(preview) = checked.confirm.as_ref().and_then(|path| path.get_ident())
+            && let Some(sig) = methods.iter().find(|m| m.ident == *preview)
+        {
+            preview_takes_references(sig, &mut errors);
+        }
         f.sig = raw.item.sig.clone();
         f.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
         let method = &f.sig.ident;
