@@ -35,8 +35,10 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
+pub(crate) use caller::add_scopes;
+#[cfg(feature = "http")]
+pub(crate) use caller::counted_address;
 pub use caller::{ANONYMOUS, Caller};
-pub(crate) use caller::{add_scopes, counted_address};
 pub use cancel::Cancelled;
 use live::Live;
 #[cfg(feature = "rmcp")]

@@ -215,7 +215,7 @@ fn a_header_tenant_changes_the_space_not_the_quota_key() {
 #[test]
 fn an_ipv6_peer_counts_as_its_64() {
     use std::net::IpAddr;
-    let counted = |ip: &str| super::counted_address(ip.parse::<IpAddr>().unwrap()).to_string();
+    let counted = |ip: &str| super::caller::counted_address(ip.parse::<IpAddr>().unwrap()).to_string();
     assert_eq!(counted("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::");
     assert_eq!(counted("2001:db8:1:2::1"), "2001:db8:1:2::");
     assert_eq!(counted("2001:db8:1:3::1"), "2001:db8:1:3::");
