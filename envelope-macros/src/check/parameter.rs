@@ -294,6 +294,14 @@ pub fn check_param(raw: &RawParam, rename_all: Option<ident_case::RenameRule>, e
         Some(t) => (true, t),
         None => (false, &raw.ty),
     };
+    if let Type::ImplTrait(t) = inner {
+        errors.push(
+            Error::custom(
+                "`impl Trait` cannot be a tool parameter: the parameter is read from one JSON shape, so name its type (an integer, f64, bool, String, Vec<T>, Option<T>, a #[derive(Object)] struct or a #[derive(Choice)] enum)",
+            )
+            .with_span(t),
+        );
+    }
     if let Type::Reference(r) = inner {
         errors.push(
             Error::custom(
