@@ -698,6 +698,10 @@ impl<'a> Args<'a> {
     /// leads to is not refused again. Left as it is when the parameters that constrain it want
     /// different values (no value would be served), or when the author wrote its `fix`.
     fn fixes_within_requirements(&mut self) {
+        // Only a problem that offers a value has a fix to change (none on a call that is served).
+        if !self.problems.iter().any(|x| x.0.suggestion.is_some()) {
+            return;
+        }
         for p in self.params {
             if p.rules.fix.is_some() {
                 continue;
@@ -763,6 +767,9 @@ impl<'a> Args<'a> {
     /// requires and does not have, added to its fix (see [`cross`](Self::cross)). An author's
     /// own `fix` is left as written.
     fn fixes_with_requirements(&mut self) {
+        if !self.problems.iter().any(|x| x.0.suggestion.is_some()) {
+            return;
+        }
         for p in self.params {
             if p.requires.is_empty() || p.rules.fix.is_some() {
                 continue;
