@@ -12,13 +12,13 @@ use serde_json::Value;
 use crate::read::rules::{choices, length};
 use crate::spec::{Choices, ParamSpec, Rules};
 
-/// Panics when a string written in the declaration of `owner` (`tool "create_note"`, `object
-/// "Filter"`) is refused by the rules of the value it stands for, naming the parameter, the
-/// string and the rule.
-pub(crate) fn check(owner: &str, params: &[ParamSpec]) {
+/// Panics when a string written in the declaration of the `kind` (`tool`, `object`) named
+/// `owner` is refused by the rules of the value it stands for, naming the parameter, the string
+/// and the rule: `tool "t", parameter "slug": the default "ABC" does not match its pattern ...`.
+pub(crate) fn check(kind: &str, owner: &str, params: &[ParamSpec]) {
     for p in params {
         let at = |what: String, rule: &str, consequence: &str| -> ! {
-            panic!("{owner}, parameter \"{}\": {what} {rule}; {consequence}", p.name)
+            panic!("{kind} \"{owner}\", parameter \"{}\": {what} {rule}; {consequence}", p.name)
         };
         if let Some(Value::String(d)) = &p.default
             && let Some(rule) = refusing(&p.rules, d)
@@ -98,7 +98,7 @@ mod tests {
     }
 
     fn panic_of(params: Vec<ParamSpec>) -> String {
-        let caught = std::panic::catch_unwind(|| check("tool \"t\"", &params)).expect_err("panics");
+        let caught = std::panic::catch_unwind(|| check("tool", "t", &params)).expect_err("panics");
         caught.downcast_ref::<String>().cloned().unwrap_or_default()
     }
 
@@ -151,6 +151,6 @@ mod tests {
     #[test]
     fn strings_the_rules_accept_pass() {
         let rules = Rules { pattern: Some(Pattern::new("^[a-z]+$", Some("post"))), ..Rules::default() };
-        check("tool \"t\"", &[param("slug", rules).with_default(json!("abc"))]);
+        check("tool", "t", &[param("slug", rules).with_default(json!("abc"))]);
     }
 }

@@ -118,7 +118,7 @@ impl ObjectSpec {
     /// of the value it stands for: the macro checks what it can at compile time, and these at
     /// declaration, naming the field and the rule.
     pub fn new(name: &'static str, params: Vec<ParamSpec>) -> Self {
-        declared::check(&format!("object \"{name}\""), &params);
+        declared::check("object", name, &params);
         ObjectSpec { name, params }
     }
 
@@ -757,7 +757,7 @@ impl ToolSpec {
         params: Vec<ParamSpec>,
         error_codes: Vec<crate::Code>,
     ) -> Self {
-        declared::check(&format!("tool \"{name}\""), &params);
+        declared::check("tool", name, &params);
         ToolSpec {
             name,
             title: None,
