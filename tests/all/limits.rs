@@ -60,6 +60,30 @@ fn a_limited_call_is_refused_with_its_delay_and_the_limit_is_per_caller_and_tena
     assert_eq!(call_as(&toolbox, &alice, "clock", json!({}))["status"], "ok");
 }
 
+/// A store with no room to count one more caller (its bound of other keys full of keys that
+/// are no rate counts, which it never forgets for one) refuses the call in words that are
+/// true: not the caller's limit, which it has not reached.
+#[test]
+fn a_call_the_store_has_no_room_to_count_is_never_said_to_be_past_its_callers_limit() {
+    use envelope_core::call::guard::store::{Limits, MemoryStore, Store};
+    let mut limits = Limits::default();
+    limits.other = 1;
+    let store = std::sync::Arc::new(MemoryStore::default().with_limits(limits));
+    block_on(store.put("app:session", "kept", std::time::Duration::from_secs(60))).unwrap();
+    let toolbox = postcards().with_store(store);
+    let fresh = Context::new(Caller::new("newcomer"));
+    let refused = call_as(&toolbox, &fresh, "send_postcard", json!({"to": "Bob"}));
+    assert_eq!(
+        refused,
+        json!({"status": "invalid", "success": false, "error_code": "RATE_LIMITED",
+               "message": "arguments: were not read, and nothing ran: send_postcard limits each caller's calls, and the store that counts them is full (1 other keys in all, the bound), so this call could not be counted; this caller has not reached its limit; accepted: the same call in 1 second (hints.retry_after_ms). Try again in 1 second.",
+               "hints": {"parameter": "arguments",
+                         "accepted": "the same call in 1 second (hints.retry_after_ms)",
+                         "fix": "Try again in 1 second.", "retry_after_ms": 1000},
+               "retryable": true, "retry": "after_delay"})
+    );
+}
+
 #[test]
 fn a_toolbox_limit_counts_every_tool_of_a_caller_and_is_listed_in_the_manifest() {
     let toolbox = postcards().with_rate_limit(RateLimit::per_second(3));

@@ -25,7 +25,7 @@ use crate::outcome::refusal::Refusal;
 use crate::outcome::{Guarded, Step};
 use crate::spec::ToolSpec;
 use seal::process_key;
-use store::{MemoryStore, Store};
+use store::{Full, MemoryStore, Store};
 
 /// The lease of a claim that the running call renews (every third of it): what a claim whose
 /// call died or whose release failed holds its key for, at most.
@@ -169,21 +169,22 @@ impl Guard {
 
     /// Counts a call of `spec` by `caller` against the toolbox's rate limit, then the tool's
     /// own (GCRA in the store, see [`crate::spec::rate`]): `None` to go on, or the envelope to answer
-    /// instead, `RATE_LIMITED` with the delay (or `BACKEND_ERROR` when the store cannot count).
+    /// instead, `RATE_LIMITED` with the delay: past the caller's limit, or (in other words) when
+    /// the store has no room to count one more caller; `BACKEND_ERROR` when the store fails.
     pub(crate) async fn rate_limited(&self, spec: &ToolSpec, caller: &str) -> Option<Envelope> {
         for (scope, limit) in [("*", self.rate_limit), (spec.name, spec.rate_limit)] {
             let Some(limit) = limit else { continue };
+            let whom = || if scope == "*" { "this server".to_owned() } else { spec.name.to_owned() };
             let wait = match self.store.rate(&crate::spec::rate::rate_key(scope, caller), limit).await {
                 Ok(crate::spec::rate::RateCheck::Allowed) => continue,
                 Ok(crate::spec::rate::RateCheck::Limited { retry_after }) => retry_after,
                 Err(e) => match e.as_full() {
-                    // No room to count one more caller: wait for a count to expire.
-                    Some(full) => full.retry_after,
+                    // No room to count one more caller: not this caller's limit, and said so.
+                    Some(full) => return Some(uncounted(&whom(), full)),
                     None => return Some(Fault::backend("checking the rate limit").into()),
                 },
             };
-            let whom = if scope == "*" { "this server".to_owned() } else { spec.name.to_owned() };
-            return Some(rate_limited(&whom, limit, wait));
+            return Some(rate_limited(&whom(), limit, wait));
         }
         None
     }
@@ -216,6 +217,32 @@ pub(crate) fn rate_limited(whom: &str, limit: crate::spec::rate::RateLimit, wait
         .build()
         .with_code(codes::RATE_LIMITED)
         .into_envelope_after(wait)
+}
+
+/// `RATE_LIMITED` for a call whose rate `whom` limits (a tool's name, or "this server") and
+/// that the store had no room to count (`full`, its bound of keys in all): the caller did not
+/// reach its limit, and the sentence says so; the delay (`full.retry_after`) in
+/// `hints.retry_after_ms` and in the sentence.
+pub(crate) fn uncounted(whom: &str, full: &Full) -> Envelope {
+    let delay = crate::words::render::in_words(full.retry_after);
+    tracing::warn!(
+        target: "envelope::store",
+        "the store's bound of {} {} is reached: a call could not be counted against its rate limit",
+        full.bound,
+        full.kind.plural()
+    );
+    Refusal::parameter("arguments")
+        .missing()
+        .reason(format!(
+            "were not read, and nothing ran: {whom} limits each caller's calls, and the store that counts them is full ({} {} in all, the bound), so this call could not be counted; this caller has not reached its limit",
+            full.bound,
+            full.kind.plural()
+        ))
+        .accepted(format!("the same call in {delay} (hints.retry_after_ms)"))
+        .fix(format!("Try again in {delay}."))
+        .build()
+        .with_code(codes::RATE_LIMITED)
+        .into_envelope_after(full.retry_after)
 }
 
 /// The default guard of a tool called outside a toolbox.

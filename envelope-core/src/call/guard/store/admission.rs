@@ -14,16 +14,22 @@ pub enum Kind {
     /// An idempotency key's claim and recorded envelope (`envelope:idem:<tool>:<caller>:<key>`), kept
     /// for the idempotency time to live (24 hours by default).
     IdempotencyRecord,
+    /// An MCP task (`envelope:task:<caller digest>:<task id>`, the task's status, result or
+    /// error, and pending input requests) and a caller's index of its live tasks
+    /// (`envelope:tasks:<caller>`), kept for the tasks' time to live (one hour by default; see
+    /// `envelope_core::mcp::tasks`).
+    Task,
     /// Any other key, written with [`Store::put_new`](super::Store::put_new) or [`Store::put`](super::Store::put) without admission.
     Other,
 }
 
 impl Kind {
     /// The kind's name in a log line.
-    pub(super) fn plural(self) -> &'static str {
+    pub(crate) fn plural(self) -> &'static str {
         match self {
             Kind::PendingAction => "pending actions",
             Kind::IdempotencyRecord => "idempotency records",
+            Kind::Task => "task records",
             Kind::Other => "other keys",
         }
     }
@@ -70,7 +76,8 @@ pub struct Capacity {
 }
 
 /// The bounds of a store, per [`Kind`]. The default: 10 000 pending actions (1 000 per
-/// caller), 10 000 idempotency records (1 000 per caller), 10 000 other keys.
+/// caller), 10 000 idempotency records (1 000 per caller), 10 000 task records (1 000 per
+/// caller), 10 000 other keys.
 ///
 /// A call without a verified identity is counted under its peer address over HTTP
 /// (`peer:<address>`), else under [`ANONYMOUS`](crate::context::ANONYMOUS) (over stdio, or
@@ -85,6 +92,8 @@ pub struct Limits {
     pub pending_actions: Capacity,
     /// [`Kind::IdempotencyRecord`].
     pub idempotency_records: Capacity,
+    /// [`Kind::Task`]: MCP tasks and each caller's index of them (one record per caller).
+    pub task_records: Capacity,
     /// [`Kind::Other`]: keys written without admission (counted in all only).
     pub other: usize,
 }
@@ -94,6 +103,7 @@ impl Default for Limits {
         Limits {
             pending_actions: Capacity { total: 10_000, per_caller: 1_000 },
             idempotency_records: Capacity { total: 10_000, per_caller: 1_000 },
+            task_records: Capacity { total: 10_000, per_caller: 1_000 },
             other: 10_000,
         }
     }
@@ -103,7 +113,7 @@ impl Limits {
     /// `n` records of each kind, in all and per caller.
     pub fn uniform(n: usize) -> Self {
         let b = Capacity { total: n, per_caller: n };
-        Limits { pending_actions: b, idempotency_records: b, other: n }
+        Limits { pending_actions: b, idempotency_records: b, task_records: b, other: n }
     }
 
     /// These limits with `bound` for pending actions.
@@ -120,11 +130,20 @@ impl Limits {
         self
     }
 
+    /// These limits with `bound` for task records (MCP tasks and each caller's index of
+    /// them: a caller holding `n` tasks holds `n + 1` records).
+    #[must_use]
+    pub fn with_task_records(mut self, bound: Capacity) -> Self {
+        self.task_records = bound;
+        self
+    }
+
     /// The bound of `kind`, each count at least 1.
     pub fn of(&self, kind: Kind) -> Capacity {
         let b = match kind {
             Kind::PendingAction => self.pending_actions,
             Kind::IdempotencyRecord => self.idempotency_records,
+            Kind::Task => self.task_records,
             Kind::Other => Capacity { total: self.other, per_caller: self.other },
         };
         Capacity { total: b.total.max(1), per_caller: b.per_caller.max(1) }

@@ -10,8 +10,8 @@ use crate::spec::rate::{RateCheck, RateLimit};
 /// The default store: in this process's memory, bounded in count and in age.
 ///
 /// - At most [`Limits`] records of each kind, in all and per caller: by default 10 000 pending
-///   actions (1 000 per caller), 10 000 idempotency records (1 000 per caller) and 10 000 other
-///   keys. A new record past a bound is refused ([`StoreError::as_full`]), except that at the
+///   actions (1 000 per caller), 10 000 idempotency records (1 000 per caller), 10 000 MCP task
+///   records (1 000 per caller) and 10 000 other keys. A new record past a bound is refused ([`StoreError::as_full`]), except that at the
 ///   bound in all of idempotency records a caller holding fewer takes the place of a settled
 ///   record of the largest holder (see [the module](super)); no pending action and no running
 ///   claim is ever dropped before its time to live.
@@ -51,7 +51,7 @@ pub struct MemoryStore {
 #[derive(Debug, Default)]
 struct Entries {
     map: HashMap<Arc<str>, Entry>,
-    parts: [Part; 3],
+    parts: [Part; 4],
 }
 
 #[derive(Debug)]
@@ -83,7 +83,8 @@ fn part_of(kind: Kind) -> usize {
     match kind {
         Kind::PendingAction => 0,
         Kind::IdempotencyRecord => 1,
-        Kind::Other => 2,
+        Kind::Task => 2,
+        Kind::Other => 3,
     }
 }
 

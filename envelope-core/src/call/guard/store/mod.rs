@@ -1,7 +1,7 @@
-//! Where state that outlives one call waits: pending actions waiting for approval and
-//! idempotency records. One small async key-value trait, [`Store`], with an in-memory default
-//! ([`MemoryStore`]) and, behind feature `redis`, [`RedisStore`] for servers run as several
-//! replicas behind a load balancer.
+//! Where state that outlives one call waits: pending actions waiting for approval,
+//! idempotency records, MCP tasks and rate-limit counts. One small async key-value trait,
+//! [`Store`], with an in-memory default ([`MemoryStore`]) and, behind feature `redis`,
+//! [`RedisStore`] for servers run as several replicas behind a load balancer.
 //!
 //! Every value is JSON text under a string key, each with a time to live. What envelope keeps:
 //!
@@ -9,6 +9,8 @@
 //! |---|---|---|
 //! | `envelope:pending:<id>` | the pending action (tool, validated arguments, preview), then the mark that it was decided | [`Store::admit`] as a [`Kind::PendingAction`], then [`Store::replace_if`]: of every replica deciding at once, one wins |
 //! | `envelope:idem:<tool>:<caller>:<key>` | the claim of a running call, then the recorded envelope | [`Store::admit`] as a [`Kind::IdempotencyRecord`] (Redis `SET NX`), then [`Store::replace_if`] with the claim's own text |
+//! | `envelope:task:<caller digest>:<task id>` | an MCP task: its status, timestamps, result or error, pending input requests (`crate::mcp::tasks`, feature `rmcp`) | [`Store::admit`] as a [`Kind::Task`], then [`Store::replace_if`] as it changes |
+//! | `envelope:tasks:<caller>` | the caller's live task ids with their expiry, at most the server's bound of them | [`Store::admit`] as a [`Kind::Task`], then [`Store::replace_if`] |
 //! | `envelope:rate:<tool>:<caller>` | a caller's rate-limit count: its GCRA theoretical arrival time (`*` for the toolbox's own limit; see [`crate::spec::rate`]) | [`Store::rate`], atomic; expires by itself |
 //!
 //! # Bounds and admission

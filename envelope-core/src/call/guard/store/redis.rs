@@ -159,6 +159,7 @@ fn class(kind: Kind) -> &'static str {
     match kind {
         Kind::PendingAction => "pending",
         Kind::IdempotencyRecord => "idem",
+        Kind::Task => "task",
         Kind::Other => "other",
     }
 }

@@ -233,3 +233,20 @@ fn ten_thousand_single_holders_leave_room_for_the_next() {
     assert_eq!(block(s.get("next")).unwrap().as_deref(), Some(DONE));
     assert_eq!(s.len(), 10_000);
 }
+
+/// Task records have bounds of their own: a store full of them refuses the next, naming them,
+/// and still counts a newcomer's calls against its rate limit.
+#[test]
+fn task_records_fill_no_other_kinds_bound() {
+    let s = MemoryStore::new(2, MIN);
+    let task = |caller| Admission { kind: Kind::Task, caller };
+    assert!(block(s.admit("t1", "{}", MIN, task("peer:a"))).unwrap());
+    assert!(block(s.admit("t2", "{}", MIN, task("peer:b"))).unwrap());
+    let refused = block(s.admit("t3", "{}", MIN, task("peer:c"))).unwrap_err();
+    let full = refused.as_full().unwrap();
+    assert_eq!((full.kind, full.scope, full.bound), (Kind::Task, Scope::Store, 2));
+    assert_eq!(refused.to_string(), "store full: 2 task records in all, the bound; room for this caller in 1000 ms");
+    let limit = crate::spec::rate::RateLimit::per_hour(1);
+    assert_eq!(block(s.rate("envelope:rate:*:peer:c", limit)).unwrap(), RateCheck::Allowed);
+    assert_eq!(s.len(), 3);
+}
