@@ -5,6 +5,9 @@
 //! caller are bounded, and the session hears each change of its task's status as
 //! `notifications/tasks` (the task as `tasks/get` answers it). The example servers'
 //! `rebuild_index`, served as they serve it, stops at its next tick once its task is cancelled.
+//! Task records count against the store's own bounds of them, the bodies running against the
+//! server's bound of running tasks, and a task that gathered its input first (2026-07-28, over
+//! Streamable HTTP) frees its place and its answers once its body ends.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,12 +16,16 @@ use std::time::{Duration, Instant};
 use envelope_core::{
     Caller, ClientAsk, Context, Fault, Toolbox,
     call::audit::{Audit, AuditFuture, AuditRecord, AuditSink},
-    call::guard::store::{MemoryStore, Store},
-    mcp::{McpServer, serve_io, tasks::TaskSupport},
+    call::guard::store::{Capacity, Limits, MemoryStore, Store},
+    mcp::{McpServer, serve_io, streamable::McpHttp, tasks::TaskSupport},
     tool,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+#[path = "support/http_client.rs"]
+#[allow(dead_code)]
+mod http_client;
 
 #[path = "../examples/tools/mod.rs"]
 #[allow(dead_code)]
@@ -547,4 +554,223 @@ async fn a_task_is_polled_and_cancelled_from_a_second_replica_over_redis() {
     let done = second.settled(&quick).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["structuredContent"]["data"], "worked 0 s", "{done}");
+}
+
+/// A `tasks/update` answer that is not the client's result object is refused `-32602`, as an
+/// input-required round refuses it, and nothing reaches the body: the task still waits.
+#[tokio::test]
+async fn a_tasks_update_answer_that_is_not_an_object_is_refused() {
+    let store = Arc::new(MemoryStore::default());
+    let capabilities = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let mut session = Session::start_with(server(&store, "alice"), capabilities).await;
+    let id = task_id(&session.call("go_on", json!({})).await);
+    assert_eq!(session.notice(&id).await["params"]["status"], "input_required");
+
+    let refused = session.request("tasks/update", json!({"taskId": id, "inputResponses": {"go": 12345}})).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(refused["error"]["message"], "inputResponses.go must be the client's result object");
+    assert_eq!(polled(&mut session, &id).await["status"], "input_required");
+
+    let answer = json!({"go": {"action": "accept", "content": {"go": false}}});
+    let ack = session.request("tasks/update", json!({"taskId": id, "inputResponses": answer})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert_eq!(session.settled(&id).await["result"]["structuredContent"]["data"], "go: false");
+}
+
+/// Subject `a` asking for task id `b:<id>` reaches no task of subject `a:b`: the store key of
+/// a task names its caller whatever characters the subject or the id hold.
+#[tokio::test]
+async fn a_task_id_with_a_colon_reaches_no_other_callers_task() {
+    let store = Arc::new(MemoryStore::default());
+    let mut ab = Session::start(server(&store, "a:b")).await;
+    let mut a = Session::start(server(&store, "a")).await;
+    let id = task_id(&ab.call("work", json!({"seconds": 0})).await);
+    assert_eq!(ab.settled(&id).await["status"], "completed");
+    let forged = format!("b:{id}");
+    let got = a.get(&forged).await;
+    assert_eq!(got["error"]["code"], -32602, "{got}");
+    assert!(got["error"]["message"].as_str().unwrap().starts_with("unknown task id"), "{got}");
+    let cancel = a.request("tasks/cancel", json!({"taskId": forged})).await;
+    assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+}
+
+/// Task records are admitted under the store's bounds of task records: per caller (a caller's
+/// tasks and its index), then in all. Past them a call is refused with the bound it reached and
+/// runs nothing.
+#[tokio::test]
+async fn task_records_count_against_the_stores_bounds_of_them() {
+    let limits = Limits::default().with_task_records(Capacity { total: 5, per_caller: 3 });
+    let store = Arc::new(MemoryStore::default().with_limits(limits));
+    let roomy = |caller: &str| server(&store, caller).with_tasks_per_caller(64);
+    let mut alice = Session::start(roomy("alice")).await;
+    let mut bob = Session::start(roomy("bob")).await;
+    let mut carol = Session::start(roomy("carol")).await;
+    // Two tasks and alice's index: her 3 records.
+    task_id(&alice.call("work", json!({"seconds": 0})).await);
+    task_id(&alice.call("work", json!({"seconds": 0})).await);
+    assert_eq!(store.len(), 3);
+    let third = alice.call("work", json!({"seconds": 0})).await;
+    assert_eq!(third["error"]["code"], -32600, "{third}");
+    let message = third["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the task store holds 3 task records of this caller, the most it keeps for one caller; \
+             no task was created and nothing ran. Try again in "
+        ),
+        "{message}"
+    );
+    assert_eq!(store.len(), 3, "nothing was left of the refused call");
+    // Bob's task and index: 5 in all, the bound; carol is refused with the store's bound.
+    task_id(&bob.call("work", json!({"seconds": 0})).await);
+    let full = carol.call("work", json!({"seconds": 0})).await;
+    assert_eq!(full["error"]["code"], -32603, "{full}");
+    let message = full["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the task store holds 5 task records, the most it keeps; no task was created and nothing ran. Try again in "
+        ),
+        "{message}"
+    );
+    assert_eq!(store.len(), 5);
+}
+
+/// A task-tool call past the server's bound of running tasks is refused `-32600`, saying so,
+/// and runs nothing; a plain call still answers; once a body ends (its task cancelled) its
+/// place is free again.
+#[tokio::test]
+async fn the_tasks_running_at_once_are_bounded_server_wide() {
+    let store = Arc::new(MemoryStore::default());
+    let bounded = |caller: &str| server(&store, caller).with_tasks_per_caller(64).with_max_running_tasks(2);
+    let alice_server = bounded("alice");
+    let watch = alice_server.clone();
+    let mut alice = Session::start(alice_server).await;
+    let first = task_id(&alice.call("work", json!({"seconds": 26})).await);
+    let _second = task_id(&alice.call("work", json!({"seconds": 25})).await);
+    assert_eq!(watch.running_tasks(), 2);
+    let begun = PAUSES_BEGUN.load(Ordering::SeqCst);
+    let third = alice.call("pause", json!({"ms": 25})).await;
+    assert_eq!(third["error"]["code"], -32600, "{third}");
+    assert_eq!(
+        third["error"]["message"],
+        "this server runs 2 tasks, the most it runs at once; no task was created and nothing ran. Try again once one ends"
+    );
+    // A plain call of a client without the extension is answered at once.
+    let mut plain = Session::start_with(bounded("dave"), json!({})).await;
+    let answered = plain.call("work", json!({"seconds": 0})).await;
+    assert_eq!(answered["result"]["structuredContent"]["data"], "worked 0 s", "{answered}");
+    // A cancelled task's body holds its place until it ends, then frees it.
+    alice.request("tasks/cancel", json!({"taskId": first})).await;
+    let started = Instant::now();
+    while watch.running_tasks() > 1 {
+        assert!(started.elapsed() < Duration::from_secs(5), "the cancelled body kept its place");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let again = task_id(&alice.call("pause", json!({"ms": 25})).await);
+    assert_eq!(alice.settled(&again).await["status"], "completed");
+    assert_eq!(PAUSES_BEGUN.load(Ordering::SeqCst) - begun, 1, "the refused call ran nothing");
+}
+
+/// The `ms` of the `named` bodies that slept their whole time.
+static NAMED_SLEPT: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Asks the name (key `name`), then sleeps `ms` milliseconds, stopping early when its call is
+/// cancelled, and greets.
+#[tool(read_only)]
+async fn named(
+    cx: Context,
+    /// How long, in milliseconds
+    #[validate(range(max = 60000))]
+    ms: u64,
+) -> Result<String, Fault> {
+    let form = json!({"message": "Your name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}});
+    let answer = cx.ask("name", ClientAsk::Elicitation, form).await.map_err(|e| Fault::backend(e.to_string()))?;
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => NAMED_SLEPT.lock().unwrap().push(ms),
+        () = cx.cancelled() => {}
+    }
+    Ok(format!("hello {}", answer["content"]["name"].as_str().unwrap_or("?").len()))
+}
+
+/// One stateless 2026-07-28 request `method` over Streamable HTTP, from a client that declared
+/// elicitation and the tasks extension.
+async fn request_2026(addr: std::net::SocketAddr, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities":
+            {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    // `Mcp-Name`: the tool's name, or the task's id.
+    let name = params["name"].as_str().or(params["taskId"].as_str()).unwrap_or("").to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ];
+    if !name.is_empty() {
+        headers.push(("mcp-name", &name));
+    }
+    http_client::send(addr, "POST", "/mcp", &headers, &body).await.json_rpc()
+}
+
+/// `named` called with `ms`, through its input round, to the create-task result (or the
+/// error) of the round that carries the answer: a name of `name_bytes` bytes.
+async fn gathered(addr: std::net::SocketAddr, ms: u64, name_bytes: usize) -> Value {
+    let call = json!({"name": "named", "arguments": {"ms": ms}});
+    let first = request_2026(addr, "tools/call", call.clone()).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let mut retry = call;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"name": {"action": "accept", "content": {"name": "x".repeat(name_bytes)}}});
+    request_2026(addr, "tools/call", retry).await
+}
+
+/// A task that gathered its input first (SEP-2322 rounds, then the task): once its body ends
+/// its place among the running tasks is free and its context, holding every answer the client
+/// sent, is dropped; a task refused at its creation (past the bound) has its body stopped.
+#[tokio::test]
+async fn a_gathered_tasks_body_frees_its_place_and_its_answers_when_it_ends() {
+    let toolbox = Toolbox::new().with(named::tool());
+    let server = McpServer::new(toolbox).with_task_after_input("named").with_max_running_tasks(1);
+    let watch = server.clone();
+    let addr = http_client::serve(McpHttp::with_handler(server).router()).await;
+
+    // Twice in a row: a place held by an ended body would refuse the second.
+    for _ in 0..2 {
+        let created = gathered(addr, 10, 1 << 20).await;
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let mut done = Value::Null;
+        for _ in 0..100 {
+            done = request_2026(addr, "tasks/get", json!({"taskId": id})).await;
+            if done["result"]["status"] == "completed" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(done["result"]["result"]["structuredContent"]["data"], "hello 1048576", "{done}");
+        assert_eq!(watch.running_tasks(), 0, "the ended body still holds its place and its answers");
+    }
+
+    // One long task holds the only place: the next gathered call is refused, its body stopped.
+    let long = gathered(addr, 30_000, 8).await;
+    assert_eq!(long["result"]["resultType"], "task", "{long}");
+    let refused = gathered(addr, 300, 8).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "this server runs 1 tasks, the most it runs at once; no task was created and nothing ran. Try again once one ends"
+    );
+    assert_eq!(watch.running_tasks(), 1);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(!NAMED_SLEPT.lock().unwrap().contains(&300), "the refused call's body ran on");
+    let id = long["result"]["taskId"].as_str().unwrap();
+    request_2026(addr, "tasks/cancel", json!({"taskId": id})).await;
+    let started = Instant::now();
+    while watch.running_tasks() > 0 {
+        assert!(started.elapsed() < Duration::from_secs(5), "the cancelled body kept its place");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -120,9 +120,7 @@ impl Round {
 
     /// The `-32602` refusal of a call given an answer that is not an object, if it was.
     pub(super) fn malformed(&self) -> Option<ErrorData> {
-        lock(&self.malformed).as_ref().map(|key| {
-            ErrorData::invalid_params(format!("inputResponses.{key} must be the client's result object"), None)
-        })
+        lock(&self.malformed).as_ref().map(|key| not_a_result(key))
     }
 
     /// The `InputRequiredResult` of this round: its requests, and every answer so far sealed.
@@ -133,6 +131,14 @@ impl Round {
         let state = seal(key, &self.tool, &self.responses);
         Ok(rmcp::model::InputRequiredResult::new(Some(requests), Some(state)))
     }
+}
+
+/// `-32602` for an answer under `inputResponses.<key>` that is not an object (the client's
+/// result, `{"action": "accept", "content": {...}}` for an elicitation), in an input-required
+/// round or a `tasks/update`; the key cut to 40 characters.
+pub(super) fn not_a_result(key: &str) -> ErrorData {
+    let key = super::frame::shorten(key);
+    ErrorData::invalid_params(format!("inputResponses.{key} must be the client's result object"), None)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -240,6 +240,30 @@ impl McpServer {
         self
     }
 
+    /// How many task bodies this server runs at once ([`tasks::DEFAULT_MAX_RUNNING`], 256, by
+    /// default; at least 1), every caller's together: a task-tool call past it is refused
+    /// `-32600` (`this server runs 256 tasks, the most it runs at once; ...`), no task is
+    /// created and nothing runs. A body holds its place until it ends, a cancelled task's too,
+    /// or until its tool's `timeout_ms` passes. Keep it below the threads sync bodies run on
+    /// (512) less the requests in flight, so a task never holds up a plain call.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_max_running_tasks(mut self, bound: usize) -> Self {
+        Arc::get_mut(&mut self.tasks)
+            .expect("set the running-task bound before the server is cloned")
+            .set_max_running(bound);
+        self
+    }
+
+    /// How many task bodies run on this server now (on this replica; every clone of the server
+    /// shares them), of [`with_max_running_tasks`](Self::with_max_running_tasks): a task's body
+    /// counts from its task's creation until it ends, cancelled or not.
+    pub fn running_tasks(&self) -> usize {
+        self.tasks.bodies_running()
+    }
+
     /// Serves tool `name` as a task that first gathers its input through input-required rounds
     /// (SEP-2322) on 2026-07-28: the call's requests to its client are answered as any
     /// stateless call's are (an `InputRequiredResult` per round, no task), and on the round

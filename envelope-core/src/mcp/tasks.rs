@@ -40,14 +40,22 @@
 //!   for a `required` one.
 //!
 //! State lives in the toolbox's [`Store`](crate::call::guard::store::Store) (replicas on one
-//! shared store poll and cancel each other's tasks): `envelope:task:<caller key>:<task id>`
+//! shared store poll and cancel each other's tasks): `envelope:task:<caller digest>:<task id>`
 //! holds the task (JSON: status, timestamps, result or error, pending requests) for its TTL
-//! ([`DEFAULT_TTL`], [`super::McpServer::with_task_ttl`]), and `envelope:tasks:<caller key>` the
+//! ([`DEFAULT_TTL`], [`super::McpServer::with_task_ttl`]), and `envelope:tasks:<quota key>` the
 //! caller's live task ids, at most [`DEFAULT_PER_CALLER`] of them (a call past the bound is
 //! refused `-32600` and runs nothing; a cancelled or finished task counts until it expires).
-//! The caller key is
-//! [`crate::Caller::key`] (subject and tenant), so another caller's task id is answered exactly
-//! as an unknown one: `-32602` `unknown task id`.
+//! Both are admitted as [`Kind::Task`](crate::call::guard::store::Kind::Task) records of the
+//! caller's quota key, under the store's own bounds of them, in all and per caller
+//! ([`Limits`](crate::call::guard::store::Limits): 10 000 and 1 000 by default); a call past
+//! one is refused and runs nothing. The caller digest is the first 32 hex digits of the
+//! SHA-256 of [`crate::Caller::key`] (subject and tenant), so another caller's task id is
+//! answered exactly as an unknown one: `-32602` `unknown task id`.
+//!
+//! A server runs at most [`DEFAULT_MAX_RUNNING`] task bodies at once
+//! ([`super::McpServer::with_max_running_tasks`]), every caller's together; a task-tool call
+//! past it is refused `-32600` (`this server runs 256 tasks, the most it runs at once`) and
+//! runs nothing, so tasks never take the threads plain calls need.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -73,6 +81,11 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 pub const DEFAULT_PER_CALLER: usize = 64;
 /// The `pollIntervalMs` suggested to clients.
 pub const POLL_INTERVAL_MS: u64 = 500;
+/// How many task bodies one server runs at once, unless set otherwise
+/// ([`super::McpServer::with_max_running_tasks`]): 256, half the threads of the pool sync bodies
+/// run on (512), so the requests in flight (128 for `http::serve` by default) and the bodies of
+/// calls cancelled or timed out still find a thread.
+pub const DEFAULT_MAX_RUNNING: usize = 256;
 /// How often a running body checks the store for a cancellation made on another replica.
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -108,13 +121,29 @@ pub(super) struct Tasks {
     /// The tools that answer [`super::content::Contents`]: a completed task's result carries
     /// their blocks, as a direct call's does.
     pub(super) blocks: Arc<std::collections::HashSet<String>>,
-    /// The contexts of the bodies running on this replica, and the notices of their status to
-    /// the session that started them, by store key.
+    /// The most task bodies running here at once ([`DEFAULT_MAX_RUNNING`]).
+    max_running: usize,
+    /// The places of running bodies, `max_running` of them: a task is created only with one.
+    places: Arc<tokio::sync::Semaphore>,
+    /// The bodies running on this replica, by store key: their contexts, the notices of their
+    /// status to the session that started them, and their places, each held until its body
+    /// ends (a cancelled task's body counts until it ends).
     running: Mutex<HashMap<String, Running>>,
 }
 
-/// A body running on this replica: its call's context, and where its status changes go.
-type Running = (Context, Option<Arc<StatusNotices>>);
+/// A body running on this replica: its call's context, where its status changes go, and its
+/// place among the bodies running.
+struct Running {
+    cx: Context,
+    notices: Option<Arc<StatusNotices>>,
+    _place: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").field("notices", &self.notices).finish_non_exhaustive()
+    }
+}
 
 impl Default for Tasks {
     fn default() -> Self {
@@ -124,6 +153,8 @@ impl Default for Tasks {
             ttl: DEFAULT_TTL,
             per_caller: DEFAULT_PER_CALLER,
             blocks: Arc::default(),
+            max_running: DEFAULT_MAX_RUNNING,
+            places: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_RUNNING)),
             running: Mutex::default(),
         }
     }
@@ -137,6 +168,8 @@ impl Clone for Tasks {
             ttl: self.ttl,
             per_caller: self.per_caller,
             blocks: Arc::clone(&self.blocks),
+            max_running: self.max_running,
+            places: Arc::new(tokio::sync::Semaphore::new(self.max_running)),
             running: Mutex::default(),
         }
     }
@@ -170,16 +203,54 @@ fn timestamp() -> String {
     crate::call::audit::rfc3339(SystemTime::now())
 }
 
+/// The store key of task `id` of `caller` ([`crate::Caller::key`]): the caller as the first 32
+/// hex digits of its SHA-256, so the key names one caller and one id whatever characters
+/// either holds (subject `a` asking for id `b:<id>` never reaches a task of subject `a:b`).
 fn task_key(caller: &str, id: &str) -> String {
-    format!("envelope:task:{caller}:{id}")
+    format!("envelope:task:{}:{id}", &crate::outcome::digest::sha256_hex(caller)[..32])
 }
 
 fn index_key(caller: &str) -> String {
     format!("envelope:tasks:{caller}")
 }
 
+/// A store operation on tasks that did not happen: a bound of task records reached (`-32600`
+/// for the caller's own, `-32603` for the store's in all, each with the wait), else `-32603`
+/// `the task store failed`.
 fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
-    ErrorData::internal_error(format!("the task store failed: {e}"), None)
+    use crate::call::guard::store::Scope;
+    let Some(full) = e.as_full() else {
+        return ErrorData::internal_error(format!("the task store failed: {e}"), None);
+    };
+    let delay = crate::words::render::in_words(full.retry_after);
+    match full.scope {
+        Scope::Caller => ErrorData::new(
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "the task store holds {} task records of this caller, the most it keeps for one caller; no task was created and nothing ran. Try again in {delay}, when the oldest expires",
+                full.bound
+            ),
+            None,
+        ),
+        Scope::Store => ErrorData::internal_error(
+            format!(
+                "the task store holds {} task records, the most it keeps; no task was created and nothing ran. Try again in {delay}",
+                full.bound
+            ),
+            None,
+        ),
+    }
+}
+
+/// `-32600` for a task-tool call while this server runs `bound` task bodies, its bound.
+fn busy(bound: usize) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "this server runs {bound} tasks, the most it runs at once; no task was created and nothing ran. Try again once one ends"
+        ),
+        None,
+    )
 }
 
 /// `-32602` for a task id this caller has no task under (never issued, expired, or another
@@ -207,6 +278,11 @@ fn new_id() -> String {
         bytes.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes())[..16]);
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a task record of `quota` (its caller's quota key) counts against in the store.
+fn admission(quota: &str) -> crate::call::guard::store::Admission<'_> {
+    crate::call::guard::store::Admission { kind: crate::call::guard::store::Kind::Task, caller: quota }
 }
 
 fn ttl_left(record: &Record) -> Duration {
@@ -239,7 +315,7 @@ impl Tasks {
             live.push((id.to_owned(), expires_ms));
             let new = serde_json::to_string(&live).unwrap_or_default();
             let written = match &old {
-                None => store.put_new(&key, &new, self.ttl).await,
+                None => store.admit(&key, &new, self.ttl, admission(caller)).await,
                 Some(old) => store.replace_if(&key, old, Some(&new), self.ttl).await,
             };
             if written.map_err(|e| store_error(&e))? {
@@ -325,8 +401,8 @@ impl Tasks {
             answer = Some(answer_rx);
             None
         };
-        let now = match self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await {
-            Ok(now) => now,
+        let (now, place) = match self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await {
+            Ok(created) => created,
             Err(refused) => {
                 // No task: the waiting body runs nothing.
                 cx.cancel();
@@ -338,7 +414,7 @@ impl Tasks {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.clone(), (cx.clone(), notices.clone()));
+            .insert(key.clone(), Running { cx: cx.clone(), notices: notices.clone(), _place: place });
 
         let tasks = Arc::clone(self);
         let toolbox = Arc::clone(toolbox);
@@ -387,6 +463,7 @@ impl Tasks {
                 // As a direct call: the request the body needed is a protocol error.
                 outcome = Err(super::input_required::missing_capability(capability));
             }
+            // Its place freed once its body ended (or its timeout passed).
             tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
             Self::finish(&toolbox, &key, &outcome, blocks).await;
             announce(sink.notices.as_deref(), &*toolbox.guard.store, &key).await;
@@ -412,13 +489,21 @@ impl Tasks {
         CreateTaskResult::new(task)
     }
 
-    /// A new `working` task `id` of `caller`, admitted under its bound and stored before the
-    /// create-task result goes out (a `tasks/get` right after it resolves): its creation time.
-    async fn create(&self, toolbox: &Toolbox, caller: &str, quota: &str, id: &str) -> Result<String, ErrorData> {
+    /// A new `working` task `id` of `caller`, given a place among the bodies running here
+    /// (else refused: [`busy`]), admitted under the store's bounds of task records and the
+    /// caller's bound of stored tasks, and stored before the create-task result goes out (a
+    /// `tasks/get` right after it resolves): its creation time, and the place its body holds
+    /// until it ends.
+    async fn create(
+        &self,
+        toolbox: &Toolbox,
+        caller: &str,
+        quota: &str,
+        id: &str,
+    ) -> Result<(String, tokio::sync::OwnedSemaphorePermit), ErrorData> {
+        let place = Arc::clone(&self.places).try_acquire_owned().map_err(|_| busy(self.max_running))?;
         let now = timestamp();
         let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        // Bounded per caller identity: a tenant a header named makes no new caller.
-        self.admit(toolbox, quota, id, expires_ms).await?;
         let record = Record {
             status: TaskStatus::Working,
             created_at: now.clone(),
@@ -431,8 +516,17 @@ impl Tasks {
         };
         let key = task_key(caller, id);
         let text = serde_json::to_string(&record).unwrap_or_default();
-        toolbox.guard.store.put(&key, &text, self.ttl).await.map_err(|e| store_error(&e))?;
-        Ok(now)
+        // Counted per caller identity: a tenant a header named makes no new caller.
+        let store = &toolbox.guard.store;
+        if !store.admit(&key, &text, self.ttl, admission(quota)).await.map_err(|e| store_error(&e))? {
+            return Err(ErrorData::internal_error("the task store failed: a new task id was taken", None));
+        }
+        if let Err(refused) = self.admit(toolbox, quota, id, expires_ms).await {
+            // Past the caller's bound of stored tasks: the record is taken back.
+            let _ = store.remove(&key).await;
+            return Err(refused);
+        }
+        Ok((now, place))
     }
 
     /// The end of a task's body: `completed` with the call's result (with the tool's content
@@ -484,33 +578,40 @@ impl Tasks {
             capabilities: capabilities.clone(),
         });
         let cx = cx.with_sink(Arc::clone(&gate) as Arc<dyn Sink>);
-        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
         let blocks = self.blocks.contains(name);
         let body = {
+            let tasks = Arc::clone(self);
             let toolbox = Arc::clone(toolbox);
             let gate = Arc::clone(&gate);
             let cx = cx.clone();
             let name = name.to_owned();
             tokio::spawn(async move {
                 let mut outcome = super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await;
-                let task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-                match task {
-                    Some(sink) => {
-                        let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                        if let Some(capability) = missing {
-                            outcome = Err(super::input_required::missing_capability(capability));
-                        }
-                        Self::finish(&toolbox, &sink.key, &outcome, blocks).await;
-                    }
-                    None => {
+                let task = {
+                    let task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if task.is_none() {
+                        // No task yet: answered directly, sent under the lock, so a task
+                        // created meanwhile finds the answer ([`Tasks::escalated`]).
                         let _ = tx.send(outcome);
+                        return;
                     }
+                    task.clone()
+                };
+                if let Some(sink) = task {
+                    let missing = *sink.missing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if let Some(capability) = missing {
+                        outcome = Err(super::input_required::missing_capability(capability));
+                    }
+                    // Its place freed, its context (and the answers it holds) dropped.
+                    tasks.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&sink.key);
+                    Self::finish(&toolbox, &sink.key, &outcome, blocks).await;
                 }
             })
         };
         tokio::select! {
             biased;
-            outcome = rx => {
+            outcome = &mut rx => {
                 let envelope = outcome.map_err(|_| ErrorData::internal_error("the call's body was lost", None))??;
                 Ok(super::call_tool::call_tool_result(&envelope).into())
             }
@@ -523,25 +624,72 @@ impl Tasks {
                 Ok(round.input_required(state_key)?.into())
             }
             () = gate.escalate.notified() => {
-                let caller = cx.caller().key();
-                let id = new_id();
-                let key = task_key(&caller, &id);
-                let now = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
-                let sink = Arc::new(TaskSink {
-                    store: Arc::clone(&toolbox.guard.store),
-                    key: key.clone(),
-                    capabilities,
-                    missing: Mutex::default(),
-                    asked: std::sync::atomic::AtomicUsize::new(0),
-                    // A stateless request: its client polls.
-                    notices: None,
-                    start: Mutex::new(None),
-                });
-                *gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sink);
-                self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, (cx.clone(), None));
-                Ok(rmcp::model::CallToolResponse::Task(self.created(id, now)))
+                let created = self.escalated(toolbox, &cx, capabilities, &gate, &mut rx, blocks).await;
+                if created.is_err() {
+                    // No task: the body runs on for nobody; it is stopped.
+                    cx.cancel();
+                    body.abort();
+                }
+                created
             }
         }
+    }
+
+    /// The task of a gathering call whose body took every answer its request carries
+    /// ([`Tasks::gather`]): created (a place among the running bodies, the store's bounds, the
+    /// caller's), the body's requests from now on parking it; its body, running on, settles it
+    /// (and frees its place) when it ends. A body that ended meanwhile (its answer in `answer`)
+    /// settles it here. Refused (`Err`): no task exists and the caller stops the body.
+    async fn escalated(
+        &self,
+        toolbox: &Toolbox,
+        cx: &Context,
+        capabilities: Option<ClientCapabilities>,
+        gate: &Gate,
+        answer: &mut tokio::sync::oneshot::Receiver<Result<Envelope, ErrorData>>,
+        blocks: bool,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let caller = cx.caller().key();
+        let id = new_id();
+        let key = task_key(&caller, &id);
+        let (now, place) = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
+        let sink = Arc::new(TaskSink {
+            store: Arc::clone(&toolbox.guard.store),
+            key: key.clone(),
+            capabilities,
+            missing: Mutex::default(),
+            asked: std::sync::atomic::AtomicUsize::new(0),
+            // A stateless request: its client polls.
+            notices: None,
+            start: Mutex::new(None),
+        });
+        // Running before the body can see its task, so the body's end finds the entry to remove.
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.clone(), Running { cx: cx.clone(), notices: None, _place: place });
+        let ended = {
+            let mut task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            *task = Some(sink);
+            answer.try_recv().ok()
+        };
+        if let Some(outcome) = ended {
+            self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+            Self::finish(toolbox, &key, &outcome, blocks).await;
+        }
+        Ok(rmcp::model::CallToolResponse::Task(self.created(id, now)))
+    }
+
+    /// How many task bodies run on this replica now, each holding one of its places
+    /// ([`DEFAULT_MAX_RUNNING`]); a cancelled task's body counts until it ends.
+    pub(super) fn bodies_running(&self) -> usize {
+        self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+
+    /// Sets the most task bodies running at once to `bound` (at least 1).
+    pub(super) fn set_max_running(&mut self, bound: usize) {
+        self.max_running = bound.max(1);
+        self.places = Arc::new(tokio::sync::Semaphore::new(self.max_running));
     }
 
     /// `tasks/get`: the caller's task, its result or error inlined once terminal.
@@ -554,7 +702,10 @@ impl Tasks {
 
     /// `tasks/update`: the answers to the task's pending input requests, each taken by the
     /// body on whichever replica runs it; keys the task does not wait on are ignored. The task
-    /// stays `input_required` while any request is unanswered. Unknown id: `-32602`.
+    /// stays `input_required` while any request is unanswered. Unknown id: `-32602`; an answer
+    /// that is not an object (the client's result, `{"action": "accept", ...}`): `-32602`
+    /// `inputResponses.<key> must be the client's result object`, as an input-required round
+    /// refuses it, and nothing is delivered.
     pub(super) async fn update(
         &self,
         toolbox: &Toolbox,
@@ -565,6 +716,9 @@ impl Tasks {
         let key = task_key(&cx.caller().key(), id);
         if toolbox.guard.store.get(&key).await.map_err(|e| store_error(&e))?.is_none() {
             return Err(unknown(id));
+        }
+        if let Some((k, _)) = responses.iter().find(|(_, answer)| !answer.is_object()) {
+            return Err(super::input_required::not_a_result(k));
         }
         update(&*toolbox.guard.store, &key, |record| {
             let mut changed = false;
@@ -591,7 +745,13 @@ impl Tasks {
             return Err(unknown(id));
         }
         Self::settle(toolbox, &key, |record| record.status = TaskStatus::Cancelled).await?;
-        let running = self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+        // The body keeps its place until it ends (a sync body runs on until it looks).
+        let running = self
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .map(|running| (running.cx.clone(), running.notices.clone()));
         if let Some((body, notices)) = running {
             body.cancel();
             announce(notices.as_deref(), &*toolbox.guard.store, &key).await;
