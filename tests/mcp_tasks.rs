@@ -640,7 +640,9 @@ async fn task_records_count_against_the_stores_bounds_of_them() {
 #[tokio::test]
 async fn the_tasks_running_at_once_are_bounded_server_wide() {
     let store = Arc::new(MemoryStore::default());
-    let bounded = |caller: &str| server(&store, caller).with_tasks_per_caller(64).with_max_running_tasks(2);
+    let bounded = |caller: &str| {
+        server(&store, caller).with_tasks_per_caller(64).with_max_running_tasks(2).with_max_running_tasks_per_caller(2)
+    };
     let alice_server = bounded("alice");
     let watch = alice_server.clone();
     let mut alice = Session::start(alice_server).await;
@@ -668,6 +670,36 @@ async fn the_tasks_running_at_once_are_bounded_server_wide() {
     let again = task_id(&alice.call("pause", json!({"ms": 25})).await);
     assert_eq!(alice.settled(&again).await["status"], "completed");
     assert_eq!(PAUSES_BEGUN.load(Ordering::SeqCst) - begun, 1, "the refused call ran nothing");
+}
+
+/// One caller holds at most its share of the running places (an eighth of them by default):
+/// past it, its task-tool call is refused and runs nothing, while the places stay for others.
+#[tokio::test]
+async fn one_caller_runs_at_most_its_share_of_the_tasks() {
+    let store = Arc::new(MemoryStore::default());
+    let server = server(&store, "erin").with_tasks_per_caller(64).with_max_running_tasks(16);
+    let watch = server.clone();
+    let mut erin = Session::start(server).await;
+    let first = task_id(&erin.call("work", json!({"seconds": 26})).await);
+    let _second = task_id(&erin.call("work", json!({"seconds": 25})).await);
+    assert_eq!(watch.running_tasks(), 2);
+    let third = erin.call("work", json!({"seconds": 0})).await;
+    assert_eq!(third["error"]["code"], -32600, "{third}");
+    assert_eq!(
+        third["error"]["message"],
+        "this caller runs 2 tasks, the most one caller runs at once here; no task was created and nothing ran. Try \
+         again once one of them ends"
+    );
+    assert_eq!(watch.running_tasks(), 2);
+    // A place of its own given back, it runs one more.
+    erin.request("tasks/cancel", json!({"taskId": first})).await;
+    let started = Instant::now();
+    while watch.running_tasks() > 1 {
+        assert!(started.elapsed() < Duration::from_secs(5), "the cancelled body kept its place");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let again = task_id(&erin.call("pause", json!({"ms": 25})).await);
+    assert_eq!(erin.settled(&again).await["status"], "completed");
 }
 
 /// The `ms` of the `named` bodies that slept their whole time.

@@ -245,7 +245,10 @@ impl McpServer {
     /// `-32600` (`this server runs 256 tasks, the most it runs at once; ...`), no task is
     /// created and nothing runs. A body holds its place until it ends, a cancelled task's too,
     /// or until its tool's `timeout_ms` passes. Keep it below the threads sync bodies run on
-    /// (512) less the requests in flight, so a task never holds up a plain call.
+    /// (512) less the requests in flight, so a task never holds up a plain call. One caller
+    /// (by its `Caller::quota_key`) holds at most an eighth of the places (32 of 256), unless
+    /// [`with_max_running_tasks_per_caller`](Self::with_max_running_tasks_per_caller) says
+    /// otherwise.
     ///
     /// # Panics
     /// After the server was cloned.
@@ -254,6 +257,22 @@ impl McpServer {
         Arc::get_mut(&mut self.tasks)
             .expect("set the running-task bound before the server is cloned")
             .set_max_running(bound);
+        self
+    }
+
+    /// How many of the running task bodies one caller (by its `Caller::quota_key`: a verified
+    /// identity, else its address) may hold (an eighth of
+    /// [`with_max_running_tasks`](Self::with_max_running_tasks) by default, 32 of 256; at least
+    /// 1): a task-tool call past it is refused `-32600` (`this caller runs 32 tasks, the most one
+    /// caller runs at once here; ...`), so a few callers cannot take every place from the rest.
+    ///
+    /// # Panics
+    /// After the server was cloned.
+    #[must_use]
+    pub fn with_max_running_tasks_per_caller(mut self, share: usize) -> Self {
+        Arc::get_mut(&mut self.tasks)
+            .expect("set the running-task share before the server is cloned")
+            .set_running_share(share);
         self
     }
 

@@ -125,6 +125,11 @@ pub(super) struct Tasks {
     max_running: usize,
     /// The places of running bodies, `max_running` of them: a task is created only with one.
     places: Arc<tokio::sync::Semaphore>,
+    /// How many of the places each caller (by its quota key) holds: at most `running_share`,
+    /// else an eighth of them ([`share_of`]), so a few callers cannot take every place.
+    shares: Arc<Mutex<HashMap<String, usize>>>,
+    /// The places one caller may hold, when set (`with_max_running_tasks_per_caller`).
+    running_share: Option<usize>,
     /// The bodies running on this replica, by store key: their contexts, the notices of their
     /// status to the session that started them, and their places, each held until its body
     /// ends (a cancelled task's body counts until it ends).
@@ -136,7 +141,36 @@ pub(super) struct Tasks {
 struct Running {
     cx: Context,
     notices: Option<Arc<StatusNotices>>,
-    _place: tokio::sync::OwnedSemaphorePermit,
+    _place: Place,
+}
+
+/// One of the places of running bodies, counted in its caller's share until dropped.
+struct Place {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    _share: Share,
+}
+
+/// One place counted in the share of the caller counted as `quota`, until dropped.
+struct Share {
+    shares: Arc<Mutex<HashMap<String, usize>>>,
+    quota: String,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut shares = self.shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = shares.get_mut(&self.quota) {
+            *held -= 1;
+            if *held == 0 {
+                shares.remove(&self.quota);
+            }
+        }
+    }
+}
+
+/// The places one caller may hold of `max_running`: an eighth of them (32 of 256), at least one.
+fn share_of(max_running: usize) -> usize {
+    (max_running / 8).max(1)
 }
 
 impl std::fmt::Debug for Running {
@@ -155,6 +189,8 @@ impl Default for Tasks {
             blocks: Arc::default(),
             max_running: DEFAULT_MAX_RUNNING,
             places: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_RUNNING)),
+            shares: Arc::default(),
+            running_share: None,
             running: Mutex::default(),
         }
     }
@@ -170,6 +206,8 @@ impl Clone for Tasks {
             blocks: Arc::clone(&self.blocks),
             max_running: self.max_running,
             places: Arc::new(tokio::sync::Semaphore::new(self.max_running)),
+            shares: Arc::default(),
+            running_share: self.running_share,
             running: Mutex::default(),
         }
     }
@@ -243,6 +281,17 @@ fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
 }
 
 /// `-32600` for a task-tool call while this server runs `bound` task bodies, its bound.
+/// `-32600` for a caller already running its share of the places ([`share_of`]).
+fn past_share(share: usize) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "this caller runs {share} tasks, the most one caller runs at once here; no task was created and nothing ran. Try again once one of them ends"
+        ),
+        None,
+    )
+}
+
 fn busy(bound: usize) -> ErrorData {
     ErrorData::new(
         ErrorCode::INVALID_REQUEST,
@@ -500,8 +549,8 @@ impl Tasks {
         caller: &str,
         quota: &str,
         id: &str,
-    ) -> Result<(String, tokio::sync::OwnedSemaphorePermit), ErrorData> {
-        let place = Arc::clone(&self.places).try_acquire_owned().map_err(|_| busy(self.max_running))?;
+    ) -> Result<(String, Place), ErrorData> {
+        let place = self.place(quota)?;
         let now = timestamp();
         let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let record = Record {
@@ -684,6 +733,30 @@ impl Tasks {
     /// ([`DEFAULT_MAX_RUNNING`]); a cancelled task's body counts until it ends.
     pub(super) fn bodies_running(&self) -> usize {
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+
+    /// A place among the bodies running here for a task of the caller counted as `quota`, within
+    /// its share ([`share_of`]); else refused: [`busy`] when every place is taken, else
+    /// [`past_share`].
+    fn place(&self, quota: &str) -> Result<Place, ErrorData> {
+        let share = self.running_share.unwrap_or_else(|| share_of(self.max_running));
+        // The server's bound first: when every place is taken, that is what a caller is told.
+        let permit = Arc::clone(&self.places).try_acquire_owned().map_err(|_| busy(self.max_running))?;
+        {
+            let mut shares = self.shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let held = shares.entry(quota.to_owned()).or_insert(0);
+            if *held >= share {
+                return Err(past_share(share));
+            }
+            *held += 1;
+        }
+        let counted = Share { shares: Arc::clone(&self.shares), quota: quota.to_owned() };
+        Ok(Place { _permit: permit, _share: counted })
+    }
+
+    /// Sets the most task bodies one caller may run at once to `share` (at least 1).
+    pub(super) fn set_running_share(&mut self, share: usize) {
+        self.running_share = Some(share.max(1));
     }
 
     /// Sets the most task bodies running at once to `bound` (at least 1).
