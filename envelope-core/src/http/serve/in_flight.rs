@@ -189,6 +189,14 @@ impl Place {
         }
     }
 
+    /// The answer is an event stream (`text/event-stream`): its place under `max_in_flight` is
+    /// given back (an open stream waits for events, it is not a request being worked on), and
+    /// its count under its caller's share ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller))
+    /// is kept until the stream ends, so that one caller holds at most its share of streams.
+    pub(super) fn streaming(&self) {
+        self.state().permit = None;
+    }
+
     /// A verification is about to wait: the place, if held, is given up until
     /// [`identified`](Self::identified).
     pub(crate) fn give_up(&self) {

@@ -50,7 +50,7 @@ use crate::http::transport::TransportError;
 /// | a new connection from an address holding [`max_unfinished_heads_per_peer`](Serve::max_unfinished_heads_per_peer) unfinished heads | 503, `Retry-After`, then closed | `service_unavailable` (plain) |
 /// | more requests in flight than [`max_in_flight`](Serve::max_in_flight), after a second's wait in its queue for a request with a body | 503, `Retry-After` | `service_unavailable` |
 /// | more bodies being read from one address than [`max_bodies_per_peer`](Serve::max_bodies_per_peer) | 503, `Retry-After` | `service_unavailable` |
-/// | a caller (verified subject, else the address) past its share, [`max_in_flight_per_caller`](Serve::max_in_flight_per_caller) | 429, `Retry-After` | `rate_limited` |
+/// | a caller (verified subject, else the address) past its share, [`max_in_flight_per_caller`](Serve::max_in_flight_per_caller) (its open event streams counted) | 429, `Retry-After` | `rate_limited` |
 /// | the bodies being read hold more than [`body_budget_bytes`](Serve::body_budget_bytes) | 503, `Retry-After` | `service_unavailable` |
 /// | the body not read within [`body_read_timeout`](Serve::body_read_timeout), or arriving under [`min_data_rate`](Serve::min_data_rate) | 408, `Connection: close` | `request_timeout` |
 /// | a `Host` the server does not serve ([`AllowedHosts`]) | 403 | `forbidden_host` |
@@ -211,9 +211,10 @@ impl Serve {
 
     /// How many connections are open at once, at most (each is a file descriptor and a task).
     /// When the bound is reached, a new connection closes a connection that waits for a request
-    /// head (an unfinished head, or an idle kept-alive connection): the one waiting longest of
-    /// the peer address holding the most such connections, so that a flood from some addresses
-    /// never keeps another address out. When every connection is serving a request, a new one
+    /// head (an unfinished head, or an idle kept-alive connection) or writes the event stream
+    /// of a `GET` (an MCP session's stream for server messages, which its client reopens): the
+    /// one waiting longest of the peer address holding the most such connections, so that a
+    /// flood from some addresses never keeps another address out. When every connection is serving a request, a new one
     /// is answered `503 service_unavailable` with `Retry-After` before its request is read, and
     /// closed. Default 512; at least 1.
     pub fn max_connections(mut self, connections: usize) -> Self {
@@ -276,6 +277,10 @@ impl Serve {
     /// [`Caller::key`](crate::Caller::key): subject with tenant), else the peer's address. A
     /// request past its caller's share is answered `429 rate_limited` with `Retry-After`
     /// ([`TransportError::rate_limited`]): that caller alone is refused while others are served.
+    /// A response that is an event stream (`text/event-stream`: an MCP session's `GET`, a call
+    /// answered with notifications) counts under its caller's share until the stream ends (it
+    /// gives back its place under `max_in_flight` once its head is written), so one caller
+    /// holds at most this many streams open.
     /// Default a quarter of `max_in_flight` (32 of 128); at least 1 (a share above
     /// `max_in_flight` is none).
     pub fn max_in_flight_per_caller(mut self, requests: usize) -> Self {

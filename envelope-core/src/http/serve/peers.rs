@@ -71,6 +71,11 @@ pub(super) struct Tracked {
     pub(super) since_ms: std::sync::atomic::AtomicU64,
     /// Closed by the server to make room ([`Registry::evict_one`]).
     evicted: std::sync::atomic::AtomicBool,
+    /// The response being written is the event stream of a `GET` (an MCP session's stream for
+    /// server messages, MCP 2025-11-25 "Transports / Streamable HTTP / Listening for Messages
+    /// from the Server"): closable to make room, as an idle connection is (its client reopens
+    /// it, resuming with `Last-Event-ID`).
+    pub(super) streaming: std::sync::atomic::AtomicBool,
     /// What the server asks of the connection: [`STOP`] or [`CLOSE`], `0` nothing (yet).
     ending: AtomicU8,
     /// The connection's task, woken when `ending` is set: registered at each poll without a
@@ -100,6 +105,7 @@ impl Tracked {
             started: std::sync::atomic::AtomicBool::new(false),
             since_ms: std::sync::atomic::AtomicU64::new(millis_since_epoch(std::time::Instant::now())),
             evicted: std::sync::atomic::AtomicBool::new(false),
+            streaming: std::sync::atomic::AtomicBool::new(false),
             ending: AtomicU8::new(0),
             ending_waker: atomic_waker::AtomicWaker::new(),
         }
@@ -124,6 +130,12 @@ impl Tracked {
     /// Waits for a request head (idle or unfinished).
     fn waits_for_head(&self) -> bool {
         !self.evicted.load(Ordering::Relaxed) && matches!(self.phase.load(Ordering::Relaxed), REARM | WAITING)
+    }
+
+    /// May be closed to make room: it waits for a request head, or writes a `GET`'s event
+    /// stream.
+    fn closable(&self) -> bool {
+        self.waits_for_head() || (!self.evicted.load(Ordering::Relaxed) && self.streaming.load(Ordering::Relaxed))
     }
 }
 
@@ -236,7 +248,8 @@ impl Registry {
         })
     }
 
-    /// Closes the connection waiting longest for a head of the address with the most waiting,
+    /// Closes the connection waiting longest for a head (or writing a `GET`'s event stream,
+    /// [`Tracked::streaming`]) of the address with the most such connections,
     /// for a new connection of `ip`: whether the new connection has a claim on the place it
     /// leaves (or on one that an earlier closing leaves unclaimed), given up with
     /// [`unclaim`](Self::unclaim). None is closed when `ip` itself holds the most (it would
@@ -256,7 +269,7 @@ impl Registry {
             open += usize::from(!connections.is_empty());
             let mut waiting = 0;
             let mut oldest: Option<&Arc<Tracked>> = None;
-            for c in connections.iter().filter(|c| c.waits_for_head()) {
+            for c in connections.iter().filter(|c| c.closable()) {
                 waiting += 1;
                 if oldest.is_none_or(|o| c.since_ms.load(Ordering::Relaxed) < o.since_ms.load(Ordering::Relaxed)) {
                     oldest = Some(c);
@@ -286,7 +299,7 @@ impl Registry {
             target: LOG_TARGET,
             peer = %ip,
             "connection closed: this server is at its bound of open connections, and this address holds the most \
-             ({waiting}) waiting for a request head"
+             ({waiting}) waiting for a request head or holding a GET's event stream"
         );
         claim()
     }

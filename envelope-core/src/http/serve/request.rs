@@ -63,9 +63,23 @@ impl Future for Answer {
                     Ok(response) => response,
                     Err(never) => match never {},
                 };
-                drop(routed.permit.take());
+                let place = routed.permit.take();
+                // An event stream keeps its caller's count until it ends; a `GET`'s may be
+                // closed to make room.
+                let streams = response
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
+                let stream = place.filter(|_| streams).inspect(Place::streaming);
                 let shaped = routed.request.shared.json_only(response, &routed.method, &routed.uri);
-                Poll::Ready(Ok(routed.request.ended(shaped)))
+                let mut ended = routed.request.ended(shaped);
+                if let Some(place) = stream {
+                    let get = routed.method == Method::GET;
+                    routed.request.phase.streaming.store(get, Ordering::Relaxed);
+                    ended.body_mut().stream = Some(place);
+                }
+                Poll::Ready(Ok(ended))
             }
         }
     }
@@ -75,7 +89,7 @@ impl PerRequest {
     /// A response whose body, once written whole (dropped by hyper), starts the wait for the
     /// next head.
     fn ended(&self, response: Response<Body>) -> Response<Ended> {
-        response.map(|body| Ended { body, phase: Arc::clone(&self.phase) })
+        response.map(|body| Ended { body, phase: Arc::clone(&self.phase), stream: None })
     }
 }
 
@@ -84,6 +98,9 @@ impl PerRequest {
 pub(super) struct Ended {
     body: Body,
     phase: Arc<Tracked>,
+    /// The place of an event stream's request, counted under its caller's share until the
+    /// stream ends ([`Place::streaming`]).
+    stream: Option<Place>,
 }
 
 impl hyper::body::Body for Ended {
@@ -105,6 +122,9 @@ impl hyper::body::Body for Ended {
 
 impl Drop for Ended {
     fn drop(&mut self) {
+        if self.stream.is_some() {
+            self.phase.streaming.store(false, Ordering::Relaxed);
+        }
         let _ = self.phase.phase.compare_exchange(BUSY, DONE, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
