@@ -30,6 +30,10 @@ mod task_notices;
 #[cfg(feature = "http")]
 pub mod streamable;
 
+// The sessions of a Streamable HTTP endpoint, bounded and bound to their opener.
+#[cfg(feature = "http")]
+mod sessions;
+
 // What rmcp's refusals over Streamable HTTP quote of a request's headers, cut.
 #[cfg(feature = "http")]
 mod echoes;

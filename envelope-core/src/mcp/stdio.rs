@@ -479,7 +479,7 @@ async fn answer_directly(
 /// The answer to a request whose id is already held by a request in flight: JSON-RPC `-32600`
 /// under that id (JSON-RPC 2.0 §4: an id identifies one request; MCP "Base Protocol / Requests":
 /// the id must not have been used by the requestor in the same session).
-fn id_in_use(id: RequestId) -> ServerJsonRpcMessage {
+pub(super) fn id_in_use(id: RequestId) -> ServerJsonRpcMessage {
     let shown = match &id {
         RequestId::Number(n) => n.to_string(),
         RequestId::String(s) => serde_json::to_string(&crate::words::budget::cut_text(s, 64, 256)).unwrap_or_default(),

@@ -26,8 +26,7 @@ use rmcp::{
         ClientNotification, ClientRequest, ErrorData, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
     },
     transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService,
-        session::{local::LocalSessionManager, never::NeverSessionManager},
+        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
     },
 };
 
@@ -35,6 +34,7 @@ use super::{
     McpServer, direct,
     echoes::{self, LongValues},
     frame::{self, Incoming, RawArguments},
+    sessions::{self, Book, InFlight, Opener, Sessions},
 };
 use crate::{
     Caller, Context, Toolbox,
@@ -43,6 +43,16 @@ use crate::{
 
 /// The largest request body read by default: 4 MiB, rmcp's own default.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
+
+/// The most sessions open at once by default ([`McpHttp::with_max_sessions`]): 1,024 (about
+/// 60 MB of rmcp's session state).
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+
+/// The most sessions one caller holds open at once by default
+/// ([`McpHttp::with_max_sessions_per_caller`]): 64.
+pub const DEFAULT_MAX_SESSIONS_PER_CALLER: usize = 64;
+
+pub use super::sessions::UNINITIALIZED_SESSION_LIFE;
 
 /// The builder of a Streamable HTTP endpoint at `/mcp` for an rmcp [`ServerHandler`] (an
 /// [`McpServer`] with [`McpHttp::new`]). See the [module documentation](self).
@@ -55,6 +65,8 @@ pub struct McpHttp<H = McpServer> {
     max_body_bytes: usize,
     surface: Option<crate::call::Surface>,
     sessions: bool,
+    max_sessions: usize,
+    max_sessions_per_caller: usize,
 }
 
 impl McpHttp<McpServer> {
@@ -100,6 +112,8 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             surface: None,
             sessions: false,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_caller: DEFAULT_MAX_SESSIONS_PER_CALLER,
         }
     }
 
@@ -112,9 +126,41 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
     /// [`crate::Context::elicit`]), and `logging/setLevel` holds for the session. 2026-07-28
     /// requests stay stateless (SEP-2567). Without it (the default) every request is served
     /// statelessly and only `POST` is answered. Sessions live in this process's memory.
+    ///
+    /// Sessions are bounded: at most [`with_max_sessions`](Self::with_max_sessions) open (1,024 by
+    /// default; past it an `initialize` is answered `503 service_unavailable`) and
+    /// [`with_max_sessions_per_caller`](Self::with_max_sessions_per_caller) per caller (64; past
+    /// it `429 rate_limited`), both with `Retry-After: 30` and a JSON-RPC error body. A session
+    /// whose client has not sent `notifications/initialized` within
+    /// [`UNINITIALIZED_SESSION_LIFE`] (30 s) is closed; another lives until 5 minutes without a
+    /// request, or its `DELETE`. A session belongs to the caller that opened it (the auth hook's
+    /// verified [`Caller::key`], or anonymous): a request of another caller naming it is
+    /// answered `404` as for an unknown session (MCP 2025-11-25 "Security Best Practices /
+    /// Session Hijacking"). A request whose JSON-RPC id is the id of a request of the same
+    /// session still in flight is answered `-32600` under that id, and not run.
     #[must_use]
     pub fn with_sessions(mut self) -> Self {
         self.sessions = true;
+        self
+    }
+
+    /// The most sessions open at once ([`with_sessions`](Self::with_sessions)), in all; an
+    /// `initialize` past it is answered `503 service_unavailable`, `Retry-After: 30`. Default
+    /// [`DEFAULT_MAX_SESSIONS`] (1,024); at least 1. Each session holds about 60 KB.
+    #[must_use]
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// The most sessions one caller holds open at once: the caller the auth hook verified (its
+    /// [`Caller::quota_key`]), else the peer address ([`crate::http::serve`] and axum's
+    /// `ConnectInfo` give it; without one, only [`with_max_sessions`](Self::with_max_sessions)
+    /// applies). An `initialize` past it is answered `429 rate_limited`, `Retry-After: 30`.
+    /// Default [`DEFAULT_MAX_SESSIONS_PER_CALLER`] (64); at least 1.
+    #[must_use]
+    pub fn with_max_sessions_per_caller(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_caller = sessions.max(1);
         self
     }
 
@@ -191,10 +237,11 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
         let scopes_needed = direct.as_ref().map(|s| s.toolbox.scopes().join(" ")).unwrap_or_default();
         let shared = Arc::new(handler.clone());
         let factory = move || Ok(handler.clone());
-        let rmcp = if self.sessions {
+        let book = self.sessions.then(|| Arc::new(Book::new(self.max_sessions, self.max_sessions_per_caller)));
+        let rmcp = if let Some(book) = &book {
             Rmcp::Sessions(Arc::new(StreamableHttpService::new(
                 factory,
-                Arc::new(LocalSessionManager::default()),
+                Arc::new(Sessions::new(Arc::clone(book))),
                 config,
             )))
         } else {
@@ -211,6 +258,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
             max_body_bytes: self.max_body_bytes,
             calls: Arc::new(Calls::default()),
             resource_metadata: self.resource.as_ref().map(|r| Arc::from(r.metadata_url())),
+            sessions: book,
         };
         let mut route = Router::new().route("/mcp", any(endpoint::<H>)).with_state(state);
         // The surface's gate runs after the auth hook, which puts the verified caller in place.
@@ -252,7 +300,7 @@ impl<H: ServerHandler + Clone> McpHttp<H> {
 /// rmcp's service: stateless, or with sessions ([`McpHttp::with_sessions`]).
 enum Rmcp<H> {
     Stateless(Arc<StreamableHttpService<H, NeverSessionManager>>),
-    Sessions(Arc<StreamableHttpService<H, LocalSessionManager>>),
+    Sessions(Arc<StreamableHttpService<H, Sessions>>),
 }
 
 impl<H> Clone for Rmcp<H> {
@@ -284,6 +332,8 @@ struct Endpoint<H> {
     calls: Arc<Calls>,
     /// The protected resource metadata URL a step-up challenge names (RFC 9728 §5.1).
     resource_metadata: Option<Arc<str>>,
+    /// The open sessions ([`McpHttp::with_sessions`]).
+    sessions: Option<Arc<Book>>,
 }
 
 impl<H> Clone for Endpoint<H> {
@@ -295,6 +345,7 @@ impl<H> Clone for Endpoint<H> {
             max_body_bytes: self.max_body_bytes,
             calls: Arc::clone(&self.calls),
             resource_metadata: self.resource_metadata.clone(),
+            sessions: self.sessions.clone(),
         }
     }
 }
@@ -437,10 +488,21 @@ fn is_json(content_type: &str) -> bool {
 }
 
 async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Request, called: &mut Called) -> Response {
-    let sessions = matches!(endpoint.rmcp, Rmcp::Sessions(_));
-    // A session's event stream (GET) and its end (DELETE) are rmcp's.
-    if sessions && matches!(*request.method(), axum::http::Method::GET | axum::http::Method::DELETE) {
-        return endpoint.rmcp.handle(request).await;
+    // A session's event stream (GET) and its end (DELETE) are rmcp's, answered in JSON.
+    if let Some(book) = &endpoint.sessions
+        && matches!(*request.method(), axum::http::Method::GET | axum::http::Method::DELETE)
+    {
+        let long = LongValues::of(request.headers());
+        if let Some(refused) = echoes::overlong_version(request.headers()) {
+            return refused.into_json_rpc_response(None);
+        }
+        if let Some(session) = session_named(request.headers()) {
+            let caller = request.extensions().get::<Caller>().filter(|c| !c.is_anonymous()).map(Caller::key);
+            if !book.serves(session, caller.as_deref()) {
+                return session_not_found(None);
+            }
+        }
+        return json_rpc_only(endpoint.rmcp.handle(request).await, None, &long).await;
     }
     if request.method() != axum::http::Method::POST {
         let method = request.method().as_str().to_owned();
@@ -493,12 +555,15 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         return on_the_wire(reply, Some(server), caller, &call.name, endpoint.resource_metadata.as_deref()).await;
     }
     let mut listed = None;
+    let mut opens_session = false;
+    let mut completes_initialization = false;
     let (body, id) = match frame::read_message(&bytes, frame::Framing::Body) {
         Incoming::Answered(Some(reply)) => return error_response(&reply),
         Incoming::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         Incoming::Message(message) => match *message {
             JsonRpcMessage::Request(mut request) => {
                 let id = request.id.clone();
+                opens_session = matches!(request.request, ClientRequest::InitializeRequest(_));
                 called.method = Some(head(request.request.method(), LOGGED_CHARS).to_owned());
                 if let ClientRequest::CallToolRequest(call) = &request.request {
                     called.tool = Some(head(&call.params.name, LOGGED_CHARS).to_owned());
@@ -523,6 +588,8 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
             }
             JsonRpcMessage::Notification(notification) => {
                 called.method = Some("(notification)".to_owned());
+                completes_initialization =
+                    matches!(notification.notification, ClientNotification::InitializedNotification(_));
                 if let ClientNotification::CancelledNotification(c) = &notification.notification
                     && let (Some(caller), Some(id)) = (&caller, &c.params.request_id)
                 {
@@ -533,6 +600,36 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
             _ => (bytes, None),
         },
     };
+    // A session's requests: only its opener's, each id once in flight; a new session within the
+    // bounds.
+    let mut in_flight = None;
+    let mut opening = None;
+    if let Some(book) = &endpoint.sessions {
+        match session_named(&parts.headers) {
+            Some(session) => {
+                if !book.serves(session, caller.as_ref().map(Caller::key).as_deref()) {
+                    return session_not_found(id);
+                }
+                if completes_initialization {
+                    book.initialized(session);
+                }
+                if let Some(request_id) = &id {
+                    match book.request(session, serde_json::to_string(request_id).unwrap_or_default()) {
+                        Some(listed) => in_flight = Some(listed),
+                        None => return error_response(&super::stdio::id_in_use(request_id.clone())),
+                    }
+                }
+            }
+            None if opens_session => match book.open(opener(caller.as_ref(), &parts.extensions)) {
+                Ok(place) => opening = Some(place),
+                Err(refused) => {
+                    let id = id.and_then(|id| serde_json::to_value(id).ok());
+                    return refused.into_json_rpc_response(id.as_ref());
+                }
+            },
+            None => {}
+        }
+    }
     // A client that does not accept an event stream gets JSON alone: no notification (progress,
     // log messages) is sent on its reply.
     if !accepts_event_stream(&parts.headers) {
@@ -541,15 +638,16 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     // rmcp asks for both media types; a reply with notifications is an event stream.
     parts.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     let long = LongValues::of(&parts.headers);
-    let handled = endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body)));
+    let handled = sessions::opening(opening, endpoint.rmcp.handle(Request::from_parts(parts, Body::from(body))));
     let server = endpoint.direct.as_deref();
     let metadata = endpoint.resource_metadata.as_deref();
     let Some(listed) = listed else {
         let response = json_rpc_only(handled.await, id, &long).await;
-        return match &called.tool {
+        let response = match &called.tool {
             Some(tool) => on_the_wire(response, server, caller.as_ref(), tool, metadata).await,
             None => response,
         };
+        return holding(response, in_flight);
     };
     // A call the client cancels before its response starts is answered 202 with no body (no
     // reply to a cancelled id); dropping rmcp's future cancels the call.
@@ -558,6 +656,7 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
         response = handled => response,
         () = cancelled => return StatusCode::ACCEPTED.into_response(),
     };
+    let response = holding(response, in_flight);
     let response = json_rpc_only(response, id, &long).await;
     let streams = response
         .headers()
@@ -571,6 +670,68 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     // An event stream (the call sent notifications): it ends without the reply when cancelled.
     let cancelled = listed.cancelled.cancelled();
     response.map(|inner| Body::new(UntilCancelled { inner, cancelled, _listed: listed }))
+}
+
+/// The `Mcp-Session-Id` a request names (MCP 2025-11-25 "Transports / Streamable HTTP / Session
+/// Management"), when it is text.
+fn session_named(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
+}
+
+/// The answer to a request naming a session that is not open, or not its caller's: `404`, as
+/// rmcp answers an unknown session (MCP 2025-11-25: a client answered 404 starts a new
+/// session), a JSON-RPC error body.
+fn session_not_found(id: Option<RequestId>) -> Response {
+    let why = "Not Found: Session not found";
+    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
+    json(StatusCode::NOT_FOUND, serde_json::to_vec(&reply).unwrap_or_default())
+}
+
+/// Who opens a session with this request: the verified caller, else the peer address.
+fn opener(caller: Option<&Caller>, extensions: &axum::http::Extensions) -> Opener {
+    let peer = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+    Opener {
+        caller: caller.map(Caller::key),
+        share_key: match (caller, peer) {
+            (Some(caller), _) => Some(caller.quota_key()),
+            (None, Some(peer)) => Some(format!("peer:{peer}")),
+            (None, None) => None,
+        },
+    }
+}
+
+/// `response`, holding `in_flight` (a session's request id in use) until its body is dropped.
+fn holding(response: Response, in_flight: Option<InFlight>) -> Response {
+    match in_flight {
+        Some(in_flight) => response.map(|inner| Body::new(Holding { inner, _in_flight: in_flight })),
+        None => response,
+    }
+}
+
+/// A response body that holds its request's id in use in its session ([`Book::request`]).
+struct Holding {
+    inner: Body,
+    _in_flight: InFlight,
+}
+
+impl hyper::body::Body for Holding {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Whether tool `name` of `handler` has a parameter that travels as an `Mcp-Param-*` header

@@ -464,6 +464,21 @@ impl TransportError {
         Self::retry_later(TransportErrorKind::RateLimited, &bound, retry_after_seconds)
     }
 
+    /// `rate_limited` (429, with `Retry-After`): this caller (its verified subject, or its
+    /// address when anonymous) already holds `share` open MCP sessions of the endpoint
+    /// (`McpHttp::with_max_sessions_per_caller`; MCP 2025-11-25 "Transports / Streamable HTTP /
+    /// Session Management"). The message: "The request was not served: this caller already has
+    /// its share of `share` open sessions; end one it no longer uses (DELETE with its
+    /// Mcp-Session-Id). Send it again after `retry_after_seconds` s."
+    pub fn sessions_limited(share: usize, retry_after_seconds: u64) -> Self {
+        let bound = format!(
+            "this caller already has its share of {} open; end one it no longer uses (DELETE with its \
+             Mcp-Session-Id)",
+            plural(share, "session")
+        );
+        Self::retry_later(TransportErrorKind::RateLimited, &bound, retry_after_seconds)
+    }
+
     fn retry_later(kind: TransportErrorKind, bound: &str, retry_after_seconds: u64) -> Self {
         let retry_after_seconds = retry_after_seconds.max(1);
         let mut e = Self::new(
