@@ -13,6 +13,9 @@
 //! - [`fair`]: floods from one address or caller (unfinished heads and bodies, unknown `kid`s
 //!   during a hanging JWKS, long calls) while a fresh client from another address is served;
 //! - [`peers`]: an anonymous caller's limits count under its address, never another's;
+//! - [`sessions`]: MCP sessions over HTTP under one client's load (event streams held open,
+//!   sessions opened by the thousand, an id reused in a session, another caller's session id),
+//!   and their `GET`/`DELETE` answered in JSON;
 //! - [`tenants`]: a tenant named by `X-Tenant-ID` is the caller's space, never a caller of its
 //!   own for rate limits and store quotas;
 //! - [`tokens`]: signed tokens that must still be refused (`iss` not the issuer's string, a
@@ -38,6 +41,7 @@ mod http;
 mod ids;
 mod peers;
 mod quoted;
+mod sessions;
 mod store;
 mod tenants;
 mod text;
