@@ -694,7 +694,8 @@ fn opener(caller: Option<&Caller>, extensions: &axum::http::Extensions) -> Opene
         caller: caller.map(Caller::key),
         share_key: match (caller, peer) {
             (Some(caller), _) => Some(caller.quota_key()),
-            (None, Some(peer)) => Some(format!("peer:{peer}")),
+            // Counted as an anonymous caller's limits are: an IPv6 peer by its /64.
+            (None, Some(peer)) => Some(Caller::anonymous().with_peer(peer).quota_key()),
             (None, None) => None,
         },
     }
