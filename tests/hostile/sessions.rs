@@ -31,10 +31,26 @@ async fn slow_echo(#[validate(range = 0..=10)] n: u32, #[validate(range = 0..=30
     n
 }
 
-/// `slow_echo` over `/mcp` in sessions (`mcp` configures the endpoint), through envelope's
-/// server (`configure` sets its bounds).
+/// The `counted_sleep` bodies running now, and the most that ran at once.
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sleeps `ms` milliseconds, counted in [`RUNNING`] and [`PEAK`] meanwhile.
+#[tool]
+async fn counted_sleep(#[validate(range = 0..=3000)] ms: u64) -> u64 {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = RUNNING.fetch_add(1, SeqCst) + 1;
+    PEAK.fetch_max(now, SeqCst);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    RUNNING.fetch_sub(1, SeqCst);
+    ms
+}
+
+/// `slow_echo` (and `counted_sleep`) over `/mcp` in sessions (`mcp` configures the endpoint),
+/// through envelope's server (`configure` sets its bounds).
 async fn served(mcp: impl FnOnce(McpHttp) -> McpHttp, configure: impl FnOnce(Serve) -> Serve) -> SocketAddr {
-    let app = mcp(McpHttp::new(Toolbox::new().with(slow_echo::tool())).with_sessions()).router();
+    let app =
+        mcp(McpHttp::new(Toolbox::new().with(slow_echo::tool()).with(counted_sleep::tool())).with_sessions()).router();
     let listener = TcpListener::bind("0.0.0.0:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = configure(serve(listener, app).hosts(AllowedHosts::any()));
@@ -346,4 +362,48 @@ async fn a_session_serves_only_the_caller_that_opened_it() {
     // Alice's session is untouched.
     let alice = [EVENTS, VERSION, ("mcp-session-id", session.as_str()), ("authorization", "Bearer tok-alice")];
     assert_eq!(send(HOLDER, addr, "GET", &alice, "").await.status, 200);
+}
+
+/// In a session, a tool call's answer is an event stream whose head is written before its body
+/// ends: the call keeps its place under `max_in_flight` until the stream ends, so the bodies
+/// running stay within it, however many addresses each send their share.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_calls_in_sessions_stay_within_max_in_flight() {
+    let _one = ONE_FLOOD.lock().await;
+    let addr = served(|m| m, |s| s.max_in_flight(4).max_in_flight_per_caller(2)).await;
+    let mut sessions = Vec::new();
+    for n in 0..5u8 {
+        let from = Ipv4Addr::new(127, 0, 0, 30 + n);
+        let session = open_session(from, addr, None).await.unwrap_or_else(|a| panic!("{} {}", a.status, a.message));
+        sessions.push((from, session));
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut calls = Vec::new();
+    for (from, session) in sessions {
+        for id in 0..2 {
+            let session = session.clone();
+            let call = json!({"jsonrpc": "2.0", "id": 10 + id, "method": "tools/call",
+                "params": {"name": "counted_sleep", "arguments": {"ms": 1500}}})
+            .to_string();
+            calls.push(tokio::spawn(async move {
+                let headers = [JSON, BOTH, VERSION, ("mcp-session-id", session.as_str()), ("connection", "close")];
+                send(from, addr, "POST", &headers, &call).await
+            }));
+        }
+    }
+    let mut served = 0;
+    for call in calls {
+        let answer = call.await.unwrap();
+        match answer.status {
+            200 => {
+                assert_eq!(answer.message["result"]["structuredContent"]["data"], 1500, "{}", answer.message);
+                served += 1;
+            }
+            // Past the bound and its queue's wait: refused in JSON.
+            _ => assert_eq!(answer.header("content-type"), Some("application/json"), "{}", answer.status),
+        }
+    }
+    let peak = PEAK.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(peak <= 4, "{peak} bodies ran at once under max_in_flight(4)");
+    assert!(served >= 4, "only {served} of the 10 calls were served");
 }

@@ -189,10 +189,11 @@ impl Place {
         }
     }
 
-    /// The answer is an event stream (`text/event-stream`): its place under `max_in_flight` is
-    /// given back (an open stream waits for events, it is not a request being worked on), and
-    /// its count under its caller's share ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller))
-    /// is kept until the stream ends, so that one caller holds at most its share of streams.
+    /// The answer is a `GET`'s event stream (`text/event-stream`): its place under
+    /// `max_in_flight` is given back (an open stream waits for events, it is not a request being
+    /// worked on), and its count under its caller's share ([`Serve::max_in_flight_per_caller`](super::Serve::max_in_flight_per_caller))
+    /// is kept until the stream ends, so that one caller holds at most its share of streams. A
+    /// `POST`'s event stream keeps both: it carries a request still being worked on.
     pub(super) fn streaming(&self) {
         self.state().permit = None;
     }

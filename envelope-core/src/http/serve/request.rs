@@ -64,18 +64,24 @@ impl Future for Answer {
                     Err(never) => match never {},
                 };
                 let place = routed.permit.take();
-                // An event stream keeps its caller's count until it ends; a `GET`'s may be
+                // An event stream keeps its caller's count until it ends. A `POST`'s carries the
+                // answer of a request still being worked on (a tool call in a session): it
+                // keeps its place under `max_in_flight` too, so the bodies running stay within
+                // it. A `GET`'s only waits for events: its place is given back, and it may be
                 // closed to make room.
                 let streams = response
                     .headers()
                     .get(header::CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("text/event-stream"));
-                let stream = place.filter(|_| streams).inspect(Place::streaming);
+                let get = routed.method == Method::GET;
+                let stream = place.filter(|_| streams);
+                if get && let Some(place) = &stream {
+                    place.streaming();
+                }
                 let shaped = routed.request.shared.json_only(response, &routed.method, &routed.uri);
                 let mut ended = routed.request.ended(shaped);
                 if let Some(place) = stream {
-                    let get = routed.method == Method::GET;
                     routed.request.phase.streaming.store(get, Ordering::Relaxed);
                     ended.body_mut().stream = Some(place);
                 }
