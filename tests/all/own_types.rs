@@ -219,7 +219,7 @@ fn aliases_and_newtypes_of_strings_and_arrays_take_their_rules() {
     assert_eq!(env, call_text("plain_text", &wrong));
     assert_eq!(
         env["message"],
-        "to: \"ada\" is not a valid email address; accepted: an email address. Send an address like \"ada@example.com\".\n\
+        "to: \"ada\" is not a valid email address; accepted: an email address of at most 254 characters. Send an address like \"ada@example.com\".\n\
          handle: \"ada\" does not match the pattern; accepted: a string of 2 to 16 bytes matching the pattern ^@[a-z]+$. Send a value of the same form as \"@ada\".\n\
          level: \"medium\" is not an accepted value; accepted: one of \"low\", \"high\". Send one of the accepted values, spelled exactly as listed.\n\
          tags: [] has 0 items; accepted: an array of 1 to 3 items, each a string of 1 to 10 characters. Send at least 1 item."

@@ -496,3 +496,45 @@ fn a_length_refusal_of_a_string_its_pattern_refuses_too_names_both() {
     assert_eq!(refused["hints"]["fix"], "Send at least 3 characters.", "{refused}");
     assert_eq!(refused["hints"]["accepted"], "a string of 3 to 20 characters matching the pattern ^[a-z][a-z0-9-]*$");
 }
+
+/// An address of a bounded length.
+#[envelope_core::tool]
+fn bounded_formats(
+    /// At most 10 characters.
+    #[validate(format = "email", length = ..=10)]
+    short: Option<String>,
+    /// At least 20 characters.
+    #[validate(format = "email", length = 20..=40)]
+    long: Option<String>,
+    /// At the company's domain.
+    #[validate(format = "email", pattern = "@acme\\.com$")]
+    work: Option<String>,
+) -> String {
+    format!("{short:?} {long:?} {work:?}")
+}
+
+/// A string its `format` refuses, under a `length` or `pattern` the format's own example breaks:
+/// the accepted set states the length, and the fix offers no value those rules refuse.
+#[test]
+fn a_format_fix_meets_the_length_and_pattern_beside_it() {
+    let toolbox = envelope_core::Toolbox::new().with(bounded_formats::tool());
+    let call =
+        |args: serde_json::Value| crate::block_on(toolbox.call("bounded_formats", Some(&args))).unwrap().to_value();
+    let refused = call(json!({"short": "a".repeat(20)}));
+    assert_eq!(
+        refused["message"],
+        "short: \"aaaaaaaaaaaaaaaaaaaa\" is 20 characters long; accepted: an email address of at most 10 characters. \
+         Send an email address of at most 10 characters.",
+        "{refused}"
+    );
+    assert_eq!(call(json!({"short": "a@b.co"}))["status"], "ok");
+    let refused = call(json!({"long": "x"}));
+    assert_eq!(refused["hints"]["fix"], "Send an email address of 20 to 40 characters.", "{refused}");
+    assert_eq!(refused["hints"]["accepted"], "an email address of 20 to 40 characters");
+    let refused = call(json!({"work": "a b@acme.com"}));
+    assert_eq!(
+        refused["hints"]["fix"], "Send an address like \"ada@example.com\", ending with a match for @acme\\.com$.",
+        "{refused}"
+    );
+    assert_eq!(call(json!({"work": "ada@acme.com"}))["status"], "ok");
+}

@@ -119,7 +119,16 @@ impl Tool {
         Tool::with_call(spec, dyn_call(move |spec, obj| call(&state, spec, obj)))
     }
 
+    /// # Panics
+    ///
+    /// When a string the declaration writes (a parameter's or a nested object's field's
+    /// `default`, a `pattern`'s `example`, a `requires` value or `when`) is refused by the
+    /// `pattern`, `format`, `length` or `choices` of the value it stands for (`tool "t",
+    /// parameter "slug": the default "ABC" does not match its pattern ^[a-z]+$; ...`): the
+    /// macro checks ranges, steps, lengths and choices at compile time, and the rules it cannot
+    /// run (a regex, a format) here, when the tool is built.
     pub(in crate::call) fn with_call(spec: ToolSpec, call: DynCall) -> Self {
+        crate::read::declared::check_tool(spec.name, &spec.params);
         let schema = schema::input_schema(&spec);
         let described = schema::described(&spec).map(Arc::from);
         let walkable = !spec.needs_confirmation

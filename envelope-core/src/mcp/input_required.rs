@@ -137,7 +137,7 @@ impl Round {
 /// result, `{"action": "accept", "content": {...}}` for an elicitation), in an input-required
 /// round or a `tasks/update`; the key cut to 40 characters.
 pub(super) fn not_a_result(key: &str) -> ErrorData {
-    let key = super::frame::shorten(key);
+    let key = crate::words::cut::cut(key, 40);
     ErrorData::invalid_params(format!("inputResponses.{key} must be the client's result object"), None)
 }
 

@@ -4,6 +4,9 @@
 
 // The arguments object read parameter by parameter; the refusals of the arguments as a whole.
 pub(crate) mod args;
+// The strings a declaration writes (defaults, examples, `requires` values), held to the rules
+// the macro cannot run, when a tool is built.
+pub(crate) mod declared;
 // Where JSON text stops being JSON, in JSON's words (MCP's parse error, arguments not JSON).
 pub(crate) mod broken;
 // A JSON container sent where one is expected: the object a `#[derive(Object)]` value is read

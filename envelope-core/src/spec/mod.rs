@@ -14,8 +14,6 @@ pub mod rate;
 pub(crate) mod kept;
 // A `pattern` as JSON Schema (ECMA-262) reads it, for the `regex` crate.
 pub(crate) mod ecma;
-// The strings a declaration writes, held to the rules the macro cannot run.
-mod declared;
 
 /// The JSON shape a parameter takes, as JSON Schema's `type` names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,15 +108,7 @@ pub struct ObjectSpec {
 
 impl ObjectSpec {
     /// The fields of a `#[derive(Object)]` struct named `name`.
-    ///
-    /// # Panics
-    ///
-    /// When a string the declaration writes (a field's `default`, a `pattern`'s `example`, a
-    /// `requires` value or `when`) is refused by the `pattern`, `format`, `length` or `choices`
-    /// of the value it stands for: the macro checks what it can at compile time, and these at
-    /// declaration, naming the field and the rule.
     pub fn new(name: &'static str, params: Vec<ParamSpec>) -> Self {
-        declared::check("object", name, &params);
         ObjectSpec { name, params }
     }
 
@@ -742,22 +732,12 @@ impl Annotations {
 
 impl ToolSpec {
     /// A tool without title, flags, annotations or output schema.
-    ///
-    /// # Panics
-    ///
-    /// When a string the declaration writes (a parameter's `default`, a `pattern`'s
-    /// `example`, a `requires` value or `when`) is refused by the `pattern`, `format`,
-    /// `length` or `choices` of the value it stands for (`tool "t", parameter "slug": the
-    /// default "ABC" does not match its pattern ^[a-z]+$; ...`): the macro checks ranges,
-    /// steps, lengths and choices at compile time, and the rules it cannot run (a regex, a
-    /// format) here, when the tool is declared.
     pub fn new(
         name: &'static str,
         description: &'static str,
         params: Vec<ParamSpec>,
         error_codes: Vec<crate::Code>,
     ) -> Self {
-        declared::check("tool", name, &params);
         ToolSpec {
             name,
             title: None,

@@ -189,12 +189,20 @@ mod tests {
     }
 
     #[test]
-    fn a_string_states_its_form_instead_of_its_length_and_an_array_its_items() {
+    fn a_string_states_its_form_and_its_length_and_an_array_its_items() {
         let pattern = Pattern::new("^[a-z]+$", None);
         let length = Some(Length::new(0, 3, Unit::Bytes));
         assert_eq!(Accepted::Text { length, format: None, pattern: None }.words(), "a string of at most 3 bytes");
         let set = Accepted::Text { length, format: Some(Format::Date), pattern: Some(&pattern) };
-        assert_eq!(set.words(), "a date as YYYY-MM-DD matching the pattern ^[a-z]+$");
+        assert_eq!(set.words(), "a date as YYYY-MM-DD of at most 3 bytes matching the pattern ^[a-z]+$");
+        // A length every date meets (10 characters) goes without saying.
+        let ten = Some(Length::new(0, 10, Unit::Characters));
+        assert_eq!(
+            Accepted::Text { length: ten, format: Some(Format::Date), pattern: None }.words(),
+            "a date as YYYY-MM-DD"
+        );
+        let email = Accepted::Text { length: ten, format: Some(Format::Email), pattern: None };
+        assert_eq!(email.words(), "an email address of at most 10 characters");
         let each = Rules::NONE.with_choices(Choices::Str(&["a"]));
         let rules = Rules::NONE.with_length(Length::new(2, 5, Unit::Items)).with_items(each);
         assert_eq!(Accepted::items(&Ty::String, &rules).words(), "an array of 2 to 5 items, each one of \"a\"");

@@ -24,7 +24,28 @@ impl Format {
         }
     }
 
-    /// The move that fixes the call, with an example of the form.
+    /// The length of every string of the form, in characters, for a form of one length
+    /// (`date`: 10, `uuid`: 36): a `length` that takes it adds nothing to the form's words.
+    pub(crate) fn one_length(self) -> Option<usize> {
+        match self {
+            Format::Date => Some(10),
+            Format::Uuid => Some(36),
+            Format::DateTime | Format::Email | Format::Uri => None,
+        }
+    }
+
+    /// A string of the form, the one [`fix`](Self::fix) offers: `2026-11-30`.
+    pub fn example(self) -> &'static str {
+        match self {
+            Format::Date => "2026-11-30",
+            Format::DateTime => "2026-11-30T14:05:00Z",
+            Format::Uuid => "67e55044-10b1-426f-9247-bb680e5fe0c8",
+            Format::Email => "ada@example.com",
+            Format::Uri => "https://example.com/path",
+        }
+    }
+
+    /// The move that fixes the call, with an example of the form ([`example`](Self::example)).
     pub fn fix(self) -> &'static str {
         match self {
             Format::Date => "Send a date like \"2026-11-30\".",
@@ -55,8 +76,7 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
         return Ok(());
     }
     let accepted = Accepted::text(reading.rules).words();
-    let fix = super::pattern::joint_fix(reading.rules, s, form.fix()).unwrap_or_else(|| form.fix().to_owned());
-    Err(reading.problem_of(v, format!("is not {}", article(form.keyword())), accepted, fix))
+    Err(reading.problem_of(v, format!("is not {}", article(form.keyword())), accepted, form.fix().to_owned()))
 }
 
 /// `a valid email address`, `a valid date-time`.

@@ -65,23 +65,13 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
         Subject::Entries { .. } => Unit::Entries,
         _ => len.unit,
     };
-    let mut fix = if len.min == len.max {
+    let fix = if len.min == len.max {
         format!("Send exactly {}.", count(len.max, unit))
     } else if n > len.max {
         format!("{longer} at most {}.", count(len.max, unit))
     } else {
         format!("Send at least {}.", count(len.min, unit))
     };
-    // A string that its format or pattern refuses too gets a fix that meets every rule, so one
-    // corrected call is enough.
-    if let Subject::Text(s) = x {
-        if let Some(form) = reading.rules.format.filter(|form| !form.accepts(s)) {
-            fix = form.fix().to_owned();
-        }
-        if let Some(joint) = super::pattern::joint_fix(reading.rules, s, &fix) {
-            fix = joint;
-        }
-    }
     Err(reading.problem_of(v, issue, accepted, fix))
 }
 
@@ -94,6 +84,11 @@ pub(crate) fn accepted(f: &mut Formatter<'_>, what: &str, len: &Length) -> fmt::
 
 fn bounded(len: &Length) -> bool {
     (len.min, len.max) != (0, usize::MAX)
+}
+
+/// The length a rule admits, in words: `at most 10 characters`.
+pub(crate) fn span(len: Length) -> impl Display {
+    Span(len)
 }
 
 /// The length a rule admits, of a bounded rule: `at most 10 items`, `exactly 1 character`,

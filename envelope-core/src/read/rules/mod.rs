@@ -18,6 +18,8 @@
 pub(crate) mod accepted;
 pub(crate) mod choices;
 pub(crate) mod format;
+// The fix of a string more than one of its rules refuses, meeting them all.
+pub(crate) mod joint;
 // The `format` checks (date, date-time, email, uri), each by its RFC; `format` calls them.
 pub(crate) mod formats;
 pub(crate) mod length;
@@ -47,9 +49,9 @@ pub(crate) fn check(reading: &Reading<'_>, v: &Value, x: Subject<'_>) -> Result<
             range::check(reading, v, x)?;
             multiple_of::check(reading, v, x)
         }
-        Subject::Text(_) => {
-            length::check(reading, v, x)?;
-            format::check(reading, v, x)?;
+        Subject::Text(s) => {
+            length::check(reading, v, x).map_err(|p| joint::after_length(reading.rules, s, p))?;
+            format::check(reading, v, x).map_err(|p| joint::after_format(reading.rules, s, p))?;
             pattern::check(reading, v, x)?;
             choices::check(reading, v, x)
         }

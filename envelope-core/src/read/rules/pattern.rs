@@ -57,26 +57,6 @@ fn fix(p: &Pattern) -> String {
     }
 }
 
-/// The fix of a string that a rule checked before the pattern refused (its `length`, its
-/// `format`), when the pattern refuses it too: the pattern's `example` (which meets every rule:
-/// a declaration whose example does not panics), else `fix` with the pattern's clause
-/// (`Send at least 3 characters, matching ^[a-z][a-z0-9-]*$ in full.`). `None` when the pattern
-/// takes the string, or there is none.
-pub(crate) fn joint_fix(rules: &Rules, s: &str, fix: &str) -> Option<String> {
-    let p = rules.pattern.as_ref().filter(|p| !p.regex.is_match(s))?;
-    if let Some(e) = p.example {
-        return Some(format!("Send a value of the same form as {}.", render::quoted_list([e])));
-    }
-    let src = p.source;
-    let clause = match p.anchoring() {
-        Anchoring::Full => format!("matching {src} in full"),
-        Anchoring::Start => format!("starting with a match for {src}"),
-        Anchoring::End => format!("ending with a match for {src}"),
-        Anchoring::Search => format!("containing a match for {src}"),
-    };
-    Some(format!("{}, {clause}.", fix.strip_suffix('.').unwrap_or(fix)))
-}
-
 /// The JSON Schema keyword.
 pub(crate) fn schema(m: &mut Map<String, Value>, _ty: &Ty, rules: &Rules) {
     if let Some(p) = &rules.pattern {

@@ -204,6 +204,10 @@ impl Display for Accepted<'_> {
             Accepted::Single => write!(f, "a number of at most {:e} in size", f32::MAX),
             Accepted::Text { length, format, pattern } => {
                 match (format, length) {
+                    // A length that every string of the form meets goes without saying.
+                    (Some(form), Some(l)) if form.one_length().is_none_or(|n| n < l.min || n > l.max) => {
+                        length::accepted(f, form.words(), &l)?
+                    }
                     (Some(form), _) => format::accepted(f, form)?,
                     (None, Some(l)) => length::accepted(f, "a string", &l)?,
                     (None, None) => f.write_str("a string")?,

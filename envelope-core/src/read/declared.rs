@@ -10,7 +10,30 @@
 use serde_json::Value;
 
 use crate::read::rules::{choices, length};
-use crate::spec::{Choices, ParamSpec, Rules};
+use crate::spec::{Choices, ParamSpec, Rules, Ty};
+
+/// [`check`] of a tool's parameters, and of every `#[derive(Object)]` they hold (as a value, an
+/// array's item or a map's value), each named: `tool "t"`, `object "Filter"`.
+pub(crate) fn check_tool(name: &str, params: &[ParamSpec]) {
+    check("tool", name, params);
+    for p in params {
+        objects_in(&p.ty);
+    }
+}
+
+/// [`check`] of the `#[derive(Object)]` structs in the shape `ty`, at any depth.
+fn objects_in(ty: &Ty) {
+    match ty {
+        Ty::Object(o) => {
+            check("object", o.name, &o.params);
+            for p in &o.params {
+                objects_in(&p.ty);
+            }
+        }
+        Ty::Array(item) | Ty::Map(item) => objects_in(item),
+        _ => {}
+    }
+}
 
 /// Panics when a string written in the declaration of the `kind` (`tool`, `object`) named
 /// `owner` is refused by the rules of the value it stands for, naming the parameter, the string
