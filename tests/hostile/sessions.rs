@@ -297,9 +297,15 @@ async fn the_session_paths_answer_in_json_and_cut_long_header_values() {
         assert_eq!(answer.status, status, "{method} {headers:?}: {}", answer.message);
         assert_eq!(answer.header("content-type"), Some("application/json"), "{method} {headers:?}");
         assert_eq!(answer.message["jsonrpc"], "2.0", "{method} {headers:?}: {}", answer.message);
+        // JSON-RPC 2.0 §5: an error that answers no request carries `"id": null`.
+        assert_eq!(answer.message.get("id"), Some(&Value::Null), "{method} {headers:?}: {}", answer.message);
         let message = answer.message["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains(says), "{method} {headers:?}: {message}");
     }
+    // A method the endpoint does not take names every one it does, sessions' GET and DELETE too.
+    let put = send(HOLDER, addr, "PUT", &[JSON], "{}").await;
+    assert_eq!(put.status, 405);
+    assert_eq!(put.header("allow"), Some("post, get, delete"), "{}", put.head); // the head is read lower-cased
     let long = "9".repeat(15_000);
     for method in ["GET", "DELETE"] {
         let headers = [EVENTS, ("mcp-protocol-version", long.as_str()), ("mcp-session-id", session.as_str())];

@@ -439,13 +439,18 @@ fn error_response(reply: &ServerJsonRpcMessage) -> Response {
         JsonRpcMessage::Error(e) if e.id.is_none() => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
-    // JSON-RPC 2.0 §5: an error whose request id could not be read carries `"id": null` (rmcp
-    // leaves the member out).
+    json(status, error_body(reply))
+}
+
+/// The bytes of a JSON-RPC error reply: JSON-RPC 2.0 §5, an error whose request id could not be
+/// read (or that answers no request, as a session's `GET`) carries `"id": null`; rmcp leaves the
+/// member out.
+fn error_body(reply: &ServerJsonRpcMessage) -> Vec<u8> {
     let mut value = serde_json::to_value(reply).unwrap_or_default();
     if let Some(object) = value.as_object_mut() {
         object.entry("id").or_insert(serde_json::Value::Null);
     }
-    json(status, serde_json::to_vec(&value).unwrap_or_default())
+    serde_json::to_vec(&value).unwrap_or_default()
 }
 
 /// What the log line of a request names: its JSON-RPC method and, for `tools/call`, the tool.
@@ -506,7 +511,9 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     }
     if request.method() != axum::http::Method::POST {
         let method = request.method().as_str().to_owned();
-        return TransportError::method_not_allowed(&method, &["POST"]).into_json_rpc_response(None);
+        // With sessions, a session's stream (GET) and its end (DELETE) are taken too.
+        let allowed: &[&str] = if endpoint.sessions.is_some() { &["POST", "GET", "DELETE"] } else { &["POST"] };
+        return TransportError::method_not_allowed(&method, allowed).into_json_rpc_response(None);
     }
     if request.headers().get_all(header::CONTENT_TYPE).iter().nth(1).is_some() {
         return TransportError::content_type_sent_twice().into_json_rpc_response(None);
@@ -684,7 +691,7 @@ fn session_named(headers: &axum::http::HeaderMap) -> Option<&str> {
 fn session_not_found(id: Option<RequestId>) -> Response {
     let why = "Not Found: Session not found";
     let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
-    json(StatusCode::NOT_FOUND, serde_json::to_vec(&reply).unwrap_or_default())
+    json(StatusCode::NOT_FOUND, error_body(&reply))
 }
 
 /// Who opens a session with this request: the verified caller, else the peer address.
@@ -945,7 +952,7 @@ async fn json_rpc_only(response: Response, id: Option<RequestId>, long: &LongVal
     };
     let text = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_owned() } else { text };
     let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(long.bound(&text).into_owned(), None), id);
-    let mut response = json(status, serde_json::to_vec(&reply).unwrap_or_default());
+    let mut response = json(status, error_body(&reply));
     *response.status_mut() = status;
     response
 }

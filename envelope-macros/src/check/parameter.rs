@@ -270,16 +270,27 @@ pub fn check_cross(params: &[Param], raws: &[RawParam], errors: &mut Accumulator
             let Some(other) = unknown(lit, &p.name, errors).map(|i| &params[i]) else { continue };
             // A parameter neither `Option` nor with a default is in every call that is served.
             let required = |q: &Param| !q.optional && q.default.is_none();
+            // A `default` applies to a scalar only; an array or an object becomes an `Option`.
+            let optional = |q: &Param| match q.kind {
+                Kind::Int { .. } | Kind::Float | Kind::Bool | Kind::Str => {
+                    format!("make `{}` an `Option` (or give it a `default`)", q.name)
+                }
+                _ => format!("make `{}` an `Option`", q.name),
+            };
             let message = match (required(p), required(other)) {
                 (true, true) => format!(
-                    "`{}` and `{}` are both required, so every call sends both and `excludes` refuses it: make one an `Option` (or give it a `default`)",
-                    p.name, other.name
+                    "`{}` and `{}` are both required, so every call sends both and `excludes` refuses it: {}",
+                    p.name,
+                    other.name,
+                    optional(p)
                 ),
                 (true, false) | (false, true) => {
                     let (r, o) = if required(p) { (p, other) } else { (other, p) };
                     format!(
-                        "`{}` is required, so `{}` could never be sent beside it: make `{}` an `Option` (or give it a `default`), or drop `excludes`",
-                        r.name, o.name, r.name
+                        "`{}` is required, so `{}` could never be sent beside it: {}, or drop `excludes`",
+                        r.name,
+                        o.name,
+                        optional(r)
                     )
                 }
                 (false, false) => continue,

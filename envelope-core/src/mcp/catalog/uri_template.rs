@@ -14,10 +14,10 @@ pub struct UriMatch {
     /// The URI of the `resources/read` request, as sent.
     pub uri: String,
     /// Each variable of the template and the text it matched, percent-decoded: never empty,
-    /// never with a control character (`%00`, `%0A`); without `/` or `\` for a `{name}`
-    /// variable, as sent or decoded (`..%2F..%2Fetc` does not match: a `{name}` is one path
-    /// segment), with `/` allowed for `{+name}` (RFC 6570 §3.2.3; its read function decides
-    /// what a path may reach).
+    /// never with a control character (`%00`, `%0A`); for a `{name}` variable one path
+    /// segment, as sent and decoded: without `/` or `\`, and neither `.` nor `..` (`..%2F..%2Fetc`
+    /// and `%2E%2E` do not match); with `/` and dot-segments allowed for `{+name}` (RFC 6570
+    /// §3.2.3: its read function decides what a path may reach).
     pub variables: BTreeMap<String, String>,
 }
 
@@ -104,7 +104,10 @@ impl UriTemplate {
                     }
                     // Checked once decoded too: `..%2F..%2Fetc` is `../../etc`, and `%00` a NUL.
                     let decoded = percent_decoded(value);
-                    if decoded.chars().any(char::is_control) || (!reserved && decoded.contains(['/', '\\'])) {
+                    // A `{name}` is one segment: neither `/` nor `\\` in it, and not a dot-segment
+                    // (`.`, `..`, RFC 3986 §3.3), which a path joined with it would climb by.
+                    let segment = !decoded.contains(['/', '\\']) && decoded != "." && decoded != "..";
+                    if decoded.chars().any(char::is_control) || (!reserved && !segment) {
                         return None;
                     }
                     variables.insert(name.clone(), decoded);
@@ -167,6 +170,10 @@ mod tests {
         assert_eq!(matched("test://template/{id}/data", "test://template/..%5Cwin/data"), None);
         assert_eq!(matched("test://template/{id}/data", "test://template/a%00%0Ab/data"), None);
         assert_eq!(matched("file:///{+path}", "file:///a%00.txt"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/../data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/%2E%2E/data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/./data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/.../data"), Some(vec![pair("id", "...")]));
         assert_eq!(matched("test://template/{id}/data", "test://template/a%20b/data"), Some(vec![pair("id", "a b")]));
         assert_eq!(matched("file:///{+path}", "file:///a%2Fb"), Some(vec![pair("path", "a/b")]));
     }

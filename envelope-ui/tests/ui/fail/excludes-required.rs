@@ -24,4 +24,16 @@ fn one(
     id > 0 && label.is_some()
 }
 
+/// `excludes` from a required array: an array takes no `default`, only `Option`.
+#[tool]
+fn tagged(
+    /// Tags.
+    #[validate(excludes = "label")]
+    tags: Vec<String>,
+    /// A label.
+    label: Option<String>,
+) -> bool {
+    tags.is_empty() && label.is_some()
+}
+
 fn main() {}
