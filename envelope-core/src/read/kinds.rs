@@ -53,8 +53,8 @@ use crate::spec::Unit;
 /// let refused = toolbox.call("invite", Some(&json!({"to": "ada"}))).await.unwrap();
 /// assert_eq!(
 ///     refused.message().unwrap(),
-///     "to: \"ada\" is not a valid email address; accepted: an email address. \
-///      Send an address like \"ada@example.com\"."
+///     "to: \"ada\" is not a valid email address; accepted: an email address of at most 254 \
+///      characters. Send an address like \"ada@example.com\"."
 /// );
 /// let schema = toolbox.get("invite").unwrap().input_schema();
 /// assert_eq!(schema["properties"]["to"], json!({"type": "string", "format": "email", "maxLength": 254}));
