@@ -405,15 +405,13 @@ impl Tasks {
         let sync = toolbox.get(name).is_some_and(crate::Tool::has_sync_body);
         // An async (or guarded) body waits at its start for the task's creation.
         let (reached, may_start) = (tokio::sync::oneshot::channel(), tokio::sync::oneshot::channel());
-        let sink = Arc::new(TaskSink {
-            store: Arc::clone(&toolbox.guard.store),
-            key: key.clone(),
+        let sink = Arc::new(TaskSink::new(
+            toolbox,
+            key.clone(),
             capabilities,
-            missing: Mutex::default(),
-            asked: std::sync::atomic::AtomicUsize::new(0),
-            notices: notices.clone(),
-            start: Mutex::new((!sync).then_some((reached.0, may_start.1))),
-        });
+            notices.clone(),
+            (!sync).then_some((reached.0, may_start.1)),
+        ));
         let cx = cx.with_sink(Arc::clone(&sink) as Arc<dyn Sink>);
         // The pipeline first: a refusal never becomes a task. A sync body comes back unrun; an
         // async one is run up to its start, where it waits.
@@ -702,16 +700,14 @@ impl Tasks {
         let id = new_id();
         let key = task_key(&caller, &id);
         let (now, place) = self.create(toolbox, &caller, &cx.caller().quota_key(), &id).await?;
-        let sink = Arc::new(TaskSink {
-            store: Arc::clone(&toolbox.guard.store),
-            key: key.clone(),
+        let sink = Arc::new(TaskSink::new(
+            toolbox,
+            key.clone(),
             capabilities,
-            missing: Mutex::default(),
-            asked: std::sync::atomic::AtomicUsize::new(0),
             // A stateless request: its client polls.
-            notices: None,
-            start: Mutex::new(None),
-        });
+            None,
+            None,
+        ));
         // Running before the body can see its task, so the body's end finds the entry to remove.
         self.running
             .lock()
@@ -900,6 +896,28 @@ struct TaskSink {
     /// An async body's start: told when the pipeline reaches it, then whether it may run (its
     /// task created). `None`: nothing waits (a sync body, or once told).
     start: Mutex<Option<(tokio::sync::oneshot::Sender<()>, tokio::sync::oneshot::Receiver<bool>)>>,
+}
+
+impl TaskSink {
+    /// The sink of task `key` in `toolbox`'s store, its client's `capabilities`, where its
+    /// status changes go (`notices`) and what an async body's start waits on (`start`).
+    fn new(
+        toolbox: &Toolbox,
+        key: String,
+        capabilities: Option<ClientCapabilities>,
+        notices: Option<Arc<StatusNotices>>,
+        start: Option<(tokio::sync::oneshot::Sender<()>, tokio::sync::oneshot::Receiver<bool>)>,
+    ) -> Self {
+        TaskSink {
+            store: Arc::clone(&toolbox.guard.store),
+            key,
+            capabilities,
+            missing: Mutex::default(),
+            asked: std::sync::atomic::AtomicUsize::new(0),
+            notices,
+            start: Mutex::new(start),
+        }
+    }
 }
 
 /// The sink of a body that gathers its input through rounds before its task exists

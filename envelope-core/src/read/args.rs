@@ -691,6 +691,23 @@ impl<'a> Args<'a> {
         self.problems.extend(found);
     }
 
+    /// The index of the problem of the declared parameter `name` (at its path here) whose fix
+    /// offers a value (a suggestion).
+    fn offering(&self, name: &str) -> Option<usize> {
+        let at = self.path_of(name);
+        self.problems
+            .iter()
+            .position(|x| x.0.suggestion.is_some() && x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)
+    }
+
+    /// `None` when the declared parameter `name` was not refused; else the value its fix offers
+    /// (`Some(None)`: none).
+    fn refused_offer(&self, name: &str) -> Option<Option<Value>> {
+        let at = self.path_of(name);
+        let problem = self.problems.iter().find(|x| x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)?;
+        Some(problem.0.suggestion.as_deref().map(|s| Value::String(s.to_owned())))
+    }
+
     /// A refused parameter whose fix offers a value (its problem's suggestion, `"ALL"` for
     /// `"al"`) that another parameter's `requires` forbids (dimension `"hour"` requires
     /// data_state `"HOURLY_ALL"`): the fix offers the value required instead (`Send
@@ -706,28 +723,17 @@ impl<'a> Args<'a> {
             if p.rules.fix.is_some() {
                 continue;
             }
-            let at = self.path_of(p.name);
-            let Some(i) = self
-                .problems
-                .iter()
-                .position(|x| x.0.suggestion.is_some() && x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)
-            else {
-                continue;
-            };
+            let Some(i) = self.offering(p.name) else { continue };
             // Which values the other parameters, as read, require of this one, and which first.
             let mut required: Option<(&Value, String, &str)> = None;
             let mut agree = true;
             for by in self.params.iter().filter(|q| !std::ptr::eq(*q, p)) {
                 // A refused parameter counts with the value its own fix offers, if any.
-                let at_by = self.path_of(by.name);
-                let offered =
-                    match self.problems.iter().find(|x| x.0.path.as_deref().unwrap_or(&x.0.parameter) == at_by) {
-                        Some(x) => match &x.0.suggestion {
-                            Some(s) => Some(Value::String(s.to_string())),
-                            None => continue,
-                        },
-                        None => None,
-                    };
+                let offered = match self.refused_offer(by.name) {
+                    Some(Some(offer)) => Some(offer),
+                    Some(None) => continue,
+                    None => None,
+                };
                 let Some(value) = offered.as_ref().or(self.effective(by)) else { continue };
                 for rule in &by.requires {
                     let triggered = match &rule.when {
@@ -774,14 +780,7 @@ impl<'a> Args<'a> {
             if p.requires.is_empty() || p.rules.fix.is_some() {
                 continue;
             }
-            let at = self.path_of(p.name);
-            let Some(i) = self
-                .problems
-                .iter()
-                .position(|x| x.0.suggestion.is_some() && x.0.path.as_deref().unwrap_or(&x.0.parameter) == at)
-            else {
-                continue;
-            };
+            let Some(i) = self.offering(p.name) else { continue };
             let offered = Value::String(self.problems[i].0.suggestion.as_deref().unwrap_or_default().to_owned());
             // The values the fix leads to, followed along the requirements they bring in turn
             // (a chain: "hour" requires a level, which requires an extra), each parameter once.
@@ -799,13 +798,7 @@ impl<'a> Args<'a> {
                             continue;
                         }
                         // A refused parameter counts with the value its own fix offers.
-                        let at_other = self.path_of(other.name);
-                        let offered = self
-                            .problems
-                            .iter()
-                            .find(|x| x.0.path.as_deref().unwrap_or(&x.0.parameter) == at_other)
-                            .and_then(|x| x.0.suggestion.as_deref())
-                            .map(|s| Value::String(s.to_owned()));
+                        let offered = self.refused_offer(other.name).flatten();
                         if meets(want.as_ref(), offered.as_ref().or(self.effective(other)), other.rules.ignore_case) {
                             continue;
                         }
