@@ -67,6 +67,21 @@ fn stubborn(
     "done anyway".to_owned()
 }
 
+/// How many `deaf` bodies slept their whole time.
+static DEAF_ENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// Sleeps `ms` milliseconds (an async body) without looking at its cancellation.
+#[tool(read_only)]
+async fn deaf(
+    /// How long, in milliseconds
+    #[validate(range(max = 60000))]
+    ms: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    DEAF_ENDED.fetch_add(1, Ordering::SeqCst);
+    "slept".to_owned()
+}
+
 /// How many `pause` bodies began.
 static PAUSES_BEGUN: AtomicUsize = AtomicUsize::new(0);
 
@@ -104,6 +119,7 @@ fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
         .with(stubborn::tool())
         .with(go_on::tool())
         .with(pause::tool())
+        .with(deaf::tool())
         .with_store(store);
     McpServer::new(toolbox)
         .with_caller(Caller::new(caller))
@@ -111,6 +127,7 @@ fn server_on(store: Arc<dyn Store>, caller: &str) -> McpServer {
         .with_task("stubborn", TaskSupport::Optional)
         .with_task("go_on", TaskSupport::Optional)
         .with_task("pause", TaskSupport::Optional)
+        .with_task("deaf", TaskSupport::Optional)
         .with_tasks_per_caller(2)
 }
 
@@ -805,4 +822,27 @@ async fn a_gathered_tasks_body_frees_its_place_and_its_answers_when_it_ends() {
         assert!(started.elapsed() < Duration::from_secs(5), "the cancelled body kept its place");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A cancelled task's async body is dropped at its next `.await`, as a direct call's is, even
+/// one that never looks at its cancellation: its running place is free at once, not when it
+/// would have ended.
+#[tokio::test]
+async fn a_cancelled_async_body_is_dropped_and_frees_its_place() {
+    let store = Arc::new(MemoryStore::default());
+    let server = server(&store, "frank");
+    let watch = server.clone();
+    let mut frank = Session::start(server).await;
+    let before = DEAF_ENDED.load(Ordering::SeqCst);
+    let id = task_id(&frank.call("deaf", json!({"ms": 3000})).await);
+    assert_eq!(watch.running_tasks(), 1);
+    frank.request("tasks/cancel", json!({"taskId": id})).await;
+    let started = Instant::now();
+    while watch.running_tasks() > 0 {
+        assert!(started.elapsed() < Duration::from_millis(1500), "the cancelled async body kept its place");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(frank.get(&id).await["result"]["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(DEAF_ENDED.load(Ordering::SeqCst), before, "the body ran on after its cancellation");
 }

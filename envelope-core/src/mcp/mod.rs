@@ -247,8 +247,9 @@ impl McpServer {
     /// How many task bodies this server runs at once ([`tasks::DEFAULT_MAX_RUNNING`], 256, by
     /// default; at least 1), every caller's together: a task-tool call past it is refused
     /// `-32600` (`this server runs 256 tasks, the most it runs at once; ...`), no task is
-    /// created and nothing runs. A body holds its place until it ends, a cancelled task's too,
-    /// or until its tool's `timeout_ms` passes. Keep it below the threads sync bodies run on
+    /// created and nothing runs. A body holds its place until it ends (a cancelled task's
+    /// async body is dropped at its next `.await`; a sync one runs until it looks at
+    /// `cx.is_cancelled()`), or until its tool's `timeout_ms` passes. Keep it below the threads sync bodies run on
     /// (512) less the requests in flight, so a task never holds up a plain call. One caller
     /// (by its `Caller::quota_key`) holds at most an eighth of the places (32 of 256), unless
     /// [`with_max_running_tasks_per_caller`](Self::with_max_running_tasks_per_caller) says

@@ -132,7 +132,7 @@ pub(super) struct Tasks {
     running_share: Option<usize>,
     /// The bodies running on this replica, by store key: their contexts, the notices of their
     /// status to the session that started them, and their places, each held until its body
-    /// ends (a cancelled task's body counts until it ends).
+    /// ends (a cancelled task's sync body counts until it ends; an async one is dropped).
     running: Mutex<HashMap<String, Running>>,
 }
 
@@ -142,6 +142,10 @@ struct Running {
     cx: Context,
     notices: Option<Arc<StatusNotices>>,
     _place: Place,
+    /// An async body's task: aborted when the task is cancelled, so the body is dropped at its
+    /// next `.await` (as a direct call's is) and its place freed then. `None` for a sync body,
+    /// which runs on until it looks at `cx.is_cancelled()`.
+    body: Option<tokio::task::AbortHandle>,
 }
 
 /// One of the places of running bodies, counted in its caller's share until dropped.
@@ -416,6 +420,7 @@ impl Tasks {
         // The pipeline first: a refusal never becomes a task. A sync body comes back unrun; an
         // async one is run up to its start, where it waits.
         let mut answer = None;
+        let mut abort = None;
         let body = if sync {
             let text = arguments.as_deref().unwrap_or("{}").trim_start();
             if !text.starts_with('{') {
@@ -433,9 +438,10 @@ impl Tasks {
         } else {
             let (answered, mut answer_rx) = tokio::sync::oneshot::channel();
             let (toolbox, cx, name, arguments) = (Arc::clone(toolbox), cx.clone(), name.to_owned(), arguments.clone());
-            tokio::spawn(async move {
+            let spawned = tokio::spawn(async move {
                 let _ = answered.send(super::call_tool::call_with_raw_arguments(&toolbox, &cx, &name, arguments).await);
             });
+            abort = Some(spawned.abort_handle());
             tokio::select! {
                 biased;
                 Ok(()) = reached.1 => {}
@@ -458,10 +464,10 @@ impl Tasks {
             }
         };
         let _ = may_start.0.send(true);
-        self.running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.clone(), Running { cx: cx.clone(), notices: notices.clone(), _place: place });
+        self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(
+            key.clone(),
+            Running { cx: cx.clone(), notices: notices.clone(), _place: place, body: abort.clone() },
+        );
 
         let tasks = Arc::clone(self);
         let toolbox = Arc::clone(toolbox);
@@ -488,6 +494,9 @@ impl Tasks {
                             let status = serde_json::from_str::<Record>(&text).map(|r| r.status);
                             if !matches!(status, Ok(TaskStatus::Working | TaskStatus::InputRequired)) {
                                 cx.cancel();
+                                if let Some(task) = &abort {
+                                    task.abort();
+                                }
                                 // Cancelled on another replica: its session hears it from here.
                                 announce(watched.as_deref(), &*toolbox.guard.store, &key).await;
                                 return;
@@ -495,6 +504,9 @@ impl Tasks {
                         }
                         Ok(None) => {
                             cx.cancel();
+                            if let Some(task) = &abort {
+                                task.abort();
+                            }
                             return;
                         }
                         Err(_) => {}
@@ -712,7 +724,7 @@ impl Tasks {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.clone(), Running { cx: cx.clone(), notices: None, _place: place });
+            .insert(key.clone(), Running { cx: cx.clone(), notices: None, _place: place, body: None });
         let ended = {
             let mut task = gate.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             *task = Some(sink);
@@ -726,7 +738,8 @@ impl Tasks {
     }
 
     /// How many task bodies run on this replica now, each holding one of its places
-    /// ([`DEFAULT_MAX_RUNNING`]); a cancelled task's body counts until it ends.
+    /// ([`DEFAULT_MAX_RUNNING`]); a cancelled task's sync body counts until it ends (an async
+    /// one is dropped at its next `.await`).
     pub(super) fn bodies_running(&self) -> usize {
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
     }
@@ -814,15 +827,19 @@ impl Tasks {
             return Err(unknown(id));
         }
         Self::settle(toolbox, &key, |record| record.status = TaskStatus::Cancelled).await?;
-        // The body keeps its place until it ends (a sync body runs on until it looks).
+        // A sync body keeps its place until it ends (it runs on until it looks); an async one is
+        // dropped at its next `.await`.
         let running = self
             .running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&key)
-            .map(|running| (running.cx.clone(), running.notices.clone()));
-        if let Some((body, notices)) = running {
+            .map(|running| (running.cx.clone(), running.notices.clone(), running.body.clone()));
+        if let Some((body, notices, task)) = running {
             body.cancel();
+            if let Some(task) = task {
+                task.abort();
+            }
             announce(notices.as_deref(), &*toolbox.guard.store, &key).await;
         }
         Ok(())
