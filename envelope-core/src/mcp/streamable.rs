@@ -4,7 +4,6 @@
 #![doc = include_str!("../../docs/streamable_http.md")]
 
 use crate::words::cut::head;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,8 +33,15 @@ use super::{
     McpServer, direct,
     echoes::{self, LongValues},
     frame::{self, Incoming, RawArguments},
-    sessions::{self, Book, InFlight, Opener, Sessions},
+    sessions::{self, Book, Sessions},
 };
+// A request that names a session: its opener, its caller, its id in flight.
+mod in_session;
+// JSON replies: a body, a JSON-RPC error and its status, rmcp's own answers made JSON.
+mod replies;
+use in_session::{holding, opener, session_named, session_not_found};
+use replies::{MAX_REPLY_BYTES, error_response, json, json_rpc_only};
+
 use crate::{
     Caller, Context, Toolbox,
     http::{AuthLayer, Authenticate, OriginLayer, TransportError, auth::ProtectedResource, read_body},
@@ -423,36 +429,6 @@ impl hyper::body::Body for UntilCancelled {
     }
 }
 
-fn json(status: StatusCode, body: Vec<u8>) -> Response {
-    let mut response = (status, body).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-/// A JSON-RPC error reply of the pre-reader's, with its HTTP status by one rule: under the
-/// request's id it answers that request, 200 (a request is answered with a JSON-RPC response,
-/// MCP "Streamable HTTP"); under `"id": null` (no id could be read: not JSON, an empty body, an
-/// id over 256 bytes, a batch) it is 400, as for a message the server cannot accept. Transport
-/// refusals ([`TransportError`]) take their status from the code table instead.
-fn error_response(reply: &ServerJsonRpcMessage) -> Response {
-    let status = match reply {
-        JsonRpcMessage::Error(e) if e.id.is_none() => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    };
-    json(status, error_body(reply))
-}
-
-/// The bytes of a JSON-RPC error reply: JSON-RPC 2.0 §5, an error whose request id could not be
-/// read (or that answers no request, as a session's `GET`) carries `"id": null`; rmcp leaves the
-/// member out.
-fn error_body(reply: &ServerJsonRpcMessage) -> Vec<u8> {
-    let mut value = serde_json::to_value(reply).unwrap_or_default();
-    if let Some(object) = value.as_object_mut() {
-        object.entry("id").or_insert(serde_json::Value::Null);
-    }
-    serde_json::to_vec(&value).unwrap_or_default()
-}
-
 /// What the log line of a request names: its JSON-RPC method and, for `tools/call`, the tool.
 #[derive(Default)]
 struct Called {
@@ -679,69 +655,6 @@ async fn answer<H: ServerHandler + Clone>(endpoint: Endpoint<H>, request: Reques
     response.map(|inner| Body::new(UntilCancelled { inner, cancelled, _listed: listed }))
 }
 
-/// The `Mcp-Session-Id` a request names (MCP 2025-11-25 "Transports / Streamable HTTP / Session
-/// Management"), when it is text.
-fn session_named(headers: &axum::http::HeaderMap) -> Option<&str> {
-    headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
-}
-
-/// The answer to a request naming a session that is not open, or not its caller's: `404`, as
-/// rmcp answers an unknown session (MCP 2025-11-25: a client answered 404 starts a new
-/// session), a JSON-RPC error body.
-fn session_not_found(id: Option<RequestId>) -> Response {
-    let why = "Not Found: Session not found";
-    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
-    json(StatusCode::NOT_FOUND, error_body(&reply))
-}
-
-/// Who opens a session with this request: the verified caller, else the peer address.
-fn opener(caller: Option<&Caller>, extensions: &axum::http::Extensions) -> Opener {
-    let peer = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
-    Opener {
-        caller: caller.map(Caller::key),
-        share_key: match (caller, peer) {
-            (Some(caller), _) => Some(caller.quota_key()),
-            // Counted as an anonymous caller's limits are: an IPv6 peer by its /64.
-            (None, Some(peer)) => Some(Caller::anonymous().with_peer(peer).quota_key()),
-            (None, None) => None,
-        },
-    }
-}
-
-/// `response`, holding `in_flight` (a session's request id in use) until its body is dropped.
-fn holding(response: Response, in_flight: Option<InFlight>) -> Response {
-    match in_flight {
-        Some(in_flight) => response.map(|inner| Body::new(Holding { inner, _in_flight: in_flight })),
-        None => response,
-    }
-}
-
-/// A response body that holds its request's id in use in its session ([`Book::request`]).
-struct Holding {
-    inner: Body,
-    _in_flight: InFlight,
-}
-
-impl hyper::body::Body for Holding {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// Whether tool `name` of `handler` has a parameter that travels as an `Mcp-Param-*` header
 /// (`x-mcp-header` in its input schema, SEP-2243): rmcp then checks the headers against the
 /// body as sent.
@@ -806,9 +719,6 @@ fn name_scopes(response: &mut Response, scopes: &str) {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
     }
 }
-
-/// The largest `tools/call` reply read back to find its envelope's HTTP status: 64 MiB.
-const MAX_REPLY_BYTES: usize = 64 << 20;
 
 /// A `tools/call` reply sent as one JSON body (not an event stream), with the HTTP status its
 /// envelope's code has where HTTP-level clients act on it (DESIGN "One code table", MCP
@@ -927,55 +837,4 @@ const BOM: &[u8] = "\u{feff}".as_bytes();
 /// Whether a body (its byte order mark taken off) is empty, or only whitespace.
 fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(u8::is_ascii_whitespace)
-}
-
-/// rmcp's own refusals (a protocol version header it does not serve, ...) are plain text: the
-/// same status with a JSON-RPC error body instead. What any refusal of rmcp's quotes of the
-/// request's long header values is cut ([`echoes`](super::echoes)): a refusal's message holds
-/// at most 200 characters of a header value, and 1,000 characters in all.
-async fn json_rpc_only(response: Response, id: Option<RequestId>, long: &LongValues) -> Response {
-    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let is_json = content_type.starts_with("application/json");
-    if content_type.starts_with("text/event-stream")
-        || response.status() == StatusCode::ACCEPTED
-        || (is_json && response.status().is_success())
-    {
-        return response;
-    }
-    if is_json {
-        return bounded_error(response, long).await;
-    }
-    let status = response.status();
-    let text = match axum::body::to_bytes(response.into_body(), MAX_REPLY_BYTES).await {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(_) => String::new(),
-    };
-    let text = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_owned() } else { text };
-    let reply = ServerJsonRpcMessage::error(ErrorData::invalid_request(long.bound(&text).into_owned(), None), id);
-    let mut response = json(status, error_body(&reply));
-    *response.status_mut() = status;
-    response
-}
-
-/// A JSON-RPC error of rmcp's (a header that contradicts the body: -32020, HTTP 400) with its
-/// `error.message` bounded; the same bytes when it quotes nothing long.
-async fn bounded_error(response: Response, long: &LongValues) -> Response {
-    let (parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_REPLY_BYTES).await else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    };
-    let Ok(mut reply) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return Response::from_parts(parts, Body::from(bytes));
-    };
-    let Some(message) = reply.pointer_mut("/error/message") else {
-        return Response::from_parts(parts, Body::from(bytes));
-    };
-    let bounded = match message.as_str().map(|m| long.bound(m)) {
-        Some(Cow::Owned(bounded)) => bounded,
-        _ => return Response::from_parts(parts, Body::from(bytes)),
-    };
-    *message = serde_json::Value::String(bounded);
-    let mut response = Response::from_parts(parts, Body::from(serde_json::to_vec(&reply).unwrap_or_default()));
-    response.headers_mut().remove(header::CONTENT_LENGTH);
-    response
 }

@@ -59,13 +59,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use rmcp::model::{
-    CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, ErrorCode, ErrorData, GetTaskResult,
-    JsonObject, Task, TaskPayload, TaskStatus,
+    ClientCapabilities, CreateTaskResult, ErrorCode, ErrorData, GetTaskResult, JsonObject, Task, TaskStatus,
 };
-use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 
@@ -75,12 +73,20 @@ use crate::call::pipeline::Started;
 use crate::context::{Asked, BodyStart, Sink};
 use crate::{ClientAsk, ClientError, Context, Envelope, Toolbox};
 
+// The places of the bodies running here, in all and per caller.
+mod places;
+// A task as stored, its key, and as `tasks/get` answers it.
+mod stored;
+use stored::{
+    Record, admission, announce, detailed, error_object, index_key, now_ms, result_object, store_error, task_key,
+    timestamp, ttl_left, unknown,
+};
+
 /// How long a task is kept after it was created, unless set otherwise: one hour.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 /// How many live tasks one caller may have stored, unless set otherwise.
 pub const DEFAULT_PER_CALLER: usize = 64;
-/// The `pollIntervalMs` suggested to clients.
-pub const POLL_INTERVAL_MS: u64 = 500;
+pub use stored::POLL_INTERVAL_MS;
 /// How many task bodies one server runs at once, unless set otherwise
 /// ([`super::McpServer::with_max_running_tasks`]): 256, half the threads of the pool sync bodies
 /// run on (512), so the requests in flight (128 for `http::serve` by default) and the bodies of
@@ -121,15 +127,9 @@ pub(super) struct Tasks {
     /// The tools that answer [`super::content::Contents`]: a completed task's result carries
     /// their blocks, as a direct call's does.
     pub(super) blocks: Arc<std::collections::HashSet<String>>,
-    /// The most task bodies running here at once ([`DEFAULT_MAX_RUNNING`]).
-    max_running: usize,
-    /// The places of running bodies, `max_running` of them: a task is created only with one.
-    places: Arc<tokio::sync::Semaphore>,
-    /// How many of the places each caller (by its quota key) holds: at most `running_share`,
-    /// else an eighth of them ([`share_of`]), so a few callers cannot take every place.
-    shares: Arc<Mutex<HashMap<String, usize>>>,
-    /// The places one caller may hold, when set (`with_max_running_tasks_per_caller`).
-    running_share: Option<usize>,
+    /// The places of running bodies ([`DEFAULT_MAX_RUNNING`], a share per caller): a task is
+    /// created only with one.
+    places: places::Places,
     /// The bodies running on this replica, by store key: their contexts, the notices of their
     /// status to the session that started them, and their places, each held until its body
     /// ends (a cancelled task's sync body counts until it ends; an async one is dropped).
@@ -141,40 +141,11 @@ pub(super) struct Tasks {
 struct Running {
     cx: Context,
     notices: Option<Arc<StatusNotices>>,
-    _place: Place,
+    _place: places::RunningPlace,
     /// An async body's task: aborted when the task is cancelled, so the body is dropped at its
     /// next `.await` (as a direct call's is) and its place freed then. `None` for a sync body,
     /// which runs on until it looks at `cx.is_cancelled()`.
     body: Option<tokio::task::AbortHandle>,
-}
-
-/// One of the places of running bodies, counted in its caller's share until dropped.
-struct Place {
-    _permit: tokio::sync::OwnedSemaphorePermit,
-    _share: Share,
-}
-
-/// One place counted in the share of the caller counted as `quota`, until dropped.
-struct Share {
-    shares: Arc<Mutex<HashMap<String, usize>>>,
-    quota: String,
-}
-
-impl Drop for Share {
-    fn drop(&mut self) {
-        let mut shares = self.shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(held) = shares.get_mut(&self.quota) {
-            *held -= 1;
-            if *held == 0 {
-                shares.remove(&self.quota);
-            }
-        }
-    }
-}
-
-/// The places one caller may hold of `max_running`: an eighth of them (32 of 256), at least one.
-fn share_of(max_running: usize) -> usize {
-    (max_running / 8).max(1)
 }
 
 impl std::fmt::Debug for Running {
@@ -191,10 +162,7 @@ impl Default for Tasks {
             ttl: DEFAULT_TTL,
             per_caller: DEFAULT_PER_CALLER,
             blocks: Arc::default(),
-            max_running: DEFAULT_MAX_RUNNING,
-            places: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_RUNNING)),
-            shares: Arc::default(),
-            running_share: None,
+            places: places::Places::new(DEFAULT_MAX_RUNNING, None),
             running: Mutex::default(),
         }
     }
@@ -208,115 +176,10 @@ impl Clone for Tasks {
             ttl: self.ttl,
             per_caller: self.per_caller,
             blocks: Arc::clone(&self.blocks),
-            max_running: self.max_running,
-            places: Arc::new(tokio::sync::Semaphore::new(self.max_running)),
-            shares: Arc::default(),
-            running_share: self.running_share,
+            places: self.places.fresh(),
             running: Mutex::default(),
         }
     }
-}
-
-/// A task as stored (JSON).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Record {
-    status: TaskStatus,
-    created_at: String,
-    last_updated_at: String,
-    /// Milliseconds since the Unix epoch when it expires.
-    expires_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<JsonObject>,
-    /// The body's requests to its client waiting for an answer, by key (`{"method", "params"}`).
-    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
-    input_requests: JsonObject,
-    /// Answers `tasks/update` delivered that the body has not taken yet, by key.
-    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
-    responses: JsonObject,
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn timestamp() -> String {
-    crate::call::audit::rfc3339(SystemTime::now())
-}
-
-/// The store key of task `id` of `caller` ([`crate::Caller::key`]): the caller as the first 32
-/// hex digits of its SHA-256, so the key names one caller and one id whatever characters
-/// either holds (subject `a` asking for id `b:<id>` never reaches a task of subject `a:b`).
-fn task_key(caller: &str, id: &str) -> String {
-    format!("envelope:task:{}:{id}", &crate::outcome::digest::sha256_hex(caller)[..32])
-}
-
-fn index_key(caller: &str) -> String {
-    format!("envelope:tasks:{caller}")
-}
-
-/// A store operation on tasks that did not happen: a bound of task records reached (`-32600`
-/// for the caller's own, `-32603` for the store's in all, each with the wait), else `-32603`
-/// `the task store failed`.
-fn store_error(e: &crate::call::guard::store::StoreError) -> ErrorData {
-    use crate::call::guard::store::Scope;
-    let Some(full) = e.as_full() else {
-        return ErrorData::internal_error(format!("the task store failed: {e}"), None);
-    };
-    let delay = crate::words::render::in_words(full.retry_after);
-    match full.scope {
-        Scope::Caller => ErrorData::new(
-            ErrorCode::INVALID_REQUEST,
-            format!(
-                "the task store holds {} task records of this caller, the most it keeps for one caller; no task was created and nothing ran. Try again in {delay}, when the oldest expires",
-                full.bound
-            ),
-            None,
-        ),
-        Scope::Store => ErrorData::internal_error(
-            format!(
-                "the task store holds {} task records, the most it keeps; no task was created and nothing ran. Try again in {delay}",
-                full.bound
-            ),
-            None,
-        ),
-    }
-}
-
-/// `-32600` for a task-tool call while this server runs `bound` task bodies, its bound.
-/// `-32600` for a caller already running its share of the places ([`share_of`]).
-fn past_share(share: usize) -> ErrorData {
-    ErrorData::new(
-        ErrorCode::INVALID_REQUEST,
-        format!(
-            "this caller runs {share} tasks, the most one caller runs at once here; no task was created and nothing ran. Try again once one of them ends"
-        ),
-        None,
-    )
-}
-
-fn busy(bound: usize) -> ErrorData {
-    ErrorData::new(
-        ErrorCode::INVALID_REQUEST,
-        format!(
-            "this server runs {bound} tasks, the most it runs at once; no task was created and nothing ran. Try again once one ends"
-        ),
-        None,
-    )
-}
-
-/// `-32602` for a task id this caller has no task under (never issued, expired, or another
-/// caller's: the same words, so a caller learns nothing of others' tasks). The id quoted as a
-/// JSON string, cut to 40 characters.
-fn unknown(id: &str) -> ErrorData {
-    let id = super::frame::shorten(&serde_json::Value::from(id).to_string());
-    ErrorData::invalid_params(
-        format!(
-            "unknown task id: {id}; accepted: a taskId this server returned to this caller in a CreateTaskResult, within its ttl. Send that taskId, or call the tool again for a new task"
-        ),
-        None,
-    )
 }
 
 /// `-32021` for a `required` task tool called by a client without the extension.
@@ -331,15 +194,6 @@ fn new_id() -> String {
         bytes.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes())[..16]);
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// What a task record of `quota` (its caller's quota key) counts against in the store.
-fn admission(quota: &str) -> crate::call::guard::store::Admission<'_> {
-    crate::call::guard::store::Admission { kind: crate::call::guard::store::Kind::Task, caller: quota }
-}
-
-fn ttl_left(record: &Record) -> Duration {
-    Duration::from_millis(record.expires_ms.saturating_sub(now_ms()).max(1))
 }
 
 impl Tasks {
@@ -559,8 +413,8 @@ impl Tasks {
         caller: &str,
         quota: &str,
         id: &str,
-    ) -> Result<(String, Place), ErrorData> {
-        let place = self.place(quota)?;
+    ) -> Result<(String, places::RunningPlace), ErrorData> {
+        let place = self.places.take(quota)?;
         let now = timestamp();
         let expires_ms = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let record = Record {
@@ -744,34 +598,14 @@ impl Tasks {
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
     }
 
-    /// A place among the bodies running here for a task of the caller counted as `quota`, within
-    /// its share ([`share_of`]); else refused: [`busy`] when every place is taken, else
-    /// [`past_share`].
-    fn place(&self, quota: &str) -> Result<Place, ErrorData> {
-        let share = self.running_share.unwrap_or_else(|| share_of(self.max_running));
-        // The server's bound first: when every place is taken, that is what a caller is told.
-        let permit = Arc::clone(&self.places).try_acquire_owned().map_err(|_| busy(self.max_running))?;
-        {
-            let mut shares = self.shares.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let held = shares.entry(quota.to_owned()).or_insert(0);
-            if *held >= share {
-                return Err(past_share(share));
-            }
-            *held += 1;
-        }
-        let counted = Share { shares: Arc::clone(&self.shares), quota: quota.to_owned() };
-        Ok(Place { _permit: permit, _share: counted })
-    }
-
     /// Sets the most task bodies one caller may run at once to `share` (at least 1).
     pub(super) fn set_running_share(&mut self, share: usize) {
-        self.running_share = Some(share.max(1));
+        self.places = self.places.with_share(share);
     }
 
     /// Sets the most task bodies running at once to `bound` (at least 1).
     pub(super) fn set_max_running(&mut self, bound: usize) {
-        self.max_running = bound.max(1);
-        self.places = Arc::new(tokio::sync::Semaphore::new(self.max_running));
+        self.places = self.places.with_max(bound);
     }
 
     /// `tasks/get`: the caller's task, its result or error inlined once terminal.
@@ -843,36 +677,6 @@ impl Tasks {
             announce(notices.as_deref(), &*toolbox.guard.store, &key).await;
         }
         Ok(())
-    }
-}
-
-/// Task `id` as `tasks/get` answers it (and `notifications/tasks` carries it): its status and
-/// timestamps, and its input requests, result or error inlined as its status has them.
-fn detailed(id: &str, record: Record, ttl_ms: u64) -> DetailedTask {
-    let payload = match record.status {
-        TaskStatus::Completed => TaskPayload::Completed { result: record.result.unwrap_or_default() },
-        TaskStatus::Failed => TaskPayload::Failed { error: record.error.unwrap_or_default() },
-        TaskStatus::Cancelled => TaskPayload::Cancelled,
-        TaskStatus::InputRequired => match serde_json::from_value(Value::Object(record.input_requests)) {
-            Ok(input_requests) => TaskPayload::InputRequired { input_requests },
-            Err(_) => TaskPayload::Working,
-        },
-        _ => TaskPayload::Working,
-    };
-    let task = Task::new(id, record.status, record.created_at, record.last_updated_at)
-        .with_ttl_ms(ttl_ms)
-        .with_poll_interval_ms(POLL_INTERVAL_MS);
-    DetailedTask::new(task, payload)
-}
-
-/// Sends the stored task at `key` to the session that started it when its status changed
-/// (`notifications/tasks`); nothing without `notices`, or when the task is gone.
-async fn announce(notices: Option<&StatusNotices>, store: &dyn crate::call::guard::store::Store, key: &str) {
-    let Some(notices) = notices else { return };
-    if let Ok(Some(text)) = store.get(key).await
-        && let Ok(record) = serde_json::from_str::<Record>(&text)
-    {
-        notices.send(detailed(&notices.task_id, record, notices.ttl_ms)).await;
     }
 }
 
@@ -1068,22 +872,5 @@ impl Sink for TaskSink {
 
     fn log(&self, level: crate::context::LogLevel, message: String) {
         let _ = (level, message);
-    }
-}
-
-fn result_object(result: &CallToolResult) -> JsonObject {
-    match serde_json::to_value(result) {
-        Ok(serde_json::Value::Object(mut object)) => {
-            object.remove("resultType");
-            object
-        }
-        _ => JsonObject::new(),
-    }
-}
-
-fn error_object(error: &ErrorData) -> JsonObject {
-    match serde_json::to_value(error) {
-        Ok(serde_json::Value::Object(object)) => object,
-        _ => JsonObject::new(),
     }
 }
